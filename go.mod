@@ -1,0 +1,3 @@
+module github.com/groundwork-iac/groundwork
+
+go 1.26

@@ -1,0 +1,524 @@
+package resource
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Kind says which kind of value a PropertyValue holds.
+type Kind uint8
+
+// The kinds of property value.
+const (
+	KindNull Kind = iota
+	KindBool
+	KindNumber
+	KindString
+	KindArray
+	KindObject
+	KindAsset
+	KindArchive
+	KindResourceReference
+	KindUnknown
+	KindSecret
+	KindOutput
+)
+
+var kindNames = [...]string{"null", "bool", "number", "string", "array", "object", "asset", "archive", "resource reference", "unknown", "secret", "output"}
+
+// String names the kind.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// PropertyKey is the name of a property in a PropertyMap.
+type PropertyKey string
+
+// PropertyMap is an object: property values keyed by name.
+type PropertyMap map[PropertyKey]PropertyValue
+
+// PropertyValue is one value of a resource's inputs or outputs. The zero
+// value is null. Values are immutable by convention: constructors copy nothing
+// and callers must not mutate the arrays and maps a value holds after handing
+// it over.
+type PropertyValue struct {
+	kind Kind
+	num  float64 // number; bool as 0 or 1
+	str  string  // string
+	ref  any     // []PropertyValue, PropertyMap, *Asset, *Archive, *ResourceReference, *PropertyValue (secret), *Output
+}
+
+// ResourceReference is a value that refers to another resource: its URN, its
+// ID for custom resources, and the version of the package that manages it.
+type ResourceReference struct {
+	URN URN
+	// ID is the referenced custom resource's ID; "" for a component.
+	ID ID
+	// IDUnknown is set when the resource is custom but its ID is not known
+	// yet (a preview of a resource that will be created).
+	IDUnknown      bool
+	PackageVersion string
+}
+
+// Output is a value that carries its own metadata: whether it is known,
+// whether it is secret, and which resources it came from. It is how a
+// program passes one resource's outputs to another's inputs without losing
+// the dependency or the secretness.
+type Output struct {
+	Element      PropertyValue // meaningful only when Known
+	Known        bool
+	Secret       bool
+	Dependencies []URN
+}
+
+// NewNull returns the null value.
+func NewNull() PropertyValue { return PropertyValue{} }
+
+// NewBool returns a bool value.
+func NewBool(b bool) PropertyValue {
+	v := PropertyValue{kind: KindBool}
+	if b {
+		v.num = 1
+	}
+	return v
+}
+
+// NewNumber returns a number value.
+func NewNumber(n float64) PropertyValue { return PropertyValue{kind: KindNumber, num: n} }
+
+// NewString returns a string value.
+func NewString(s string) PropertyValue { return PropertyValue{kind: KindString, str: s} }
+
+// NewArray returns an array value holding elems.
+func NewArray(elems ...PropertyValue) PropertyValue {
+	if elems == nil {
+		elems = []PropertyValue{}
+	}
+	return PropertyValue{kind: KindArray, ref: elems}
+}
+
+// NewObject returns an object value holding m.
+func NewObject(m PropertyMap) PropertyValue {
+	if m == nil {
+		m = PropertyMap{}
+	}
+	return PropertyValue{kind: KindObject, ref: m}
+}
+
+// NewAssetValue returns an asset value.
+func NewAssetValue(a *Asset) PropertyValue { return PropertyValue{kind: KindAsset, ref: a} }
+
+// NewArchiveValue returns an archive value.
+func NewArchiveValue(a *Archive) PropertyValue { return PropertyValue{kind: KindArchive, ref: a} }
+
+// NewResourceReference returns a resource reference value.
+func NewResourceReference(r ResourceReference) PropertyValue {
+	return PropertyValue{kind: KindResourceReference, ref: &r}
+}
+
+// NewUnknown returns the unknown value: a value that will only be known
+// once a resource has been created or updated.
+func NewUnknown() PropertyValue { return PropertyValue{kind: KindUnknown} }
+
+// NewSecret wraps v as a secret. Wrapping a secret again is a no-op.
+func NewSecret(v PropertyValue) PropertyValue {
+	if v.kind == KindSecret {
+		return v
+	}
+	return PropertyValue{kind: KindSecret, ref: &v}
+}
+
+// NewOutput returns an output value.
+func NewOutput(o Output) PropertyValue {
+	if !o.Known {
+		o.Element = PropertyValue{}
+	}
+	return PropertyValue{kind: KindOutput, ref: &o}
+}
+
+// Kind returns the value's kind.
+func (v PropertyValue) Kind() Kind { return v.kind }
+
+// IsNull reports whether v is null.
+func (v PropertyValue) IsNull() bool { return v.kind == KindNull }
+
+// IsBool reports whether v is a bool.
+func (v PropertyValue) IsBool() bool { return v.kind == KindBool }
+
+// IsNumber reports whether v is a number.
+func (v PropertyValue) IsNumber() bool { return v.kind == KindNumber }
+
+// IsString reports whether v is a string.
+func (v PropertyValue) IsString() bool { return v.kind == KindString }
+
+// IsArray reports whether v is an array.
+func (v PropertyValue) IsArray() bool { return v.kind == KindArray }
+
+// IsObject reports whether v is an object.
+func (v PropertyValue) IsObject() bool { return v.kind == KindObject }
+
+// IsAsset reports whether v is an asset.
+func (v PropertyValue) IsAsset() bool { return v.kind == KindAsset }
+
+// IsArchive reports whether v is an archive.
+func (v PropertyValue) IsArchive() bool { return v.kind == KindArchive }
+
+// IsResourceReference reports whether v is a resource reference.
+func (v PropertyValue) IsResourceReference() bool { return v.kind == KindResourceReference }
+
+// IsUnknown reports whether v is unknown. An output that is not known also
+// counts as unknown.
+func (v PropertyValue) IsUnknown() bool {
+	return v.kind == KindUnknown || (v.kind == KindOutput && !v.ref.(*Output).Known)
+}
+
+// IsSecret reports whether v is a secret.
+func (v PropertyValue) IsSecret() bool { return v.kind == KindSecret }
+
+// IsOutput reports whether v is an output value.
+func (v PropertyValue) IsOutput() bool { return v.kind == KindOutput }
+
+// BoolValue returns the bool v holds (false if v is not a bool).
+func (v PropertyValue) BoolValue() bool { return v.kind == KindBool && v.num != 0 }
+
+// NumberValue returns the number v holds (0 if v is not a number).
+func (v PropertyValue) NumberValue() float64 {
+	if v.kind != KindNumber {
+		return 0
+	}
+	return v.num
+}
+
+// StringValue returns the string v holds ("" if v is not a string).
+func (v PropertyValue) StringValue() string { return v.str }
+
+// ArrayValue returns the elements v holds (nil if v is not an array).
+func (v PropertyValue) ArrayValue() []PropertyValue {
+	a, _ := v.ref.([]PropertyValue)
+	return a
+}
+
+// ObjectValue returns the map v holds (nil if v is not an object).
+func (v PropertyValue) ObjectValue() PropertyMap {
+	m, _ := v.ref.(PropertyMap)
+	return m
+}
+
+// AssetValue returns the asset v holds (nil if v is not an asset).
+func (v PropertyValue) AssetValue() *Asset {
+	a, _ := v.ref.(*Asset)
+	return a
+}
+
+// ArchiveValue returns the archive v holds (nil if v is not an archive).
+func (v PropertyValue) ArchiveValue() *Archive {
+	a, _ := v.ref.(*Archive)
+	return a
+}
+
+// ResourceReferenceValue returns the reference v holds (the zero reference
+// if v is not one).
+func (v PropertyValue) ResourceReferenceValue() ResourceReference {
+	if r, ok := v.ref.(*ResourceReference); ok {
+		return *r
+	}
+	return ResourceReference{}
+}
+
+// SecretElement returns the value a secret wraps (null if v is not a
+// secret).
+func (v PropertyValue) SecretElement() PropertyValue {
+	if p, ok := v.ref.(*PropertyValue); ok && v.kind == KindSecret {
+		return *p
+	}
+	return PropertyValue{}
+}
+
+// OutputValue returns the output v holds (the zero output if v is not one).
+func (v PropertyValue) OutputValue() Output {
+	if o, ok := v.ref.(*Output); ok {
+		return *o
+	}
+	return Output{}
+}
+
+// ContainsUnknowns reports whether v is or holds an unknown value anywhere.
+func (v PropertyValue) ContainsUnknowns() bool {
+	switch v.kind {
+	case KindUnknown:
+		return true
+	case KindArray:
+		for _, e := range v.ArrayValue() {
+			if e.ContainsUnknowns() {
+				return true
+			}
+		}
+	case KindObject:
+		return v.ObjectValue().ContainsUnknowns()
+	case KindSecret:
+		return v.SecretElement().ContainsUnknowns()
+	case KindOutput:
+		o := v.ref.(*Output)
+		return !o.Known || o.Element.ContainsUnknowns()
+	case KindResourceReference:
+		return v.ref.(*ResourceReference).IDUnknown
+	}
+	return false
+}
+
+// ContainsSecrets reports whether v is or holds a secret anywhere (including
+// outputs marked secret).
+func (v PropertyValue) ContainsSecrets() bool {
+	switch v.kind {
+	case KindSecret:
+		return true
+	case KindArray:
+		for _, e := range v.ArrayValue() {
+			if e.ContainsSecrets() {
+				return true
+			}
+		}
+	case KindObject:
+		return v.ObjectValue().ContainsSecrets()
+	case KindOutput:
+		o := v.ref.(*Output)
+		return o.Secret || o.Element.ContainsSecrets()
+	}
+	return false
+}
+
+// ContainsUnknowns reports whether any value in m holds an unknown.
+func (m PropertyMap) ContainsUnknowns() bool {
+	for _, v := range m {
+		if v.ContainsUnknowns() {
+			return true
+		}
+	}
+	return false
+}
+
+// ContainsSecrets reports whether any value in m holds a secret.
+func (m PropertyMap) ContainsSecrets() bool {
+	for _, v := range m {
+		if v.ContainsSecrets() {
+			return true
+		}
+	}
+	return false
+}
+
+// DeepEquals reports whether v and other are the same value, recursively.
+// Unknown equals only unknown; a secret equals only a secret of an equal
+// value; assets and archives compare by their hashes when both have one.
+func (v PropertyValue) DeepEquals(other PropertyValue) bool {
+	if v.kind != other.kind {
+		return false
+	}
+	switch v.kind {
+	case KindNull, KindUnknown:
+		return true
+	case KindBool:
+		return v.num == other.num
+	case KindNumber:
+		return v.num == other.num || (math.IsNaN(v.num) && math.IsNaN(other.num))
+	case KindString:
+		return v.str == other.str
+	case KindArray:
+		a, b := v.ArrayValue(), other.ArrayValue()
+		return slices.EqualFunc(a, b, PropertyValue.DeepEquals)
+	case KindObject:
+		return v.ObjectValue().DeepEquals(other.ObjectValue())
+	case KindAsset:
+		return v.AssetValue().Equals(other.AssetValue())
+	case KindArchive:
+		return v.ArchiveValue().Equals(other.ArchiveValue())
+	case KindResourceReference:
+		a, b := v.ref.(*ResourceReference), other.ref.(*ResourceReference)
+		return *a == *b
+	case KindSecret:
+		return v.SecretElement().DeepEquals(other.SecretElement())
+	case KindOutput:
+		a, b := v.ref.(*Output), other.ref.(*Output)
+		return a.Known == b.Known && a.Secret == b.Secret &&
+			a.Element.DeepEquals(b.Element) && slices.Equal(a.Dependencies, b.Dependencies)
+	}
+	return false
+}
+
+// Equal is DeepEquals; it lets go-cmp compare property values.
+func (v PropertyValue) Equal(other PropertyValue) bool { return v.DeepEquals(other) }
+
+// DeepEquals reports whether m and other hold the same keys with deeply equal
+// values.
+func (m PropertyMap) DeepEquals(other PropertyMap) bool {
+	if len(m) != len(other) {
+		return false
+	}
+	for k, v := range m {
+		w, ok := other[k]
+		if !ok || !v.DeepEquals(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// Copy returns a shallow copy of m.
+func (m PropertyMap) Copy() PropertyMap {
+	if m == nil {
+		return nil
+	}
+	out := make(PropertyMap, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// StableKeys returns m's keys in sorted order.
+func (m PropertyMap) StableKeys() []PropertyKey {
+	keys := make([]PropertyKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Unwrap strips secrets and known outputs, returning the plain value inside
+// (recursively). An unknown output becomes unknown.
+func (v PropertyValue) Unwrap() PropertyValue {
+	switch v.kind {
+	case KindSecret:
+		return v.SecretElement().Unwrap()
+	case KindOutput:
+		o := v.ref.(*Output)
+		if !o.Known {
+			return NewUnknown()
+		}
+		return o.Element.Unwrap()
+	case KindArray:
+		a := v.ArrayValue()
+		out := make([]PropertyValue, len(a))
+		for i, e := range a {
+			out[i] = e.Unwrap()
+		}
+		return NewArray(out...)
+	case KindObject:
+		return NewObject(v.ObjectValue().Unwrap())
+	}
+	return v
+}
+
+// Unwrap returns a copy of m with secrets and outputs stripped.
+func (m PropertyMap) Unwrap() PropertyMap {
+	out := make(PropertyMap, len(m))
+	for k, v := range m {
+		out[k] = v.Unwrap()
+	}
+	return out
+}
+
+// String renders v readably for logs and errors. A secret prints as
+// "[secret]" and never shows its plaintext.
+func (v PropertyValue) String() string {
+	var b strings.Builder
+	v.write(&b)
+	return b.String()
+}
+
+func (v PropertyValue) write(b *strings.Builder) {
+	switch v.kind {
+	case KindNull:
+		b.WriteString("null")
+	case KindBool:
+		b.WriteString(strconv.FormatBool(v.BoolValue()))
+	case KindNumber:
+		b.WriteString(strconv.FormatFloat(v.num, 'g', -1, 64))
+	case KindString:
+		b.WriteString(strconv.Quote(v.str))
+	case KindArray:
+		b.WriteByte('[')
+		for i, e := range v.ArrayValue() {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			e.write(b)
+		}
+		b.WriteByte(']')
+	case KindObject:
+		v.ObjectValue().write(b)
+	case KindAsset:
+		fmt.Fprintf(b, "asset(%s)", v.AssetValue().describe())
+	case KindArchive:
+		fmt.Fprintf(b, "archive(%s)", v.ArchiveValue().describe())
+	case KindResourceReference:
+		r := v.ref.(*ResourceReference)
+		b.WriteString("ref(" + string(r.URN))
+		if r.IDUnknown {
+			b.WriteString(", id=[unknown]")
+		} else if r.ID != "" {
+			b.WriteString(", id=" + string(r.ID))
+		}
+		b.WriteByte(')')
+	case KindUnknown:
+		b.WriteString("[unknown]")
+	case KindSecret:
+		b.WriteString("[secret]")
+	case KindOutput:
+		o := v.ref.(*Output)
+		switch {
+		case o.Secret:
+			b.WriteString("[secret]")
+		case !o.Known:
+			b.WriteString("[unknown]")
+		default:
+			o.Element.write(b)
+		}
+	}
+}
+
+// String renders m readably with sorted keys; secrets are masked.
+func (m PropertyMap) String() string {
+	var b strings.Builder
+	m.write(&b)
+	return b.String()
+}
+
+func (m PropertyMap) write(b *strings.Builder) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, string(k))
+	}
+	sort.Strings(keys)
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k)
+		b.WriteString(": ")
+		m[PropertyKey(k)].write(b)
+	}
+	b.WriteByte('}')
+}
+
+// GoString is String, so that %#v never prints a secret either.
+func (v PropertyValue) GoString() string { return v.String() }
+
+// Format implements fmt.Formatter so that every verb (%v, %+v, %#v, %s, %q)
+// goes through the masking String.
+func (v PropertyValue) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		fmt.Fprint(f, strconv.Quote(v.String()))
+		return
+	}
+	fmt.Fprint(f, v.String())
+}
