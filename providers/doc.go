@@ -1,0 +1,80 @@
+// Package providers defines what a resource provider is to the engine, and
+// the Registry that finds, configures and shuts providers down.
+//
+// # Providers
+//
+// A Provider manages the lifecycle of custom resources: Check validates
+// inputs, Diff compares recorded state with new inputs, Create, Read,
+// Update and Delete act on the physical resource. Each method takes a
+// context and a request struct and returns a response struct.
+//
+// Everything else a provider may do is a small optional interface:
+// Configurer (CheckConfig, DiffConfig, Configure), Parameterizer,
+// SchemaProvider, Constructor, Invoker, StreamInvoker, Caller, Canceler and
+// Closer. Each documents its fallback for providers without it.
+//
+// # Detecting an ability: call it
+//
+// Wrappers stand between the engine and most providers — Recover, the
+// instances the Registry hands out, Func, and the gRPC plugin adapter — and
+// a wrapper cannot know in advance what the provider behind it can do. So
+// every wrapper implements every optional interface and answers an error
+// wrapping ErrNotImplemented where the provider lacks the ability. The rule
+// for callers is therefore: an ability is missing when the call fails with
+// errors.Is(err, ErrNotImplemented), never "when the type assertion fails".
+// The package functions CheckConfig, DiffConfig, Configure, Parameterize,
+// GetSchema, Construct, Invoke, StreamInvoke, Call, SignalCancellation and
+// Close apply that rule and each ability's fallback; engine code calls
+// them rather than asserting types.
+//
+// # Writing a provider
+//
+// Func builds a provider from functions, with sensible defaults for the
+// ones left nil; tests and in-process programs use it. The providertest
+// subpackage is a conformance suite any Provider runs against itself, and
+// holds an in-memory fake backend.
+//
+// # Provider resources and references
+//
+// Providers are themselves resources, of type "pulumi:providers:<package>".
+// Their inputs are the provider's configuration (plus the reserved keys
+// VersionKey, PluginDownloadURLKey and ParameterizationKey). A custom
+// resource names the provider instance that manages it by a Reference, the
+// provider resource's URN and ID ("<URN>::<ID>"); during a preview a
+// provider resource not yet created has the ID UnknownID. A resource whose
+// Reference changes must be replaced. A resource that names no provider is
+// managed by its package's default provider, named by DefaultProviderName.
+//
+// # The Registry
+//
+// The Registry is a value a host builds; there is no global one. It holds:
+//
+//   - Factories by package and semantic version. Lookup picks the newest
+//     factory with the version's major that is not older than it. A
+//     Resolver option finds plugins for what is not registered, and
+//     Parameterize records packages that a plugin produces when
+//     parameterized (a generic bridge becoming "aws", say).
+//   - Live instances by Reference, returned by Get. Load records the
+//     provider resources of a previous snapshot; their instances start on
+//     first use.
+//   - The provider resources' lifecycle: the Registry is the Provider of
+//     provider resources. Check runs the package's CheckConfig and Diff its
+//     DiffConfig (on an unconfigured instance kept per package version);
+//     Create and Update start an instance, Configure it and record it under
+//     the resource's Reference; Delete shuts it down and forgets it.
+//
+// Instances obey the provider lifecycle: started by a factory, configured
+// once, used, then shut down with SignalCancellation and Close. The Registry
+// enforces it — a resource operation on an instance that is not configured
+// or is closed fails with a *LifecycleError — and Registry.Close shuts every
+// instance down, signalling all of them before closing any.
+//
+// In a preview, a provider whose configuration has unknown values (it
+// depends on resources not yet created) is started but not configured; its
+// instance answers what it can without the provider and reports the rest as
+// unknown, so the preview goes on (see Registry.Get).
+//
+// Panics in providers never reach the engine: Recover, and every instance
+// the Registry starts, turn them into a *PanicError naming the provider,
+// the method and the resource.
+package providers

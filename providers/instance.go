@@ -1,0 +1,276 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// instState is where a registry instance is in the provider lifecycle.
+type instState int
+
+const (
+	// instLazy: loaded from state; started and configured on first call.
+	instLazy instState = iota
+	// instConfigured: started and configured; calls go to the provider.
+	instConfigured
+	// instUnconfigured: started, not configured, because its configuration
+	// had unknowns in a preview; answers what it can without the provider.
+	instUnconfigured
+	// instFailed: starting or configuring it from state failed; every call
+	// returns that failure.
+	instFailed
+)
+
+// instance is a provider instance the registry owns, as Get hands it out:
+// it enforces the lifecycle (configured before use, nothing after close),
+// counts calls in flight so that closing can wait for them, and recovers
+// panics (its provider is wrapped with Recover).
+type instance struct {
+	reg          *Registry
+	ref          Reference
+	pkg, version string
+	param        *parameterization // recorded parameterization, for lazy starts
+	config       resource.PropertyMap
+
+	configuring sync.Mutex // serializes the lazy start
+
+	mu       sync.Mutex
+	state    instState
+	cfgErr   error
+	inner    full // nil until started
+	closed   bool // no new calls
+	released bool // inner has been handed to Close
+	inflight int
+	drained  chan struct{} // closed when inflight reaches 0 after close
+}
+
+var _ full = (*instance)(nil)
+
+func newInstance(r *Registry, ref Reference, pkg, version string, config resource.PropertyMap) *instance {
+	return &instance{reg: r, ref: ref, pkg: pkg, version: version, config: config}
+}
+
+// name identifies the instance in errors and panics.
+func instanceName(ref Reference, info FactoryInfo) string {
+	return ref.String() + " (" + info.String() + ")"
+}
+
+// enter admits one call: it refuses calls after close, starts a lazy
+// instance, and counts the call in flight until done is called.
+func (i *instance) enter(ctx context.Context, method string, urn resource.URN) (p full, st instState, done func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, nil, fmt.Errorf("provider %s: %s %s: %w", i.ref, method, urn, err)
+	}
+	i.mu.Lock()
+	if i.closed {
+		i.mu.Unlock()
+		return nil, 0, nil, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrClosed}
+	}
+	i.inflight++
+	st = i.state
+	i.mu.Unlock()
+	if st == instLazy {
+		i.start(ctx)
+	}
+	i.mu.Lock()
+	st, p, cfgErr := i.state, i.inner, i.cfgErr
+	i.mu.Unlock()
+	switch {
+	case st == instLazy: // the start was cut short by ctx; a later call retries
+		i.release()
+		return nil, 0, nil, fmt.Errorf("provider %s: %s %s: %w", i.ref, method, urn, cfgErr)
+	case st == instFailed:
+		i.release()
+		return nil, 0, nil, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrNotConfigured, Err: cfgErr}
+	case p == nil: // closed while it was starting
+		i.release()
+		return nil, 0, nil, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrClosed}
+	}
+	return p, st, i.release, nil
+}
+
+func (i *instance) release() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.inflight--
+	if i.inflight == 0 && i.drained != nil {
+		close(i.drained)
+		i.drained = nil
+	}
+}
+
+// start starts and configures a lazy instance from its recorded inputs. A
+// failure is permanent unless ctx ended (then a later call tries again).
+func (i *instance) start(ctx context.Context) {
+	i.configuring.Lock()
+	defer i.configuring.Unlock()
+	i.mu.Lock()
+	st := i.state
+	i.mu.Unlock()
+	if st != instLazy {
+		return
+	}
+	p, err := i.reg.start(ctx, i.ref, i.pkg, i.version, i.param)
+	if err == nil {
+		req := ConfigureRequest{URN: i.ref.URN, ID: i.ref.ID, Inputs: i.config, AcceptSecrets: true, AcceptResources: true}
+		if _, cerr := Configure(ctx, p, req); cerr != nil {
+			err = errors.Join(fmt.Errorf("configure from recorded state: %w", cerr), Close(ctx, p))
+			p = nil
+		}
+	}
+	i.mu.Lock()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		i.cfgErr = err // retried by the next call
+	case err != nil:
+		i.state, i.cfgErr = instFailed, err
+	case i.released:
+		// Closed while starting, and Close has already run: close p here.
+		defer func() { _ = Close(context.WithoutCancel(ctx), p) }()
+		i.state = instConfigured
+	default:
+		i.inner, i.state = p, instConfigured
+	}
+	i.mu.Unlock()
+}
+
+// stop refuses new calls. It returns the started provider and whether this
+// was the first stop (only the first one goes on to close it).
+func (i *instance) stop() (full, bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closed {
+		return nil, false
+	}
+	i.closed = true
+	return i.inner, true
+}
+
+// drainAndClose waits for the calls in flight (until ctx ends), then
+// closes the provider.
+func (i *instance) drainAndClose(ctx context.Context) error {
+	i.mu.Lock()
+	var wait chan struct{}
+	if i.inflight > 0 {
+		if i.drained == nil {
+			i.drained = make(chan struct{})
+		}
+		wait = i.drained
+	}
+	i.mu.Unlock()
+	var errs []error
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("close provider %s: calls were still in flight: %w", i.ref, ctx.Err()))
+		}
+	}
+	i.mu.Lock()
+	p := i.inner
+	i.released = true
+	i.mu.Unlock()
+	if p != nil {
+		if err := Close(ctx, p); err != nil {
+			errs = append(errs, fmt.Errorf("close provider %s: %w", i.ref, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// shutdown is the whole provider shutdown for one instance: refuse new
+// calls, signal cancellation, wait for calls in flight, close.
+func (i *instance) shutdown(ctx context.Context) error {
+	p, first := i.stop()
+	if !first {
+		return nil
+	}
+	var errs []error
+	if p != nil {
+		if err := SignalCancellation(ctx, p); err != nil {
+			errs = append(errs, fmt.Errorf("signal provider %s: %w", i.ref, err))
+		}
+	}
+	return errors.Join(append(errs, i.drainAndClose(ctx))...)
+}
+
+func (i *instance) notConfigured(method string, urn resource.URN) *LifecycleError {
+	return &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrNotConfigured}
+}
+
+// guard runs one call: call on a configured instance, or ifUnconfigured on
+// one whose configuration had unknowns (nil means the call is refused).
+func guard[Resp any](ctx context.Context, i *instance, method string, urn resource.URN,
+	ifUnconfigured func() (Resp, error), call func(p full) (Resp, error)) (Resp, error) {
+	var zero Resp
+	p, st, done, err := i.enter(ctx, method, urn)
+	if err != nil {
+		return zero, err
+	}
+	defer done()
+	if st == instUnconfigured {
+		if ifUnconfigured == nil {
+			return zero, i.notConfigured(method, urn)
+		}
+		return ifUnconfigured()
+	}
+	return call(p)
+}
+
+// Unwrap returns the provider the instance runs (wrapped with Recover), or
+// nil if it has not been started.
+func (i *instance) Unwrap() Provider {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.inner == nil {
+		return nil
+	}
+	return i.inner
+}
+
+func (i *instance) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
+	return guard(ctx, i, "Check", req.URN,
+		func() (CheckResponse, error) { return CheckResponse{Inputs: req.News}, nil },
+		func(p full) (CheckResponse, error) { return p.Check(ctx, req) })
+}
+
+func (i *instance) Diff(ctx context.Context, req DiffRequest) (DiffResponse, error) {
+	return guard(ctx, i, "Diff", req.URN,
+		func() (DiffResponse, error) { return DiffResponse{Changes: resource.DiffUnknown}, nil },
+		func(p full) (DiffResponse, error) { return p.Diff(ctx, req) })
+}
+
+func (i *instance) Create(ctx context.Context, req CreateRequest) (CreateResponse, error) {
+	var unconfigured func() (CreateResponse, error)
+	if req.Preview {
+		unconfigured = func() (CreateResponse, error) { return CreateResponse{Outputs: req.Inputs.Copy()}, nil }
+	}
+	return guard(ctx, i, "Create", req.URN, unconfigured,
+		func(p full) (CreateResponse, error) { return p.Create(ctx, req) })
+}
+
+func (i *instance) Read(ctx context.Context, req ReadRequest) (ReadResponse, error) {
+	return guard(ctx, i, "Read", req.URN,
+		func() (ReadResponse, error) {
+			return ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: req.State}, nil
+		},
+		func(p full) (ReadResponse, error) { return p.Read(ctx, req) })
+}
+
+func (i *instance) Update(ctx context.Context, req UpdateRequest) (UpdateResponse, error) {
+	var unconfigured func() (UpdateResponse, error)
+	if req.Preview {
+		unconfigured = func() (UpdateResponse, error) { return UpdateResponse{Outputs: req.NewInputs.Copy()}, nil }
+	}
+	return guard(ctx, i, "Update", req.URN, unconfigured,
+		func(p full) (UpdateResponse, error) { return p.Update(ctx, req) })
+}
+
+func (i *instance) Delete(ctx context.Context, req DeleteRequest) (DeleteResponse, error) {
+	return guard(ctx, i, "Delete", req.URN, nil,
+		func(p full) (DeleteResponse, error) { return p.Delete(ctx, req) })
+}
