@@ -245,10 +245,15 @@ func (u URN) RenameProject(project string) URN {
 	return URN(urnPrefix + s + urnDelimiter + project + urnDelimiter + q + urnDelimiter + n)
 }
 
-// Retype returns the URN with a different own type (the parent type is kept).
+// Retype returns the URN with a different own type; the parent type is
+// kept exactly as it is.
 func (u URN) Retype(typ string) URN {
 	s, p, _, n := u.parts()
-	return NewURN(s, p, u.ParentType(), typ, n)
+	q := typ
+	if parent := u.ParentType(); parent != "" {
+		q = parent + typeDelim + typ
+	}
+	return URN(urnPrefix + s + urnDelimiter + p + urnDelimiter + q + urnDelimiter + n)
 }
 
 // Reparent returns the URN with a different parent qualified type ("" for
