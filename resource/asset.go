@@ -1,9 +1,26 @@
 package resource
 
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+)
+
 // Asset is a blob of content a resource consumes: literal text, a local
-// file, or a URI. Exactly one of Text, Path and URI is set. Hash is the
-// hex-encoded SHA-256 of the contents, filled in once the contents have been
-// read (see EnsureHash).
+// file, or a URI. Exactly one of Text, Path and URI is set (an asset with
+// none set is the empty text). Hash is the hex-encoded SHA-256 of the
+// contents, filled in once the contents have been read (see EnsureHash).
+//
+// An Asset is shared by the property values that hold it; EnsureHash is
+// the only method that changes it, so call it before sharing the asset
+// between goroutines.
 type Asset struct {
 	Hash string `json:"hash,omitempty"`
 	Text string `json:"text,omitempty"`
@@ -13,8 +30,9 @@ type Asset struct {
 
 // Archive is a collection of assets and archives: a map of named members, a
 // local folder, or a tar, tar.gz or zip file (by path or URI). Exactly one of
-// Assets, Path and URI is set. Hash is the hex-encoded SHA-256 of the
-// archive's contents, computed deterministically (see EnsureHash).
+// Assets, Path and URI is set (an archive with none set is the empty map).
+// Hash is the hex-encoded SHA-256 of the archive's contents, computed
+// deterministically (see EnsureHash).
 type Archive struct {
 	Hash   string                    `json:"hash,omitempty"`
 	Assets map[string]AssetOrArchive `json:"assets,omitempty"`
@@ -27,6 +45,166 @@ type Archive struct {
 type AssetOrArchive struct {
 	Asset   *Asset   `json:"asset,omitempty"`
 	Archive *Archive `json:"archive,omitempty"`
+}
+
+// NewTextAsset returns an asset holding text, with its hash computed.
+func NewTextAsset(text string) *Asset {
+	sum := sha256.Sum256([]byte(text))
+	return &Asset{Text: text, Hash: hex.EncodeToString(sum[:])}
+}
+
+// NewPathAsset returns an asset whose contents are the file at path. The
+// file is not read until the contents or the hash are asked for.
+func NewPathAsset(path string) *Asset { return &Asset{Path: path} }
+
+// NewURIAsset returns an asset whose contents are fetched from uri: a
+// file://, http:// or https:// URI. Nothing is fetched until the contents
+// or the hash are asked for.
+func NewURIAsset(uri string) *Asset { return &Asset{URI: uri} }
+
+// IsText reports whether a holds literal text.
+func (a *Asset) IsText() bool { return a != nil && a.Path == "" && a.URI == "" }
+
+// IsPath reports whether a refers to a local file.
+func (a *Asset) IsPath() bool { return a != nil && a.Path != "" }
+
+// IsURI reports whether a refers to a URI.
+func (a *Asset) IsURI() bool { return a != nil && a.URI != "" }
+
+func (a *Asset) check() error {
+	switch {
+	case a == nil:
+		return fmt.Errorf("asset is nil")
+	case a.Path != "" && a.URI != "":
+		return fmt.Errorf("asset sets both path %q and URI %q; want exactly one source", a.Path, a.URI)
+	case a.Text != "" && (a.Path != "" || a.URI != ""):
+		return fmt.Errorf("asset %s also sets text; want exactly one source", a.describe())
+	}
+	return nil
+}
+
+// Reader opens the asset's contents: the text itself, the file at Path, or
+// the resource at URI (file:// is read from disk; http:// and https:// are
+// fetched with ctx). The caller closes the reader.
+func (a *Asset) Reader(ctx context.Context) (io.ReadCloser, error) {
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	switch {
+	case a.Path != "":
+		f, err := os.Open(a.Path)
+		if err != nil {
+			return nil, fmt.Errorf("reading asset: %w", err)
+		}
+		return f, nil
+	case a.URI != "":
+		r, err := openURI(ctx, a.URI)
+		if err != nil {
+			return nil, fmt.Errorf("reading asset: %w", err)
+		}
+		return r, nil
+	}
+	return io.NopCloser(strings.NewReader(a.Text)), nil
+}
+
+// Bytes reads the asset's whole contents (see Reader).
+func (a *Asset) Bytes(ctx context.Context) ([]byte, error) {
+	if a.IsText() && a.check() == nil {
+		return []byte(a.Text), nil
+	}
+	r, err := a.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading asset %s: %w", a.describe(), err)
+	}
+	return b, nil
+}
+
+// ComputeHash reads the asset's contents and returns their hex-encoded
+// SHA-256, without changing a.
+func (a *Asset) ComputeHash(ctx context.Context) (string, error) {
+	r, err := a.Reader(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", fmt.Errorf("hashing asset %s: %w", a.describe(), err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// EnsureHash sets a.Hash from the contents if it is not set yet.
+func (a *Asset) EnsureHash(ctx context.Context) error {
+	if a != nil && a.Hash != "" {
+		return nil
+	}
+	h, err := a.ComputeHash(ctx)
+	if err != nil {
+		return err
+	}
+	a.Hash = h
+	return nil
+}
+
+// openURI opens a file://, http:// or https:// URI.
+func openURI(ctx context.Context, uri string) (io.ReadCloser, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return nil, fmt.Errorf("malformed URI %q: %w", uri, err)
+	}
+	switch u.Scheme {
+	case "file":
+		p, err := fileURIPath(u)
+		if err != nil {
+			return nil, err
+		}
+		return os.Open(p)
+	case "http", "https":
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, uri, nil)
+		if err != nil {
+			return nil, fmt.Errorf("fetching %q: %w", uri, err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("fetching %q: %w", uri, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return nil, fmt.Errorf("fetching %q: server answered %s", uri, resp.Status)
+		}
+		return resp.Body, nil
+	}
+	return nil, fmt.Errorf("URI %q: unsupported scheme %q (want file, http or https)", uri, u.Scheme)
+}
+
+func fileURIPath(u *url.URL) (string, error) {
+	if u.Host != "" && u.Host != "localhost" {
+		return "", fmt.Errorf("file URI %q names host %q; only local files are supported", u.String(), u.Host)
+	}
+	if u.Path == "" {
+		return "", fmt.Errorf("file URI %q has no path", u.String())
+	}
+	return u.Path, nil
+}
+
+// readAllURI reads a whole URI into memory.
+func readAllURI(ctx context.Context, uri string) ([]byte, error) {
+	r, err := openURI(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, fmt.Errorf("reading %q: %w", uri, err)
+	}
+	return buf.Bytes(), nil
 }
 
 // Equals reports whether a and b are the same asset: equal hashes when both
