@@ -1,0 +1,293 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Deployer carries registrations into a deployment: the engine implements it
+// by handing each one to its step generator and answering when the
+// resource's step has completed.
+type Deployer interface {
+	// RegisterResource registers a custom or component resource and
+	// returns once its step has completed.
+	RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error)
+	// RegisterResourceOutputs records a component's outputs.
+	RegisterResourceOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error
+	// ReadResource records an external resource read by ID.
+	ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error)
+}
+
+// ProviderSource resolves a provider reference to a live provider, for
+// invokes, calls and constructs.
+type ProviderSource interface {
+	Provider(ref string, typ string) (providers.Provider, error)
+}
+
+// Config sets up a Monitor.
+type Config struct {
+	Deployer  Deployer
+	Providers ProviderSource
+	// Config is the stack configuration, keyed "<package>:<key>". A default
+	// provider of a package is configured from the keys of its package.
+	Config map[string]resource.PropertyValue
+	// DisableDefaultProviders lists packages whose resources must name an
+	// explicit provider.
+	DisableDefaultProviders []string
+	// Preview is set for previews; it is passed to Construct and Call.
+	Preview bool
+}
+
+// Monitor is the single entry point of a running program: every resource
+// registration, read, function invoke and method call goes through it, from
+// the in-process program API and from the gRPC server alike.
+//
+// Before passing a custom resource on, the Monitor gives it a provider:
+// the one it names, or else the default provider of its package and
+// version, which the Monitor registers on first need (once per package and
+// version, however many registrations race for it). A remote component is
+// sent to its provider's Construct instead. A Monitor is safe for
+// concurrent use.
+type Monitor struct {
+	cfg      Config
+	disabled map[string]bool
+
+	mu       sync.Mutex
+	defaults map[string]*defaultProvider
+}
+
+type defaultProvider struct {
+	done chan struct{}
+	ref  string
+	err  error
+}
+
+// New returns a Monitor.
+func New(cfg Config) *Monitor {
+	m := &Monitor{cfg: cfg, disabled: map[string]bool{}, defaults: map[string]*defaultProvider{}}
+	for _, p := range cfg.DisableDefaultProviders {
+		m.disabled[p] = true
+	}
+	return m
+}
+
+// RegisterResource registers a resource and waits for its step.
+func (m *Monitor) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
+	if goal.Remote {
+		return m.construct(ctx, goal)
+	}
+	if goal.Custom && !resource.IsProviderType(goal.Type) {
+		ref, err := m.providerFor(ctx, goal.Type, goal.Provider, goal.Version)
+		if err != nil {
+			return providers.RegisterResult{}, err
+		}
+		goal.Provider = ref
+	}
+	return m.cfg.Deployer.RegisterResource(ctx, goal)
+}
+
+// RegisterResourceOutputs records a component's outputs.
+func (m *Monitor) RegisterResourceOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error {
+	return m.cfg.Deployer.RegisterResourceOutputs(ctx, urn, outputs)
+}
+
+// ReadResource reads an external resource by ID and records it.
+func (m *Monitor) ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error) {
+	goal.Custom = true
+	ref, err := m.providerFor(ctx, goal.Type, goal.Provider, goal.Version)
+	if err != nil {
+		return providers.RegisterResult{}, err
+	}
+	goal.Provider = ref
+	return m.cfg.Deployer.ReadResource(ctx, goal, id)
+}
+
+// InvokeRequest calls a provider function.
+type InvokeRequest struct {
+	Token string
+	Args  resource.PropertyMap
+	// Provider is an explicit provider reference; "" uses the default
+	// provider of the token's package.
+	Provider string
+	Version  string
+}
+
+// Invoke calls a provider function. Arguments must be fully known and hold
+// no secrets.
+func (m *Monitor) Invoke(ctx context.Context, req InvokeRequest) (providers.InvokeResponse, error) {
+	for _, k := range req.Args.StableKeys() {
+		v := req.Args[k]
+		if v.ContainsUnknowns() {
+			return providers.InvokeResponse{}, fmt.Errorf("invoke %s: argument %q is unknown; functions take only known values (wait for the output before invoking)", req.Token, k)
+		}
+		if v.ContainsSecrets() {
+			return providers.InvokeResponse{}, fmt.Errorf("invoke %s: argument %q is secret; functions take no secrets", req.Token, k)
+		}
+	}
+	p, err := m.resolve(ctx, req.Token, req.Provider, req.Version)
+	if err != nil {
+		return providers.InvokeResponse{}, fmt.Errorf("invoke %s: %w", req.Token, err)
+	}
+	inv, ok := p.(providers.Invoker)
+	if !ok {
+		return providers.InvokeResponse{}, fmt.Errorf("invoke %s: the provider offers no functions: %w", req.Token, providers.ErrNotImplemented)
+	}
+	resp, err := inv.Invoke(ctx, providers.InvokeRequest{Token: req.Token, Args: req.Args})
+	if err != nil {
+		return resp, fmt.Errorf("invoke %s: %w", req.Token, err)
+	}
+	return resp, nil
+}
+
+// CallRequest calls a method of a component resource.
+type CallRequest struct {
+	Token           string
+	Args            resource.PropertyMap
+	ArgDependencies map[resource.PropertyKey][]resource.URN
+	Provider        string
+	Version         string
+}
+
+// Call calls a component's method through its provider. The provider may
+// register resources through the Monitor while it runs.
+func (m *Monitor) Call(ctx context.Context, req CallRequest) (providers.CallResponse, error) {
+	p, err := m.resolve(ctx, req.Token, req.Provider, req.Version)
+	if err != nil {
+		return providers.CallResponse{}, fmt.Errorf("call %s: %w", req.Token, err)
+	}
+	c, ok := p.(providers.Caller)
+	if !ok {
+		return providers.CallResponse{}, fmt.Errorf("call %s: the provider has no methods: %w", req.Token, providers.ErrNotImplemented)
+	}
+	resp, err := c.Call(ctx, providers.CallRequest{
+		Token: req.Token, Args: req.Args, ArgDependencies: req.ArgDependencies, Host: m, Preview: m.cfg.Preview,
+	})
+	if err != nil {
+		return resp, fmt.Errorf("call %s: %w", req.Token, err)
+	}
+	return resp, nil
+}
+
+// construct sends a remote component to its provider's Construct, which
+// registers the component and its children back through the Monitor.
+func (m *Monitor) construct(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
+	p, err := m.resolve(ctx, goal.Type, goal.Provider, goal.Version)
+	if err != nil {
+		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: %w", goal.Type, goal.Name, err)
+	}
+	c, ok := p.(providers.Constructor)
+	if !ok {
+		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: the provider cannot construct components: %w", goal.Type, goal.Name, providers.ErrNotImplemented)
+	}
+	resp, err := c.Construct(ctx, providers.ConstructRequest{
+		Type: goal.Type, Name: goal.Name, Parent: goal.Parent, Inputs: goal.Inputs,
+		InputDependencies: goal.PropertyDependencies, Options: goal, Host: m, Preview: m.cfg.Preview,
+	})
+	if err != nil {
+		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: %w", goal.Type, goal.Name, err)
+	}
+	return providers.RegisterResult{URN: resp.URN, Outputs: resp.Outputs}, nil
+}
+
+// resolve finds the provider serving a type or function token.
+func (m *Monitor) resolve(ctx context.Context, token, ref, version string) (providers.Provider, error) {
+	ref, err := m.providerFor(ctx, token, ref, version)
+	if err != nil {
+		return nil, err
+	}
+	return m.cfg.Providers.Provider(ref, token)
+}
+
+// providerFor returns the provider reference a registration uses: its own,
+// or its package's default provider.
+func (m *Monitor) providerFor(ctx context.Context, typ, ref, version string) (string, error) {
+	if ref != "" {
+		if _, err := providers.ParseReference(ref); err != nil {
+			return "", fmt.Errorf("resource of type %s names a bad provider: %w", typ, err)
+		}
+		return ref, nil
+	}
+	pkg := resource.TypePackage(typ)
+	if m.disabled[pkg] {
+		return "", &NoProviderError{Type: typ, Package: pkg}
+	}
+	return m.defaultProvider(ctx, pkg, version)
+}
+
+// defaultProvider registers the default provider of a package and version
+// the first time it is needed; concurrent callers wait for that one
+// registration.
+func (m *Monitor) defaultProvider(ctx context.Context, pkg, version string) (string, error) {
+	key := pkg + "@" + version
+	m.mu.Lock()
+	d, ok := m.defaults[key]
+	if !ok {
+		d = &defaultProvider{done: make(chan struct{})}
+		m.defaults[key] = d
+	}
+	m.mu.Unlock()
+	if ok {
+		select {
+		case <-d.done:
+			return d.ref, d.err
+		case <-ctx.Done():
+			return "", context.Cause(ctx)
+		}
+	}
+	defer close(d.done)
+	inputs := m.defaultConfig(pkg)
+	if version != "" {
+		inputs["version"] = resource.NewString(version)
+	}
+	res, err := m.cfg.Deployer.RegisterResource(ctx, resource.Goal{
+		Type:   providers.ProviderType(pkg),
+		Name:   providers.DefaultProviderName(version),
+		Custom: true,
+		Inputs: inputs,
+	})
+	if err != nil {
+		d.err = fmt.Errorf("default provider for package %s: %w", pkg, err)
+		return "", d.err
+	}
+	id := res.ID
+	if id == "" {
+		id = providers.UnknownID
+	}
+	d.ref = providers.NewReference(res.URN, id).String()
+	return d.ref, nil
+}
+
+// defaultConfig collects the stack config keys of a package, stripped of
+// the "<package>:" prefix.
+func (m *Monitor) defaultConfig(pkg string) resource.PropertyMap {
+	prefix := pkg + ":"
+	out := resource.PropertyMap{}
+	keys := make([]string, 0, len(m.cfg.Config))
+	for k := range m.cfg.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if rest, ok := strings.CutPrefix(k, prefix); ok && rest != "" {
+			out[resource.PropertyKey(rest)] = m.cfg.Config[k]
+		}
+	}
+	return out
+}
+
+// NoProviderError reports a custom resource that names no provider while
+// default providers are disabled for its package.
+type NoProviderError struct {
+	Type    string
+	Package string
+}
+
+func (e *NoProviderError) Error() string {
+	return fmt.Sprintf("resource of type %s names no provider and default providers are disabled for package %q; pass an explicit provider", e.Type, e.Package)
+}

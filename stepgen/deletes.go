@@ -1,0 +1,127 @@
+package stepgen
+
+import (
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Deletes returns the steps that delete what the program no longer
+// declares: every old resource no registration took over, and every old
+// copy marked for deletion by a replacement. They come as antichains in the
+// order they must run: no member of an antichain depends on another, and a
+// resource is deleted only after everything that depends on it. The chains
+// of one antichain may run in parallel; each antichain must finish before
+// the next starts.
+//
+// Deleting a protected resource is an error; nothing is deleted then.
+func (g *Generator) Deletes() ([][]Chain, error) {
+	var doomed []*resource.State
+	for _, s := range g.condemned {
+		doomed = append(doomed, s)
+	}
+	for _, s := range g.cfg.Old {
+		if s.Delete || g.takenOver[s] {
+			continue
+		}
+		if s.Protect {
+			return nil, &ProtectedError{URN: s.URN, Action: "delete"}
+		}
+		doomed = append(doomed, s)
+	}
+	return g.deleteAntichains(doomed), nil
+}
+
+// deleteAntichains orders deletes by the reverse dependency graph among the
+// doomed resources and cuts the order into antichains, in O(V+E).
+func (g *Generator) deleteAntichains(doomed []*resource.State) [][]Chain {
+	if len(doomed) == 0 {
+		return nil
+	}
+	byURN := make(map[resource.URN][]int, len(doomed))
+	for i, s := range doomed {
+		byURN[s.URN] = append(byURN[s.URN], i)
+	}
+	// dependents[i] lists the doomed resources that depend on doomed[i];
+	// blockers[i] counts them: i can be deleted once they are gone.
+	dependents := make([][]int, len(doomed))
+	blockers := make([]int, len(doomed))
+	for i, s := range doomed {
+		forEachDependency(s, func(dep resource.URN) {
+			for _, j := range byURN[dep] {
+				if j != i {
+					dependents[j] = append(dependents[j], i)
+					blockers[j]++
+				}
+			}
+		})
+	}
+	var chains [][]Chain
+	ready := make([]int, 0, len(doomed))
+	for i := range doomed {
+		if blockers[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	for len(ready) > 0 {
+		layer := make([]Chain, 0, len(ready))
+		var next []int
+		for _, i := range ready {
+			layer = append(layer, g.deleteChain(doomed[i], doomed, dependents[i], byURN))
+			forEachDependency(doomed[i], func(dep resource.URN) {
+				for _, j := range byURN[dep] {
+					if j != i {
+						blockers[j]--
+						if blockers[j] == 0 {
+							next = append(next, j)
+						}
+					}
+				}
+			})
+		}
+		chains = append(chains, layer)
+		ready = next
+	}
+	return chains
+}
+
+func (g *Generator) deleteChain(s *resource.State, doomed []*resource.State, dependents []int, byURN map[resource.URN][]int) Chain {
+	op := OpDelete
+	if s.Delete {
+		op = OpDeleteReplaced
+	}
+	st := g.step(op, s.URN, s, nil, nil)
+	if s.DeletedWith != "" && len(byURN[s.DeletedWith]) > 0 {
+		// Its physical resource goes away with the one it was deleted
+		// with; only the record is removed.
+		st.skipProvider = true
+	}
+	var needs []resource.URN
+	for _, d := range dependents {
+		needs = append(needs, doomed[d].URN)
+	}
+	return Chain{Steps: []*Step{st}, Needs: needs}
+}
+
+// forEachDependency calls fn for every resource s depends on: its parent,
+// dependencies, property dependencies, deleted-with target and provider.
+func forEachDependency(s *resource.State, fn func(resource.URN)) {
+	if s.Parent != "" {
+		fn(s.Parent)
+	}
+	for _, d := range s.Dependencies {
+		fn(d)
+	}
+	for _, deps := range s.PropertyDependencies {
+		for _, d := range deps {
+			fn(d)
+		}
+	}
+	if s.DeletedWith != "" {
+		fn(s.DeletedWith)
+	}
+	if s.Provider != "" {
+		if ref, err := providers.ParseReference(s.Provider); err == nil {
+			fn(ref.URN)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+// Package stepgen decides what to do with each resource of a deployment.
+//
+// A Generator is a pure state machine in the manner of a consensus core: it
+// owns no goroutine, performs no I/O and never calls a provider. The engine
+// feeds it events one at a time — a registration (Register, Read,
+// RegisterOutputs) or the answer to a provider call it asked for (Answer) —
+// and each call returns Actions: the provider calls it needs answered next
+// (Check, Diff) and the chains of steps that are ready to run. Because the
+// provider calls happen outside, Check and Diff for different resources
+// overlap freely while the bookkeeping (which URNs were seen, which old
+// resources were taken over) stays serial and simple.
+//
+// For one registration the generator builds the URN from type, name and
+// parent, refuses a duplicate, finds the old state (by URN or alias),
+// applies ignoreChanges, asks for Check (with the old inputs, so a provider
+// keeps its generated defaults), and then decides:
+//
+//   - no old state: create;
+//   - a replace target, or a changed provider reference: replace;
+//   - otherwise it asks for Diff (or compares inputs in inputs-only mode, or
+//     when the provider cannot tell), applies replaceOnChanges, and issues
+//     same, update or replace.
+//
+// A replacement is re-checked without the old inputs and then, by default,
+// created before the old copy is deleted: the old copy is marked Delete and
+// removed after the program, with everything else the program no longer
+// declares. With delete-before-replace the chain deletes first and leaves
+// the old record marked PendingReplacement until the create succeeds, so a
+// crash between the two is visible and the next run finishes the job.
+//
+// After the program, Deletes returns the deletions as antichains of the
+// reverse dependency graph: each antichain may run in parallel, one after
+// another.
+//
+// Steps (Step) are the unit the executor runs. Each knows how to Apply
+// itself against its provider, what pending operation it represents while it
+// runs (JournalOp), and what it records when it succeeds (Result).
+package stepgen

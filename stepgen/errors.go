@@ -1,0 +1,72 @@
+package stepgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// RegistrationError is a registration the generator cannot accept.
+type RegistrationError struct {
+	URN    resource.URN // set once the URN is known
+	Type   string
+	Name   string
+	Reason string
+}
+
+func (e *RegistrationError) Error() string {
+	if e.URN != "" {
+		return fmt.Sprintf("registering %s: %s", e.URN, e.Reason)
+	}
+	return fmt.Sprintf("registering %s %q: %s", e.Type, e.Name, e.Reason)
+}
+
+// DuplicateURNError reports a second registration of the same URN in one run.
+type DuplicateURNError struct {
+	URN resource.URN
+}
+
+func (e *DuplicateURNError) Error() string {
+	return fmt.Sprintf("resource %s is registered twice in this program; give each resource a unique name (or a different parent)", e.URN)
+}
+
+// CheckFailedError reports inputs the provider rejected.
+type CheckFailedError struct {
+	URN      resource.URN
+	Failures []providers.CheckFailure
+}
+
+func (e *CheckFailedError) Error() string {
+	parts := make([]string, len(e.Failures))
+	for i, f := range e.Failures {
+		parts[i] = f.String()
+	}
+	return fmt.Sprintf("resource %s has invalid inputs: %s", e.URN, strings.Join(parts, "; "))
+}
+
+// AliasError reports aliases that match more than one old resource.
+type AliasError struct {
+	URN     resource.URN
+	Matches []resource.URN
+}
+
+func (e *AliasError) Error() string {
+	ms := make([]string, len(e.Matches))
+	for i, m := range e.Matches {
+		ms[i] = string(m)
+	}
+	return fmt.Sprintf("resource %s: its aliases match more than one recorded resource (%s); keep only the alias of the resource it replaces", e.URN, strings.Join(ms, ", "))
+}
+
+// ProtectedError reports an attempt to delete or replace a protected
+// resource.
+type ProtectedError struct {
+	URN    resource.URN
+	Action string // "delete" or "replace"
+}
+
+func (e *ProtectedError) Error() string {
+	return fmt.Sprintf("resource %s is protected and cannot be %sd; remove the protect option (and run an update) first", e.URN, strings.TrimSuffix(e.Action, "e"))
+}

@@ -1,0 +1,476 @@
+package stepgen
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Config sets up a Generator for one deployment.
+type Config struct {
+	Stack   string
+	Project string
+	// Old are the resources of the last snapshot, in dependency order.
+	Old []*resource.State
+	// Preview makes every step a preview: no provider call that changes
+	// anything.
+	Preview bool
+	// Providers resolves provider references when steps run.
+	Providers ProviderSource
+	// Now stamps created and modified times; nil leaves them unset.
+	Now func() time.Time
+	// StackSeed makes the random seeds handed to Check unique to the stack.
+	StackSeed []byte
+	// ReplaceTargets are resources the operation must replace whatever
+	// their diff says.
+	ReplaceTargets []resource.URN
+	// InputsOnlyDiff compares old and new inputs instead of calling the
+	// provider's Diff.
+	InputsOnlyDiff bool
+}
+
+// Registration is one resource registration from the program. The engine
+// creates it; the generator fills URN and, through the steps it issues, the
+// outcome.
+type Registration struct {
+	Goal resource.Goal
+	// URN is set by Generator.Register.
+	URN resource.URN
+}
+
+// CallKind says which provider method a Call needs.
+type CallKind int
+
+// The provider calls the generator can ask for.
+const (
+	CallCheck CallKind = iota
+	CallDiff
+)
+
+// Call is a provider call the generator needs answered before it can go on
+// with a registration. The engine makes the call (concurrently with other
+// calls) and passes the result to Generator.Answer.
+type Call struct {
+	Kind CallKind
+	Reg  *Registration
+	// Provider is the provider reference and Type the resource type; the
+	// engine resolves them the same way steps do.
+	Provider string
+	Type     string
+	Check    providers.CheckRequest
+	Diff     providers.DiffRequest
+
+	work *work
+}
+
+// Answer is the result of a Call.
+type Answer struct {
+	Call  *Call
+	Check providers.CheckResponse
+	Diff  providers.DiffResponse
+	Err   error
+}
+
+// Chain is a sequence of steps that must run in order. Needs names the
+// resources whose steps must have succeeded for the chain to run.
+type Chain struct {
+	Steps []*Step
+	Needs []resource.URN
+}
+
+// Actions is what the generator asks the engine to do next: provider calls
+// to make and chains of steps to execute. Either may be empty.
+type Actions struct {
+	Calls  []*Call
+	Chains []Chain
+}
+
+type phase int
+
+const (
+	phaseCheck phase = iota
+	phaseDiff
+	phaseRecheck
+)
+
+// work is the generator's bookkeeping for one registration in flight.
+type work struct {
+	reg   *Registration
+	old   *resource.State
+	new   *resource.State
+	phase phase
+	diff  resource.DiffResult
+	keys  []resource.PropertyKey
+}
+
+// Generator turns registrations into steps. It is a pure, single-threaded
+// state machine: it starts no goroutines and calls no provider. When it needs
+// a provider's Check or Diff it returns a Call; the engine makes the call and
+// feeds the result back through Answer. A Generator must not be used from
+// more than one goroutine at a time.
+type Generator struct {
+	cfg Config
+	// olds maps a URN to its live (not marked-for-deletion) old state.
+	olds map[resource.URN]*resource.State
+	// condemned are old copies marked for deletion, in snapshot order:
+	// leftovers from earlier runs and copies replaced in this one.
+	condemned []*resource.State
+	// seen holds every URN registered in this run, and which old state it
+	// took over.
+	seen map[resource.URN]*resource.State
+	// news holds the state each registration produced (filled in by its
+	// steps when they run).
+	news map[resource.URN]*resource.State
+	// takenOver are old states claimed by a registration (directly or
+	// through an alias).
+	takenOver map[*resource.State]bool
+	replace   map[resource.URN]bool
+	failed    bool
+}
+
+// New returns a generator for one deployment.
+func New(cfg Config) (*Generator, error) {
+	g := &Generator{
+		cfg:       cfg,
+		olds:      make(map[resource.URN]*resource.State, len(cfg.Old)),
+		seen:      make(map[resource.URN]*resource.State),
+		news:      make(map[resource.URN]*resource.State),
+		takenOver: make(map[*resource.State]bool),
+		replace:   make(map[resource.URN]bool, len(cfg.ReplaceTargets)),
+	}
+	for _, s := range cfg.Old {
+		if s == nil {
+			return nil, fmt.Errorf("old snapshot holds a nil resource")
+		}
+		if s.Delete {
+			g.condemned = append(g.condemned, s)
+			continue
+		}
+		if _, dup := g.olds[s.URN]; dup {
+			return nil, fmt.Errorf("old snapshot holds %s twice; the state is corrupt: run a refresh or repair the stack", s.URN)
+		}
+		g.olds[s.URN] = s
+	}
+	for _, u := range cfg.ReplaceTargets {
+		g.replace[u] = true
+	}
+	return g, nil
+}
+
+// URNFor builds the URN a registration of goal would get.
+func (g *Generator) URNFor(goal resource.Goal) resource.URN {
+	parentType := ""
+	if goal.Parent != "" {
+		parentType = goal.Parent.QualifiedType()
+	}
+	return resource.NewURN(g.cfg.Stack, g.cfg.Project, parentType, goal.Type, goal.Name)
+}
+
+// Register takes a registration and returns what to do next. An error
+// fails this registration only; the generator stays usable.
+func (g *Generator) Register(reg *Registration) (Actions, error) {
+	goal := &reg.Goal
+	if err := resource.CheckType(goal.Type); err != nil {
+		return Actions{}, &RegistrationError{Type: goal.Type, Name: goal.Name, Reason: fmt.Sprintf("bad type %q: %v", goal.Type, err)}
+	}
+	if goal.Name == "" {
+		return Actions{}, &RegistrationError{Type: goal.Type, Reason: "the name is empty"}
+	}
+	if goal.Parent != "" {
+		if _, ok := g.seen[goal.Parent]; !ok {
+			return Actions{}, &RegistrationError{Type: goal.Type, Name: goal.Name,
+				Reason: fmt.Sprintf("parent %s has not been registered in this run; register the parent first", goal.Parent)}
+		}
+	}
+	urn := g.URNFor(*goal)
+	reg.URN = urn
+	if _, dup := g.seen[urn]; dup {
+		return Actions{}, &DuplicateURNError{URN: urn}
+	}
+	old, err := g.findOld(urn, goal)
+	if err != nil {
+		return Actions{}, err
+	}
+	g.seen[urn] = old
+	if old != nil {
+		g.takenOver[old] = true
+	}
+	if old != nil && old.PendingReplacement {
+		// A delete-before-replace deleted it and a crash stopped the
+		// create: the physical resource is gone, so create it afresh
+		// (the create's result replaces the leftover record).
+		w := &work{reg: reg, old: old, new: g.newState(urn, goal, old)}
+		w.new.ID = ""
+		if !goal.Custom {
+			return g.single(w, OpCreate), nil
+		}
+		return Actions{Calls: []*Call{g.checkCall(w, nil)}}, nil
+	}
+	w := &work{reg: reg, old: old, new: g.newState(urn, goal, old)}
+	if old != nil && len(goal.IgnoreChanges) > 0 {
+		in, err := applyIgnoreChanges(old.Inputs, w.new.Inputs, goal.IgnoreChanges)
+		if err != nil {
+			return Actions{}, &RegistrationError{URN: urn, Reason: err.Error()}
+		}
+		w.new.Inputs = in
+	}
+	if !goal.Custom {
+		return g.decideComponent(w), nil
+	}
+	return Actions{Calls: []*Call{g.checkCall(w, old)}}, nil
+}
+
+// newState builds the state a registration asks for, before Check.
+func (g *Generator) newState(urn resource.URN, goal *resource.Goal, old *resource.State) *resource.State {
+	s := &resource.State{
+		Type: goal.Type, URN: urn, Custom: goal.Custom,
+		Inputs: goal.Inputs, Parent: goal.Parent, Protect: goal.Protect,
+		Dependencies: goal.Dependencies, PropertyDependencies: goal.PropertyDependencies,
+		Provider: goal.Provider, RetainOnDelete: goal.RetainOnDelete, DeletedWith: goal.DeletedWith,
+		IgnoreChanges: goal.IgnoreChanges, ReplaceOnChanges: goal.ReplaceOnChanges,
+		CustomTimeouts: goal.CustomTimeouts, ImportID: goal.ImportID,
+		AdditionalSecretOutputs: goal.AdditionalSecretOutputs,
+	}
+	if s.Inputs == nil {
+		s.Inputs = resource.PropertyMap{}
+	}
+	if old != nil {
+		s.ID = old.ID
+		s.Created = old.Created
+		s.Modified = old.Modified
+		s.External = old.External
+		if old.URN != urn {
+			s.Aliases = append(s.Aliases, old.URN)
+		}
+	}
+	return s
+}
+
+func (g *Generator) checkCall(w *work, old *resource.State) *Call {
+	req := providers.CheckRequest{URN: w.new.URN, News: w.new.Inputs, RandomSeed: g.seed(w.new.URN)}
+	if old != nil {
+		req.Olds = old.Inputs
+	}
+	return &Call{Kind: CallCheck, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, Check: req, work: w}
+}
+
+func (g *Generator) seed(urn resource.URN) []byte {
+	h := sha256.New()
+	h.Write(g.cfg.StackSeed)
+	h.Write([]byte(urn))
+	return h.Sum(nil)
+}
+
+// Answer takes the result of a Call and returns what to do next. An error
+// fails the call's registration.
+func (g *Generator) Answer(a Answer) (Actions, error) {
+	if a.Call == nil || a.Call.work == nil {
+		return Actions{}, fmt.Errorf("stepgen: answer without the call it answers")
+	}
+	w := a.Call.work
+	urn := w.new.URN
+	switch a.Call.Kind {
+	case CallCheck:
+		if a.Err != nil {
+			return Actions{}, fmt.Errorf("checking %s: %w", urn, a.Err)
+		}
+		if len(a.Check.Failures) > 0 {
+			return Actions{}, &CheckFailedError{URN: urn, Failures: a.Check.Failures}
+		}
+		w.new.Inputs = a.Check.Inputs
+		if w.new.Inputs == nil {
+			w.new.Inputs = resource.PropertyMap{}
+		}
+		if w.phase == phaseRecheck {
+			return g.replacement(w), nil
+		}
+		return g.afterFirstCheck(w)
+	case CallDiff:
+		if a.Err != nil {
+			return Actions{}, fmt.Errorf("diffing %s: %w", urn, a.Err)
+		}
+		return g.afterDiff(w, a.Diff)
+	}
+	return Actions{}, fmt.Errorf("stepgen: unknown call kind %d", a.Call.Kind)
+}
+
+// afterFirstCheck decides what a checked registration needs: a create, a
+// diff, or (for a changed provider) a replacement.
+func (g *Generator) afterFirstCheck(w *work) (Actions, error) {
+	if w.old == nil || w.old.PendingReplacement {
+		return g.single(w, OpCreate), nil
+	}
+	if g.replace[w.new.URN] {
+		w.diff = resource.DiffResult{Changes: resource.DiffSome}
+		return g.startReplace(w)
+	}
+	if w.old.Provider != w.new.Provider {
+		w.diff = resource.DiffResult{Changes: resource.DiffSome, ReplaceKeys: []resource.PropertyKey{"provider"}}
+		w.keys = []resource.PropertyKey{"provider"}
+		return g.startReplace(w)
+	}
+	if g.cfg.InputsOnlyDiff {
+		return g.afterDiff(w, resource.DiffResult{Changes: resource.DiffUnknown})
+	}
+	w.phase = phaseDiff
+	return Actions{Calls: []*Call{{
+		Kind: CallDiff, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, work: w,
+		Diff: providers.DiffRequest{
+			URN: w.new.URN, ID: w.old.ID, OldInputs: w.old.Inputs, OldOutputs: w.old.Outputs,
+			NewInputs: w.new.Inputs, IgnoreChanges: w.new.IgnoreChanges,
+		},
+	}}}, nil
+}
+
+func (g *Generator) recheck(w *work) *Call {
+	w.phase = phaseRecheck
+	w.new.Inputs = w.reg.Goal.Inputs
+	if w.new.Inputs == nil {
+		w.new.Inputs = resource.PropertyMap{}
+	}
+	return g.checkCall(w, nil)
+}
+
+func (g *Generator) afterDiff(w *work, d resource.DiffResult) (Actions, error) {
+	if d.Changes == resource.DiffUnknown {
+		d = inputsDiff(w.old.Inputs, w.new.Inputs)
+	}
+	if len(d.ChangedKeys) == 0 && d.Changes == resource.DiffSome {
+		d.ChangedKeys = changedKeysOf(d, w.old.Inputs, w.new.Inputs)
+	}
+	if d.Changes == resource.DiffSome && !d.Replace() && len(w.new.ReplaceOnChanges) > 0 {
+		var err error
+		if d, err = applyReplaceOnChanges(d, w.old.Inputs, w.new.Inputs, w.new.ReplaceOnChanges); err != nil {
+			return Actions{}, &RegistrationError{URN: w.new.URN, Reason: err.Error()}
+		}
+	}
+	w.diff, w.keys = d, d.ChangedKeys
+	switch {
+	case d.Changes != resource.DiffSome:
+		return g.single(w, OpSame), nil
+	case !d.Replace():
+		return g.single(w, OpUpdate), nil
+	}
+	return g.startReplace(w)
+}
+
+// startReplace begins a replacement: it refuses for a protected resource,
+// then re-checks the inputs without the old ones, so that the replacement
+// does not inherit generated values such as auto-names.
+func (g *Generator) startReplace(w *work) (Actions, error) {
+	if w.old.Protect {
+		return Actions{}, &ProtectedError{URN: w.new.URN, Action: "replace"}
+	}
+	return Actions{Calls: []*Call{g.recheck(w)}}, nil
+}
+
+// decideComponent handles a component: no provider is involved, so the
+// outcome follows from comparing inputs.
+func (g *Generator) decideComponent(w *work) Actions {
+	switch {
+	case w.old == nil:
+		return g.single(w, OpCreate)
+	case w.old.Inputs.DeepEquals(w.new.Inputs) && w.old.Type == w.new.Type:
+		w.new.Outputs = w.old.Outputs
+		return g.single(w, OpSame)
+	default:
+		w.diff = inputsDiff(w.old.Inputs, w.new.Inputs)
+		w.keys = w.diff.ChangedKeys
+		w.new.Outputs = w.old.Outputs
+		return g.single(w, OpUpdate)
+	}
+}
+
+// single issues a one-step chain for a registration.
+func (g *Generator) single(w *work, op Op) Actions {
+	s := g.step(op, w.new.URN, w.old, w.new, w.reg)
+	s.Diff, s.Keys = w.diff, w.keys
+	if op == OpSame {
+		if w.new.Custom {
+			s.New.ID = w.old.ID
+			s.New.Outputs = w.old.Outputs
+		}
+		s.New.InitErrors = nil
+	}
+	if op == OpCreate && w.old != nil && !w.old.PendingReplacement {
+		s.Old = nil
+	}
+	g.news[w.new.URN] = w.new
+	return Actions{Chains: []Chain{{Steps: []*Step{s}, Needs: needsOf(w.new)}}}
+}
+
+func (g *Generator) step(op Op, urn resource.URN, old, new *resource.State, reg *Registration) *Step {
+	return &Step{Op: op, urn: urn, Old: old, New: new, Reg: reg, Preview: g.cfg.Preview,
+		providers: g.cfg.Providers, now: g.cfg.Now}
+}
+
+// replacement issues the chain that replaces a resource once its inputs have
+// been re-checked without the old ones.
+func (g *Generator) replacement(w *work) Actions {
+	w.new.ID = ""
+	w.new.Created = time.Time{}
+	g.news[w.new.URN] = w.new
+	needs := needsOf(w.new)
+	if w.diff.DeleteBeforeReplace || w.reg.Goal.DeleteBeforeReplace {
+		return g.deleteBeforeReplace(w, needs)
+	}
+	marked := w.old.Clone()
+	marked.Delete = true
+	g.condemned = append(g.condemned, marked)
+	mark := g.step(OpReplace, w.new.URN, w.old, marked, w.reg)
+	mark.Diff, mark.Keys = w.diff, w.keys
+	create := g.step(OpCreateReplacement, w.new.URN, w.old, w.new, w.reg)
+	create.Diff, create.Keys = w.diff, w.keys
+	return Actions{Chains: []Chain{{Steps: []*Step{mark, create}, Needs: needs}}}
+}
+
+// deleteBeforeReplace deletes the old resource before creating its
+// replacement. The delete leaves the old record marked as pending
+// replacement, so that a crash between the two steps is visible and the
+// next run creates the resource.
+func (g *Generator) deleteBeforeReplace(w *work, needs []resource.URN) Actions {
+	pending := w.old.Clone()
+	pending.PendingReplacement = true
+	del := g.step(OpDeleteReplaced, w.new.URN, w.old, pending, w.reg)
+	del.Diff, del.Keys = w.diff, w.keys
+	create := g.step(OpCreate, w.new.URN, pending, w.new, w.reg)
+	create.Diff, create.Keys = w.diff, w.keys
+	return Actions{Chains: []Chain{{Steps: []*Step{del, create}, Needs: needs}}}
+}
+
+// RegisterOutputs records a component's outputs. It returns a one-step chain
+// that writes them.
+func (g *Generator) RegisterOutputs(urn resource.URN, outputs resource.PropertyMap) (Chain, error) {
+	cur, ok := g.news[urn]
+	if !ok {
+		return Chain{}, &RegistrationError{URN: urn, Reason: "outputs registered for a resource not registered in this run"}
+	}
+	next := cur.Clone()
+	next.Outputs = outputs
+	g.news[urn] = next
+	s := g.step(OpOutputs, urn, cur, next, nil)
+	return Chain{Steps: []*Step{s}}, nil
+}
+
+// State returns the state a registration of this run produced, or nil.
+func (g *Generator) State(urn resource.URN) *resource.State { return g.news[urn] }
+
+// Old returns the live old state recorded under urn, or nil.
+func (g *Generator) Old(urn resource.URN) *resource.State { return g.olds[urn] }
+
+func needsOf(s *resource.State) []resource.URN {
+	n := make([]resource.URN, 0, len(s.Dependencies)+2)
+	if s.Parent != "" {
+		n = append(n, s.Parent)
+	}
+	n = append(n, s.Dependencies...)
+	if s.Provider != "" {
+		if ref, err := providers.ParseReference(s.Provider); err == nil {
+			n = append(n, ref.URN)
+		}
+	}
+	return n
+}

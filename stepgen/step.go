@@ -1,0 +1,375 @@
+package stepgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Op is what a step does to its resource.
+type Op string
+
+// The step operations.
+const (
+	OpSame   Op = "same"   // nothing changes; the state is carried over
+	OpCreate Op = "create" // a new resource is created
+	OpUpdate Op = "update" // the resource is updated in place
+	OpDelete Op = "delete" // a resource no longer in the program is deleted
+	// OpReplace marks the old copy of a resource that will be replaced
+	// (create-before-delete) for deletion; it calls no provider.
+	OpReplace Op = "replace"
+	// OpCreateReplacement creates the replacement of a resource.
+	OpCreateReplacement Op = "create-replacement"
+	// OpDeleteReplaced deletes the old copy of a replaced resource.
+	OpDeleteReplaced Op = "delete-replaced"
+	// OpRead reads an external resource.
+	OpRead Op = "read"
+	// OpImport adopts an existing physical resource.
+	OpImport Op = "import"
+	// OpRefresh reads a recorded resource to pick up drift.
+	OpRefresh Op = "refresh"
+	// OpOutputs records a component's registered outputs.
+	OpOutputs Op = "outputs"
+	// OpDiscard forgets a resource without deleting it physically
+	// (retain-on-delete, or a refresh that found it gone).
+	OpDiscard Op = "discard"
+)
+
+// ProviderSource resolves a provider reference to a live provider when a
+// step runs. typ is the resource's type, so that a source can answer the
+// registry itself for provider resources.
+type ProviderSource interface {
+	Provider(ref string, typ string) (providers.Provider, error)
+}
+
+// Step is one action on one resource. The generator builds steps; an
+// executor runs them by calling Apply. Old is the recorded state the step
+// acts on (nil for a create) and New the state it produces (nil for a
+// delete); Apply fills New's ID and outputs from the provider's answer.
+//
+// A step's fields are written only by the generator before the step is
+// handed out and by Apply while it runs; readers must wait for Apply to
+// return (the executor's StepDone hook) before reading New.
+type Step struct {
+	Op  Op
+	urn resource.URN
+	Old *resource.State
+	New *resource.State
+	// Reg is the registration this step answers; nil for steps the
+	// generator issued on its own (deletes after the program).
+	Reg *Registration
+	// Diff is the provider's diff for updates and replacements.
+	Diff resource.DiffResult
+	// Keys are the top-level properties that changed.
+	Keys []resource.PropertyKey
+	// Preview steps call no provider that could change anything.
+	Preview bool
+
+	providers ProviderSource
+	now       func() time.Time
+	// skipProvider removes the record without calling the provider (a
+	// resource deleted together with another).
+	skipProvider bool
+}
+
+// URN returns the URN of the resource the step acts on.
+func (s *Step) URN() resource.URN { return s.urn }
+
+// Applied reports whether the step calls a provider that changes the
+// world (and so must be journaled before and after).
+func (s *Step) Applied() bool {
+	return s.JournalOp() != ""
+}
+
+// JournalOp is the kind of pending operation the step represents while it
+// runs, or "" for steps that call no provider and are recorded only by
+// their result.
+func (s *Step) JournalOp() resource.OperationKind {
+	switch s.Op {
+	case OpCreate, OpCreateReplacement:
+		if s.New.Custom {
+			return resource.OperationCreating
+		}
+	case OpUpdate:
+		if s.New.Custom {
+			return resource.OperationUpdating
+		}
+	case OpDelete, OpDeleteReplaced:
+		if s.Old.Custom && !s.Old.External && !s.Old.RetainOnDelete && !s.skipProvider {
+			return resource.OperationDeleting
+		}
+	case OpRead, OpRefresh:
+		return resource.OperationReading
+	case OpImport:
+		return resource.OperationImporting
+	}
+	return ""
+}
+
+// Result is what the journal records when the step succeeds: the state
+// removed (nil for none) and the state added in its place (nil for none).
+func (s *Step) Result() (old, new *resource.State) {
+	switch s.Op {
+	case OpCreate, OpCreateReplacement, OpRead, OpImport:
+		// A read of an external resource that was already recorded
+		// replaces its old record.
+		return s.Old, s.New
+	case OpDelete, OpDeleteReplaced, OpDiscard:
+		return s.Old, nil
+	default:
+		return s.Old, s.New
+	}
+}
+
+// Apply performs the step: it calls the resource's provider as the
+// operation requires and records the outcome in New. It must be called at
+// most once.
+func (s *Step) Apply(ctx context.Context) error {
+	switch s.Op {
+	case OpSame, OpReplace, OpOutputs, OpDiscard:
+		return nil
+	case OpCreate, OpCreateReplacement:
+		return s.applyCreate(ctx)
+	case OpUpdate:
+		return s.applyUpdate(ctx)
+	case OpDelete, OpDeleteReplaced:
+		return s.applyDelete(ctx)
+	case OpRead, OpRefresh, OpImport:
+		return s.applyRead(ctx)
+	}
+	return fmt.Errorf("%s: unknown step operation %q", s.urn, s.Op)
+}
+
+func (s *Step) provider() (providers.Provider, error) {
+	if s.providers == nil {
+		return nil, fmt.Errorf("%s: no provider source configured", s.urn)
+	}
+	st := s.New
+	if st == nil {
+		st = s.Old
+	}
+	p, err := s.providers.Provider(st.Provider, st.Type)
+	if err != nil {
+		return nil, fmt.Errorf("resource %s: %w", s.urn, err)
+	}
+	return p, nil
+}
+
+func (s *Step) stamp(created bool) {
+	if s.now == nil {
+		return
+	}
+	t := s.now()
+	if created {
+		s.New.Created = t
+	}
+	s.New.Modified = t
+}
+
+func (s *Step) applyCreate(ctx context.Context) error {
+	if !s.New.Custom {
+		s.New.Outputs = componentOutputs(s.Old, s.New)
+		s.stamp(true)
+		return nil
+	}
+	if s.Preview && !resource.IsProviderType(s.New.Type) {
+		s.New.Outputs = s.New.Inputs
+		return nil
+	}
+	p, err := s.provider()
+	if err != nil {
+		return err
+	}
+	// Provider resources are created even in a preview: the registry
+	// configures the instance (changing nothing outside) so that the
+	// resources it manages can be checked and diffed.
+	resp, err := p.Create(ctx, providers.CreateRequest{
+		URN: s.urn, Inputs: s.New.Inputs, Timeout: s.New.CustomTimeouts.Create, Preview: s.Preview,
+	})
+	if err != nil {
+		return s.partial(err, "create")
+	}
+	if resp.ID == "" && !s.Preview {
+		return fmt.Errorf("resource %s: provider created it but returned an empty ID", s.urn)
+	}
+	s.New.ID = resp.ID
+	s.New.Outputs = secureOutputs(s.New, resp.Outputs)
+	s.New.InitErrors = nil
+	s.stamp(true)
+	return nil
+}
+
+func (s *Step) applyUpdate(ctx context.Context) error {
+	if !s.New.Custom {
+		s.New.Outputs = componentOutputs(s.Old, s.New)
+		s.stamp(false)
+		return nil
+	}
+	if s.Preview && !resource.IsProviderType(s.New.Type) {
+		s.New.Outputs = s.New.Inputs
+		return nil
+	}
+	p, err := s.provider()
+	if err != nil {
+		return err
+	}
+	resp, err := p.Update(ctx, providers.UpdateRequest{
+		URN: s.urn, ID: s.Old.ID,
+		OldInputs: s.Old.Inputs, OldOutputs: s.Old.Outputs, NewInputs: s.New.Inputs,
+		IgnoreChanges: s.New.IgnoreChanges, Timeout: s.New.CustomTimeouts.Update, Preview: s.Preview,
+	})
+	if err != nil {
+		return s.partial(err, "update")
+	}
+	s.New.Outputs = secureOutputs(s.New, resp.Outputs)
+	s.New.InitErrors = nil
+	s.stamp(false)
+	return nil
+}
+
+func (s *Step) applyDelete(ctx context.Context) error {
+	if s.Preview || s.JournalOp() == "" {
+		return nil
+	}
+	p, err := s.provider()
+	if err != nil {
+		return err
+	}
+	_, err = p.Delete(ctx, providers.DeleteRequest{
+		URN: s.urn, ID: s.Old.ID, Inputs: s.Old.Inputs, Outputs: s.Old.Outputs,
+		Timeout: s.Old.CustomTimeouts.Delete,
+	})
+	if err != nil {
+		return fmt.Errorf("deleting %s (id %s): %w", s.urn, s.Old.ID, err)
+	}
+	return nil
+}
+
+func (s *Step) applyRead(ctx context.Context) error {
+	p, err := s.provider()
+	if err != nil {
+		return err
+	}
+	req := providers.ReadRequest{URN: s.urn, ID: s.New.ID}
+	if s.Op == OpRefresh && s.Old != nil {
+		req.ID, req.Inputs, req.State = s.Old.ID, s.Old.Inputs, s.Old.Outputs
+	}
+	resp, err := p.Read(ctx, req)
+	if err != nil {
+		return s.partial(err, "read")
+	}
+	if resp.ID == "" {
+		if s.Op == OpRefresh {
+			// Gone: the refresh removes it from the state.
+			s.New = nil
+			return nil
+		}
+		return &NotFoundError{URN: s.urn, ID: req.ID}
+	}
+	s.New.ID = resp.ID
+	s.New.Outputs = secureOutputs(s.New, resp.Outputs)
+	if s.Op != OpRead && resp.Inputs != nil {
+		s.New.Inputs = resp.Inputs
+	}
+	s.stamp(s.Op == OpImport)
+	return nil
+}
+
+// partial turns a provider's partial failure into a recorded state with init
+// errors, so the resource is not lost, and returns the failure.
+func (s *Step) partial(err error, verb string) error {
+	var ie *providers.InitError
+	if errors.As(err, &ie) && s.New != nil {
+		if ie.ID != "" {
+			s.New.ID = ie.ID
+		}
+		if ie.Outputs != nil {
+			s.New.Outputs = ie.Outputs
+		}
+		if ie.Inputs != nil {
+			s.New.Inputs = ie.Inputs
+		}
+		s.New.InitErrors = append([]string(nil), ie.Reasons...)
+		s.stamp(s.Old == nil)
+		return &PartialError{URN: s.urn, Op: s.Op, Err: err}
+	}
+	return fmt.Errorf("%s of %s failed: %w", verb, s.urn, err)
+}
+
+// Partial reports whether the step failed after its resource came to exist,
+// so that New must still be recorded.
+func (s *Step) Partial(err error) bool {
+	var pe *PartialError
+	return errors.As(err, &pe) && s.New != nil && s.New.ID != ""
+}
+
+// secureOutputs marks as secret every output the resource lists in
+// AdditionalSecretOutputs and every output whose input of the same name was
+// secret, so that a provider that forgets secretness cannot leak a value.
+func secureOutputs(st *resource.State, outputs resource.PropertyMap) resource.PropertyMap {
+	var out resource.PropertyMap
+	mark := func(k resource.PropertyKey) {
+		v, ok := outputs[k]
+		if !ok || v.IsSecret() {
+			return
+		}
+		if out == nil {
+			out = outputs.Copy()
+		}
+		out[k] = resource.NewSecret(v)
+	}
+	for _, k := range st.AdditionalSecretOutputs {
+		mark(k)
+	}
+	for k, v := range st.Inputs {
+		if v.IsSecret() {
+			mark(k)
+		}
+	}
+	if out == nil {
+		return outputs
+	}
+	return out
+}
+
+// componentOutputs keeps a component's registered outputs across runs until
+// the program registers new ones.
+func componentOutputs(old, new *resource.State) resource.PropertyMap {
+	if new.Outputs != nil {
+		return new.Outputs
+	}
+	if old != nil {
+		return old.Outputs
+	}
+	return resource.PropertyMap{}
+}
+
+// NotFoundError reports that a read, import or refresh found no resource with
+// the given ID.
+type NotFoundError struct {
+	URN resource.URN
+	ID  resource.ID
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("resource %s: no physical resource with id %q exists; check the ID", e.URN, e.ID)
+}
+
+// PartialError is a step failure after which the resource exists: its state
+// (with init errors) is recorded and the next run will try to finish it.
+type PartialError struct {
+	URN resource.URN
+	Op  Op
+	Err error
+}
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("%s of %s partially failed (the resource exists and is recorded): %v", e.Op, e.URN, e.Err)
+}
+
+// Unwrap returns the provider's error.
+func (e *PartialError) Unwrap() error { return e.Err }
