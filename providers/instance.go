@@ -54,6 +54,15 @@ func newInstance(r *Registry, ref Reference, pkg, version string, config resourc
 	return &instance{reg: r, ref: ref, pkg: pkg, version: version, config: config}
 }
 
+// serves reports whether the instance is, or will lazily be, configured
+// with version and config.
+func (i *instance) serves(version string, config resource.PropertyMap) bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	usable := !i.closed && (i.state == instLazy || i.state == instConfigured)
+	return usable && i.version == version && i.config.DeepEquals(config)
+}
+
 // name identifies the instance in errors and panics.
 func instanceName(ref Reference, info FactoryInfo) string {
 	return ref.String() + " (" + info.String() + ")"
@@ -205,7 +214,7 @@ func (i *instance) notConfigured(method string, urn resource.URN) *LifecycleErro
 // guard runs one call: call on a configured instance, or ifUnconfigured on
 // one whose configuration had unknowns (nil means the call is refused).
 func guard[Resp any](ctx context.Context, i *instance, method string, urn resource.URN,
-	ifUnconfigured func() (Resp, error), call func(p full) (Resp, error)) (Resp, error) {
+	ifUnconfigured func(p full) (Resp, error), call func(p full) (Resp, error)) (Resp, error) {
 	var zero Resp
 	p, st, done, err := i.enter(ctx, method, urn)
 	if err != nil {
@@ -216,7 +225,7 @@ func guard[Resp any](ctx context.Context, i *instance, method string, urn resour
 		if ifUnconfigured == nil {
 			return zero, i.notConfigured(method, urn)
 		}
-		return ifUnconfigured()
+		return ifUnconfigured(p)
 	}
 	return call(p)
 }
@@ -234,20 +243,20 @@ func (i *instance) Unwrap() Provider {
 
 func (i *instance) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
 	return guard(ctx, i, "Check", req.URN,
-		func() (CheckResponse, error) { return CheckResponse{Inputs: req.News}, nil },
+		func(full) (CheckResponse, error) { return CheckResponse{Inputs: req.News}, nil },
 		func(p full) (CheckResponse, error) { return p.Check(ctx, req) })
 }
 
 func (i *instance) Diff(ctx context.Context, req DiffRequest) (DiffResponse, error) {
 	return guard(ctx, i, "Diff", req.URN,
-		func() (DiffResponse, error) { return DiffResponse{Changes: resource.DiffUnknown}, nil },
+		func(full) (DiffResponse, error) { return DiffResponse{Changes: resource.DiffUnknown}, nil },
 		func(p full) (DiffResponse, error) { return p.Diff(ctx, req) })
 }
 
 func (i *instance) Create(ctx context.Context, req CreateRequest) (CreateResponse, error) {
-	var unconfigured func() (CreateResponse, error)
+	var unconfigured func(full) (CreateResponse, error)
 	if req.Preview {
-		unconfigured = func() (CreateResponse, error) { return CreateResponse{Outputs: req.Inputs.Copy()}, nil }
+		unconfigured = func(full) (CreateResponse, error) { return CreateResponse{Outputs: req.Inputs.Copy()}, nil }
 	}
 	return guard(ctx, i, "Create", req.URN, unconfigured,
 		func(p full) (CreateResponse, error) { return p.Create(ctx, req) })
@@ -255,16 +264,16 @@ func (i *instance) Create(ctx context.Context, req CreateRequest) (CreateRespons
 
 func (i *instance) Read(ctx context.Context, req ReadRequest) (ReadResponse, error) {
 	return guard(ctx, i, "Read", req.URN,
-		func() (ReadResponse, error) {
+		func(full) (ReadResponse, error) {
 			return ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: req.State}, nil
 		},
 		func(p full) (ReadResponse, error) { return p.Read(ctx, req) })
 }
 
 func (i *instance) Update(ctx context.Context, req UpdateRequest) (UpdateResponse, error) {
-	var unconfigured func() (UpdateResponse, error)
+	var unconfigured func(full) (UpdateResponse, error)
 	if req.Preview {
-		unconfigured = func() (UpdateResponse, error) { return UpdateResponse{Outputs: req.NewInputs.Copy()}, nil }
+		unconfigured = func(full) (UpdateResponse, error) { return UpdateResponse{Outputs: req.NewInputs.Copy()}, nil }
 	}
 	return guard(ctx, i, "Update", req.URN, unconfigured,
 		func(p full) (UpdateResponse, error) { return p.Update(ctx, req) })

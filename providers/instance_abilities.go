@@ -12,16 +12,14 @@ import (
 
 // CheckConfig forwards to the provider: checking configuration needs none.
 func (i *instance) CheckConfig(ctx context.Context, req CheckRequest) (CheckResponse, error) {
-	return guard(ctx, i, "CheckConfig", req.URN,
-		func() (CheckResponse, error) { return i.inner.CheckConfig(ctx, req) },
-		func(p full) (CheckResponse, error) { return p.CheckConfig(ctx, req) })
+	call := func(p full) (CheckResponse, error) { return p.CheckConfig(ctx, req) }
+	return guard(ctx, i, "CheckConfig", req.URN, call, call)
 }
 
 // DiffConfig forwards to the provider: diffing configuration needs none.
 func (i *instance) DiffConfig(ctx context.Context, req DiffRequest) (DiffResponse, error) {
-	return guard(ctx, i, "DiffConfig", req.URN,
-		func() (DiffResponse, error) { return i.inner.DiffConfig(ctx, req) },
-		func(p full) (DiffResponse, error) { return p.DiffConfig(ctx, req) })
+	call := func(p full) (DiffResponse, error) { return p.DiffConfig(ctx, req) }
+	return guard(ctx, i, "DiffConfig", req.URN, call, call)
 }
 
 // Configure is refused: the registry configures its instances from their
@@ -31,15 +29,13 @@ func (i *instance) Configure(ctx context.Context, req ConfigureRequest) (Configu
 }
 
 func (i *instance) Parameterize(ctx context.Context, req ParameterizeRequest) (ParameterizeResponse, error) {
-	return guard(ctx, i, "Parameterize", "",
-		func() (ParameterizeResponse, error) { return i.inner.Parameterize(ctx, req) },
-		func(p full) (ParameterizeResponse, error) { return p.Parameterize(ctx, req) })
+	call := func(p full) (ParameterizeResponse, error) { return p.Parameterize(ctx, req) }
+	return guard(ctx, i, "Parameterize", "", call, call)
 }
 
 func (i *instance) GetSchema(ctx context.Context, req GetSchemaRequest) (GetSchemaResponse, error) {
-	return guard(ctx, i, "GetSchema", "",
-		func() (GetSchemaResponse, error) { return i.inner.GetSchema(ctx, req) },
-		func(p full) (GetSchemaResponse, error) { return p.GetSchema(ctx, req) })
+	call := func(p full) (GetSchemaResponse, error) { return p.GetSchema(ctx, req) }
+	return guard(ctx, i, "GetSchema", "", call, call)
 }
 
 func (i *instance) Construct(ctx context.Context, req ConstructRequest) (ConstructResponse, error) {
@@ -50,14 +46,14 @@ func (i *instance) Construct(ctx context.Context, req ConstructRequest) (Constru
 // Invoke on an unconfigured instance (a preview) returns an empty result.
 func (i *instance) Invoke(ctx context.Context, req InvokeRequest) (InvokeResponse, error) {
 	return guard(ctx, i, "Invoke "+req.Token, "",
-		func() (InvokeResponse, error) { return InvokeResponse{Return: resource.PropertyMap{}}, nil },
+		func(full) (InvokeResponse, error) { return InvokeResponse{Return: resource.PropertyMap{}}, nil },
 		func(p full) (InvokeResponse, error) { return p.Invoke(ctx, req) })
 }
 
 // StreamInvoke on an unconfigured instance (a preview) emits nothing.
 func (i *instance) StreamInvoke(ctx context.Context, req InvokeRequest, emit func(resource.PropertyMap) error) error {
 	_, err := guard(ctx, i, "StreamInvoke "+req.Token, "",
-		func() (struct{}, error) { return struct{}{}, nil },
+		func(full) (struct{}, error) { return struct{}{}, nil },
 		func(p full) (struct{}, error) { return struct{}{}, p.StreamInvoke(ctx, req, emit) })
 	return err
 }

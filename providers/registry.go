@@ -118,9 +118,16 @@ func (r *Registry) Get(ref Reference) (Provider, bool) {
 // Load records the provider resources among states (others are skipped),
 // so that Get finds them. Nothing is started: each instance is started and
 // configured from its recorded inputs (without CheckConfig, which they
-// passed when recorded) on its first call. A state without an ID, of an
-// unknown package version, or whose reference is already recorded is an
-// error; the others are still loaded, and the errors are returned together.
+// passed when recorded) on its first call.
+//
+// Load reconciles, so a host may keep a registry across operations and Load
+// each operation's snapshot into it: a reference already recorded with the
+// same version and configuration keeps its live instance; one recorded
+// differently — or left unconfigured by a preview, or whose configuration
+// failed — is replaced, and the old instance shut down.
+//
+// A state without an ID or with a malformed version is an error; the
+// others are still loaded, and the errors are returned together.
 func (r *Registry) Load(ctx context.Context, states []*resource.State) error {
 	var errs *multierror.Error
 	for _, s := range states {
@@ -130,14 +137,14 @@ func (r *Registry) Load(ctx context.Context, states []*resource.State) error {
 		if err := ctx.Err(); err != nil {
 			return multierror.Append(errs, err).ErrorOrNil()
 		}
-		if err := r.load(s); err != nil {
+		if err := r.load(ctx, s); err != nil {
 			errs = multierror.Append(errs, err)
 		}
 	}
 	return errs.ErrorOrNil()
 }
 
-func (r *Registry) load(s *resource.State) error {
+func (r *Registry) load(ctx context.Context, s *resource.State) error {
 	ref := NewReference(s.URN, s.ID)
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("load provider %s: %s", ref, fmt.Sprintf(format, args...))
@@ -164,14 +171,20 @@ func (r *Registry) load(s *resource.State) error {
 	inst := newInstance(r, ref, pkg, version, configOf(s.Inputs))
 	inst.param = param
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return fmt.Errorf("load provider %s: %w", ref, ErrRegistryClosed)
 	}
-	if _, ok := r.instances[ref]; ok {
-		return fail("a provider with this reference is already recorded; each provider resource may be loaded once")
+	old := r.instances[ref]
+	if old != nil && old.serves(version, inst.config) {
+		r.mu.Unlock()
+		return nil
 	}
 	r.instances[ref] = inst
+	r.mu.Unlock()
+	if old != nil {
+		return wrapf(old.shutdown(ctx), "load provider %s: shut down the instance it replaces", ref)
+	}
 	return nil
 }
 
