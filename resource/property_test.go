@@ -199,6 +199,13 @@ func TestSecretsNeverPrint(t *testing.T) {
 					}
 				}
 			}
+			if o := v.OutputValue(); v.IsOutput() {
+				for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+					if out := fmt.Sprintf(verb, o); strings.Contains(out, plain) {
+						t.Errorf("Sprintf(%q, Output) = %q shows the secret", verb, out)
+					}
+				}
+			}
 			if strings.Contains(v.String(), plain) {
 				t.Errorf("String() shows the secret")
 			}
