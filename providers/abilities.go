@@ -142,6 +142,7 @@ type InvokeFailedError struct {
 	Failures []CheckFailure
 }
 
+// Error lists the failures.
 func (e *InvokeFailedError) Error() string {
 	msg := "invoke of " + e.Token + " failed"
 	for i, f := range e.Failures {

@@ -36,6 +36,7 @@ type LifecycleError struct {
 	Err    error
 }
 
+// Error names the provider and the refused call, and says what to do.
 func (e *LifecycleError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "provider %s: cannot %s", e.Provider, e.Method)
@@ -83,6 +84,7 @@ type NoFactoryError struct {
 	ResolveErr error
 }
 
+// Error names the package and version and lists what is available.
 func (e *NoFactoryError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no provider for package %q", e.Package)

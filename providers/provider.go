@@ -65,6 +65,7 @@ type CheckFailure struct {
 	Reason   string
 }
 
+// String renders the failure as "property: reason".
 func (f CheckFailure) String() string {
 	if f.Property == "" {
 		return f.Reason
@@ -167,6 +168,7 @@ type InitError struct {
 	Reasons []string
 }
 
+// Error says which resource failed to initialize, and why.
 func (e *InitError) Error() string {
 	return fmt.Sprintf("resource %s was created but failed to initialize: %s", e.ID, strings.Join(e.Reasons, "; "))
 }

@@ -23,6 +23,7 @@ type PanicError struct {
 	Stack []byte
 }
 
+// Error names the provider, the method, the resource and the panic value.
 func (e *PanicError) Error() string {
 	about := ""
 	switch {

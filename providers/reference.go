@@ -42,6 +42,7 @@ type ReferenceError struct {
 	Err    error // the underlying cause, e.g. a *resource.URNError
 }
 
+// Error quotes the input and says what is wrong with it.
 func (e *ReferenceError) Error() string {
 	msg := fmt.Sprintf("invalid provider reference %q: %s", e.Input, e.Reason)
 	if e.Err != nil {
