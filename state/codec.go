@@ -1,0 +1,467 @@
+package state
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// This file writes and reads snapshots and journal entries (FORMAT.md).
+// Writing is hand-rolled, appending to one buffer with no reflection;
+// reading uses encoding/json for the fixed-shape records and the
+// valueDecoder for property values.
+
+// FormatVersionError reports a file written in a format newer than this
+// library reads.
+type FormatVersionError struct {
+	What      string // "snapshot" or "journal"
+	Found     int
+	Supported int
+}
+
+func (e *FormatVersionError) Error() string {
+	return fmt.Sprintf("state: the %s is in format version %d, but this library reads versions up to %d; "+
+		"upgrade groundwork to read it (it was not modified)", e.What, e.Found, e.Supported)
+}
+
+// openManager gives the secrets manager for a recorded secrets state (nil
+// for none); a nil manager means secret values cannot be handled.
+type openManager func(ctx context.Context, recorded *SecretsState) (secrets.Manager, error)
+
+// encodeSnapshot writes s in the current format. Its secrets section
+// describes mgr (or repeats s.Secrets when there is no manager).
+func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeHint int) ([]byte, error) {
+	e := valueEncoder{mgr: mgr}
+	b := make([]byte, 0, max(sizeHint+sizeHint/8, 4096))
+	b = append(b, `{"version":`...)
+	b = strconv.AppendInt(b, FormatVersion, 10)
+	b = append(b, `,"manifest":{"time":`...)
+	b = appendString(b, s.Manifest.Time.UTC().Format(time.RFC3339Nano))
+	if s.Manifest.LibraryVersion != "" {
+		b = append(b, `,"libraryVersion":`...)
+		b = appendString(b, s.Manifest.LibraryVersion)
+	}
+	b = append(b, '}')
+	sec := s.Secrets
+	if mgr != nil {
+		sec = &SecretsState{Type: mgr.Type(), State: mgr.State()}
+	}
+	if sec != nil {
+		var err error
+		if b, err = appendSecretsState(b, sec); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, `,"resources":[`...)
+	var err error
+	for i, r := range s.Resources {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n"...)
+		if b, err = e.appendState(ctx, b, r); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, "\n]"...)
+	if len(s.PendingOperations) > 0 {
+		b = append(b, `,"pendingOperations":[`...)
+		for i, op := range s.PendingOperations {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n"+`{"kind":`...)
+			b = appendString(b, string(op.Kind))
+			b = append(b, `,"resource":`...)
+			if b, err = e.appendState(ctx, b, op.Resource); err != nil {
+				return nil, err
+			}
+			b = append(b, '}')
+		}
+		b = append(b, "\n]"...)
+	}
+	return append(b, "}\n"...), nil
+}
+
+func appendSecretsState(b []byte, sec *SecretsState) ([]byte, error) {
+	b = append(b, `,"secrets":{"type":`...)
+	b = appendString(b, sec.Type)
+	if len(sec.State) > 0 {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, sec.State); err != nil {
+			return nil, fmt.Errorf("state: the secrets manager's state is not JSON: %w", err)
+		}
+		b = append(b, `,"state":`...)
+		b = append(b, buf.Bytes()...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendState writes one resource. Empty fields are left out.
+func (e *valueEncoder) appendState(ctx context.Context, b []byte, s *resource.State) ([]byte, error) {
+	if s == nil {
+		return append(b, "null"...), nil
+	}
+	first := false // "urn" always comes first
+	b = append(b, `{"urn":`...)
+	b = appendString(b, string(s.URN))
+	b = appendField(b, "type", s.Type, &first)
+	b = appendBool(b, "custom", s.Custom)
+	b = appendBool(b, "delete", s.Delete)
+	b = appendField(b, "id", string(s.ID), &first)
+	b = appendField(b, "parent", string(s.Parent), &first)
+	b = appendField(b, "provider", s.Provider, &first)
+	b = appendBool(b, "protect", s.Protect)
+	b = appendBool(b, "external", s.External)
+	b = appendBool(b, "pendingReplacement", s.PendingReplacement)
+	b = appendBool(b, "retainOnDelete", s.RetainOnDelete)
+	b = appendField(b, "deletedWith", string(s.DeletedWith), &first)
+	b = appendField(b, "importID", string(s.ImportID), &first)
+	if len(s.Dependencies) > 0 {
+		b = append(b, `,"dependencies":`...)
+		b = appendURNs(b, s.Dependencies)
+	}
+	if len(s.PropertyDependencies) > 0 {
+		b = append(b, `,"propertyDependencies":{`...)
+		for i, k := range sortedKeys(s.PropertyDependencies) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, string(k))
+			b = append(b, ':')
+			b = appendURNs(b, s.PropertyDependencies[k])
+		}
+		b = append(b, '}')
+	}
+	var err error
+	if s.Inputs != nil {
+		b = append(b, `,"inputs":`...)
+		if b, err = e.appendMap(ctx, b, s.Inputs); err != nil {
+			return b, fmt.Errorf("encoding the inputs of %s: %w", s.URN, err)
+		}
+	}
+	if s.Outputs != nil {
+		b = append(b, `,"outputs":`...)
+		if b, err = e.appendMap(ctx, b, s.Outputs); err != nil {
+			return b, fmt.Errorf("encoding the outputs of %s: %w", s.URN, err)
+		}
+	}
+	b = appendStrings(b, "initErrors", s.InitErrors)
+	b = appendStrings(b, "ignoreChanges", s.IgnoreChanges)
+	b = appendStrings(b, "replaceOnChanges", s.ReplaceOnChanges)
+	if len(s.AdditionalSecretOutputs) > 0 {
+		b = append(b, `,"additionalSecretOutputs":[`...)
+		for i, k := range s.AdditionalSecretOutputs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, string(k))
+		}
+		b = append(b, ']')
+	}
+	if len(s.Aliases) > 0 {
+		b = append(b, `,"aliases":`...)
+		b = appendURNs(b, s.Aliases)
+	}
+	if t := s.CustomTimeouts; !t.IsZero() {
+		b = append(b, `,"customTimeouts":{`...)
+		first := true
+		for _, d := range []struct {
+			name string
+			v    time.Duration
+		}{{"create", t.Create}, {"update", t.Update}, {"delete", t.Delete}} {
+			if d.v != 0 {
+				b = appendField(b, d.name, d.v.String(), &first)
+			}
+		}
+		b = append(b, '}')
+	}
+	b = appendTime(b, "created", s.Created)
+	b = appendTime(b, "modified", s.Modified)
+	return append(b, '}'), nil
+}
+
+func appendBool(b []byte, name string, v bool) []byte {
+	if !v {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	return append(b, `":true`...)
+}
+
+func appendStrings(b []byte, name string, ss []string) []byte {
+	if len(ss) == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, `":[`...)
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
+}
+
+func appendTime(b []byte, name string, t time.Time) []byte {
+	if t.IsZero() {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, `":"`...)
+	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+// wireState is how a resource.State is read back (see appendState).
+type wireState struct {
+	URN                     resource.URN                            `json:"urn"`
+	Type                    string                                  `json:"type"`
+	Custom                  bool                                    `json:"custom"`
+	Delete                  bool                                    `json:"delete"`
+	ID                      resource.ID                             `json:"id"`
+	Parent                  resource.URN                            `json:"parent"`
+	Provider                string                                  `json:"provider"`
+	Protect                 bool                                    `json:"protect"`
+	External                bool                                    `json:"external"`
+	PendingReplacement      bool                                    `json:"pendingReplacement"`
+	RetainOnDelete          bool                                    `json:"retainOnDelete"`
+	DeletedWith             resource.URN                            `json:"deletedWith"`
+	ImportID                resource.ID                             `json:"importID"`
+	Dependencies            []resource.URN                          `json:"dependencies"`
+	PropertyDependencies    map[resource.PropertyKey][]resource.URN `json:"propertyDependencies"`
+	Inputs                  json.RawMessage                         `json:"inputs"`
+	Outputs                 json.RawMessage                         `json:"outputs"`
+	InitErrors              []string                                `json:"initErrors"`
+	IgnoreChanges           []string                                `json:"ignoreChanges"`
+	ReplaceOnChanges        []string                                `json:"replaceOnChanges"`
+	AdditionalSecretOutputs []resource.PropertyKey                  `json:"additionalSecretOutputs"`
+	Aliases                 []resource.URN                          `json:"aliases"`
+	CustomTimeouts          map[string]string                       `json:"customTimeouts"`
+	Created                 time.Time                               `json:"created"`
+	Modified                time.Time                               `json:"modified"`
+}
+
+func (w *wireState) state(ctx context.Context, mgr secrets.Manager) (*resource.State, error) {
+	if w == nil {
+		return nil, errors.New("a resource record is null")
+	}
+	if w.URN == "" {
+		return nil, errors.New("a resource record has no URN")
+	}
+	s := &resource.State{
+		Type: w.Type, URN: w.URN, Custom: w.Custom, Delete: w.Delete, ID: w.ID,
+		Parent: w.Parent, Protect: w.Protect, External: w.External,
+		Dependencies: w.Dependencies, PropertyDependencies: w.PropertyDependencies,
+		Provider: w.Provider, InitErrors: w.InitErrors, PendingReplacement: w.PendingReplacement,
+		RetainOnDelete: w.RetainOnDelete, DeletedWith: w.DeletedWith,
+		IgnoreChanges: w.IgnoreChanges, ReplaceOnChanges: w.ReplaceOnChanges,
+		ImportID: w.ImportID, AdditionalSecretOutputs: w.AdditionalSecretOutputs,
+		Aliases: w.Aliases, Created: w.Created, Modified: w.Modified,
+	}
+	for name, text := range w.CustomTimeouts {
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: custom timeout %q: %w", w.URN, name, err)
+		}
+		switch name {
+		case "create":
+			s.CustomTimeouts.Create = d
+		case "update":
+			s.CustomTimeouts.Update = d
+		case "delete":
+			s.CustomTimeouts.Delete = d
+		default:
+			return nil, fmt.Errorf("%s: unknown custom timeout %q", w.URN, name)
+		}
+	}
+	var err error
+	if s.Inputs, err = decodeProps(ctx, w.Inputs, mgr); err != nil {
+		return nil, fmt.Errorf("%s: inputs: %w", w.URN, err)
+	}
+	if s.Outputs, err = decodeProps(ctx, w.Outputs, mgr); err != nil {
+		return nil, fmt.Errorf("%s: outputs: %w", w.URN, err)
+	}
+	return s, nil
+}
+
+func decodeProps(ctx context.Context, raw json.RawMessage, mgr secrets.Manager) (resource.PropertyMap, error) {
+	if raw == nil || string(raw) == "null" {
+		return nil, nil
+	}
+	return decodeMap(ctx, raw, mgr)
+}
+
+type wireSnapshot struct {
+	Version  int `json:"version"`
+	Manifest struct {
+		Time           time.Time `json:"time"`
+		LibraryVersion string    `json:"libraryVersion"`
+	} `json:"manifest"`
+	Secrets           *wireSecrets    `json:"secrets"`
+	Resources         []*wireState    `json:"resources"`
+	PendingOperations []wireOperation `json:"pendingOperations"`
+}
+
+type wireSecrets struct {
+	Type  string          `json:"type"`
+	State json.RawMessage `json:"state"`
+}
+
+type wireOperation struct {
+	Kind     resource.OperationKind `json:"kind"`
+	Resource *wireState             `json:"resource"`
+}
+
+// checkVersion reads the "version" member of a snapshot or journal header.
+// Files written by this package begin with it, so the common case costs no
+// full scan.
+func checkVersion(data []byte, what, member string) (int, error) {
+	prefix := `{"` + member + `":`
+	v := -1
+	if bytes.HasPrefix(data, []byte(prefix)) {
+		rest := data[len(prefix):]
+		n := 0
+		for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n > 0 && n < len(rest) && (rest[n] == ',' || rest[n] == '}') {
+			v, _ = strconv.Atoi(string(rest[:n]))
+		}
+	}
+	if v < 0 {
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(data, &probe); err != nil {
+			return 0, fmt.Errorf("state: the %s is not valid JSON: %w", what, err)
+		}
+		if err := json.Unmarshal(probe[member], &v); err != nil || probe[member] == nil {
+			return 0, fmt.Errorf("state: the %s has no format version; it is not a groundwork %s", what, what)
+		}
+	}
+	if v > FormatVersion {
+		return v, &FormatVersionError{What: what, Found: v, Supported: FormatVersion}
+	}
+	if v < 1 {
+		return v, fmt.Errorf("state: the %s has format version %d, which never existed", what, v)
+	}
+	return v, nil
+}
+
+// decodeSnapshot reads a snapshot file. open is asked for the manager of
+// the recorded secrets state before any value is decoded, so a wrong
+// passphrase fails first.
+func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapshot, error) {
+	if _, err := checkVersion(data, "snapshot", "version"); err != nil {
+		return nil, err
+	}
+	var w wireSnapshot
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("state: the snapshot is malformed: %w", err)
+	}
+	s := &Snapshot{Manifest: Manifest{Time: w.Manifest.Time, Version: w.Version, LibraryVersion: w.Manifest.LibraryVersion}}
+	var mgr secrets.Manager
+	if w.Secrets != nil {
+		if w.Secrets.Type == "" {
+			return nil, errors.New("state: the snapshot's secrets section names no manager type")
+		}
+		s.Secrets = &SecretsState{Type: w.Secrets.Type, State: w.Secrets.State}
+		var err error
+		if mgr, err = open(ctx, s.Secrets); err != nil {
+			return nil, err
+		}
+	}
+	s.Resources = make([]*resource.State, len(w.Resources))
+	for i, ws := range w.Resources {
+		r, err := ws.state(ctx, mgr)
+		if err != nil {
+			return nil, fmt.Errorf("state: the snapshot's resource %d: %w", i, err)
+		}
+		s.Resources[i] = r
+		w.Resources[i] = nil // let the wire form go early
+	}
+	for i, op := range w.PendingOperations {
+		if op.Kind == "" {
+			return nil, fmt.Errorf("state: the snapshot's pending operation %d has no kind", i)
+		}
+		r, err := op.Resource.state(ctx, mgr)
+		if err != nil {
+			return nil, fmt.Errorf("state: the snapshot's pending operation %d: %w", i, err)
+		}
+		s.PendingOperations = append(s.PendingOperations, resource.Operation{Resource: r, Kind: op.Kind})
+	}
+	return s, nil
+}
+
+// encodeEntry writes the payload of one journal entry (its Seq lives in the
+// record frame).
+func encodeEntry(ctx context.Context, en *Entry, mgr secrets.Manager) ([]byte, error) {
+	e := valueEncoder{mgr: mgr}
+	b := make([]byte, 0, 512)
+	b = append(b, `{"kind":`...)
+	b = appendString(b, en.Kind.String())
+	if en.Begin != 0 {
+		b = append(b, `,"begin":`...)
+		b = strconv.AppendUint(b, en.Begin, 10)
+	}
+	if en.Op != "" {
+		b = append(b, `,"op":`...)
+		b = appendString(b, string(en.Op))
+	}
+	var err error
+	if en.Old != nil {
+		b = append(b, `,"old":`...)
+		if b, err = e.appendState(ctx, b, en.Old); err != nil {
+			return nil, err
+		}
+	}
+	if en.New != nil {
+		b = append(b, `,"new":`...)
+		if b, err = e.appendState(ctx, b, en.New); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+type wireEntry struct {
+	Kind  string                 `json:"kind"`
+	Begin uint64                 `json:"begin"`
+	Op    resource.OperationKind `json:"op"`
+	Old   *wireState             `json:"old"`
+	New   *wireState             `json:"new"`
+}
+
+func decodeEntry(ctx context.Context, payload []byte, seq uint64, mgr secrets.Manager) (Entry, error) {
+	var w wireEntry
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return Entry{}, err
+	}
+	kind, ok := parseEntryKind(w.Kind)
+	if !ok {
+		return Entry{}, fmt.Errorf("unknown entry kind %q", w.Kind)
+	}
+	e := Entry{Kind: kind, Seq: seq, Begin: w.Begin, Op: w.Op}
+	var err error
+	if w.Old != nil {
+		if e.Old, err = w.Old.state(ctx, mgr); err != nil {
+			return Entry{}, err
+		}
+	}
+	if w.New != nil {
+		if e.New, err = w.New.state(ctx, mgr); err != nil {
+			return Entry{}, err
+		}
+	}
+	return e, nil
+}

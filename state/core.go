@@ -1,0 +1,448 @@
+package state
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// The files of one stack.
+const (
+	fileSnapshot = "snapshot.json"
+	fileJournal  = "journal"
+	fileLock     = "lock"
+)
+
+// storage is the raw I/O a store needs, per stack and file name. core builds
+// every Store method on it, so the file and memory stores differ only here.
+type storage interface {
+	// read returns a file's content, or an error wrapping fs.ErrNotExist.
+	read(stack, name string) ([]byte, error)
+	// replace atomically and durably creates or replaces a file.
+	replace(stack, name string, data []byte) error
+	// openAppend opens an existing file for appending.
+	openAppend(stack, name string) (appender, error)
+	// remove deletes a file; a missing file is not an error.
+	remove(stack, name string) error
+	// removeStack deletes what is left of a stack once its files are gone.
+	removeStack(stack string) error
+	// list returns the stacks that have a snapshot, in any order.
+	list() ([]string, error)
+	// create makes a file that must not exist yet (else an error wrapping
+	// fs.ErrExist); the file appears with its whole content at once.
+	create(stack, name string, data []byte) error
+	// removeIf deletes a file only if its content is data; it reports
+	// whether it did.
+	removeIf(stack, name string, data []byte) (bool, error)
+}
+
+// appender writes at the end of a file.
+type appender interface {
+	write(p []byte) error
+	sync() error
+	close() error
+}
+
+// core implements Store, LockBreaker and the journal's persistence on top
+// of a storage.
+type core struct {
+	st   storage
+	opts options
+
+	mu       sync.Mutex
+	held     map[string][]byte   // stack → content of the lock file this store holds
+	journals map[string]*journal // open journals
+	mgrs     map[string]cachedManager
+}
+
+type cachedManager struct {
+	typ, state string
+	mgr        secrets.Manager
+}
+
+func newCore(st storage, opts []Option, defaults options) *core {
+	o := defaults
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &core{st: st, opts: o, held: map[string][]byte{}, journals: map[string]*journal{}, mgrs: map[string]cachedManager{}}
+}
+
+func (c *core) stamp() Manifest {
+	return Manifest{Time: c.opts.now().UTC(), Version: FormatVersion, LibraryVersion: c.opts.libraryVersion}
+}
+
+// manager returns the stack's secrets manager for a recorded state, from
+// the cache when it has one for exactly that state. With recorded nil it
+// reuses the stack's current manager: the cached one, else the one
+// recorded in the stack's snapshot (so a wrong passphrase is caught before
+// anything overwrites it), else a fresh one. It returns nil when the store
+// has no secrets provider.
+func (c *core) manager(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error) {
+	if c.opts.secrets == nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cached, ok := c.mgrs[stack]
+	if recorded == nil {
+		if ok {
+			return cached.mgr, nil
+		}
+		onDisk, err := c.recordedSecrets(stack)
+		if err != nil {
+			return nil, err
+		}
+		recorded = onDisk
+	} else if ok && cached.typ == recorded.Type && sameJSON(cached.state, recorded.State) {
+		return cached.mgr, nil
+	}
+	m, err := c.opts.secrets.SecretsManager(ctx, stack, recorded)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("state: the secrets provider gave no manager for stack %q", stack)
+	}
+	c.mgrs[stack] = cachedManager{typ: m.Type(), state: string(m.State()), mgr: m}
+	return m, nil
+}
+
+func sameJSON(a string, b json.RawMessage) bool {
+	if a == string(b) {
+		return true
+	}
+	var x, y bytes.Buffer
+	return json.Compact(&x, []byte(a)) == nil && json.Compact(&y, b) == nil && bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+// recordedSecrets reads the secrets section of the stack's snapshot, if any.
+func (c *core) recordedSecrets(stack string) (*SecretsState, error) {
+	data, err := c.st.read(stack, fileSnapshot)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var w struct {
+		Secrets *wireSecrets `json:"secrets"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil || w.Secrets == nil {
+		return nil, nil // a malformed file is reported by Load; it will be replaced
+	}
+	return &SecretsState{Type: w.Secrets.Type, State: w.Secrets.State}, nil
+}
+
+func (c *core) opener(stack string) openManager {
+	return func(ctx context.Context, recorded *SecretsState) (secrets.Manager, error) {
+		return c.manager(ctx, stack, recorded)
+	}
+}
+
+func readOptional(st storage, stack, name string) ([]byte, error) {
+	data, err := st.read(stack, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// Load implements Store.
+func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
+	if err := CheckStackName(stack); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	snapData, err := readOptional(c.st, stack, fileSnapshot)
+	if err != nil {
+		return nil, err
+	}
+	if snapData == nil {
+		return &Snapshot{Manifest: Manifest{Version: FormatVersion}}, nil
+	}
+	journal, err := readOptional(c.st, stack, fileJournal)
+	if err != nil {
+		return nil, err
+	}
+	base, err := decodeSnapshot(ctx, snapData, c.opener(stack))
+	if err != nil {
+		return nil, fmt.Errorf("state: loading stack %q: %w", stack, err)
+	}
+	if err := base.VerifyIntegrity(); err != nil {
+		return nil, fmt.Errorf("state: stack %q: the snapshot file fails its integrity check: %w", stack, err)
+	}
+	if len(journal) == 0 {
+		return base, nil
+	}
+	mgr, err := c.manager(ctx, stack, base.Secrets)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := replay(ctx, base, snapData, journal, mgr)
+	if err != nil {
+		return nil, fmt.Errorf("state: stack %q: replaying the journal: %w", stack, err)
+	}
+	if err := snap.VerifyIntegrity(); err != nil {
+		return nil, fmt.Errorf("state: stack %q: the snapshot with the journal replayed fails its integrity check: %w", stack, err)
+	}
+	return snap, nil
+}
+
+// Lock implements Store.
+func (c *core) Lock(ctx context.Context, stack, operation string) (Lock, error) {
+	if err := CheckStackName(stack); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	info := newLockInfo(operation, c.opts.now())
+	data, _ := json.Marshal(info)
+	for attempt := 0; ; attempt++ {
+		err := c.st.create(stack, fileLock, data)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("state: locking stack %q: %w", stack, err)
+		}
+		holder, err := c.st.read(stack, fileLock)
+		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
+			continue // released just now; try again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("state: stack %q is locked, and its lock record cannot be read: %w", stack, err)
+		}
+		li, _ := parseLockInfo(holder)
+		return nil, &LockedError{Stack: stack, Holder: li}
+	}
+	c.mu.Lock()
+	c.held[stack] = data
+	c.mu.Unlock()
+	return &stackLock{c: c, stack: stack, data: data}, nil
+}
+
+type stackLock struct {
+	c     *core
+	stack string
+	data  []byte
+
+	mu   sync.Mutex
+	done bool
+}
+
+// Unlock implements Lock.
+func (l *stackLock) Unlock(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return nil
+	}
+	l.done = true
+	c := l.c
+	c.mu.Lock()
+	j := c.journals[l.stack]
+	c.mu.Unlock()
+	var closeErr error
+	if j != nil {
+		closeErr = j.Close(ctx)
+	}
+	c.mu.Lock()
+	delete(c.held, l.stack)
+	c.mu.Unlock()
+	removed, err := c.st.removeIf(l.stack, fileLock, l.data)
+	if err != nil {
+		return fmt.Errorf("state: unlocking stack %q: %w", l.stack, err)
+	}
+	if !removed {
+		return fmt.Errorf("state: unlocking stack %q: %w", l.stack, ErrLockLost)
+	}
+	return closeErr
+}
+
+// holds reports whether this store holds the stack's lock, as recorded in
+// storage right now.
+func (c *core) holds(stack string) bool {
+	c.mu.Lock()
+	data := c.held[stack]
+	c.mu.Unlock()
+	if data == nil {
+		return false
+	}
+	cur, err := c.st.read(stack, fileLock)
+	return err == nil && bytes.Equal(cur, data)
+}
+
+// BreakLock implements LockBreaker.
+func (c *core) BreakLock(ctx context.Context, stack string) error {
+	if err := CheckStackName(stack); err != nil {
+		return err
+	}
+	data, err := c.st.read(stack, fileLock)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	li, perr := parseLockInfo(data)
+	locked := &LockedError{Stack: stack, Holder: li}
+	switch {
+	case perr != nil:
+		// Locks appear with their whole content, so a malformed one was
+		// damaged after the fact; no holder can be checked.
+		return fmt.Errorf("state: refusing to break the lock of stack %q: %v: %w", stack, perr, locked)
+	case li.Host != hostname():
+		return fmt.Errorf("state: refusing to break the lock of stack %q: its holder runs on host %q, where this process cannot check it; "+
+			"make sure it is gone and remove the lock there: %w", stack, li.Host, locked)
+	case processAlive(li.PID):
+		return fmt.Errorf("state: refusing to break the lock of stack %q: its holder, process %d, is still running: %w", stack, li.PID, locked)
+	}
+	removed, err := c.st.removeIf(stack, fileLock, data)
+	if err != nil {
+		return err
+	}
+	if !removed {
+		return fmt.Errorf("state: the lock of stack %q changed while it was being broken; look again", stack)
+	}
+	return nil
+}
+
+// Save implements Store.
+func (c *core) Save(ctx context.Context, stack string, snap *Snapshot) (err error) {
+	if err := CheckStackName(stack); err != nil {
+		return err
+	}
+	if snap == nil {
+		return errors.New("state: Save needs a snapshot")
+	}
+	if err := snap.VerifyIntegrity(); err != nil {
+		return fmt.Errorf("state: not saving stack %q: %w", stack, err)
+	}
+	c.mu.Lock()
+	_, open := c.journals[stack]
+	c.mu.Unlock()
+	if open {
+		return fmt.Errorf("state: saving stack %q: %w", stack, ErrJournalOpen)
+	}
+	if !c.holds(stack) {
+		l, err := c.Lock(ctx, stack, "save")
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if uerr := l.Unlock(ctx); err == nil {
+				err = uerr
+			}
+		}()
+	}
+	_, err = c.writeSnapshot(ctx, stack, snap)
+	if err != nil {
+		return err
+	}
+	// The journal, if any, was written against the previous snapshot and
+	// is stale now (Load would ignore it); tidy it away.
+	return c.st.remove(stack, fileJournal)
+}
+
+// writeSnapshot stamps, encodes and atomically writes snap.
+func (c *core) writeSnapshot(ctx context.Context, stack string, snap *Snapshot) ([]byte, error) {
+	mgr, err := c.manager(ctx, stack, snap.Secrets)
+	if err != nil {
+		return nil, err
+	}
+	out := *snap
+	out.Manifest = c.stamp()
+	data, err := encodeSnapshot(ctx, &out, mgr, 0)
+	if err != nil {
+		return nil, fmt.Errorf("state: encoding stack %q: %w", stack, err)
+	}
+	if err := c.st.replace(stack, fileSnapshot, data); err != nil {
+		return nil, fmt.Errorf("state: writing stack %q: %w", stack, err)
+	}
+	return data, nil
+}
+
+// List implements Store.
+func (c *core) List(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.st.list()
+}
+
+// Remove implements Store.
+func (c *core) Remove(ctx context.Context, stack string) error {
+	l, err := c.Lock(ctx, stack, "remove")
+	if err != nil {
+		return err
+	}
+	defer l.Unlock(ctx)
+	if _, err := c.st.read(stack, fileSnapshot); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("state: removing stack %q: %w", stack, ErrStackNotFound)
+	}
+	for _, name := range []string{fileJournal, fileSnapshot} {
+		if err := c.st.remove(stack, name); err != nil {
+			return fmt.Errorf("state: removing stack %q: %w", stack, err)
+		}
+	}
+	c.mu.Lock()
+	delete(c.mgrs, stack)
+	c.mu.Unlock()
+	if err := l.Unlock(ctx); err != nil {
+		return err
+	}
+	return c.st.removeStack(stack)
+}
+
+// OpenJournal implements Store.
+func (c *core) OpenJournal(ctx context.Context, stack string, base *Snapshot) (Journal, error) {
+	if err := CheckStackName(stack); err != nil {
+		return nil, err
+	}
+	if base == nil {
+		base = &Snapshot{}
+	}
+	if !c.holds(stack) {
+		return nil, fmt.Errorf("state: opening a journal on stack %q: %w", stack, ErrNotLocked)
+	}
+	if err := base.VerifyIntegrity(); err != nil {
+		return nil, fmt.Errorf("state: opening a journal on stack %q: the base snapshot: %w", stack, err)
+	}
+	c.mu.Lock()
+	if _, open := c.journals[stack]; open {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("state: opening a journal on stack %q: %w", stack, ErrJournalOpen)
+	}
+	c.journals[stack] = nil // reserved: present but not yet open
+	c.mu.Unlock()
+	j, err := openJournal(ctx, c, stack, base)
+	c.mu.Lock()
+	if err != nil {
+		delete(c.journals, stack)
+	} else {
+		c.journals[stack] = j
+	}
+	c.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+func (c *core) journalClosed(stack string, j *journal) {
+	c.mu.Lock()
+	if c.journals[stack] == j {
+		delete(c.journals, stack)
+	}
+	c.mu.Unlock()
+}

@@ -1,0 +1,123 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// EntryKind says what a journal Entry records.
+type EntryKind uint8
+
+// The kinds of journal entry.
+const (
+	// EntryBegin records that a step is about to act on a resource: it
+	// adds the pending operation {New if set, else Old; Op}. It must be
+	// durable before the provider is called.
+	EntryBegin EntryKind = iota + 1
+	// EntrySuccess ends the step that began at Begin: it clears that
+	// pending operation, removes Old (if set) and records New (if set).
+	EntrySuccess
+	// EntryFailure ends the step that began at Begin without changing
+	// any resource: it only clears the pending operation. A step that
+	// failed but left a partial resource behind ends with EntrySuccess
+	// whose New carries InitErrors instead.
+	EntryFailure
+	// EntryWrite changes resources at once, with no step around it: it
+	// applies Old→New like EntrySuccess. The engine uses it, for example,
+	// to mark the old copy of a resource Delete just before its
+	// replacement is created.
+	EntryWrite
+	// EntryClearPending drops a pending operation inherited from an
+	// earlier run that crashed: the first inherited operation of kind Op
+	// on the URN of Old (or New).
+	EntryClearPending
+)
+
+var entryKindNames = [...]string{"", "begin", "success", "failure", "write", "clear-pending"}
+
+// String names the kind as the journal format spells it.
+func (k EntryKind) String() string {
+	if int(k) < len(entryKindNames) && k != 0 {
+		return entryKindNames[k]
+	}
+	return fmt.Sprintf("entry-kind(%d)", uint8(k))
+}
+
+func parseEntryKind(s string) (EntryKind, bool) {
+	for i, n := range entryKindNames {
+		if i > 0 && n == s {
+			return EntryKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// Entry is one record of the journal. See Journal for how entries fold into
+// a snapshot.
+type Entry struct {
+	Kind EntryKind
+	// Seq is the entry's position in the stack's history, assigned by
+	// Journal.Append; it is ignored on input.
+	Seq uint64
+	// Begin is, for EntrySuccess and EntryFailure, the Seq that
+	// Journal.Append returned for the step's EntryBegin.
+	Begin uint64
+	// Op is the operation kind of an EntryBegin or EntryClearPending.
+	Op resource.OperationKind
+	// Old is the recorded resource the entry replaces or removes, matched
+	// by URN, ID and Delete flag; nil for none.
+	Old *resource.State
+	// New is the resource the entry records; nil for none.
+	New *resource.State
+}
+
+// validate checks the shape of e, independently of any fold.
+func (e *Entry) validate() error {
+	bad := func(format string, args ...any) error {
+		return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: fmt.Sprintf(format, args...)}
+	}
+	for _, s := range []*resource.State{e.Old, e.New} {
+		if s != nil && s.URN == "" {
+			return bad("a resource in the entry has no URN")
+		}
+	}
+	switch e.Kind {
+	case EntryBegin:
+		if e.Op == "" {
+			return bad("a begin entry needs an operation kind")
+		}
+		if e.Old == nil && e.New == nil {
+			return bad("a begin entry needs a resource (Old or New)")
+		}
+	case EntrySuccess, EntryFailure:
+		if e.Begin == 0 {
+			return bad("an end entry needs the Seq of its begin entry")
+		}
+	case EntryWrite:
+		if e.Old == nil && e.New == nil {
+			return bad("a write entry needs Old, New or both")
+		}
+	case EntryClearPending:
+		if e.Op == "" || (e.Old == nil && e.New == nil) {
+			return bad("a clear-pending entry needs an operation kind and a resource")
+		}
+	default:
+		return bad("unknown entry kind")
+	}
+	return nil
+}
+
+// EntryError reports a journal entry that cannot be applied: malformed, or
+// inconsistent with what the journal already holds (an end without its
+// begin, an Old that is not recorded). Append returns it without writing
+// the entry; replaying a journal that holds such an entry fails with it.
+type EntryError struct {
+	Kind   EntryKind
+	Seq    uint64
+	Reason string
+}
+
+func (e *EntryError) Error() string {
+	return fmt.Sprintf("journal entry %d (%s) rejected: %s", e.Seq, e.Kind, e.Reason)
+}

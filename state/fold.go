@@ -1,0 +1,327 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Fold is the pure state machine behind every Journal: it starts from a
+// base snapshot and applies entries one at a time, each in time
+// proportional to the entry, never to the stack. It does no I/O, starts no
+// goroutines and is not safe for concurrent use; a store wraps it with
+// persistence and locking. Every store — file, memory, or a future remote
+// one — replays its records through a Fold, so they all agree on what a
+// journal means.
+type Fold struct {
+	manifest Manifest
+	secrets  *SecretsState
+
+	slots []*slot // resources in recorded order; nil marks a removed one
+	holes int
+	byKey map[stateKey]*slot
+
+	pending      []*pendingSlot // pending operations in begin order; nil marks a cleared one
+	pendingHoles int
+	bySeq        map[uint64]*pendingSlot
+
+	lastSeq uint64
+}
+
+// stateKey identifies a recorded resource for matching an entry's Old.
+type stateKey struct {
+	urn    resource.URN
+	id     resource.ID
+	delete bool
+}
+
+func keyOf(s *resource.State) stateKey { return stateKey{s.URN, s.ID, s.Delete} }
+
+type slot struct {
+	state *resource.State
+	pos   int
+	next  *slot // the next slot with the same key, in recorded order
+}
+
+type pendingSlot struct {
+	op  resource.Operation
+	seq uint64 // the Begin's Seq; 0 for operations inherited from the base
+	pos int
+}
+
+// InFlight ties a step that is still running to the pending operation that
+// stands for it in a checkpointed snapshot: the step's EntryBegin had Seq,
+// and it is PendingOperations[Pending]. A journal restarted from that
+// snapshot needs the tie to match the step's later end entry.
+type InFlight struct {
+	Seq     uint64
+	Pending int
+}
+
+// NewFold starts a fold from base. lastSeq is the Seq of the last entry
+// already folded into base (0 for none); entries applied later must have
+// greater Seqs. inFlight names the pending operations of base that are
+// still-running steps (see InFlight); the others are inherited from
+// earlier runs and can only be dropped by EntryClearPending.
+func NewFold(base *Snapshot, lastSeq uint64, inFlight []InFlight) (*Fold, error) {
+	if base == nil {
+		base = &Snapshot{}
+	}
+	f := &Fold{
+		manifest: base.Manifest,
+		secrets:  base.Secrets,
+		slots:    make([]*slot, 0, len(base.Resources)),
+		byKey:    make(map[stateKey]*slot, len(base.Resources)),
+		bySeq:    make(map[uint64]*pendingSlot),
+		lastSeq:  lastSeq,
+	}
+	for _, r := range base.Resources {
+		if r == nil {
+			return nil, fmt.Errorf("fold: the base snapshot holds an empty resource entry")
+		}
+		f.addSlot(r)
+	}
+	for _, op := range base.PendingOperations {
+		if op.Resource == nil {
+			return nil, fmt.Errorf("fold: the base snapshot holds a pending operation without a resource")
+		}
+		f.addPending(op, 0)
+	}
+	for _, fl := range inFlight {
+		if fl.Pending < 0 || fl.Pending >= len(f.pending) || fl.Seq == 0 || fl.Seq > lastSeq {
+			return nil, fmt.Errorf("fold: in-flight step %d points at pending operation %d, which does not exist", fl.Seq, fl.Pending)
+		}
+		p := f.pending[fl.Pending]
+		if p.seq != 0 || f.bySeq[fl.Seq] != nil {
+			return nil, fmt.Errorf("fold: in-flight step %d or pending operation %d is named twice", fl.Seq, fl.Pending)
+		}
+		p.seq = fl.Seq
+		f.bySeq[fl.Seq] = p
+	}
+	return f, nil
+}
+
+// LastSeq returns the Seq of the last entry applied (or the lastSeq given
+// to NewFold).
+func (f *Fold) LastSeq() uint64 { return f.lastSeq }
+
+// Apply folds one entry in. e.Seq must be greater than every Seq applied
+// before. An entry that does not fit — an end whose begin is unknown, an Old
+// that is not recorded, a malformed entry — is rejected with an
+// *EntryError and leaves the fold unchanged.
+func (f *Fold) Apply(e Entry) error {
+	if err := e.validate(); err != nil {
+		return err
+	}
+	reject := func(format string, args ...any) error {
+		return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: fmt.Sprintf(format, args...)}
+	}
+	if e.Seq <= f.lastSeq {
+		return reject("its Seq is not after the last applied entry's (%d)", f.lastSeq)
+	}
+	// Resolve everything first, so a rejected entry changes nothing.
+	var p *pendingSlot
+	if e.Kind == EntrySuccess || e.Kind == EntryFailure {
+		if p = f.bySeq[e.Begin]; p == nil {
+			return reject("no running step began at Seq %d", e.Begin)
+		}
+	}
+	var at *slot
+	if e.Old != nil && (e.Kind == EntrySuccess || e.Kind == EntryWrite) {
+		if at = f.byKey[keyOf(e.Old)]; at == nil {
+			return reject("Old (%s, id %q, delete=%t) is not recorded", e.Old.URN, e.Old.ID, e.Old.Delete)
+		}
+	}
+	switch e.Kind {
+	case EntryBegin:
+		r := e.New
+		if r == nil {
+			r = e.Old
+		}
+		f.addPending(resource.Operation{Resource: r, Kind: e.Op}, e.Seq)
+	case EntrySuccess:
+		f.removePending(p)
+		f.mutate(at, e.Old, e.New)
+	case EntryFailure:
+		f.removePending(p)
+	case EntryWrite:
+		f.mutate(at, e.Old, e.New)
+	case EntryClearPending:
+		r := e.Old
+		if r == nil {
+			r = e.New
+		}
+		q := f.inherited(r.URN, e.Op)
+		if q == nil {
+			return reject("no pending %s operation on %s is inherited from an earlier run", e.Op, r.URN)
+		}
+		f.removePending(q)
+	}
+	f.lastSeq = e.Seq
+	return nil
+}
+
+// mutate records new in place of old: in old's slot when they share a URN,
+// else old is removed and new appended.
+func (f *Fold) mutate(at *slot, old, new *resource.State) {
+	if at != nil && new != nil && new.URN == old.URN {
+		f.unindex(at)
+		at.state = new
+		f.index(at)
+		return
+	}
+	if at != nil {
+		f.unindex(at)
+		f.slots[at.pos] = nil
+		f.holes++
+		f.compactSlots()
+	}
+	if new != nil {
+		f.addSlot(new)
+	}
+}
+
+func (f *Fold) addSlot(r *resource.State) {
+	s := &slot{state: r, pos: len(f.slots)}
+	f.slots = append(f.slots, s)
+	f.index(s)
+}
+
+func (f *Fold) index(s *slot) {
+	k := keyOf(s.state)
+	head := f.byKey[k]
+	if head == nil {
+		f.byKey[k] = s
+		return
+	}
+	for head.next != nil {
+		head = head.next
+	}
+	head.next = s
+}
+
+func (f *Fold) unindex(s *slot) {
+	k := keyOf(s.state)
+	head := f.byKey[k]
+	if head == s {
+		if s.next == nil {
+			delete(f.byKey, k)
+		} else {
+			f.byKey[k] = s.next
+		}
+	} else {
+		for head != nil && head.next != s {
+			head = head.next
+		}
+		if head != nil {
+			head.next = s.next
+		}
+	}
+	s.next = nil
+}
+
+// compactSlots drops removed slots once they are the majority, so removals
+// cost amortized O(1) and the slice stays proportional to the stack.
+func (f *Fold) compactSlots() {
+	if f.holes < 64 || f.holes*2 < len(f.slots) {
+		return
+	}
+	live := f.slots[:0]
+	for _, s := range f.slots {
+		if s != nil {
+			s.pos = len(live)
+			live = append(live, s)
+		}
+	}
+	clear(f.slots[len(live):])
+	f.slots, f.holes = live, 0
+}
+
+func (f *Fold) addPending(op resource.Operation, seq uint64) {
+	p := &pendingSlot{op: op, seq: seq, pos: len(f.pending)}
+	f.pending = append(f.pending, p)
+	if seq != 0 {
+		f.bySeq[seq] = p
+	}
+}
+
+func (f *Fold) removePending(p *pendingSlot) {
+	if p.seq != 0 {
+		delete(f.bySeq, p.seq)
+	}
+	f.pending[p.pos] = nil
+	f.pendingHoles++
+	if f.pendingHoles < 64 || f.pendingHoles*2 < len(f.pending) {
+		return
+	}
+	live := f.pending[:0]
+	for _, q := range f.pending {
+		if q != nil {
+			q.pos = len(live)
+			live = append(live, q)
+		}
+	}
+	clear(f.pending[len(live):])
+	f.pending, f.pendingHoles = live, 0
+}
+
+// inherited finds the first pending operation of kind op on urn that no
+// running step owns. It scans the pending operations, which are few.
+func (f *Fold) inherited(urn resource.URN, op resource.OperationKind) *pendingSlot {
+	for _, p := range f.pending {
+		if p != nil && p.seq == 0 && p.op.Kind == op && p.op.Resource.URN == urn {
+			return p
+		}
+	}
+	return nil
+}
+
+// Snapshot materializes the fold: the live resources in a stable dependency
+// order (see sortResources) and the pending operations in the order their
+// steps began. It costs O(stack); the snapshot shares resource states with
+// the fold.
+func (f *Fold) Snapshot() *Snapshot {
+	s, _ := f.materialize()
+	return s
+}
+
+// Checkpoint is Snapshot plus the in-flight steps among its pending
+// operations. It also adopts the snapshot's order as the fold's own, so a
+// fold restarted from the snapshot (NewFold with the same in-flight list)
+// and this fold stay identical from here on.
+func (f *Fold) Checkpoint() (*Snapshot, []InFlight) {
+	s, inFlight := f.materialize()
+	f.slots = f.slots[:0]
+	f.holes = 0
+	clear(f.byKey)
+	for _, r := range s.Resources {
+		f.addSlot(r)
+	}
+	return s, inFlight
+}
+
+func (f *Fold) materialize() (*Snapshot, []InFlight) {
+	states := make([]*resource.State, 0, len(f.slots)-f.holes)
+	for _, s := range f.slots {
+		if s != nil {
+			states = append(states, s.state)
+		}
+	}
+	var ops []resource.Operation
+	var inFlight []InFlight
+	for _, p := range f.pending {
+		if p == nil {
+			continue
+		}
+		if p.seq != 0 {
+			inFlight = append(inFlight, InFlight{Seq: p.seq, Pending: len(ops)})
+		}
+		ops = append(ops, p.op)
+	}
+	return &Snapshot{
+		Manifest:          f.manifest,
+		Secrets:           f.secrets,
+		Resources:         sortResources(states),
+		PendingOperations: ops,
+	}, inFlight
+}

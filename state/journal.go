@@ -1,0 +1,327 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// Journal records an operation step by step, so that a crash loses nothing
+// that had been recorded. The engine writes each step twice: an EntryBegin
+// before it calls the provider, and an EntrySuccess or EntryFailure (whose
+// Begin is the Seq the EntryBegin got) after the provider answers. It
+// must not call the provider before the EntryBegin's Append returns, nor
+// report a step's result to the program before its end entry's Append
+// returns: only then is the entry durable.
+//
+// The entries fold into a snapshot (see Fold) by these rules:
+//
+//   - EntryBegin adds the pending operation {Resource: New, or Old if New
+//     is nil; Kind: Op}.
+//   - EntrySuccess clears its begin's pending operation; then the resource
+//     that matches Old (same URN, ID and Delete flag) is removed, and New
+//     is recorded — in Old's place when Old has the same URN, else at the
+//     end.
+//   - EntryFailure clears its begin's pending operation and nothing else.
+//   - EntryWrite applies Old→New as EntrySuccess does, with no pending
+//     operation (for instant changes such as marking an old copy Delete).
+//   - EntryClearPending drops a pending operation inherited from an earlier
+//     crashed run.
+//
+// A snapshot materialized from the fold lists resources in a stable
+// dependency order, so the order in which concurrent steps finish never
+// breaks integrity.
+//
+// Every Seq is unique over the journal's whole life, also across the
+// compactions that fold a long journal into a new snapshot mid-operation:
+// the restarted journal continues the numbering and records which pending
+// operations of that snapshot are steps still running, so their end
+// entries still find their begins. After a crash, steps that began and did
+// not end are pending operations of what Load returns.
+//
+// A Journal is safe for concurrent use. Appending costs time proportional
+// to the entry, not to the stack.
+type Journal interface {
+	// Append records e and returns its Seq once e is durable under the
+	// store's SyncPolicy. An entry that does not fit what the journal
+	// holds (see Fold.Apply) is rejected with *EntryError and not written.
+	// After a storage error the journal accepts no more entries.
+	Append(ctx context.Context, e Entry) (seq uint64, err error)
+	// Snapshot returns the current fold of the journal.
+	Snapshot() (*Snapshot, error)
+	// Commit folds the journal into a snapshot, writes it atomically,
+	// and only then restarts the journal empty. Recording may continue
+	// afterwards. A fold that fails integrity is not written; the journal
+	// then stays as it is and the error wraps *IntegrityError.
+	Commit(ctx context.Context) (*Snapshot, error)
+	// Close ends the journal. Entries not committed stay in storage, for
+	// the next Load to replay. Closing twice is a no-op.
+	Close(ctx context.Context) error
+}
+
+// journal is the Journal of both stores: a Fold in memory, framed records
+// in storage, group commit and compaction.
+type journal struct {
+	c     *core
+	stack string
+	mgr   secrets.Manager
+
+	mu       sync.Mutex
+	cond     sync.Cond // signals durable, flushing or err changes
+	fold     *Fold
+	app      appender
+	nextSeq  uint64
+	buf      []byte // records not yet handed to storage
+	spare    []byte
+	durable  uint64 // every Seq up to this is durable
+	flushing bool   // a leader is writing outside the mutex
+	err      error  // sticky storage error
+	closed   bool
+	size     int64 // journal bytes, buffered ones included
+	limit    int64 // compact when size exceeds this
+	snapSize int   // size of the last snapshot written
+	entries  int   // entries since the last checkpoint
+}
+
+var _ Journal = (*journal)(nil)
+
+func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*journal, error) {
+	mgr, err := c.manager(ctx, stack, base.Secrets)
+	if err != nil {
+		return nil, err
+	}
+	j := &journal{c: c, stack: stack, mgr: mgr, nextSeq: 1}
+	j.cond.L = &j.mu
+	snap := *base
+	if mgr != nil {
+		snap.Secrets = &SecretsState{Type: mgr.Type(), State: mgr.State()}
+	}
+	if j.fold, err = NewFold(&snap, 0, nil); err != nil {
+		return nil, err
+	}
+	if _, err := j.checkpointLocked(ctx); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// Append implements Journal.
+func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	e.Seq = 0
+	if err := e.validate(); err != nil {
+		return 0, err
+	}
+	e.Old, e.New = e.Old.Clone(), e.New.Clone()
+	payload, err := encodeEntry(ctx, &e, j.mgr)
+	if err != nil {
+		return 0, fmt.Errorf("state: encoding a journal entry: %w", err)
+	}
+
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.usable(); err != nil {
+		return 0, err
+	}
+	e.Seq = j.nextSeq
+	if err := j.fold.Apply(e); err != nil {
+		return 0, err
+	}
+	j.nextSeq++
+	n := len(j.buf)
+	j.buf = appendRecord(j.buf, recordEntry, e.Seq, payload)
+	j.size += int64(len(j.buf) - n)
+	j.entries++
+	if err := j.waitDurable(e.Seq); err != nil {
+		return 0, err
+	}
+	if j.size > j.limit && !j.closed && j.err == nil {
+		// A failed compaction changes nothing durable; try again once the
+		// journal has doubled. Commit reports a lasting problem.
+		if _, err := j.checkpointLocked(ctx); err != nil && j.err == nil {
+			j.limit = 2 * j.size
+		}
+	}
+	return e.Seq, nil
+}
+
+func (j *journal) usable() error {
+	if j.closed {
+		return ErrJournalClosed
+	}
+	if j.err != nil {
+		return fmt.Errorf("state: the journal of stack %q failed earlier and accepts no more entries: %w", j.stack, j.err)
+	}
+	return nil
+}
+
+// waitDurable returns once the record with this seq is durable. Under
+// GroupCommit, the first waiter becomes the leader: it takes the whole
+// buffer, writes and syncs it outside the mutex, and wakes everyone; the
+// records that arrive meanwhile form the next batch. Called with j.mu held.
+func (j *journal) waitDurable(seq uint64) error {
+	if j.c.opts.sync != GroupCommit {
+		return j.flushLocked()
+	}
+	for j.durable < seq {
+		if j.err != nil {
+			return j.err
+		}
+		if j.flushing {
+			j.cond.Wait()
+			continue
+		}
+		j.flushing = true
+		batch, upTo := j.buf, j.nextSeq-1
+		j.buf = j.spare[:0]
+		j.mu.Unlock()
+		err := j.app.write(batch)
+		if err == nil {
+			err = j.app.sync()
+		}
+		j.mu.Lock()
+		if cap(batch) <= 1<<20 {
+			j.spare = batch[:0]
+		}
+		j.flushing = false
+		if err != nil {
+			j.err = err
+		} else {
+			j.durable = upTo
+		}
+		j.cond.Broadcast()
+	}
+	return nil
+}
+
+// flushLocked writes the buffer while holding the mutex, after any leader
+// has finished, and syncs unless the policy is SyncNever.
+func (j *journal) flushLocked() error {
+	for j.flushing {
+		j.cond.Wait()
+	}
+	if j.err != nil {
+		return j.err
+	}
+	if len(j.buf) > 0 {
+		err := j.app.write(j.buf)
+		if err == nil && j.c.opts.sync != SyncNever {
+			err = j.app.sync()
+		}
+		if err != nil {
+			j.err = err
+			j.cond.Broadcast()
+			return err
+		}
+		j.buf = j.buf[:0]
+	}
+	j.durable = j.nextSeq - 1
+	j.cond.Broadcast()
+	return nil
+}
+
+// checkpointLocked folds the journal into a snapshot, writes it, then
+// restarts the journal with a header that continues the Seq numbering and
+// ties running steps to their pending operations. Called with j.mu held
+// (or before the journal is shared).
+func (j *journal) checkpointLocked(ctx context.Context) (*Snapshot, error) {
+	if j.app != nil {
+		if err := j.flushLocked(); err != nil {
+			return nil, err
+		}
+	}
+	snap, inFlight := j.fold.Checkpoint()
+	snap.Manifest = j.c.stamp()
+	if err := snap.VerifyIntegrity(); err != nil {
+		return nil, fmt.Errorf("state: not writing stack %q: %w", j.stack, err)
+	}
+	data, err := encodeSnapshot(ctx, snap, j.mgr, j.snapSize)
+	if err != nil {
+		return nil, fmt.Errorf("state: encoding stack %q: %w", j.stack, err)
+	}
+	header := headerRecord(data, j.nextSeq, inFlight)
+	st := j.c.st
+	if err := st.replace(j.stack, fileSnapshot, data); err != nil {
+		return nil, fmt.Errorf("state: writing stack %q: %w", j.stack, err)
+	}
+	// From here on the old journal is stale: failing to start the new one
+	// means no later entry could be replayed, so the journal stops.
+	fail := func(err error) (*Snapshot, error) {
+		j.err = fmt.Errorf("state: restarting the journal of stack %q: %w", j.stack, err)
+		j.cond.Broadcast()
+		return nil, j.err
+	}
+	if j.app != nil {
+		if err := j.app.close(); err != nil {
+			return fail(err)
+		}
+		j.app = nil
+	}
+	if err := st.replace(j.stack, fileJournal, header); err != nil {
+		return fail(err)
+	}
+	if j.app, err = st.openAppend(j.stack, fileJournal); err != nil {
+		return fail(err)
+	}
+	j.fold.manifest = snap.Manifest
+	j.snapSize = len(data)
+	j.size = int64(len(header))
+	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
+	j.entries = 0
+	return snap, nil
+}
+
+// Snapshot implements Journal.
+func (j *journal) Snapshot() (*Snapshot, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return nil, ErrJournalClosed
+	}
+	return j.fold.Snapshot(), nil
+}
+
+// Commit implements Journal.
+func (j *journal) Commit(ctx context.Context) (*Snapshot, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.usable(); err != nil {
+		return nil, err
+	}
+	return j.checkpointLocked(ctx)
+}
+
+// Close implements Journal.
+func (j *journal) Close(ctx context.Context) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return nil
+	}
+	var err error
+	if j.err == nil {
+		err = j.flushLocked()
+	}
+	j.closed = true
+	j.cond.Broadcast()
+	if j.app != nil {
+		if cerr := j.app.close(); err == nil {
+			err = cerr
+		}
+		j.app = nil
+	}
+	// A journal with no entries since its checkpoint adds nothing to the
+	// snapshot; remove it to leave the stack tidy.
+	if err == nil && j.err == nil && j.entries == 0 {
+		err = j.c.st.remove(j.stack, fileJournal)
+	}
+	j.c.journalClosed(j.stack, j)
+	return err
+}

@@ -1,0 +1,117 @@
+package state
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// journalHeader is the payload of the first record of every journal. It
+// ties the journal to the exact snapshot file it continues (Base, the
+// SHA-256 of that file's bytes) and says where its entries' Seqs begin and
+// which pending operations of the base are steps still running (InFlight).
+type journalHeader struct {
+	Format   int            `json:"format"`
+	Base     string         `json:"base"`
+	FirstSeq uint64         `json:"firstSeq"`
+	InFlight []wireInFlight `json:"inFlight,omitempty"`
+}
+
+type wireInFlight struct {
+	Seq     uint64 `json:"seq"`
+	Pending int    `json:"pending"`
+}
+
+func baseID(snapshot []byte) string {
+	sum := sha256.Sum256(snapshot)
+	return hex.EncodeToString(sum[:])
+}
+
+// headerRecord frames the header of a journal that continues snapshot.
+func headerRecord(snapshot []byte, firstSeq uint64, inFlight []InFlight) []byte {
+	h := journalHeader{Format: FormatVersion, Base: baseID(snapshot), FirstSeq: firstSeq}
+	for _, f := range inFlight {
+		h.InFlight = append(h.InFlight, wireInFlight{Seq: f.Seq, Pending: f.Pending})
+	}
+	payload, _ := json.Marshal(h) // cannot fail: plain fields
+	return appendRecord(nil, recordHeader, 0, payload)
+}
+
+// replay folds the journal onto base, the snapshot decoded from baseData.
+// A journal whose header names another base is stale — its entries are
+// already in baseData, which a checkpoint wrote just before it crashed or
+// before the journal could be reset — and is ignored. An empty journal, or
+// one whose header record is torn, holds nothing to replay.
+func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr secrets.Manager) (*Snapshot, error) {
+	var fold *Fold
+	stale := false
+	n := 0
+	_, err := scanRecords(journal, func(r record) error {
+		if stale {
+			return nil
+		}
+		if n++; n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if fold == nil {
+			if r.typ != recordHeader {
+				return &CorruptJournalError{Offset: r.offset, Reason: "the first record is not a header"}
+			}
+			h, err := decodeHeader(r.payload)
+			if err != nil {
+				return err
+			}
+			if h.Base != baseID(baseData) {
+				stale = true
+				return nil
+			}
+			inFlight := make([]InFlight, len(h.InFlight))
+			for i, f := range h.InFlight {
+				inFlight[i] = InFlight{Seq: f.Seq, Pending: f.Pending}
+			}
+			fold, err = NewFold(base, h.FirstSeq-1, inFlight)
+			if err != nil {
+				return &CorruptJournalError{Offset: r.offset, Reason: err.Error()}
+			}
+			return nil
+		}
+		if r.typ != recordEntry {
+			return &CorruptJournalError{Offset: r.offset, Reason: fmt.Sprintf("unexpected record type %d", r.typ)}
+		}
+		e, err := decodeEntry(ctx, r.payload, r.seq, mgr)
+		if err != nil {
+			return fmt.Errorf("state: journal entry %d at byte %d: %w", r.seq, r.offset, err)
+		}
+		if err := fold.Apply(e); err != nil {
+			return fmt.Errorf("state: the journal cannot be replayed at byte %d: %w", r.offset, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if fold == nil {
+		return base, nil
+	}
+	return fold.Snapshot(), nil
+}
+
+func decodeHeader(payload []byte) (*journalHeader, error) {
+	if _, err := checkVersion(payload, "journal", "format"); err != nil {
+		return nil, err
+	}
+	var h journalHeader
+	if err := json.Unmarshal(payload, &h); err != nil {
+		return nil, fmt.Errorf("state: the journal header is malformed: %w", err)
+	}
+	if h.FirstSeq == 0 {
+		return nil, fmt.Errorf("state: the journal header's first Seq is 0")
+	}
+	return &h, nil
+}

@@ -1,0 +1,221 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// Store keeps the state of stacks. It is what the engine uses; FileStore
+// (the embedded default) and MemoryStore (for tests) implement it and pass
+// the same conformance tests.
+//
+// An operation that changes a stack follows one pattern:
+//
+//	lock, err := store.Lock(ctx, stack, "update")
+//	if err != nil { ... }           // *LockedError: someone else is at work
+//	defer lock.Unlock(ctx)
+//	base, err := store.Load(ctx, stack)
+//	j, err := store.OpenJournal(ctx, stack, base)
+//	defer j.Close(ctx)
+//	... j.Append(ctx, begin) / provider call / j.Append(ctx, end) ...
+//	final, err := j.Commit(ctx)
+//
+// Every method that touches storage takes a context first. Implementations
+// are safe for concurrent use.
+type Store interface {
+	// Load returns the stack's current state: the last snapshot with any
+	// journal left by a crashed operation replayed on top (steps that
+	// began and never ended come back as PendingOperations). A stack that
+	// does not exist loads as an empty snapshot and a nil error. A file
+	// in a newer format fails with *FormatVersionError, one that breaks an
+	// integrity rule with an error wrapping *IntegrityError, a damaged
+	// journal with *CorruptJournalError, and a wrong passphrase with an
+	// error wrapping secrets.ErrWrongPassphrase — all before anything is
+	// written.
+	Load(ctx context.Context, stack string) (*Snapshot, error)
+	// Lock reserves the stack for one operation (a short name such as
+	// "update", recorded for whoever finds the stack locked). It fails at
+	// once with *LockedError if anyone holds the stack. Callers must
+	// release the lock with Unlock, normally deferred right after Lock.
+	Lock(ctx context.Context, stack, operation string) (Lock, error)
+	// OpenJournal starts recording an operation on base, which is written
+	// as the stack's snapshot first. The caller must hold the stack's
+	// Lock through this store, and a stack has at most one open journal.
+	OpenJournal(ctx context.Context, stack string, base *Snapshot) (Journal, error)
+	// Save replaces the stack's state with snap, atomically: readers see
+	// the old state or the new one, never a mix. snap must pass
+	// VerifyIntegrity; one that does not is never written. Save takes the
+	// stack's lock for its duration unless the caller already holds it
+	// through this store, and refuses while a journal is open.
+	Save(ctx context.Context, stack string, snap *Snapshot) error
+	// List returns the names of the stacks that have a recorded state,
+	// sorted.
+	List(ctx context.Context) ([]string, error)
+	// Remove deletes a stack's state. It refuses with *LockedError while
+	// the stack is locked, and fails with ErrStackNotFound for a stack
+	// that has no state.
+	Remove(ctx context.Context, stack string) error
+}
+
+// Lock is a held stack lock.
+type Lock interface {
+	// Unlock releases the lock, first closing a journal still open on the
+	// stack (its durable entries stay for the next Load to replay).
+	// Unlocking twice is a no-op. If someone broke the lock meanwhile,
+	// Unlock leaves the new holder's lock alone and returns ErrLockLost.
+	Unlock(ctx context.Context) error
+}
+
+// LockBreaker is implemented by stores whose locks can outlive their
+// holder. BreakLock removes the stack's lock when its holder is a process on
+// this host that no longer runs, and refuses (with an error wrapping
+// *LockedError) when the holder still runs or is on another host, where
+// its liveness cannot be checked. Breaking an unlocked stack does nothing.
+type LockBreaker interface {
+	BreakLock(ctx context.Context, stack string) error
+}
+
+// Errors returned by stores.
+var (
+	// ErrStackNotFound: the stack has no recorded state.
+	ErrStackNotFound = errors.New("state: the stack has no recorded state")
+	// ErrNotLocked: the operation needs the stack's lock, held through
+	// this store.
+	ErrNotLocked = errors.New("state: the stack must be locked through this store first (see Store.Lock)")
+	// ErrJournalOpen: a journal is open on the stack; close it first.
+	ErrJournalOpen = errors.New("state: a journal is already open on the stack; Close it first")
+	// ErrJournalClosed: the journal was closed.
+	ErrJournalClosed = errors.New("state: the journal is closed")
+	// ErrLockLost: the lock was broken by someone else while held.
+	ErrLockLost = errors.New("state: the stack's lock was broken and taken by someone else while this operation held it")
+)
+
+// StackNameError reports a stack name that is not allowed. Names are 1 to
+// 100 characters from [A-Za-z0-9._-], beginning with a letter, digit or
+// underscore — so a name is always one plain folder name, never a path.
+type StackNameError struct{ Name string }
+
+func (e *StackNameError) Error() string {
+	return fmt.Sprintf("state: %q is not a valid stack name: use 1-100 letters, digits, '.', '_' or '-', beginning with a letter, digit or '_'", e.Name)
+}
+
+// CheckStackName reports whether name is a valid stack name.
+func CheckStackName(name string) error {
+	if len(name) == 0 || len(name) > 100 {
+		return &StackNameError{name}
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+		case i > 0 && (c == '.' || c == '-'):
+		default:
+			return &StackNameError{name}
+		}
+	}
+	return nil
+}
+
+// SecretsProvider gives a stack's secrets manager. recorded is the secrets
+// state found in the stack's snapshot, or nil for a stack that has none
+// yet, in which case the provider makes a fresh manager. Stores call it at
+// most once per stack and recorded state, and cache the result, so an
+// expensive key derivation is paid once.
+type SecretsProvider interface {
+	SecretsManager(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error)
+}
+
+// SecretsProviderFunc adapts a function to SecretsProvider.
+type SecretsProviderFunc func(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error)
+
+// SecretsManager calls f.
+func (f SecretsProviderFunc) SecretsManager(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error) {
+	return f(ctx, stack, recorded)
+}
+
+// PassphraseSecrets is a SecretsProvider of passphrase managers (see
+// secrets.NewPassphrase): every stack gets its own random salt; opening a
+// stack with the wrong passphrase fails with secrets.ErrWrongPassphrase.
+func PassphraseSecrets(passphrase string, opts ...secrets.PassphraseOption) SecretsProvider {
+	return SecretsProviderFunc(func(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error) {
+		if recorded == nil {
+			return secrets.NewPassphrase(passphrase, opts...)
+		}
+		if recorded.Type != secrets.PassphraseType {
+			return nil, fmt.Errorf("state: stack %q records secrets of type %q, but the store was given a passphrase", stack, recorded.Type)
+		}
+		m, err := secrets.OpenPassphrase(passphrase, recorded.State)
+		if err != nil {
+			return nil, fmt.Errorf("state: stack %q: %w", stack, err)
+		}
+		return m, nil
+	})
+}
+
+// SyncPolicy says when a journal makes its entries durable.
+type SyncPolicy uint8
+
+// The sync policies. Under every policy Append returns only after its entry
+// has been handed to storage; the policies differ in whether it has also
+// reached stable storage.
+const (
+	// GroupCommit (the default) makes each entry durable (fsync) before
+	// its Append returns, sharing one fsync among all the Appends that
+	// arrive while the previous fsync runs. Concurrent steps therefore pay
+	// roughly one fsync per batch rather than one each.
+	GroupCommit SyncPolicy = iota
+	// SyncEveryEntry writes and fsyncs each entry on its own, serially.
+	SyncEveryEntry
+	// SyncNever writes entries without fsync: they survive the process
+	// dying but not the machine losing power. For tests, benchmarks and
+	// throw-away environments only.
+	SyncNever
+)
+
+// Option configures a store.
+type Option func(*options)
+
+type options struct {
+	secrets        SecretsProvider
+	sync           SyncPolicy
+	limitFactor    int64
+	limitExtra     int64
+	libraryVersion string
+	now            func() time.Time
+}
+
+func defaultOptions() options {
+	return options{
+		sync:           GroupCommit,
+		limitFactor:    4,
+		limitExtra:     64 << 20,
+		libraryVersion: libraryVersion(),
+		now:            time.Now,
+	}
+}
+
+// WithSecrets sets how the store encrypts secret values. Without it a
+// FileStore cannot record a secret value (it fails with
+// ErrNoSecretsManager rather than write plaintext); a MemoryStore uses a
+// random passphrase of its own.
+func WithSecrets(p SecretsProvider) Option { return func(o *options) { o.secrets = p } }
+
+// WithSync sets the journal's durability policy (default GroupCommit).
+func WithSync(p SyncPolicy) Option { return func(o *options) { o.sync = p } }
+
+// WithJournalLimit sets when a journal is compacted mid-operation: once it
+// holds more than factor × (size of the last snapshot written) + extra
+// bytes, it is folded into a new snapshot and restarted. The default is
+// 4 × snapshot + 64 MiB, which keeps compaction's cost per entry a small
+// constant fraction of the entry's own.
+func WithJournalLimit(factor, extra int64) Option {
+	return func(o *options) { o.limitFactor, o.limitExtra = max(factor, 0), max(extra, 0) }
+}
+
+// WithLibraryVersion sets the library version recorded in manifests
+// (default: the groundwork module version from the build information).
+func WithLibraryVersion(v string) Option { return func(o *options) { o.libraryVersion = v } }
