@@ -1,0 +1,62 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// writeFile writes data to path with exactly the permissions mode (the
+// umask does not apply), atomically: readers see the old file or the new
+// one, never a partial write. Missing parent directories are created with
+// 0755.
+//
+// With replace false, writeFile refuses to overwrite a file that exists,
+// returning an error wrapping fs.ErrExist: the new file is put in place with
+// a hard link, which fails if the path is taken. On file systems without
+// hard links it falls back to a check followed by a rename.
+func writeFile(path string, data []byte, mode fs.FileMode, replace bool) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // after a link or a failure; a renamed file is no longer there
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if replace {
+		return os.Rename(name, path)
+	}
+	lerr := os.Link(name, path)
+	switch {
+	case lerr == nil:
+		return nil
+	case errors.Is(lerr, fs.ErrExist):
+		return existsError(path)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return existsError(path)
+	}
+	return os.Rename(name, path)
+}
+
+func existsError(path string) error {
+	return fmt.Errorf("%s already exists and groundwork will not overwrite a file it did not create; remove it, or import it (its ID is the path) to manage it: %w", path, fs.ErrExist)
+}

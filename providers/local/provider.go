@@ -1,0 +1,120 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Package is the package name the provider serves.
+const Package = "local"
+
+// Version is the provider's version, under which Register records it.
+const Version = "1.0.0"
+
+// The resource types the provider manages.
+const (
+	FileType      = "local:index:File"
+	DirectoryType = "local:index:Directory"
+)
+
+// Register registers the provider's factory in r under Package at Version.
+func Register(r *providers.Registry) error {
+	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
+		return New(), nil
+	})
+}
+
+// New returns the local provider. It takes no configuration, keeps no
+// state of its own and is safe for concurrent use.
+func New() providers.Provider {
+	return &provider{types: map[string]providers.Provider{
+		FileType:      fileType{},
+		DirectoryType: dirType{},
+	}}
+}
+
+// provider hands each call to the resource type named by the URN.
+type provider struct {
+	types map[string]providers.Provider
+}
+
+func (p *provider) lookup(urn resource.URN) (providers.Provider, error) {
+	t := urn.Type()
+	if r, ok := p.types[t]; ok {
+		return r, nil
+	}
+	known := make([]string, 0, len(p.types))
+	for k := range p.types {
+		known = append(known, k)
+	}
+	slices.Sort(known)
+	return nil, fmt.Errorf("%s: the %s provider has no resource type %q (it manages %s)", urn, Package, t, strings.Join(known, ", "))
+}
+
+func (p *provider) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+	r, err := p.lookup(req.URN)
+	if err != nil {
+		return providers.CheckResponse{}, err
+	}
+	return r.Check(ctx, req)
+}
+
+func (p *provider) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+	r, err := p.lookup(req.URN)
+	if err != nil {
+		return providers.DiffResponse{}, err
+	}
+	return r.Diff(ctx, req)
+}
+
+func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+	r, err := p.lookup(req.URN)
+	if err != nil {
+		return providers.CreateResponse{}, err
+	}
+	if err := ctx.Err(); err != nil && !req.Preview {
+		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+	}
+	return r.Create(ctx, req)
+}
+
+func (p *provider) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
+	r, err := p.lookup(req.URN)
+	if err != nil {
+		return providers.ReadResponse{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return providers.ReadResponse{}, fmt.Errorf("read %s: %w", req.URN, err)
+	}
+	return r.Read(ctx, req)
+}
+
+func (p *provider) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+	r, err := p.lookup(req.URN)
+	if err != nil {
+		return providers.UpdateResponse{}, err
+	}
+	if err := ctx.Err(); err != nil && !req.Preview {
+		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
+	}
+	return r.Update(ctx, req)
+}
+
+func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+	r, err := p.lookup(req.URN)
+	if err != nil {
+		return providers.DeleteResponse{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+	}
+	if req.ID == "" {
+		return providers.DeleteResponse{}, fmt.Errorf("delete %s: the ID is empty", req.URN)
+	}
+	return r.Delete(ctx, req)
+}
