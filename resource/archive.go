@@ -31,8 +31,11 @@ func NewAssetArchive(members map[string]AssetOrArchive) (*Archive, error) {
 }
 
 // NewPathArchive returns an archive read from path: a folder, or a file
-// whose name ends in .tar, .tar.gz, .tgz, .zip or .jar. Nothing is read
-// until the contents or the hash are asked for.
+// whose name ends in .tar, .tar.gz, .tgz, .zip or .jar. A folder's members
+// are its regular files, named by their slash-separated paths relative to
+// the folder; symbolic links to files are followed, symbolic links to
+// folders are skipped (they could form loops), and empty folders leave no
+// trace. Nothing is read until the contents or the hash are asked for.
 func NewPathArchive(path string) *Archive { return &Archive{Path: path} }
 
 // NewURIArchive returns an archive fetched from uri (file://, http:// or

@@ -336,3 +336,32 @@ func TestEmptyArchive(t *testing.T) {
 		t.Errorf("empty map %s (%v) vs empty folder %s (%v)", h1, err1, h2, err2)
 	}
 }
+
+func TestArchiveFolderSymlinks(t *testing.T) {
+	ctx := context.Background()
+	folder := writeFolder(t, map[string]string{"real.txt": "r"})
+	outside := writeFolder(t, map[string]string{"o.txt": "o"})
+	if err := os.Symlink(filepath.Join(outside, "o.txt"), filepath.Join(folder, "link.txt")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	if err := os.Symlink(outside, filepath.Join(folder, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
+	rootLink := filepath.Join(t.TempDir(), "root")
+	if err := os.Symlink(folder, rootLink); err != nil {
+		t.Fatal(err)
+	}
+	want, err := mustAssetArchive(t, map[string]resource.AssetOrArchive{
+		"real.txt": {Asset: resource.NewTextAsset("r")},
+		"link.txt": {Asset: resource.NewTextAsset("o")},
+	}).ComputeHash(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{folder, rootLink} {
+		got, err := resource.NewPathArchive(p).ComputeHash(ctx)
+		if err != nil || got != want {
+			t.Errorf("hash of %s = %s, %v; want %s (file links followed, folder links not)", p, got, err, want)
+		}
+	}
+}

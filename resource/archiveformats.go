@@ -148,6 +148,10 @@ func (l *lister) uri(prefix, uri string) error {
 // folder lists the regular files beneath root. Symbolic links to files are
 // followed; symbolic links to folders are not (they could form loops).
 func (l *lister) folder(prefix, root string) error {
+	// WalkDir does not follow a root that is itself a symbolic link.
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("reading archive folder %q: %w", root, err)
