@@ -26,6 +26,7 @@ type ConversionError struct {
 	Reason string
 }
 
+// Error describes the problem and where it is.
 func (e *ConversionError) Error() string {
 	where := "at the root"
 	if len(e.Path) > 0 {

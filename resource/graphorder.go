@@ -13,6 +13,7 @@ type CycleError struct {
 	URNs []URN
 }
 
+// Error describes the problem and where it is.
 func (e *CycleError) Error() string {
 	var b strings.Builder
 	b.WriteString("dependency cycle: ")

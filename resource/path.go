@@ -75,6 +75,7 @@ type PathError struct {
 	Reason string
 }
 
+// Error describes the problem and where it is.
 func (e *PathError) Error() string {
 	return fmt.Sprintf("invalid property path %q at byte %d: %s", e.Path, e.Offset, e.Reason)
 }

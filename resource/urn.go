@@ -43,6 +43,7 @@ type URNError struct {
 	Reason string
 }
 
+// Error describes the problem and where it is.
 func (e *URNError) Error() string {
 	return fmt.Sprintf("invalid URN %q: %s: %s", e.URN, e.Part, e.Reason)
 }
