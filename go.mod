@@ -3,7 +3,18 @@ module github.com/groundwork-iac/groundwork
 go 1.26
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/hashicorp/errwrap v1.0.0 // indirect
-	github.com/hashicorp/go-multierror v1.1.1 // indirect
+	github.com/google/go-cmp v0.7.0
+	github.com/hashicorp/go-multierror v1.1.1
+	github.com/pulumi/pulumi/sdk/v3 v3.220.0
+	google.golang.org/grpc v1.71.1
+	google.golang.org/protobuf v1.36.6
+)
+
+require (
+	github.com/blang/semver v3.5.1+incompatible // indirect
+	github.com/hashicorp/errwrap v1.1.0 // indirect
+	golang.org/x/net v0.49.0 // indirect
+	golang.org/x/sys v0.40.0 // indirect
+	golang.org/x/text v0.33.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20250115164207-1a7da9e5054f // indirect
 )
