@@ -1,0 +1,370 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+func openJournalT(t *testing.T, s Store, stack string, base *Snapshot) Journal {
+	t.Helper()
+	j, err := s.OpenJournal(context.Background(), stack, base)
+	if err != nil {
+		t.Fatalf("OpenJournal: %v", err)
+	}
+	return j
+}
+
+func pendingOf(s *Snapshot) []string {
+	var out []string
+	for _, op := range s.PendingOperations {
+		out = append(out, string(op.Kind)+" "+op.Resource.URN.Name())
+	}
+	return out
+}
+
+func TestJournalCrashReplay(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		lock := mustLock(t, s, "dev")
+		base := chainStack(0)
+		prov := base.Resources[0]
+		j := openJournalT(t, s, "dev", base)
+		a, b := newBucket("a", prov), newBucket("b", prov)
+		create(t, j, a)
+		mustAppend(t, j, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: b})
+		a2 := a.Clone()
+		a2.Outputs = resource.PropertyMap{"v": resource.NewNumber(2)}
+		mustAppend(t, j, Entry{Kind: EntryBegin, Op: resource.OperationUpdating, Old: a, New: a2})
+		live, _ := j.Snapshot()
+
+		// The process dies here: nothing is committed or closed. Another
+		// process loads the stack.
+		got, err := h.open().Load(ctx, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(live, got, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("replayed state differs from the journal's own (-live +replayed):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"creating b", "updating a"}, pendingOf(got)); diff != "" {
+			t.Errorf("pending operations (-want +got):\n%s", diff)
+		}
+
+		// The next run inherits the pending operations and resolves them.
+		if err := lock.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s2 := h.open()
+		mustLock(t, s2, "dev")
+		j2 := openJournalT(t, s2, "dev", got)
+		mustAppend(t, j2, Entry{Kind: EntryClearPending, Op: resource.OperationCreating, Old: b})
+		final, err := j2.Commit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"updating a"}, pendingOf(final)); diff != "" {
+			t.Errorf("pending after clearing (-want +got):\n%s", diff)
+		}
+		if err := j2.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := h.files("dev")[fileJournal]; ok {
+			t.Error("Close after Commit left a journal with no entries behind")
+		}
+		reloaded, err := h.open().Load(ctx, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(final, reloaded, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("Load after Commit (-committed +loaded):\n%s", diff)
+		}
+	})
+}
+
+// journalWithTail records some steps and returns the journal bytes and the
+// offset where the last record begins, plus the states expected with and
+// without that record.
+func journalWithTail(t *testing.T, h harness) (journal []byte, lastStart int, with, without *Snapshot) {
+	t.Helper()
+	s := h.open()
+	mustLock(t, s, "dev")
+	base := chainStack(1)
+	j := openJournalT(t, s, "dev", base)
+	create(t, j, newBucket("a", base.Resources[0]))
+	c := newBucket("c", base.Resources[0])
+	c.Outputs["secret"] = resource.NewSecret(resource.NewString("x"))
+	b := mustAppend(t, j, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: c})
+	without, _ = j.Snapshot()
+	mustAppend(t, j, Entry{Kind: EntrySuccess, Begin: b, New: c})
+	with, _ = j.Snapshot()
+	journal = h.files("dev")[fileJournal]
+	if _, err := scanRecords(journal, func(r record) error { lastStart = int(r.offset); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return journal, lastStart, with, without
+}
+
+func TestJournalTornTailIsIgnored(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		journal, lastStart, with, without := journalWithTail(t, h)
+		loader := h.open()
+		for cut := lastStart; cut <= len(journal); cut++ {
+			h.setFile("dev", fileJournal, journal[:cut])
+			got, err := loader.Load(ctx, "dev")
+			if err != nil {
+				t.Fatalf("cut at %d of %d: %v", cut, len(journal), err)
+			}
+			want := without
+			if cut == len(journal) {
+				want = with
+			}
+			if diff := cmp.Diff(want, got, snapshotOpts, propertyOpts); diff != "" {
+				t.Fatalf("cut at %d of %d (-want +got):\n%s", cut, len(journal), diff)
+			}
+		}
+		// A tail of zeros (the file grew but the data never landed) is torn
+		// too.
+		h.setFile("dev", fileJournal, append(journal[:lastStart:lastStart], make([]byte, 300)...))
+		if got, err := loader.Load(ctx, "dev"); err != nil || !cmp.Equal(without, got, snapshotOpts, propertyOpts) {
+			t.Errorf("zero-filled tail: %v", err)
+		}
+	})
+}
+
+func TestJournalDamageMidFileIsAnError(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		journal, lastStart, _, _ := journalWithTail(t, h)
+		loader := h.open()
+		// Flip every byte of every record but the last, one at a time.
+		for i := 0; i < lastStart; i++ {
+			damaged := append([]byte(nil), journal...)
+			damaged[i] ^= 0x20
+			h.setFile("dev", fileJournal, damaged)
+			_, err := loader.Load(ctx, "dev")
+			var ce *CorruptJournalError
+			if !errors.As(err, &ce) {
+				t.Fatalf("byte %d flipped: Load = %v; want *CorruptJournalError", i, err)
+			}
+		}
+	})
+}
+
+func TestJournalRejectsBadEntriesWithoutWriting(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		mustLock(t, s, "dev")
+		base := chainStack(1)
+		j := openJournalT(t, s, "dev", base)
+		before := h.files("dev")[fileJournal]
+		var ee *EntryError
+		if _, err := j.Append(ctx, Entry{Kind: EntrySuccess, Begin: 42, New: base.Resources[1]}); !errors.As(err, &ee) {
+			t.Errorf("Append of an end without begin = %v; want *EntryError", err)
+		}
+		if _, err := j.Append(ctx, Entry{Kind: EntryWrite, Old: newBucket("nope", base.Resources[0])}); !errors.As(err, &ee) {
+			t.Errorf("Append with an unknown Old = %v; want *EntryError", err)
+		}
+		if after := h.files("dev")[fileJournal]; !cmp.Equal(before, after) {
+			t.Error("a rejected entry was written")
+		}
+		if _, err := s.OpenJournal(ctx, "dev", base); !errors.Is(err, ErrJournalOpen) {
+			t.Errorf("second OpenJournal = %v; want ErrJournalOpen", err)
+		}
+		if err := s.Save(ctx, "dev", base); !errors.Is(err, ErrJournalOpen) {
+			t.Errorf("Save during a journal = %v; want ErrJournalOpen", err)
+		}
+		if _, err := h.open().OpenJournal(ctx, "dev", base); !errors.Is(err, ErrNotLocked) {
+			t.Errorf("OpenJournal without the lock = %v; want ErrNotLocked", err)
+		}
+		j.Close(ctx)
+		if _, err := j.Append(ctx, Entry{Kind: EntryWrite, New: newBucket("x", base.Resources[0])}); !errors.Is(err, ErrJournalClosed) {
+			t.Errorf("Append after Close = %v; want ErrJournalClosed", err)
+		}
+	})
+}
+
+func TestStaleJournalIsIgnored(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		mustLock(t, s, "dev")
+		base := chainStack(1)
+		j := openJournalT(t, s, "dev", base)
+		create(t, j, newBucket("a", base.Resources[0]))
+		old := h.files("dev")[fileJournal]
+		committed, err := j.Commit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A crash between writing the snapshot and restarting the journal
+		// leaves the old journal next to the new snapshot.
+		h.setFile("dev", fileJournal, old)
+		got, err := h.open().Load(ctx, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(committed, got, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("(-committed +loaded):\n%s", diff)
+		}
+	})
+}
+
+func TestCompactionMidOperation(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open(WithJournalLimit(0, 4096))
+		mustLock(t, s, "dev")
+		base := chainStack(1)
+		prov := base.Resources[0]
+		j := openJournalT(t, s, "dev", base)
+		slow := newBucket("slow", prov)
+		stuck := newBucket("stuck", prov)
+		slowBegin := mustAppend(t, j, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: slow})
+		mustAppend(t, j, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: stuck})
+		firstSnapshot := h.files("dev")[fileSnapshot]
+		for i := range 60 {
+			create(t, j, newBucket("n"+name(i), prov))
+		}
+		if cmp.Equal(firstSnapshot, h.files("dev")[fileSnapshot]) {
+			t.Fatal("the journal was never compacted")
+		}
+		if n := len(h.files("dev")[fileJournal]); n > 8192 {
+			t.Errorf("journal holds %d bytes after compaction; want it bounded", n)
+		}
+		// The step that began before the compaction ends after it.
+		mustAppend(t, j, Entry{Kind: EntrySuccess, Begin: slowBegin, New: slow})
+		live, _ := j.Snapshot()
+
+		got, err := h.open().Load(ctx, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(live, got, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("(-live +replayed):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"creating stuck"}, pendingOf(got)); diff != "" {
+			t.Errorf("pending (-want +got):\n%s", diff)
+		}
+		if len(got.Resources) != 2+60+1 {
+			t.Errorf("%d resources; want %d", len(got.Resources), 63)
+		}
+	})
+}
+
+// countingStorage makes syncs slow and counts them and the records written.
+type countingStorage struct {
+	storage
+	syncs, writes atomic.Int64
+}
+
+func (c *countingStorage) openAppend(stack, name string) (appender, error) {
+	a, err := c.storage.openAppend(stack, name)
+	return countingAppender{a, c}, err
+}
+
+type countingAppender struct {
+	appender
+	c *countingStorage
+}
+
+func (a countingAppender) write(p []byte) error {
+	_, _ = scanRecords(p, func(record) error { a.c.writes.Add(1); return nil })
+	return a.appender.write(p)
+}
+
+func (a countingAppender) sync() error {
+	a.c.syncs.Add(1)
+	time.Sleep(2 * time.Millisecond)
+	return a.appender.sync()
+}
+
+func TestGroupCommitBatchesConcurrentAppends(t *testing.T) {
+	ctx := context.Background()
+	mem := NewMemoryStore(fastSecrets())
+	cs := &countingStorage{storage: mem.mem}
+	s := &MemoryStore{core: newCore(cs, []Option{fastSecrets()}, defaultOptions()), mem: mem.mem}
+	mustLock(t, s, "dev")
+	base := chainStack(0)
+	j := openJournalT(t, s, "dev", base)
+	cs.syncs.Store(0)
+	const workers, steps = 16, 40
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range steps {
+				r := newBucket("w"+name(w)+"-"+name(i), base.Resources[0])
+				b, err := j.Append(ctx, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: r})
+				if err == nil {
+					_, err = j.Append(ctx, Entry{Kind: EntrySuccess, Begin: b, New: r})
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	appends := int64(workers * steps * 2)
+	if syncs := cs.syncs.Load(); syncs*4 > appends {
+		t.Errorf("%d syncs for %d appends; group commit should share them", syncs, appends)
+	} else {
+		t.Logf("%d syncs for %d appends", syncs, appends)
+	}
+	got, err := s.Load(ctx, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Resources) != 1+workers*steps || len(got.PendingOperations) != 0 {
+		t.Errorf("replayed %d resources, %d pending", len(got.Resources), len(got.PendingOperations))
+	}
+}
+
+func TestSyncPolicies(t *testing.T) {
+	ctx := context.Background()
+	for _, p := range []SyncPolicy{GroupCommit, SyncEveryEntry, SyncNever} {
+		s, err := NewFileStore(t.TempDir(), fastSecrets(), WithSync(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustLock(t, s, "dev")
+		base := chainStack(0)
+		j := openJournalT(t, s, "dev", base)
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 10 {
+					r := newBucket("w"+name(w)+"-"+name(i), base.Resources[0])
+					b, err := j.Append(ctx, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: r})
+					if err == nil {
+						_, err = j.Append(ctx, Entry{Kind: EntrySuccess, Begin: b, New: r})
+					}
+					if err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		got, err := s.Load(ctx, "dev")
+		if err != nil || len(got.Resources) != 41 {
+			t.Errorf("policy %d: Load = %d resources, %v", p, len(got.Resources), err)
+		}
+		j.Close(ctx)
+	}
+}

@@ -1,0 +1,100 @@
+package secrets
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestPassphraseRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	m, err := NewPassphrase("pw", WithIterations(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Type() != PassphraseType {
+		t.Errorf("Type = %q", m.Type())
+	}
+	c1, err := m.Encrypt(ctx, []byte("the secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, _ := m.Encrypt(ctx, []byte("the secret"))
+	if c1 == c2 {
+		t.Error("two encryptions of one value are equal; nonces must be random")
+	}
+	if strings.Contains(c1, "the secret") || bytes.Contains(m.State(), []byte("pw")) {
+		t.Error("plaintext or passphrase leaked")
+	}
+	// Re-open from the recorded state, as a later process would.
+	m2, err := OpenPassphrase("pw", m.State())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := m2.Decrypt(ctx, c1)
+	if err != nil || string(pt) != "the secret" {
+		t.Errorf("Decrypt = %q, %v", pt, err)
+	}
+	var st passphraseState
+	if err := json.Unmarshal(m2.State(), &st); err != nil || st.Iterations != 1000 || len(st.Salt) != saltSize {
+		t.Errorf("recorded state = %s", m2.State())
+	}
+}
+
+func TestPassphraseErrors(t *testing.T) {
+	ctx := context.Background()
+	m, _ := NewPassphrase("pw", WithIterations(1000))
+	if _, err := OpenPassphrase("other", m.State()); !errors.Is(err, ErrWrongPassphrase) {
+		t.Errorf("wrong passphrase: %v", err)
+	}
+	c, _ := m.Encrypt(ctx, []byte("x"))
+	for name, bad := range map[string]string{
+		"no prefix":    strings.TrimPrefix(c, "v1:"),
+		"tampered":     c[:len(c)-2] + "AA",
+		"short":        "v1:AAAA",
+		"not base64":   "v1:!!!",
+		"other key":    func() string { o, _ := NewPassphrase("pw", WithIterations(1000)); s, _ := o.Encrypt(ctx, []byte("x")); return s }(),
+		"empty string": "",
+	} {
+		if _, err := m.Decrypt(ctx, bad); !errors.Is(err, ErrCiphertext) {
+			t.Errorf("%s: Decrypt = %v; want ErrCiphertext", name, err)
+		}
+	}
+	if _, err := NewPassphrase(""); err == nil {
+		t.Error("an empty passphrase was accepted")
+	}
+	if _, err := NewPassphrase("pw", WithIterations(0)); err == nil {
+		t.Error("zero iterations were accepted")
+	}
+	for _, st := range []string{`{`, `{"salt":"AAAA","iterations":1000,"check":"v1:x"}`, `{"salt":"AAAAAAAAAAAAAAAAAAAAAA==","iterations":999999999,"check":"v1:x"}`} {
+		if _, err := OpenPassphrase("pw", json.RawMessage(st)); err == nil {
+			t.Errorf("OpenPassphrase(%s) succeeded", st)
+		}
+	}
+}
+
+func ExampleNewPassphrase() {
+	ctx := context.Background()
+	// A new stack: a fresh salt. WithIterations keeps the example fast;
+	// real code keeps DefaultIterations.
+	m, _ := NewPassphrase("my passphrase", WithIterations(1000))
+	ct, _ := m.Encrypt(ctx, []byte("db-password"))
+
+	// Later, from the recorded (public) state.
+	again, err := OpenPassphrase("my passphrase", m.State())
+	if err != nil {
+		panic(err)
+	}
+	pt, _ := again.Decrypt(ctx, ct)
+	fmt.Println(string(pt))
+
+	_, err = OpenPassphrase("wrong", m.State())
+	fmt.Println(errors.Is(err, ErrWrongPassphrase))
+	// Output:
+	// db-password
+	// true
+}
