@@ -134,11 +134,7 @@ func (m *Monitor) Invoke(ctx context.Context, req InvokeRequest) (providers.Invo
 	if err != nil {
 		return providers.InvokeResponse{}, fmt.Errorf("invoke %s: %w", req.Token, err)
 	}
-	inv, ok := p.(providers.Invoker)
-	if !ok {
-		return providers.InvokeResponse{}, fmt.Errorf("invoke %s: the provider offers no functions: %w", req.Token, providers.ErrNotImplemented)
-	}
-	resp, err := inv.Invoke(ctx, providers.InvokeRequest{Token: req.Token, Args: req.Args})
+	resp, err := providers.Invoke(ctx, p, providers.InvokeRequest{Token: req.Token, Args: req.Args})
 	if err != nil {
 		return resp, fmt.Errorf("invoke %s: %w", req.Token, err)
 	}
@@ -161,11 +157,7 @@ func (m *Monitor) Call(ctx context.Context, req CallRequest) (providers.CallResp
 	if err != nil {
 		return providers.CallResponse{}, fmt.Errorf("call %s: %w", req.Token, err)
 	}
-	c, ok := p.(providers.Caller)
-	if !ok {
-		return providers.CallResponse{}, fmt.Errorf("call %s: the provider has no methods: %w", req.Token, providers.ErrNotImplemented)
-	}
-	resp, err := c.Call(ctx, providers.CallRequest{
+	resp, err := providers.Call(ctx, p, providers.CallRequest{
 		Token: req.Token, Args: req.Args, ArgDependencies: req.ArgDependencies, Host: m, Preview: m.cfg.Preview,
 	})
 	if err != nil {
@@ -181,11 +173,7 @@ func (m *Monitor) construct(ctx context.Context, goal resource.Goal) (providers.
 	if err != nil {
 		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: %w", goal.Type, goal.Name, err)
 	}
-	c, ok := p.(providers.Constructor)
-	if !ok {
-		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: the provider cannot construct components: %w", goal.Type, goal.Name, providers.ErrNotImplemented)
-	}
-	resp, err := c.Construct(ctx, providers.ConstructRequest{
+	resp, err := providers.Construct(ctx, p, providers.ConstructRequest{
 		Type: goal.Type, Name: goal.Name, Parent: goal.Parent, Inputs: goal.Inputs,
 		InputDependencies: goal.PropertyDependencies, Options: goal, Host: m, Preview: m.cfg.Preview,
 	})

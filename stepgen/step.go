@@ -114,13 +114,16 @@ func (s *Step) JournalOp() resource.OperationKind {
 // removed (nil for none) and the state added in its place (nil for none).
 func (s *Step) Result() (old, new *resource.State) {
 	switch s.Op {
-	case OpCreate, OpCreateReplacement, OpRead, OpImport:
-		// A read of an external resource that was already recorded
-		// replaces its old record.
-		return s.Old, s.New
-	case OpDelete, OpDeleteReplaced, OpDiscard:
+	case OpCreateReplacement:
+		// The old copy was already marked for deletion by the replace
+		// step; the replacement is recorded beside it.
+		return nil, s.New
+	case OpDelete, OpDiscard:
 		return s.Old, nil
 	default:
+		// A create after a delete-before-replace replaces the record
+		// left pending; a delete-replaced of a delete-before-replace
+		// leaves that pending record (New) behind.
 		return s.Old, s.New
 	}
 }

@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/monitor"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+var errDeploymentOver = errors.New("the deployment has finished; no more registrations are accepted")
+
+// deployment is one operation in flight: the parts wired together and the
+// bookkeeping that joins them.
+type deployment struct {
+	e        *Engine
+	op       Operation
+	opts     options
+	preview  bool
+	base     *state.Snapshot
+	journal  state.Journal // nil in a preview
+	registry *providers.Registry
+	gen      *stepgen.Generator
+	exec     *executor.Executor
+	mon      *monitor.Monitor
+	events   *eventSink
+	start    time.Time
+
+	requests chan request
+	answers  chan stepgen.Answer
+	stop     chan struct{}
+	loopDone chan struct{}
+	calls    sync.WaitGroup
+
+	mu      sync.Mutex
+	waiters map[*stepgen.Registration]chan regResult
+	begun   map[*stepgen.Step]begun
+	records []StepRecord
+	counts  map[stepgen.Op]int
+	errs    []error // registration errors the executor does not report
+	failed  int
+}
+
+type begun struct {
+	seq uint64
+	at  time.Time
+}
+
+// run is the shape shared by every operation: lock, load, wire, run the
+// program (if any), delete what it no longer declares, commit.
+func (e *Engine) run(ctx context.Context, op Operation, program Program, opts []Option) (res *Result, err error) {
+	d := &deployment{
+		e: e, op: op, preview: op == OpPreview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
+		requests: make(chan request), answers: make(chan stepgen.Answer),
+		stop: make(chan struct{}), loopDone: make(chan struct{}),
+		waiters: map[*stepgen.Registration]chan regResult{}, begun: map[*stepgen.Step]begun{},
+		counts: map[stepgen.Op]int{},
+	}
+	for _, o := range opts {
+		o(&d.opts)
+	}
+	d.events.emit(OperationStartEvent{Operation: op, Project: e.cfg.Project, Stack: e.cfg.Stack, Time: d.start})
+	defer func() { d.summarize(err) }()
+
+	if !d.preview {
+		lock, err := e.cfg.Store.Lock(ctx, e.cfg.Stack, string(op))
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if uerr := lock.Unlock(context.WithoutCancel(ctx)); uerr != nil && err == nil {
+				err = fmt.Errorf("releasing the stack lock: %w", uerr)
+			}
+		}()
+	}
+	if err := d.load(ctx); err != nil {
+		return nil, err
+	}
+	defer d.closeProviders(ctx, &err)
+	return d.execute(ctx, program)
+}
+
+// load reads and verifies the last snapshot and builds the parts.
+func (d *deployment) load(ctx context.Context) error {
+	cfg := d.e.cfg
+	snap, err := cfg.Store.Load(ctx, cfg.Stack)
+	if err != nil {
+		return fmt.Errorf("loading stack %q: %w", cfg.Stack, err)
+	}
+	if err := snap.VerifyIntegrity(); err != nil {
+		return fmt.Errorf("stack %q: the recorded state fails its integrity check: %w", cfg.Stack, err)
+	}
+	d.base = snap
+	for _, op := range snap.PendingOperations {
+		d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityWarning, Message: fmt.Sprintf(
+			"an earlier operation was interrupted while %s this resource; it may exist outside the recorded state. Run a refresh to resolve it", op.Kind)})
+	}
+	d.registry = cfg.Providers()
+	var provs []*resource.State
+	for _, s := range snap.Resources {
+		if s.IsProvider() {
+			provs = append(provs, s)
+		}
+	}
+	if err := d.registry.Load(ctx, provs); err != nil {
+		return fmt.Errorf("loading the stack's providers: %w", err)
+	}
+	d.gen, err = stepgen.New(stepgen.Config{
+		Stack: cfg.Stack, Project: cfg.Project, Old: snap.Resources, Preview: d.preview,
+		Providers: d, Now: time.Now, ReplaceTargets: d.opts.replaceTargets, InputsOnlyDiff: d.opts.inputsOnlyDiff,
+		StackSeed: []byte(cfg.Project + "::" + cfg.Stack),
+	})
+	if err != nil {
+		return err
+	}
+	if !d.preview {
+		if d.journal, err = cfg.Store.OpenJournal(ctx, cfg.Stack, snap); err != nil {
+			return fmt.Errorf("opening the journal of stack %q: %w", cfg.Stack, err)
+		}
+	}
+	d.exec = executor.New(executor.Options{Parallelism: d.opts.parallelism, ContinueOnError: d.opts.continueOnError, Hooks: d})
+	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d, Config: cfg.Config, Preview: d.preview})
+	return nil
+}
+
+// execute runs the program and the deletes after it, then records the
+// outcome. Every step that completed is recorded whatever fails later.
+func (d *deployment) execute(ctx context.Context, program Program) (*Result, error) {
+	go d.loop(ctx)
+	var progErr error
+	var pctx *Context
+	if program != nil {
+		pctx = newContext(ctx, d)
+		progErr = pctx.run(program)
+	}
+	close(d.stop)
+	<-d.loopDone
+	d.calls.Wait()
+	idleErr := d.exec.WaitIdle(ctx)
+
+	var deleteErr error
+	if progErr == nil && idleErr == nil && d.healthy() {
+		deleteErr = d.runDeletes(ctx)
+	}
+	execErr := d.exec.Wait()
+
+	res := &Result{Counts: d.counts}
+	res.Steps = d.records
+	if pctx != nil {
+		res.Outputs = pctx.exports()
+	}
+	var commitErr error
+	if d.journal != nil {
+		res.Snapshot, commitErr = d.journal.Commit(context.WithoutCancel(ctx))
+		if cerr := d.journal.Close(context.WithoutCancel(ctx)); cerr != nil && commitErr == nil {
+			commitErr = cerr
+		}
+		if commitErr != nil {
+			commitErr = fmt.Errorf("writing the stack's state: %w", commitErr)
+		}
+	} else {
+		res.Snapshot = d.base
+	}
+	d.mu.Lock()
+	regErrs := d.errs
+	d.mu.Unlock()
+	errs := []error{progErr, execErr, deleteErr, commitErr}
+	errs = append(errs, regErrs...)
+	if ctx.Err() != nil {
+		errs = append(errs, fmt.Errorf("the operation was cancelled: %w", context.Cause(ctx)))
+	}
+	return res, joinDistinct(errs)
+}
+
+// healthy reports whether nothing has failed so far.
+func (d *deployment) healthy() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.failed == 0 && len(d.errs) == 0
+}
+
+// runDeletes deletes, antichain by antichain, what the program no longer
+// declares.
+func (d *deployment) runDeletes(ctx context.Context) error {
+	antichains, err := d.gen.Deletes()
+	if err != nil {
+		return err
+	}
+	for _, chains := range antichains {
+		for _, ch := range chains {
+			d.submit(ctx, ch)
+		}
+		if err := d.exec.WaitIdle(ctx); err != nil {
+			return err
+		}
+		if !d.opts.continueOnError && !d.healthy() {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (d *deployment) closeProviders(ctx context.Context, errp *error) {
+	if d.registry == nil || d.e.cfg.KeepProviders {
+		return
+	}
+	if err := d.registry.Close(context.WithoutCancel(ctx)); err != nil && *errp == nil {
+		*errp = fmt.Errorf("shutting down providers: %w", err)
+	}
+}
+
+func (d *deployment) noteError(err error) {
+	d.mu.Lock()
+	d.errs = append(d.errs, err)
+	d.mu.Unlock()
+}
+
+func (d *deployment) addWaiter(reg *stepgen.Registration, ch chan regResult) {
+	d.mu.Lock()
+	d.waiters[reg] = ch
+	d.mu.Unlock()
+}
+
+// complete answers a registration, once.
+func (d *deployment) complete(reg *stepgen.Registration, r regResult) {
+	d.mu.Lock()
+	ch, ok := d.waiters[reg]
+	delete(d.waiters, reg)
+	d.mu.Unlock()
+	if ok {
+		ch <- r
+	}
+}
+
+func (d *deployment) summarize(err error) {
+	if !d.events.enabled() {
+		return
+	}
+	ev := SummaryEvent{Operation: d.op, Counts: map[stepgen.Op]int{}, Duration: time.Since(d.start)}
+	d.mu.Lock()
+	for k, v := range d.counts {
+		ev.Counts[k] = v
+	}
+	ev.Failed = d.failed
+	d.mu.Unlock()
+	if err != nil {
+		ev.Error = err.Error()
+	}
+	d.events.emit(ev)
+}
+
+// joinDistinct joins the non-nil errors, dropping skips (they repeat a
+// failure already reported) and repeats of the same error value.
+func joinDistinct(errs []error) error {
+	var out []error
+	seen := map[error]bool{}
+	for _, err := range errs {
+		if err == nil || seen[err] {
+			continue
+		}
+		var skip *executor.SkippedError
+		if errors.As(err, &skip) {
+			continue
+		}
+		seen[err] = true
+		out = append(out, err)
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return errors.Join(out...)
+}

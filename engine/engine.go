@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// Operation names what an engine run does.
+type Operation string
+
+// The operations.
+const (
+	OpPreview Operation = "preview"
+	OpUp      Operation = "update"
+	OpDestroy Operation = "destroy"
+	OpRefresh Operation = "refresh"
+	OpImport  Operation = "import"
+)
+
+// Config is what an Engine needs for every operation on one stack.
+type Config struct {
+	Project string
+	Stack   string
+	// Store keeps the stack's state. Required.
+	Store state.Store
+	// Providers builds the provider registry for one operation: a fresh
+	// registry holding the host's provider factories. Required unless the
+	// stack has only components. A host that keeps providers warm across
+	// operations may return the same registry each time; the engine then
+	// does not close it (see KeepProviders).
+	Providers func() *providers.Registry
+	// KeepProviders leaves the registry open when an operation ends.
+	KeepProviders bool
+	// Config is the stack configuration, keyed "<package>:<key>" (secret
+	// values wrapped with resource.NewSecret).
+	Config map[string]resource.PropertyValue
+	// OnEvent receives the event stream of every operation; calls are
+	// serialized. It must not block for long.
+	OnEvent func(Event)
+}
+
+// Engine runs operations on one stack. It is safe to use from one goroutine
+// at a time per stack; the store's lock keeps two engines (or two
+// processes) from running operations on the same stack at once.
+type Engine struct {
+	cfg Config
+}
+
+// New returns an Engine after checking the configuration.
+func New(cfg Config) (*Engine, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, errors.New("engine: Config.Store is required (state.NewFileStore or state.NewMemoryStore)")
+	case cfg.Project == "":
+		return nil, errors.New("engine: Config.Project is required")
+	case cfg.Stack == "":
+		return nil, errors.New("engine: Config.Stack is required")
+	}
+	if strings := []string{cfg.Project, cfg.Stack}; containsSeparator(strings) {
+		return nil, fmt.Errorf("engine: project %q and stack %q must not contain \"::\"", cfg.Project, cfg.Stack)
+	}
+	if cfg.Providers == nil {
+		cfg.Providers = func() *providers.Registry { return providers.NewRegistry() }
+	}
+	return &Engine{cfg: cfg}, nil
+}
+
+func containsSeparator(ss []string) bool {
+	for _, s := range ss {
+		for i := 0; i+1 < len(s); i++ {
+			if s[i] == ':' && s[i+1] == ':' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Program is an in-process program: it declares resources through its
+// Context. Registrations do not block; the engine waits for all of them
+// after the function returns.
+type Program func(ctx *Context) error
+
+// Up deploys the program: it creates, updates, replaces and deletes
+// resources until the stack matches the program, recording every step.
+func (e *Engine) Up(ctx context.Context, program Program, opts ...Option) (*Result, error) {
+	return e.run(ctx, OpUp, program, opts)
+}
+
+// Preview shows what Up would do without changing anything: providers are
+// asked only questions, unknown outputs stay unknown, and nothing is
+// written to the store.
+func (e *Engine) Preview(ctx context.Context, program Program, opts ...Option) (*Result, error) {
+	return e.run(ctx, OpPreview, program, opts)
+}
+
+// Destroy deletes every resource of the stack, dependents first, in
+// parallel where the dependency graph allows.
+func (e *Engine) Destroy(ctx context.Context, opts ...Option) (*Result, error) {
+	return e.run(ctx, OpDestroy, nil, opts)
+}
+
+// Result is what an operation did.
+type Result struct {
+	// Steps lists every step that ran, in completion order.
+	Steps []StepRecord
+	// Snapshot is the state the operation left (for a preview, the state
+	// it started from).
+	Snapshot *state.Snapshot
+	// Outputs are the stack outputs the program exported.
+	Outputs resource.PropertyMap
+	// Counts holds how many steps of each kind succeeded.
+	Counts map[stepgen.Op]int
+}
+
+// StepRecord is one step an operation ran (or, in a preview, would run).
+type StepRecord struct {
+	Op  stepgen.Op
+	URN resource.URN
+	// Err is the step's failure, nil on success.
+	Err error
+}
+
+// HasChanges reports whether any step changed (or, in a preview, would
+// change) something.
+func (r *Result) HasChanges() bool {
+	for _, s := range r.Steps {
+		if s.Err == nil && s.Op != stepgen.OpSame && s.Op != stepgen.OpRead && s.Op != stepgen.OpOutputs {
+			return true
+		}
+	}
+	return false
+}

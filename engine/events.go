@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// Event is one entry of an operation's event stream. The concrete types are
+// OperationStartEvent, StepStartEvent, StepDoneEvent, StepFailedEvent,
+// DiagnosticEvent and SummaryEvent; switch on them. Events never carry a
+// secret's plaintext: property values that are secret are masked before the
+// event is built.
+type Event interface {
+	isEvent()
+}
+
+// OperationStartEvent opens the stream.
+type OperationStartEvent struct {
+	Operation Operation
+	Project   string
+	Stack     string
+	Time      time.Time
+}
+
+// StepEvent describes a step: what it does to which resource.
+type StepEvent struct {
+	Op      stepgen.Op
+	URN     resource.URN
+	Type    string
+	Preview bool
+	// Old and New are the resource's inputs before and after (nil where
+	// there is none), with secrets masked.
+	OldInputs resource.PropertyMap
+	NewInputs resource.PropertyMap
+	// Keys are the top-level properties that changed; Diff is the detailed
+	// diff where the provider gave one.
+	Keys []resource.PropertyKey
+	Diff map[string]resource.PropertyDiff
+}
+
+// StepStartEvent says a step is about to run.
+type StepStartEvent struct {
+	StepEvent
+}
+
+// StepDoneEvent says a step succeeded.
+type StepDoneEvent struct {
+	StepEvent
+	// Outputs are the resource's outputs after the step, secrets masked.
+	Outputs  resource.PropertyMap
+	Duration time.Duration
+}
+
+// StepFailedEvent says a step failed, or was skipped because something it
+// needed failed (Skipped).
+type StepFailedEvent struct {
+	StepEvent
+	Message  string
+	Skipped  bool
+	Duration time.Duration
+}
+
+// Severity ranks a diagnostic.
+type Severity string
+
+// The diagnostic severities.
+const (
+	SeverityDebug   Severity = "debug"
+	SeverityInfo    Severity = "info"
+	SeverityWarning Severity = "warning"
+	SeverityError   Severity = "error"
+)
+
+// DiagnosticEvent is a message about the operation or one resource.
+type DiagnosticEvent struct {
+	URN      resource.URN
+	Severity Severity
+	Message  string
+}
+
+// SummaryEvent closes the stream.
+type SummaryEvent struct {
+	Operation Operation
+	// Counts holds how many steps of each operation succeeded.
+	Counts   map[stepgen.Op]int
+	Failed   int
+	Duration time.Duration
+	// Error is the operation's error message, "" on success.
+	Error string
+}
+
+func (OperationStartEvent) isEvent() {}
+func (StepStartEvent) isEvent()      {}
+func (StepDoneEvent) isEvent()       {}
+func (StepFailedEvent) isEvent()     {}
+func (DiagnosticEvent) isEvent()     {}
+func (SummaryEvent) isEvent()        {}
+
+// eventSink serializes events to the host's callback: the callback is never
+// called concurrently.
+type eventSink struct {
+	mu sync.Mutex
+	fn func(Event)
+}
+
+func (s *eventSink) emit(e Event) {
+	if s == nil || s.fn == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fn(e)
+}
+
+func (s *eventSink) enabled() bool { return s != nil && s.fn != nil }
+
+// stepEvent describes a step for events, masking secrets.
+func stepEvent(s *stepgen.Step) StepEvent {
+	ev := StepEvent{Op: s.Op, URN: s.URN(), Preview: s.Preview, Keys: s.Keys, Diff: s.Diff.DetailedDiff}
+	if s.Old != nil {
+		ev.Type = s.Old.Type
+		ev.OldInputs = maskSecrets(s.Old.Inputs)
+	}
+	if s.New != nil {
+		ev.Type = s.New.Type
+		ev.NewInputs = maskSecrets(s.New.Inputs)
+	}
+	return ev
+}
+
+// maskedSecret stands in for every secret in events.
+var maskedSecret = resource.NewSecret(resource.NewString("[secret]"))
+
+// maskSecrets returns m with every secret replaced by a masked secret. A
+// map without secrets is returned as is.
+func maskSecrets(m resource.PropertyMap) resource.PropertyMap {
+	if !m.ContainsSecrets() {
+		return m
+	}
+	out := make(resource.PropertyMap, len(m))
+	for k, v := range m {
+		out[k] = maskValue(v)
+	}
+	return out
+}
+
+func maskValue(v resource.PropertyValue) resource.PropertyValue {
+	switch {
+	case !v.ContainsSecrets():
+		return v
+	case v.IsSecret():
+		return maskedSecret
+	case v.IsArray():
+		a := v.ArrayValue()
+		out := make([]resource.PropertyValue, len(a))
+		for i, e := range a {
+			out[i] = maskValue(e)
+		}
+		return resource.NewArray(out...)
+	case v.IsObject():
+		return resource.NewObject(maskSecrets(v.ObjectValue()))
+	case v.IsOutput():
+		o := v.OutputValue()
+		if o.Secret {
+			return maskedSecret
+		}
+		o.Element = maskValue(o.Element)
+		return resource.NewOutput(o)
+	}
+	return v
+}

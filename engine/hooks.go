@@ -1,0 +1,210 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// The deployment is the executor's Hooks. The ordering rules that keep
+// the state true bind here:
+//
+//   - a step that changes the world is journaled as begun (durably) before
+//     its provider is called, so a crash leaves it as a pending operation;
+//   - its end is journaled before the registration that waits on it is
+//     answered, so the program never sees an outcome the state lacks;
+//   - a failed step that left a resource behind is recorded with its init
+//     errors, never dropped.
+
+var _ executor.Hooks = (*deployment)(nil)
+
+// ChangesError fails an operation run with ExpectNoChanges when a step
+// would change something.
+type ChangesError struct {
+	URN resource.URN
+	Op  stepgen.Op
+}
+
+func (e *ChangesError) Error() string {
+	return fmt.Sprintf("resource %s would %s, but the operation expects no changes", e.URN, e.Op)
+}
+
+// StepStarting implements executor.Hooks.
+func (d *deployment) StepStarting(ctx context.Context, es executor.Step) error {
+	s := es.(*stepgen.Step)
+	if d.opts.expectNoChanges && changes(s.Op) {
+		return &ChangesError{URN: s.URN(), Op: s.Op}
+	}
+	if d.events.enabled() {
+		d.events.emit(StepStartEvent{StepEvent: stepEvent(s)})
+	}
+	b := begun{at: time.Now()}
+	if d.journal != nil && s.JournalOp() != "" {
+		e := state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old}
+		if s.New != nil {
+			// A copy: Apply fills in the step's state while the journal
+			// may still hold the begin entry.
+			cp := *s.New
+			e.New = &cp
+		}
+		seq, err := d.journal.Append(ctx, e)
+		if err != nil {
+			return fmt.Errorf("recording the start of %s of %s: %w", s.Op, s.URN(), err)
+		}
+		b.seq = seq
+	}
+	d.mu.Lock()
+	d.begun[s] = b
+	d.mu.Unlock()
+	return nil
+}
+
+// StepDone implements executor.Hooks.
+func (d *deployment) StepDone(ctx context.Context, es executor.Step, err error) error {
+	s := es.(*stepgen.Step)
+	d.mu.Lock()
+	b := d.begun[s]
+	delete(d.begun, s)
+	d.mu.Unlock()
+	// The step's own failure is already the executor's; only a failure to
+	// record the outcome is returned as a new one.
+	jerr := d.journalEnd(ctx, s, b.seq, err)
+	if jerr != nil {
+		jerr = fmt.Errorf("recording the outcome of %s of %s: %w", s.Op, s.URN(), jerr)
+		if err == nil {
+			err = jerr
+		}
+	}
+	d.record(s, err, time.Since(b.at), false)
+	if err != nil {
+		if s.Reg != nil {
+			d.complete(s.Reg, regResult{err: err})
+		}
+		return jerr
+	}
+	if s.Reg != nil && answers(s.Op) {
+		d.complete(s.Reg, regResult{res: result(s)})
+	}
+	return nil
+}
+
+// StepSkipped implements executor.Hooks.
+func (d *deployment) StepSkipped(ctx context.Context, es executor.Step, reason error) {
+	s := es.(*stepgen.Step)
+	d.record(s, reason, 0, true)
+	if s.Reg != nil {
+		d.complete(s.Reg, regResult{err: reason})
+	}
+}
+
+// journalEnd records how a step ended.
+func (d *deployment) journalEnd(ctx context.Context, s *stepgen.Step, seq uint64, stepErr error) error {
+	if d.journal == nil {
+		return nil
+	}
+	if stepErr != nil && !s.Partial(stepErr) {
+		if seq == 0 {
+			return nil
+		}
+		_, err := d.journal.Append(ctx, state.Entry{Kind: state.EntryFailure, Begin: seq})
+		return err
+	}
+	old, new := s.Result()
+	switch {
+	case seq != 0:
+		_, err := d.journal.Append(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new})
+		return err
+	case old == nil && new == nil, s.Op == stepgen.OpSame && sameRecord(old, new):
+		return nil
+	default:
+		_, err := d.journal.Append(ctx, state.Entry{Kind: state.EntryWrite, Old: old, New: new})
+		return err
+	}
+}
+
+func (d *deployment) record(s *stepgen.Step, err error, took time.Duration, skipped bool) {
+	d.mu.Lock()
+	d.records = append(d.records, StepRecord{Op: s.Op, URN: s.URN(), Err: err})
+	if err == nil {
+		d.counts[s.Op]++
+	} else if !skipped {
+		d.failed++
+	}
+	d.mu.Unlock()
+	if !d.events.enabled() {
+		return
+	}
+	ev := stepEvent(s)
+	switch {
+	case err != nil:
+		d.events.emit(StepFailedEvent{StepEvent: ev, Message: err.Error(), Skipped: skipped, Duration: took})
+	default:
+		done := StepDoneEvent{StepEvent: ev, Duration: took}
+		if s.New != nil {
+			done.Outputs = maskSecrets(s.New.Outputs)
+		}
+		d.events.emit(done)
+	}
+}
+
+// changes reports whether an operation changes something.
+func changes(op stepgen.Op) bool {
+	switch op {
+	case stepgen.OpSame, stepgen.OpRead, stepgen.OpOutputs, stepgen.OpRefresh:
+		return false
+	}
+	return true
+}
+
+// answers reports whether a step is the one that completes its
+// registration (the last of its chain).
+func answers(op stepgen.Op) bool {
+	return op != stepgen.OpReplace && op != stepgen.OpDeleteReplaced
+}
+
+func result(s *stepgen.Step) providers.RegisterResult {
+	r := providers.RegisterResult{URN: s.URN(), Stable: s.Op == stepgen.OpSame}
+	if s.New != nil {
+		r.ID = s.New.ID
+		r.Outputs = s.New.Outputs
+	}
+	return r
+}
+
+// sameRecord reports whether two states record the same thing (ignoring
+// times), so that an unchanged resource needs no journal entry.
+func sameRecord(a, b *resource.State) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Type == b.Type && a.URN == b.URN && a.Custom == b.Custom && a.Delete == b.Delete &&
+		a.ID == b.ID && a.Parent == b.Parent && a.Protect == b.Protect && a.External == b.External &&
+		a.Provider == b.Provider && a.PendingReplacement == b.PendingReplacement &&
+		a.RetainOnDelete == b.RetainOnDelete && a.DeletedWith == b.DeletedWith &&
+		a.CustomTimeouts == b.CustomTimeouts && a.ImportID == b.ImportID &&
+		len(a.InitErrors) == 0 && len(b.InitErrors) == 0 &&
+		slices.Equal(a.Dependencies, b.Dependencies) &&
+		slices.Equal(a.IgnoreChanges, b.IgnoreChanges) && slices.Equal(a.ReplaceOnChanges, b.ReplaceOnChanges) &&
+		slices.Equal(a.AdditionalSecretOutputs, b.AdditionalSecretOutputs) && slices.Equal(a.Aliases, b.Aliases) &&
+		propDepsEqual(a.PropertyDependencies, b.PropertyDependencies) &&
+		a.Inputs.DeepEquals(b.Inputs) && a.Outputs.DeepEquals(b.Outputs)
+}
+
+func propDepsEqual(a, b map[resource.PropertyKey][]resource.URN) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !slices.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,92 @@
+package engine
+
+import "github.com/groundwork-iac/groundwork/resource"
+
+// ResourceOption sets a resource option on a registration.
+type ResourceOption func(*resourceOptions)
+
+type resourceOptions struct {
+	parent              *Resource
+	dependsOn           []*Resource
+	provider            *Resource
+	deletedWith         *Resource
+	protect             bool
+	deleteBeforeReplace bool
+	retainOnDelete      bool
+	ignoreChanges       []string
+	replaceOnChanges    []string
+	secretOutputs       []resource.PropertyKey
+	aliases             []resource.Alias
+	timeouts            resource.CustomTimeouts
+	importID            resource.ID
+	version             string
+}
+
+// Parent makes r the parent of the resource: the resource's URN carries
+// r's type, and r is deleted only after it.
+func Parent(r *Resource) ResourceOption { return func(o *resourceOptions) { o.parent = r } }
+
+// DependsOn adds explicit dependencies: the resource is created after them
+// and deleted before them.
+func DependsOn(rs ...*Resource) ResourceOption {
+	return func(o *resourceOptions) { o.dependsOn = append(o.dependsOn, rs...) }
+}
+
+// Provider makes the resource use an explicit provider (registered with
+// Context.Provider) instead of its package's default provider.
+func Provider(p *Resource) ResourceOption { return func(o *resourceOptions) { o.provider = p } }
+
+// Protect keeps the resource from being deleted or replaced.
+func Protect() ResourceOption { return func(o *resourceOptions) { o.protect = true } }
+
+// DeleteBeforeReplace deletes the old resource before creating its
+// replacement.
+func DeleteBeforeReplace() ResourceOption {
+	return func(o *resourceOptions) { o.deleteBeforeReplace = true }
+}
+
+// RetainOnDelete removes the resource from the state without deleting it
+// physically.
+func RetainOnDelete() ResourceOption { return func(o *resourceOptions) { o.retainOnDelete = true } }
+
+// DeletedWith skips the physical delete of the resource when r is deleted
+// in the same operation (deleting r deletes it too).
+func DeletedWith(r *Resource) ResourceOption { return func(o *resourceOptions) { o.deletedWith = r } }
+
+// IgnoreChanges names property paths whose changes are ignored: the old
+// value is kept.
+func IgnoreChanges(paths ...string) ResourceOption {
+	return func(o *resourceOptions) { o.ignoreChanges = append(o.ignoreChanges, paths...) }
+}
+
+// ReplaceOnChanges names property paths whose change forces a replacement.
+func ReplaceOnChanges(paths ...string) ResourceOption {
+	return func(o *resourceOptions) { o.replaceOnChanges = append(o.replaceOnChanges, paths...) }
+}
+
+// AdditionalSecretOutputs names outputs to treat as secret.
+func AdditionalSecretOutputs(keys ...string) ResourceOption {
+	return func(o *resourceOptions) {
+		for _, k := range keys {
+			o.secretOutputs = append(o.secretOutputs, resource.PropertyKey(k))
+		}
+	}
+}
+
+// Aliases names what the resource was called before, so that a rename or
+// move takes over the old resource instead of replacing it.
+func Aliases(as ...resource.Alias) ResourceOption {
+	return func(o *resourceOptions) { o.aliases = append(o.aliases, as...) }
+}
+
+// CustomTimeouts bounds how long the provider may take.
+func CustomTimeouts(t resource.CustomTimeouts) ResourceOption {
+	return func(o *resourceOptions) { o.timeouts = t }
+}
+
+// Import adopts the existing physical resource with this ID instead of
+// creating one.
+func Import(id resource.ID) ResourceOption { return func(o *resourceOptions) { o.importID = id } }
+
+// Version pins the version of the default provider used for the resource.
+func Version(v string) ResourceOption { return func(o *resourceOptions) { o.version = v } }

@@ -1,0 +1,295 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/groundwork-iac/groundwork/monitor"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Props are a registration's inputs. Values may be plain Go values (as
+// resource.NewPropertyValue accepts them), resource.PropertyValue, an
+// Output of another resource, or a *Resource (a reference to it). The
+// engine waits for every Output and *Resource, records the dependency, and
+// passes their values on.
+type Props map[string]any
+
+// Context is a running in-process program's view of the engine. Its
+// methods may be called from any goroutine of the program; registrations
+// return at once and proceed in the background.
+type Context struct {
+	ctx  context.Context
+	d    *deployment
+	root *Resource
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	exported map[string]any
+	errs    []error
+}
+
+func newContext(ctx context.Context, d *deployment) *Context {
+	return &Context{ctx: ctx, d: d, exported: map[string]any{}}
+}
+
+// Context returns the operation's context.Context.
+func (c *Context) Context() context.Context { return c.ctx }
+
+// Stack returns the stack's name.
+func (c *Context) Stack() string { return c.d.e.cfg.Stack }
+
+// Project returns the project's name.
+func (c *Context) Project() string { return c.d.e.cfg.Project }
+
+// Preview reports whether this run is a preview.
+func (c *Context) Preview() bool { return c.d.preview }
+
+// Root returns the stack's root resource, the default parent of every
+// resource.
+func (c *Context) Root() *Resource { return c.root }
+
+// run registers the root stack resource, runs the program, waits for all
+// its registrations and records the stack outputs.
+func (c *Context) run(program Program) error {
+	c.root = &Resource{ctx: c, typ: resource.RootStackType, name: c.Project() + "-" + c.Stack(), done: make(chan struct{})}
+	c.launch(c.root, nil, nil)
+	c.root.await(c.ctx)
+	progErr := c.call(program)
+	c.wg.Wait()
+	if c.root.err == nil {
+		outs, err := c.resolveExports()
+		if err == nil {
+			err = c.d.mon.RegisterResourceOutputs(c.ctx, c.root.urn, outs)
+		}
+		c.fail(err)
+	} else {
+		c.fail(c.root.err)
+	}
+	c.mu.Lock()
+	errs := append([]error{progErr}, c.errs...)
+	c.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+// call runs the program function, turning a panic into an error.
+func (c *Context) call(program Program) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the program panicked: %v", r)
+		}
+	}()
+	if err := program(c); err != nil {
+		return fmt.Errorf("the program failed: %w", err)
+	}
+	return nil
+}
+
+// fail records a registration error the deployment has not reported
+// itself.
+func (c *Context) fail(err error) {
+	var reported *reportedError
+	var dep *DependencyError
+	if err == nil || errors.As(err, &reported) || errors.As(err, &dep) {
+		return
+	}
+	c.mu.Lock()
+	c.errs = append(c.errs, err)
+	c.mu.Unlock()
+}
+
+// Register declares a custom resource managed by its package's provider.
+func (c *Context) Register(typ, name string, props Props, opts ...ResourceOption) *Resource {
+	return c.start(typ, name, true, props, opts)
+}
+
+// Component declares a component resource: a logical group whose children
+// name it as their Parent. It calls no provider.
+func (c *Context) Component(typ, name string, opts ...ResourceOption) *Resource {
+	return c.start(typ, name, false, nil, opts)
+}
+
+// Provider declares an explicit provider of a package, configured with
+// props; pass it to other registrations with the Provider option.
+func (c *Context) Provider(pkg, name string, props Props, opts ...ResourceOption) *Resource {
+	return c.start(providers.ProviderType(pkg), name, true, props, opts)
+}
+
+// Read reads an existing resource by ID without managing it: it is recorded
+// as external and never deleted.
+func (c *Context) Read(typ, name string, id resource.ID, props Props, opts ...ResourceOption) *Resource {
+	r := c.start(typ, name, true, props, opts)
+	r.readID = id
+	return r
+}
+
+// RegisterOutputs records a component's outputs.
+func (c *Context) RegisterOutputs(r *Resource, outputs Props) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := r.await(c.ctx); err != nil {
+			return
+		}
+		in, _, err := c.resolveProps(outputs)
+		if err == nil {
+			err = c.d.mon.RegisterResourceOutputs(c.ctx, r.urn, in)
+		}
+		c.fail(err)
+	}()
+}
+
+// Export sets a stack output. The value may be anything Props accepts.
+func (c *Context) Export(name string, value any) {
+	c.mu.Lock()
+	c.exported[name] = value
+	c.mu.Unlock()
+}
+
+// Invoke calls a provider function and waits for its result. Arguments
+// must be known (in a preview, an unknown argument is an error).
+func (c *Context) Invoke(token string, args Props, opts ...ResourceOption) (resource.PropertyMap, error) {
+	o := collect(opts)
+	in, _, err := c.resolveProps(args)
+	if err != nil {
+		return nil, err
+	}
+	req := monitor.InvokeRequest{Token: token, Args: in, Version: o.version}
+	if o.provider != nil {
+		if req.Provider, err = o.provider.reference(c.ctx); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := c.d.mon.Invoke(c.ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Failures) > 0 {
+		return nil, fmt.Errorf("invoke %s failed: %v", token, resp.Failures)
+	}
+	return resp.Return, nil
+}
+
+func (c *Context) resolveExports() (resource.PropertyMap, error) {
+	c.mu.Lock()
+	ex := make(Props, len(c.exported))
+	for k, v := range c.exported {
+		ex[k] = v
+	}
+	c.mu.Unlock()
+	out, _, err := c.resolveProps(ex)
+	return out, err
+}
+
+// exports returns the resolved stack outputs after the run.
+func (c *Context) exports() resource.PropertyMap {
+	if c.root == nil || c.root.err != nil {
+		return nil
+	}
+	out, _ := c.resolveExports()
+	return out
+}
+
+func collect(opts []ResourceOption) *resourceOptions {
+	o := &resourceOptions{}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(o)
+		}
+	}
+	return o
+}
+
+// start launches a registration in the background and returns its handle.
+func (c *Context) start(typ, name string, custom bool, props Props, opts []ResourceOption) *Resource {
+	r := &Resource{ctx: c, typ: typ, name: name, custom: custom, done: make(chan struct{})}
+	c.launch(r, props, opts)
+	return r
+}
+
+// launch runs r's registration on a goroutine the Context owns.
+func (c *Context) launch(r *Resource, props Props, opts []ResourceOption) {
+	o := collect(opts)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(r.done)
+		r.err = c.register(r, props, o)
+		c.fail(r.err)
+	}()
+}
+
+// register waits for what a registration depends on, builds its goal and
+// hands it to the monitor.
+func (c *Context) register(r *Resource, props Props, o *resourceOptions) error {
+	goal := resource.Goal{
+		Type: r.typ, Name: r.name, Custom: r.custom, Protect: o.protect,
+		DeleteBeforeReplace: o.deleteBeforeReplace, RetainOnDelete: o.retainOnDelete,
+		IgnoreChanges: o.ignoreChanges, ReplaceOnChanges: o.replaceOnChanges,
+		AdditionalSecretOutputs: o.secretOutputs, Aliases: o.aliases, CustomTimeouts: o.timeouts,
+		ImportID: o.importID, Version: o.version,
+	}
+	parent := o.parent
+	if parent == nil && c.root != nil && r != c.root {
+		parent = c.root
+	}
+	if parent != nil {
+		if err := parent.awaitDep(c.ctx, r); err != nil {
+			return err
+		}
+		goal.Parent = parent.urn
+	}
+	deps := map[resource.URN]bool{}
+	for _, d := range o.dependsOn {
+		if err := d.awaitDep(c.ctx, r); err != nil {
+			return err
+		}
+		deps[d.urn] = true
+	}
+	if o.deletedWith != nil {
+		if err := o.deletedWith.awaitDep(c.ctx, r); err != nil {
+			return err
+		}
+		goal.DeletedWith = o.deletedWith.urn
+	}
+	if o.provider != nil {
+		ref, err := o.provider.referenceFor(c.ctx, r)
+		if err != nil {
+			return err
+		}
+		goal.Provider = ref
+	}
+	in, propDeps, err := c.resolvePropsFor(props, r)
+	if err != nil {
+		return err
+	}
+	goal.Inputs = in
+	if len(propDeps) > 0 {
+		goal.PropertyDependencies = propDeps
+		for _, us := range propDeps {
+			for _, u := range us {
+				deps[u] = true
+			}
+		}
+	}
+	for u := range deps {
+		goal.Dependencies = append(goal.Dependencies, u)
+	}
+	slices.Sort(goal.Dependencies)
+
+	var res providers.RegisterResult
+	if r.readID != "" {
+		res, err = c.d.mon.ReadResource(c.ctx, goal, r.readID)
+	} else {
+		res, err = c.d.mon.RegisterResource(c.ctx, goal)
+	}
+	if err != nil {
+		return err
+	}
+	r.urn, r.id, r.outputs, r.stable = res.URN, res.ID, res.Outputs, res.Stable
+	return nil
+}
