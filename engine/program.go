@@ -28,9 +28,9 @@ type Context struct {
 	root *Resource
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
+	mu       sync.Mutex
 	exported map[string]any
-	errs    []error
+	errs     []error
 }
 
 func newContext(ctx context.Context, d *deployment) *Context {
