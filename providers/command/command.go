@@ -1,0 +1,193 @@
+package command
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// inputKeys are the inputs of a Command.
+var inputKeys = []string{"create", "update", "delete", "dir", "environment", "stdin", "shell", "triggers"}
+
+// runKeys are the inputs whose change makes Update run a command. A change
+// of delete alone is only recorded; a change of triggers replaces.
+var runKeys = []string{"create", "update", "dir", "environment", "stdin", "shell"}
+
+// The environment variables through which update and delete commands see
+// the outputs of the command that ran before them.
+const (
+	StdoutEnv = "GROUNDWORK_STDOUT"
+	StderrEnv = "GROUNDWORK_STDERR"
+)
+
+// spec is a Command's inputs, read and defaulted.
+type spec struct {
+	create, update, delete field[string]
+	dir, stdin             field[string]
+	env                    field[map[string]string]
+	shell                  field[bool]
+	// secret is set if any input is secret.
+	secret bool
+	// checked are the inputs with defaults filled in.
+	checked resource.PropertyMap
+}
+
+func readSpec(m resource.PropertyMap) (spec, []providers.CheckFailure) {
+	r := newReader(m)
+	r.only(inputKeys...)
+	s := spec{
+		create: r.str("create", true),
+		update: r.str("update", false),
+		delete: r.str("delete", false),
+		dir:    r.str("dir", false),
+		stdin:  r.str("stdin", false),
+		env:    r.env("environment"),
+		shell:  r.boolean("shell", false),
+		secret: m.ContainsSecrets(),
+	}
+	if s.create.set && !s.create.unknown && s.create.v == "" {
+		r.fail("create", "must not be empty")
+	}
+	if v, set, unknown := r.value("triggers"); set && !unknown && !v.IsArray() {
+		r.fail("triggers", "must be an array, not %s", v.Kind())
+	}
+	if !s.shell.unknown && !s.shell.v {
+		// Without a shell, the command lines must split into words.
+		for _, c := range []struct {
+			key string
+			f   field[string]
+		}{{"create", s.create}, {"update", s.update}, {"delete", s.delete}} {
+			if c.f.set && !c.f.unknown && c.f.v != "" {
+				if _, err := splitArgs(c.f.v); err != nil {
+					r.fail(c.key, "%v (or set shell to true to run it with /bin/sh)", err)
+				}
+			}
+		}
+	}
+	s.checked = r.out
+	return s, r.failures
+}
+
+// known reports whether every input that running a command needs is known.
+func (s spec) known() bool {
+	for _, u := range []bool{s.create.unknown, s.update.unknown, s.delete.unknown, s.dir.unknown, s.stdin.unknown, s.env.unknown, s.shell.unknown} {
+		if u {
+			return false
+		}
+	}
+	return true
+}
+
+// invocation is how to run line in the spec's directory and environment.
+func (s spec) invocation(op, line string, prev resource.PropertyMap) invocation {
+	inv := invocation{op: op, line: line, shell: s.shell.v, dir: s.dir.v, env: s.env.v, stdin: s.stdin.v, secret: s.secret}
+	for _, e := range [][2]string{{"stdout", StdoutEnv}, {"stderr", StderrEnv}} {
+		if v := prev[resource.PropertyKey(e[0])].Unwrap(); v.IsString() && len(v.StringValue()) <= maxEnvOutput {
+			inv.extraEnv = append(inv.extraEnv, e[1]+"="+v.StringValue())
+		}
+	}
+	return inv
+}
+
+// outputs are the checked inputs plus what the command wrote, secret if any
+// input is.
+func (s spec) outputs(stdout, stderr resource.PropertyValue) resource.PropertyMap {
+	out := s.checked.Copy()
+	if s.secret {
+		stdout, stderr = resource.NewSecret(stdout), resource.NewSecret(stderr)
+	}
+	out["stdout"], out["stderr"] = stdout, stderr
+	return out
+}
+
+func (p *provider) check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+	s, failures := readSpec(req.News)
+	if len(failures) > 0 {
+		return providers.CheckResponse{Inputs: req.News, Failures: failures}, nil
+	}
+	return providers.CheckResponse{Inputs: s.checked}, nil
+}
+
+func (p *provider) diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+	olds := req.OldInputs
+	if len(olds) == 0 {
+		olds = req.OldOutputs
+	}
+	return diffInputs(olds, req.NewInputs, inputKeys, "triggers"), nil
+}
+
+func (p *provider) create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+	s, failures := readSpec(req.Inputs)
+	if len(failures) > 0 {
+		return providers.CreateResponse{}, failuresError(req.URN, failures)
+	}
+	if req.Preview {
+		return providers.CreateResponse{Outputs: s.outputs(resource.NewUnknown(), resource.NewUnknown())}, nil
+	}
+	if !s.known() {
+		return providers.CreateResponse{}, fmt.Errorf("create %s: the inputs have unknown values outside a preview", req.URN)
+	}
+	ctx, cancel := withTimeout(ctx, req.Timeout)
+	defer cancel()
+	stdout, stderr, err := run(ctx, s.invocation("create", s.create.v, nil))
+	if err != nil {
+		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+	}
+	return providers.CreateResponse{ID: newID(), Outputs: s.outputs(resource.NewString(stdout), resource.NewString(stderr))}, nil
+}
+
+// update runs the update command, or the create command if there is none,
+// when an input it depends on changed; otherwise it records the new inputs
+// and keeps the old outputs.
+func (p *provider) update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+	s, failures := readSpec(req.NewInputs)
+	if len(failures) > 0 {
+		return providers.UpdateResponse{}, failuresError(req.URN, failures)
+	}
+	olds := req.OldInputs
+	if len(olds) == 0 {
+		olds = req.OldOutputs
+	}
+	if !pick(olds, runKeys).Diff(pick(s.checked, runKeys)).AnyChanges() {
+		return providers.UpdateResponse{Outputs: s.outputs(req.OldOutputs["stdout"], req.OldOutputs["stderr"])}, nil
+	}
+	if req.Preview {
+		return providers.UpdateResponse{Outputs: s.outputs(resource.NewUnknown(), resource.NewUnknown())}, nil
+	}
+	if !s.known() {
+		return providers.UpdateResponse{}, fmt.Errorf("update %s: the inputs have unknown values outside a preview", req.URN)
+	}
+	op, line := "update", s.update.v
+	if !s.update.set || line == "" {
+		op, line = "create", s.create.v
+	}
+	ctx, cancel := withTimeout(ctx, req.Timeout)
+	defer cancel()
+	stdout, stderr, err := run(ctx, s.invocation(op, line, req.OldOutputs))
+	if err != nil {
+		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
+	}
+	return providers.UpdateResponse{Outputs: s.outputs(resource.NewString(stdout), resource.NewString(stderr))}, nil
+}
+
+// delete runs the delete command, if there is one.
+func (p *provider) delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+	inputs := req.Inputs
+	if len(inputs) == 0 {
+		inputs = pick(req.Outputs, inputKeys)
+	}
+	s, failures := readSpec(inputs)
+	if len(failures) > 0 {
+		return providers.DeleteResponse{}, failuresError(req.URN, failures)
+	}
+	if s.delete.set && s.delete.v != "" {
+		ctx, cancel := withTimeout(ctx, req.Timeout)
+		defer cancel()
+		if _, _, err := run(ctx, s.invocation("delete", s.delete.v, req.Outputs)); err != nil {
+			return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+		}
+	}
+	return providers.DeleteResponse{}, nil
+}

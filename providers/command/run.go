@@ -1,0 +1,202 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	// killGrace is how long a cancelled command's process group has
+	// between SIGTERM and SIGKILL.
+	killGrace = 2 * time.Second
+	// waitDelay bounds the wait for output after the command exits or is
+	// killed, for when a process it left behind holds its pipes open.
+	waitDelay = killGrace + time.Second
+	// maxOutput bounds how much of stdout and of stderr is kept.
+	maxOutput = 1 << 20
+	// maxEnvOutput bounds the recorded outputs passed to later commands
+	// in the environment: the kernel limits each variable to 128 KiB.
+	maxEnvOutput = 64 << 10
+	// The stderr tail an ExitError carries.
+	tailLines = 20
+	tailBytes = 4 << 10
+)
+
+// invocation is one run of a command line.
+type invocation struct {
+	op    string // "create", "update" or "delete", for errors
+	line  string
+	shell bool
+	dir   string
+	env   map[string]string
+	// extraEnv are NAME=value pairs added after env.
+	extraEnv []string
+	stdin    string
+	// secret hides the command line from errors.
+	secret bool
+}
+
+// ExitError reports a command that ran and failed.
+type ExitError struct {
+	// Op is the command that failed: "create", "update" or "delete".
+	Op string
+	// Command is the command line, or "[secret]" if it is secret.
+	Command string
+	// Code is the exit code, or -1 if a signal ended the command.
+	Code int
+	// Signal is the signal that ended the command, if one did.
+	Signal string
+	// Stderr is the end of what the command wrote to stderr: at most its
+	// last 20 lines and 4 KiB.
+	Stderr string
+}
+
+func (e *ExitError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the %s command %q ", e.Op, e.Command)
+	if e.Signal != "" {
+		fmt.Fprintf(&b, "was killed by signal %s", e.Signal)
+	} else {
+		fmt.Fprintf(&b, "exited with code %d", e.Code)
+	}
+	if e.Stderr == "" {
+		b.WriteString(" and wrote nothing to stderr")
+	} else {
+		fmt.Fprintf(&b, "; the end of its stderr:\n%s", e.Stderr)
+	}
+	return b.String()
+}
+
+// run runs the command and returns its stdout and stderr with trailing
+// newlines trimmed. The command runs in a process group of its own; when
+// ctx ends, the whole group gets SIGTERM, then SIGKILL after killGrace, and
+// run returns an error wrapping ctx's error and its cause.
+func run(ctx context.Context, inv invocation) (stdout, stderr string, err error) {
+	argv := []string{"/bin/sh", "-c", inv.line}
+	if !inv.shell {
+		if argv, err = splitArgs(inv.line); err != nil {
+			return "", "", fmt.Errorf("the %s command: %w", inv.op, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return "", "", stopped(ctx, inv)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = inv.dir
+	cmd.Env = os.Environ()
+	for k, v := range inv.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, inv.extraEnv...)
+	cmd.Stdin = strings.NewReader(inv.stdin)
+	var out, errOut capped
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var escalate *time.Timer
+	cmd.Cancel = func() error {
+		pgid := cmd.Process.Pid
+		escalate = time.AfterFunc(killGrace, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
+		return syscall.Kill(-pgid, syscall.SIGTERM)
+	}
+	cmd.WaitDelay = waitDelay
+	err = cmd.Run()
+	// Run has returned, so Cancel has finished if it ran: escalate is set
+	// exactly when the group was sent SIGTERM.
+	if escalate != nil {
+		escalate.Stop()
+		// Whatever of the group ignored SIGTERM dies now. While a member
+		// lives, no other process can take the group's ID; if none is
+		// left, the kill finds nothing, as process IDs are not handed out
+		// again this soon.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if err != nil && ctx.Err() != nil {
+		return "", "", stopped(ctx, inv)
+	}
+	stdout, stderr = trim(out.String()), trim(errOut.String())
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil, errors.Is(err, exec.ErrWaitDelay):
+		// ErrWaitDelay: the command succeeded but left a process behind
+		// that holds its output open; what it wrote before is kept.
+		return stdout, stderr, nil
+	case errors.As(err, &exitErr):
+		e := &ExitError{Op: inv.op, Command: inv.describe(), Code: exitErr.ExitCode(), Stderr: tail(stderr)}
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			e.Signal = ws.Signal().String()
+		}
+		return stdout, stderr, e
+	default:
+		return stdout, stderr, fmt.Errorf("the %s command %q could not run: %w", inv.op, inv.describe(), err)
+	}
+}
+
+func (inv invocation) describe() string {
+	if inv.secret {
+		return "[secret]"
+	}
+	return inv.line
+}
+
+// stopped is the error of a command that ctx stopped (or kept from
+// starting). It wraps both ctx's error and its cause.
+func stopped(ctx context.Context, inv invocation) error {
+	err, cause := ctx.Err(), context.Cause(ctx)
+	if errors.Is(cause, err) {
+		return fmt.Errorf("the %s command %q was stopped: %w", inv.op, inv.describe(), cause)
+	}
+	return fmt.Errorf("the %s command %q was stopped: %w: %w", inv.op, inv.describe(), err, cause)
+}
+
+func trim(s string) string { return strings.TrimRight(s, "\r\n") }
+
+// tail is the end of s: at most its last tailLines lines and tailBytes
+// bytes, cut at a line or character boundary.
+func tail(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
+	}
+	t := strings.Join(lines, "")
+	if len(t) > tailBytes {
+		t = t[len(t)-tailBytes:]
+		for i := range min(4, len(t)) {
+			if t[i]&0xC0 != 0x80 { // not a UTF-8 continuation byte
+				t = t[i:]
+				break
+			}
+		}
+		t = "…" + t
+	}
+	return t
+}
+
+// capped keeps the first maxOutput bytes written to it and notes that the
+// rest was dropped.
+type capped struct {
+	b       strings.Builder
+	dropped bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := maxOutput - c.b.Len(); room < len(p) {
+		c.b.Write(p[:max(room, 0)])
+		c.dropped = true
+		return len(p), nil
+	}
+	c.b.Write(p)
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	if c.dropped {
+		return c.b.String() + fmt.Sprintf("\n[groundwork: output cut after %d bytes]", maxOutput)
+	}
+	return c.b.String()
+}
