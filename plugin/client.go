@@ -1,0 +1,348 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/groundwork-iac/groundwork/plugin/wire"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Options configure how a plugin is found, launched and talked to. The
+// zero value works: it searches PATH only and passes no engine address.
+type Options struct {
+	// Dirs are folders searched for the plugin binary, in order, before
+	// PATH (see Find).
+	Dirs []string
+	// EngineAddress is the address of the engine's gRPC services; it is
+	// the plugin's last argument, omitted when empty.
+	EngineAddress string
+	// Args are extra arguments, placed before the engine address.
+	Args []string
+	// Env is the plugin's environment; nil inherits this process's.
+	Env []string
+	// Dir is the plugin's working directory; "" is this process's.
+	Dir string
+	// RootDirectory and ProgramDirectory are told to the plugin in its
+	// handshake: the folders of the project and of its program.
+	RootDirectory, ProgramDirectory string
+	// Diagnostics, if set, receives each line the plugin writes to stderr,
+	// and each stdout line other than its port. It is called from the
+	// plugin's reader goroutines, one line at a time per stream, and must
+	// not block for long.
+	Diagnostics func(line string)
+	// StartTimeout bounds how long a plugin may take to print its port
+	// (default one minute).
+	StartTimeout time.Duration
+	// GracePeriod is how long Close waits for the plugin to exit after
+	// SIGTERM before killing it (default five seconds).
+	GracePeriod time.Duration
+}
+
+// maxMessageSize is the largest gRPC message either side accepts: resource
+// states with large assets inline get big.
+const maxMessageSize = 400 << 20
+
+// Provider is a provider plugin seen through the Pulumi provider protocol:
+// a providers.Provider, and every optional ability, whose calls are gRPC
+// calls to the plugin. What the plugin does not implement answers an error
+// wrapping providers.ErrNotImplemented.
+//
+// A Provider launched by Launch or Start owns the plugin process: if the
+// process dies, calls in flight and every later call fail with an error
+// wrapping an *ExitError, which quotes the last lines of its stderr. Close
+// stops it. It is safe for concurrent use.
+type Provider struct {
+	name    string
+	opts    Options
+	conn    *grpc.ClientConn
+	client  pulumirpc.ResourceProviderClient
+	proc    *process // nil when attached with Connect
+	version string
+
+	mu              sync.Mutex
+	acceptSecrets   bool
+	acceptResources bool
+	acceptOutputs   bool
+	closed          bool
+
+	closeOnce sync.Once
+}
+
+var (
+	_ providers.Provider       = (*Provider)(nil)
+	_ providers.Configurer     = (*Provider)(nil)
+	_ providers.Parameterizer  = (*Provider)(nil)
+	_ providers.SchemaProvider = (*Provider)(nil)
+	_ providers.Constructor    = (*Provider)(nil)
+	_ providers.Invoker        = (*Provider)(nil)
+	_ providers.StreamInvoker  = (*Provider)(nil)
+	_ providers.Caller         = (*Provider)(nil)
+	_ providers.Canceler       = (*Provider)(nil)
+	_ providers.Closer         = (*Provider)(nil)
+)
+
+// Launch finds the plugin of package name (see Find) and starts it.
+func Launch(ctx context.Context, name string, opts Options) (*Provider, error) {
+	path, err := Find(name, opts.Dirs...)
+	if err != nil {
+		return nil, err
+	}
+	return Start(ctx, name, path, opts)
+}
+
+// Start starts the plugin binary at path for package name: it runs it with
+// the engine address as its last argument, reads the port it prints on
+// stdout, connects, and shakes hands. ctx bounds the start only; the
+// plugin runs until Close.
+func Start(ctx context.Context, name, path string, opts Options) (*Provider, error) {
+	proc, port, err := start(ctx, name, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := connect(ctx, name, fmt.Sprintf("127.0.0.1:%d", port), proc, opts)
+	if err != nil {
+		proc.kill()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Connect attaches to a plugin that is already running and listening at
+// addr (host:port), such as one started by hand under a debugger. Close
+// closes the connection and leaves the plugin running.
+func Connect(ctx context.Context, name, addr string, opts Options) (*Provider, error) {
+	return connect(ctx, name, addr, nil, opts)
+}
+
+func connect(ctx context.Context, name, addr string, proc *process, opts Options) (*Provider, error) {
+	conn, err := grpc.NewClient(addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize), grpc.MaxCallSendMsgSize(maxMessageSize)))
+	if err != nil {
+		return nil, fmt.Errorf("connect to plugin %s at %s: %w", name, addr, err)
+	}
+	p := &Provider{name: name, opts: opts, conn: conn, client: pulumirpc.NewResourceProviderClient(conn), proc: proc}
+	if err := p.handshake(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// handshake tells the plugin about the engine and learns what it accepts;
+// plugins that predate Handshake are taken to accept nothing until
+// Configure says otherwise. It then asks for the plugin's version.
+func (p *Provider) handshake(ctx context.Context) error {
+	req := &pulumirpc.ProviderHandshakeRequest{EngineAddress: p.opts.EngineAddress, ConfigureWithUrn: true}
+	if p.opts.RootDirectory != "" {
+		req.RootDirectory = &p.opts.RootDirectory
+	}
+	if p.opts.ProgramDirectory != "" {
+		req.ProgramDirectory = &p.opts.ProgramDirectory
+	}
+	var resp *pulumirpc.ProviderHandshakeResponse
+	err := p.call(ctx, "Handshake", "", func(ctx context.Context) (err error) {
+		resp, err = p.client.Handshake(ctx, req, grpc.WaitForReady(p.proc != nil))
+		return err
+	})
+	switch {
+	case err == nil:
+		p.setAccepts(resp.GetAcceptSecrets(), resp.GetAcceptResources(), resp.GetAcceptOutputs())
+	case !errors.Is(err, providers.ErrNotImplemented):
+		return fmt.Errorf("start plugin %s: %w", p.name, err)
+	}
+	var info *pulumirpc.PluginInfo
+	err = p.call(ctx, "GetPluginInfo", "", func(ctx context.Context) (err error) {
+		info, err = p.client.GetPluginInfo(ctx, &emptypb.Empty{})
+		return err
+	})
+	switch {
+	case err == nil:
+		p.version = info.GetVersion()
+	case !errors.Is(err, providers.ErrNotImplemented):
+		return fmt.Errorf("start plugin %s: %w", p.name, err)
+	}
+	return nil
+}
+
+// Name returns the plugin's package name.
+func (p *Provider) Name() string { return p.name }
+
+// Version returns the version the plugin reported, "" if it reported none.
+func (p *Provider) Version() string { return p.version }
+
+func (p *Provider) setAccepts(secrets, resources, outputs bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.acceptSecrets, p.acceptResources, p.acceptOutputs = secrets, resources, outputs
+}
+
+// sendOptions says how to marshal what is sent to the plugin: only what it
+// accepts is kept.
+func (p *Provider) sendOptions() wire.Options {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return wire.Options{KeepUnknowns: true, KeepSecrets: p.acceptSecrets, KeepResources: p.acceptResources}
+}
+
+// recvOptions says how to unmarshal what the plugin sends: everything is
+// kept, since the engine understands every kind of value.
+func recvOptions() wire.Options { return wire.KeepAll() }
+
+// call runs one RPC with a context that also ends if the plugin process
+// dies, and turns its error into one that names the plugin (see rpcError).
+func (p *Provider) call(ctx context.Context, method string, urn resource.URN, rpc func(ctx context.Context) error) error {
+	if err := ctx.Err(); err != nil {
+		return p.errorf(method, urn, "%w", context.Cause(ctx))
+	}
+	if err := p.unusable(method, urn); err != nil {
+		return err
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if p.proc != nil {
+		stop := context.AfterFunc(p.proc.lifetime, func() { cancel(errExited) })
+		defer stop()
+	}
+	err := rpc(rctx)
+	if err == nil {
+		return nil
+	}
+	return p.rpcError(ctx, method, urn, err)
+}
+
+// unusable returns why no call can be made: the provider is closed or its
+// process has died.
+func (p *Provider) unusable(method string, urn resource.URN) error {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return p.errorf(method, urn, "%w", providers.ErrClosed)
+	}
+	if p.proc != nil {
+		if e := p.proc.exited(); e != nil {
+			return p.errorf(method, urn, "%w", e)
+		}
+	}
+	return nil
+}
+
+// exitWait bounds how long a failed call waits to learn whether the plugin
+// process died: the connection breaks a moment before the process is reaped.
+const exitWait = 3 * time.Second
+
+// rpcError explains a failed RPC: the caller's context ended; the plugin
+// died (an *ExitError quoting its stderr); the method is not implemented
+// (providers.ErrNotImplemented); a partial failure (*providers.InitError);
+// or else a *CallError with the plugin's message.
+func (p *Provider) rpcError(ctx context.Context, method string, urn resource.URN, err error) error {
+	if ctx.Err() != nil {
+		return p.errorf(method, urn, "%w", context.Cause(ctx))
+	}
+	st := status.Convert(err)
+	if p.proc != nil && (st.Code() == codes.Unavailable || st.Code() == codes.Canceled || st.Code() == codes.Internal) {
+		select {
+		case <-p.proc.done:
+		case <-time.After(exitWait):
+		}
+		if e := p.proc.exited(); e != nil {
+			return p.errorf(method, urn, "%w", e)
+		}
+	}
+	if u := p.unusable(method, urn); u != nil {
+		return u
+	}
+	switch st.Code() {
+	case codes.Unimplemented:
+		return p.errorf(method, urn, "%w (%s)", providers.ErrNotImplemented, st.Message())
+	}
+	ie, derr := wire.InitErrorFromStatus(st, recvOptions())
+	if derr != nil {
+		return p.errorf(method, urn, "the plugin reported a partial failure that cannot be read (%v): %s", derr, st.Message())
+	}
+	if ie != nil {
+		return p.errorf(method, urn, "%w", ie)
+	}
+	return &CallError{Plugin: p.name, Method: method, URN: urn, Code: st.Code(), Message: st.Message(), status: st}
+}
+
+func (p *Provider) errorf(method string, urn resource.URN, format string, args ...any) error {
+	prefix := "plugin " + p.name + ": " + method
+	if urn != "" {
+		prefix += " " + string(urn)
+	}
+	return fmt.Errorf(prefix+": "+format, args...)
+}
+
+// CallError is an error the plugin answered a call with.
+type CallError struct {
+	Plugin, Method string
+	// URN is the resource the call was about, if any.
+	URN     resource.URN
+	Code    codes.Code
+	Message string
+	status  *status.Status
+}
+
+func (e *CallError) Error() string {
+	s := "plugin " + e.Plugin + ": " + e.Method
+	if e.URN != "" {
+		s += " " + string(e.URN)
+	}
+	return s + ": " + e.Message
+}
+
+// GRPCStatus returns the status the plugin answered, so status.FromError
+// sees through the wrapping.
+func (e *CallError) GRPCStatus() *status.Status { return e.status }
+
+// Unwrap returns context.Canceled or context.DeadlineExceeded for a plugin
+// that answered that its work was cancelled or timed out.
+func (e *CallError) Unwrap() error {
+	switch e.Code {
+	case codes.Canceled:
+		return context.Canceled
+	case codes.DeadlineExceeded:
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// Close shuts the plugin down: it closes the connection, which ends the
+// calls in flight, then sends the process SIGTERM, and kills it if it has
+// not exited after Options.GracePeriod or when ctx ends. Close returns once
+// the process and every goroutine watching it have ended. Later calls fail
+// with an error wrapping providers.ErrClosed. Closing twice is a no-op.
+func (p *Provider) Close(ctx context.Context) error {
+	var err error
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		p.mu.Unlock()
+		err = p.conn.Close()
+		if p.proc != nil {
+			grace := p.opts.GracePeriod
+			if grace <= 0 {
+				grace = 5 * time.Second
+			}
+			p.proc.stop(ctx, grace)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("close plugin %s: %w", p.name, err)
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/groundwork-iac/groundwork/providers"
+)
+
+// BinaryName returns the file name of the plugin binary of a package:
+// "pulumi-resource-<pkg>" (with ".exe" on Windows).
+func BinaryName(pkg string) string {
+	name := "pulumi-resource-" + pkg
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	return name
+}
+
+// NotFoundError says that no plugin binary for a package was found.
+type NotFoundError struct {
+	Package string
+	// Version is the version wanted ("" for any).
+	Version string
+	// Searched lists the folders searched, PATH last.
+	Searched []string
+	// Rejected lists binaries found at versions that do not qualify.
+	Rejected []string
+}
+
+func (e *NotFoundError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no plugin binary %s", BinaryName(e.Package))
+	if e.Version != "" {
+		fmt.Fprintf(&b, " compatible with version %s", e.Version)
+	}
+	fmt.Fprintf(&b, " in %s", strings.Join(e.Searched, ", "))
+	if len(e.Rejected) > 0 {
+		fmt.Fprintf(&b, " (found incompatible: %s)", strings.Join(e.Rejected, ", "))
+	}
+	b.WriteString("; install the plugin or add its folder to the plugin folders")
+	return b.String()
+}
+
+// candidate is a plugin binary found on disk, with the version its folder
+// name gives ("" when it is not in a versioned folder).
+type candidate struct {
+	path, version string
+}
+
+// candidates lists the binaries of pkg in search order: for each folder,
+// the binary in it, then those in versioned subfolders
+// ("resource-<pkg>-v<version>/", the layout of Pulumi's plugin cache),
+// newest first; then the binary on PATH.
+func candidates(pkg string, dirs []string) []candidate {
+	bin := BinaryName(pkg)
+	var out []candidate
+	for _, dir := range dirs {
+		if isExecutable(filepath.Join(dir, bin)) {
+			out = append(out, candidate{path: filepath.Join(dir, bin)})
+		}
+		out = append(out, versioned(dir, pkg, bin)...)
+	}
+	if path, err := exec.LookPath(bin); err == nil {
+		out = append(out, candidate{path: path})
+	}
+	return out
+}
+
+func versioned(dir, pkg, bin string) []candidate {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	prefix := "resource-" + pkg + "-v"
+	type found struct {
+		c candidate
+		v providers.Version
+	}
+	var fs []found
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		v, err := providers.ParseVersion(strings.TrimPrefix(e.Name(), prefix))
+		path := filepath.Join(dir, e.Name(), bin)
+		if err != nil || !isExecutable(path) {
+			continue
+		}
+		fs = append(fs, found{candidate{path: path, version: v.String()}, v})
+	}
+	slices.SortFunc(fs, func(a, b found) int { return b.v.Compare(a.v) })
+	out := make([]candidate, len(fs))
+	for i, f := range fs {
+		out[i] = f.c
+	}
+	return out
+}
+
+func isExecutable(path string) bool {
+	info, err := os.Stat(path)
+	if err != nil || info.IsDir() {
+		return false
+	}
+	return runtime.GOOS == "windows" || info.Mode()&0o111 != 0
+}
+
+func searched(dirs []string) []string {
+	return append(slices.Clone(dirs), "PATH")
+}
+
+// Find returns the path of the plugin binary of package pkg
+// ("pulumi-resource-<pkg>"): the first found in dirs, in order — in each
+// folder itself, then in its versioned subfolders
+// ("resource-<pkg>-v<version>/"), newest first — and then on PATH. The
+// error is a *NotFoundError.
+func Find(pkg string, dirs ...string) (string, error) {
+	cs := candidates(pkg, dirs)
+	if len(cs) == 0 {
+		return "", &NotFoundError{Package: pkg, Searched: searched(dirs)}
+	}
+	return cs[0].path, nil
+}
+
+// Factory returns a providers.Factory that launches a new instance of the
+// plugin of package name (see Launch) each time it is called.
+func Factory(name string, opts Options) providers.Factory {
+	return func(ctx context.Context) (providers.Provider, error) {
+		return Launch(ctx, name, opts)
+	}
+}
+
+// pathFactory launches the binary at path.
+func pathFactory(name, path string, opts Options) providers.Factory {
+	return func(ctx context.Context) (providers.Provider, error) {
+		return Start(ctx, name, path, opts)
+	}
+}
+
+// Resolver returns a providers.Resolver (see providers.WithResolver) that
+// finds plugin binaries on demand, searching opts.Dirs and PATH as Find
+// does. It chooses the first binary whose version is compatible with the
+// version wanted (same major version, not older). A binary's version is
+// its versioned folder's, or else what the plugin itself reports, which
+// takes launching it once; a plugin that reports none is taken to be the
+// version wanted (or 0.0.0 when any will do). The factory it returns
+// launches that binary with opts.
+func Resolver(opts Options) providers.Resolver {
+	return func(ctx context.Context, pkg, version string) (providers.Factory, string, error) {
+		var want *providers.Version
+		if version != "" {
+			v, err := providers.ParseVersion(version)
+			if err != nil {
+				return nil, "", fmt.Errorf("resolve plugin %s: %w", pkg, err)
+			}
+			want = &v
+		}
+		nf := &NotFoundError{Package: pkg, Version: version, Searched: searched(opts.Dirs)}
+		var errs []error
+		for _, c := range candidates(pkg, opts.Dirs) {
+			got := c.version
+			if got == "" {
+				v, err := askVersion(ctx, pkg, c.path, version, opts)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				got = v
+			}
+			v, err := providers.ParseVersion(got)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("plugin %s reports version %q: %w", c.path, got, err))
+				continue
+			}
+			if want != nil && (v.Major != want.Major || v.Compare(*want) < 0) {
+				nf.Rejected = append(nf.Rejected, c.path+"@"+v.String())
+				continue
+			}
+			return pathFactory(pkg, c.path, opts), v.String(), nil
+		}
+		return nil, "", errors.Join(append([]error{nf}, errs...)...)
+	}
+}
+
+// askVersion launches the plugin to ask its version.
+func askVersion(ctx context.Context, pkg, path, wanted string, opts Options) (string, error) {
+	p, err := Start(ctx, pkg, path, opts)
+	if err != nil {
+		return "", err
+	}
+	version := p.Version()
+	if err := p.Close(ctx); err != nil {
+		return "", err
+	}
+	switch {
+	case version != "":
+		return version, nil
+	case wanted != "":
+		return wanted, nil
+	}
+	return "0.0.0", nil
+}

@@ -1,0 +1,104 @@
+// Command testplugin is the provider plugin that the plugin packages'
+// tests launch: a providertest.Memory served by server.Main, with a few
+// switches for failure cases.
+//
+// Inputs of Create: "crash" exits the process mid-call; "partial" fails
+// with a partial failure (providers.InitError). Functions: "test:index:count"
+// returns how many resources exist, "test:index:config" the configuration
+// Configure received, "test:index:echo" its arguments.
+//
+// The environment variable TESTPLUGIN_MODE selects how the process behaves:
+// "stubborn" ignores SIGTERM, "noport" exits before printing its port,
+// "chatty" prints other lines on stdout before its port.
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/groundwork-iac/groundwork/plugin/server"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/providertest"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+func main() {
+	fmt.Fprintf(os.Stderr, "testplugin: pid=%d\n", os.Getpid())
+	opts := server.Options{Name: "gwtest", Version: "1.2.3"}
+	p := provider()
+	switch os.Getenv("TESTPLUGIN_MODE") {
+	case "noport":
+		fmt.Fprintln(os.Stderr, "testplugin: refusing to start")
+		os.Exit(2)
+	case "chatty":
+		fmt.Println("starting up")
+		fmt.Println("port coming next")
+	case "stubborn":
+		stubborn(p, opts)
+		return
+	}
+	server.Main(p, opts)
+}
+
+// stubborn serves without ever exiting on SIGTERM.
+func stubborn(p providers.Provider, opts server.Options) {
+	signal.Ignore(syscall.SIGTERM)
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d\n", lis.Addr().(*net.TCPAddr).Port)
+	_ = server.Serve(context.Background(), lis, p, opts)
+	select {} // even after Cancel, keep running until killed
+}
+
+func provider() *providers.Func {
+	mem := providertest.NewMemory("name")
+	p := mem.Provider()
+	var (
+		mu     sync.Mutex
+		config resource.PropertyMap
+	)
+	create := p.CreateF
+	p.CreateF = func(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+		switch {
+		case req.Inputs["crash"].BoolValue():
+			fmt.Fprintln(os.Stderr, "testplugin: about to crash in Create")
+			os.Exit(3)
+		case req.Inputs["partial"].BoolValue():
+			return providers.CreateResponse{}, &providers.InitError{
+				ID:      "partial-1",
+				Inputs:  req.Inputs,
+				Outputs: resource.PropertyMap{"half": resource.NewBool(true), "secret": resource.NewSecret(resource.NewString("s"))},
+				Reasons: []string{"the thing was created but did not come up", "health check failed"},
+			}
+		}
+		return create(ctx, req)
+	}
+	p.ConfigureF = func(ctx context.Context, req providers.ConfigureRequest) (providers.ConfigureResponse, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		config = req.Inputs
+		return providers.ConfigureResponse{AcceptSecrets: true, AcceptResources: true, SupportsPreview: true}, nil
+	}
+	p.InvokeF = func(ctx context.Context, req providers.InvokeRequest) (providers.InvokeResponse, error) {
+		switch req.Token {
+		case "test:index:count":
+			return providers.InvokeResponse{Return: resource.PropertyMap{"count": resource.NewNumber(float64(mem.Count()))}}, nil
+		case "test:index:config":
+			mu.Lock()
+			defer mu.Unlock()
+			return providers.InvokeResponse{Return: config}, nil
+		case "test:index:echo":
+			return providers.InvokeResponse{Return: req.Args}, nil
+		}
+		return providers.InvokeResponse{Failures: []providers.CheckFailure{{Reason: "no function " + req.Token}}}, nil
+	}
+	return p
+}

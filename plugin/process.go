@@ -1,0 +1,277 @@
+package plugin
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// tailLines is how many of its last stderr lines a plugin's errors quote.
+const tailLines = 20
+
+// ExitError reports a plugin process that exited on its own (crashed,
+// failed to start, or exited before printing its port). Calls in flight
+// when it exited, and every call after, fail with it.
+type ExitError struct {
+	Plugin string
+	Path   string
+	// Err is how it ended: an *exec.ExitError, or why it could not start.
+	Err error
+	// Stderr holds the last lines the plugin wrote to stderr.
+	Stderr []string
+}
+
+func (e *ExitError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plugin %s (%s) exited unexpectedly: %v", e.Plugin, e.Path, e.Err)
+	if len(e.Stderr) == 0 {
+		b.WriteString("; it wrote nothing to stderr")
+		return b.String()
+	}
+	b.WriteString("; the last lines it wrote to stderr:")
+	for _, l := range e.Stderr {
+		b.WriteString("\n    " + l)
+	}
+	return b.String()
+}
+
+// Unwrap returns how the process ended.
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// tail keeps the last lines written to it.
+type tail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (t *tail) add(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.lines) == tailLines {
+		copy(t.lines, t.lines[1:])
+		t.lines = t.lines[:tailLines-1]
+	}
+	t.lines = append(t.lines, line)
+}
+
+func (t *tail) get() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.lines...)
+}
+
+// process is a running plugin binary and the goroutines that watch it: one
+// reader each for stdout and stderr, and a waiter that reaps the process.
+// All three end once the process has exited and its output is drained;
+// done is closed then.
+type process struct {
+	name, path string
+	cmd        *exec.Cmd
+	stderr     tail
+
+	// lifetime ends when the process has exited.
+	lifetime context.Context
+	done     chan struct{}
+	exitErr  error // how it exited; set before done is closed
+
+	stopMu   sync.Mutex
+	stopping bool // we asked it to stop, so its exit is expected
+}
+
+// errExited is the cause of an RPC context cancelled because the plugin
+// process died.
+var errExited = errors.New("the plugin process exited")
+
+// start launches the plugin and waits until it prints its port. The process
+// outlives ctx, which bounds only the start.
+func start(ctx context.Context, name, path string, opts Options) (*process, int, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, 0, fmt.Errorf("start plugin %s: %w", name, err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, 0, fmt.Errorf("start plugin %s: %w", name, err)
+	}
+	args := append([]string(nil), opts.Args...)
+	if opts.EngineAddress != "" {
+		args = append(args, opts.EngineAddress)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.Env, cmd.Dir = opts.Env, opts.Dir
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, 0, &ExitError{Plugin: name, Path: path, Err: err}
+	}
+	lifetime, exited := context.WithCancel(context.Background())
+	p := &process{name: name, path: path, cmd: cmd, lifetime: lifetime, done: make(chan struct{})}
+	ports := make(chan int, 1)
+	var readers sync.WaitGroup
+	readers.Go(func() { p.readStdout(outR, ports, opts.Diagnostics) })
+	readers.Go(func() { p.readStderr(errR, opts.Diagnostics) })
+	go p.wait(&readers, exited, outR, errR)
+
+	timeout := opts.StartTimeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case port := <-ports:
+		return p, port, nil
+	case <-p.done:
+		return nil, 0, p.exitError()
+	case <-ctx.Done():
+		err = fmt.Errorf("start plugin %s: %w", name, context.Cause(ctx))
+	case <-timer.C:
+		err = fmt.Errorf("start plugin %s (%s): it did not print its port within %v%s", name, path, timeout, p.quoteTail())
+	}
+	p.kill()
+	return nil, 0, err
+}
+
+// readLines calls f with each line of r until r ends.
+func readLines(r io.Reader, f func(string)) {
+	br := bufio.NewReaderSize(r, 64*1024)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			f(strings.TrimRight(line, "\r\n"))
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readStdout reads the plugin's port: the first stdout line that is a port
+// number. Lines before it, and everything after, are diagnostics.
+func (p *process) readStdout(r io.Reader, ports chan<- int, diag func(string)) {
+	found := false
+	readLines(r, func(line string) {
+		if !found {
+			if port, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && port > 0 && port < 65536 {
+				found = true
+				ports <- port
+				return
+			}
+		}
+		if diag != nil {
+			diag(line)
+		}
+	})
+}
+
+func (p *process) readStderr(r io.Reader, diag func(string)) {
+	readLines(r, func(line string) {
+		p.stderr.add(line)
+		if diag != nil {
+			diag(line)
+		}
+	})
+}
+
+// drainTimeout bounds how long the waiter waits for a plugin's output to
+// end after the plugin exited (a child it left behind may hold its pipes).
+const drainTimeout = 2 * time.Second
+
+// wait reaps the process, waits for its output to be drained, and marks it
+// exited.
+func (p *process) wait(readers *sync.WaitGroup, exited context.CancelFunc, pipes ...*os.File) {
+	err := p.cmd.Wait()
+	drained := make(chan struct{})
+	go func() { readers.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(drainTimeout):
+		for _, f := range pipes {
+			f.Close() // unblocks the readers
+		}
+		<-drained
+	}
+	for _, f := range pipes {
+		f.Close()
+	}
+	if err == nil {
+		err = errors.New("exit status 0")
+	}
+	p.exitErr = err
+	close(p.done)
+	exited()
+}
+
+// exited returns the plugin's ExitError if it has exited on its own, nil
+// while it runs or if it was asked to stop.
+func (p *process) exited() *ExitError {
+	select {
+	case <-p.done:
+	default:
+		return nil
+	}
+	p.stopMu.Lock()
+	defer p.stopMu.Unlock()
+	if p.stopping {
+		return nil
+	}
+	return p.exitError()
+}
+
+func (p *process) exitError() *ExitError {
+	return &ExitError{Plugin: p.name, Path: p.path, Err: p.exitErr, Stderr: p.stderr.get()}
+}
+
+func (p *process) quoteTail() string {
+	lines := p.stderr.get()
+	if len(lines) == 0 {
+		return ""
+	}
+	return "; the last lines it wrote to stderr:\n    " + strings.Join(lines, "\n    ")
+}
+
+// stop asks the process to exit (SIGTERM), and kills it if it has not
+// exited after grace or when ctx ends. It returns once the process is gone
+// and its goroutines have ended.
+func (p *process) stop(ctx context.Context, grace time.Duration) {
+	p.stopMu.Lock()
+	p.stopping = true
+	p.stopMu.Unlock()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		p.kill()
+		return
+	}
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+		return
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	p.kill()
+}
+
+// kill kills the process and waits for it to be reaped.
+func (p *process) kill() {
+	p.stopMu.Lock()
+	p.stopping = true
+	p.stopMu.Unlock()
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}

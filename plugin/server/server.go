@@ -1,0 +1,173 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/groundwork-iac/groundwork/plugin/wire"
+	"github.com/groundwork-iac/groundwork/providers"
+)
+
+// Options describe the plugin a server serves.
+type Options struct {
+	// Name is the plugin's package name, used in errors and diagnostics.
+	Name string
+	// Version is the version GetPluginInfo reports ("" for none).
+	Version string
+	// StopTimeout bounds how long a stopping server waits for calls in
+	// flight to finish before it drops them (default ten seconds).
+	StopTimeout time.Duration
+}
+
+// maxMessageSize matches the client's limit.
+const maxMessageSize = 400 << 20
+
+// Main is the whole main function of a plugin binary serving p: it listens
+// on a free port of 127.0.0.1, prints the port on stdout (the first line
+// the engine reads), and serves until the engine calls Cancel or the
+// process gets SIGTERM or SIGINT. Its arguments (flags, and the engine's
+// address last) are ignored. Main never returns: it exits with status 0
+// after a clean shutdown and 1 after printing an error to stderr.
+func Main(p providers.Provider, opts Options) {
+	if err := run(p, opts); err != nil {
+		fmt.Fprintf(os.Stderr, "plugin %s: %v\n", opts.Name, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func run(p providers.Provider, opts Options) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(os.Stdout, "%d\n", lis.Addr().(*net.TCPAddr).Port); err != nil {
+		lis.Close()
+		return err
+	}
+	return Serve(ctx, lis, p, opts)
+}
+
+// Serve serves p as a provider plugin on lis until ctx ends or the engine
+// calls Cancel. It then stops taking calls, lets those in flight finish
+// (within Options.StopTimeout), closes p if it is a providers.Closer, and
+// returns. Tests use it to serve a provider in-process.
+func Serve(ctx context.Context, lis net.Listener, p providers.Provider, opts Options) error {
+	ctx, shutdown := context.WithCancel(ctx)
+	defer shutdown()
+	gs := grpc.NewServer(grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize))
+	s := newServer(p, opts, shutdown)
+	pulumirpc.RegisterResourceProviderServer(gs, s)
+
+	served := make(chan error, 1)
+	go func() { served <- gs.Serve(lis) }()
+	var serveErr error
+	select {
+	case serveErr = <-served:
+	case <-ctx.Done():
+	}
+	stopped := make(chan struct{})
+	go func() { gs.GracefulStop(); close(stopped) }()
+	timeout := opts.StopTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-stopped:
+	case <-timer.C:
+		gs.Stop()
+		<-stopped
+	}
+	if serveErr == nil {
+		serveErr = <-served
+	}
+	if errors.Is(serveErr, grpc.ErrServerStopped) {
+		serveErr = nil
+	}
+	closeCtx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return errors.Join(serveErr, providers.Close(closeCtx, s.p))
+}
+
+// server adapts a providers.Provider to the protocol's ResourceProvider
+// service. It converts with package wire and detects abilities with the
+// providers package functions, which apply each ability's fallback.
+type server struct {
+	pulumirpc.UnimplementedResourceProviderServer
+	p        providers.Provider
+	opts     Options
+	shutdown func()
+
+	mu            sync.Mutex
+	keepSecrets   bool // the engine accepts secrets in answers
+	keepResources bool // the engine accepts resource references
+}
+
+func newServer(p providers.Provider, opts Options, shutdown func()) *server {
+	name := opts.Name
+	if name == "" {
+		name = "plugin"
+	}
+	return &server{p: providers.Recover(name, p), opts: opts, shutdown: shutdown, keepSecrets: true, keepResources: true}
+}
+
+// recvOptions: the engine sends only what this side accepts, and the
+// provider behind it takes every kind of value.
+func recvOptions() wire.Options { return wire.KeepAll() }
+
+// sendOptions keeps what the engine said it accepts in Configure (before
+// Configure, everything).
+func (s *server) sendOptions() wire.Options {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return wire.Options{KeepUnknowns: true, KeepSecrets: s.keepSecrets, KeepResources: s.keepResources}
+}
+
+// toStatus turns a provider's error into the status the protocol expects:
+// a partial failure carries an ErrorResourceInitFailed detail; a missing
+// ability is Unimplemented; a cancelled or timed-out context keeps its
+// code; anything else is Unknown with the error's message.
+func (s *server) toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ie *providers.InitError
+	if errors.As(err, &ie) {
+		st, merr := wire.InitErrorStatus(ie, s.sendOptions())
+		if merr == nil {
+			return st.Err()
+		}
+		err = fmt.Errorf("%w (its partial state cannot be sent: %v)", err, merr)
+	}
+	switch {
+	case errors.Is(err, providers.ErrNotImplemented):
+		return status.Error(codes.Unimplemented, err.Error())
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, err.Error())
+	}
+	if st, ok := status.FromError(err); ok {
+		return st.Err()
+	}
+	return status.Error(codes.Unknown, err.Error())
+}
+
+// badRequest reports a request whose values cannot be read.
+func badRequest(err error) error { return status.Error(codes.InvalidArgument, err.Error()) }
