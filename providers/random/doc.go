@@ -11,9 +11,10 @@
 //
 // A random value exists only in the deployment's state, so Read returns the
 // recorded state unchanged (except for resources this provider instance has
-// deleted, which it reports gone). Resource IDs are opaque random strings.
-// To import an existing value, use the value as the ID as each type
-// describes below.
+// deleted, which it reports gone). Created resources get opaque random IDs.
+// To import an existing value, use the value as the ID, written as each
+// type describes below; the imported resource keeps that ID, except a
+// String, whose ID would reveal the secret.
 //
 // # random:index:String
 //

@@ -360,7 +360,23 @@ func TestRegister(t *testing.T) {
 	if err := random.Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reg.Lookup(random.Package, random.Version); err != nil {
+	// The registry starts, configures and hands out an instance that
+	// serves the provider's resources.
+	ctx := t.Context()
+	provURN := resource.NewURN("test", "random", "", providers.ProviderType(random.Package), providers.DefaultProviderName(""))
+	checked, err := reg.Check(ctx, providers.CheckRequest{URN: provURN, News: resource.PropertyMap{"version": str(random.Version)}})
+	if err != nil || len(checked.Failures) > 0 {
+		t.Fatalf("Check of the provider resource = %v, %v", checked.Failures, err)
+	}
+	created, err := reg.Create(ctx, providers.CreateRequest{URN: provURN, Inputs: checked.Inputs})
+	if err != nil {
 		t.Fatal(err)
+	}
+	p, ok := reg.Get(providers.NewReference(provURN, created.ID))
+	if !ok {
+		t.Fatal("the registry has no instance for the provider resource")
+	}
+	if r := create(t, p, random.UUIDType, resource.PropertyMap{}); !uuidV4.MatchString(r.result().StringValue()) {
+		t.Errorf("the registry's instance made %v, want a UUID", r.result())
 	}
 }

@@ -17,8 +17,7 @@ const (
 	lowerChars   = "abcdefghijklmnopqrstuvwxyz"
 	numericChars = "0123456789"
 	// specialChars are the special characters used unless overrideSpecial
-	// names others: punctuation that needs no quoting in most shells'
-	// double quotes, URLs' userinfo aside.
+	// names others.
 	specialChars = "!#%&*()-_=+[]{}<>:?"
 )
 
