@@ -46,6 +46,11 @@ type deployment struct {
 	counts  map[stepgen.Op]int
 	errs    []error // registration errors the executor does not report
 	failed  int
+	// outputs are the stack outputs the program exported.
+	outputs resource.PropertyMap
+	// clearPending asks finish to drop the pending operations of the
+	// snapshot the operation started from.
+	clearPending bool
 }
 
 type begun struct {
@@ -53,11 +58,17 @@ type begun struct {
 	at  time.Time
 }
 
-// run is the shape shared by every operation: lock, load, wire, run the
-// program (if any), delete what it no longer declares, commit.
-func (e *Engine) run(ctx context.Context, op Operation, program Program, opts []Option) (res *Result, err error) {
+// body is what one operation does once the deployment is loaded: run a
+// program, refresh, delete. It returns the operation's own errors; step
+// failures reach the result through the executor.
+type body func(ctx context.Context, d *deployment) error
+
+// run is the shape shared by every operation: lock, load, wire, do the
+// operation's body, wait for every step, commit. Every step that completed
+// is recorded whatever fails later.
+func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Option, do body) (res *Result, err error) {
 	d := &deployment{
-		e: e, op: op, preview: op == OpPreview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
+		e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
 		requests: make(chan request), answers: make(chan stepgen.Answer),
 		stop: make(chan struct{}), loopDone: make(chan struct{}),
 		waiters: map[*stepgen.Registration]chan regResult{}, begun: map[*stepgen.Step]begun{},
@@ -84,7 +95,10 @@ func (e *Engine) run(ctx context.Context, op Operation, program Program, opts []
 		return nil, err
 	}
 	defer d.closeProviders(ctx, &err)
-	return d.execute(ctx, program)
+	go d.loop(ctx)
+	opErr := do(ctx, d)
+	d.stopLoop()
+	return d.finish(ctx, opErr)
 }
 
 // load reads and verifies the last snapshot and builds the parts.
@@ -99,6 +113,9 @@ func (d *deployment) load(ctx context.Context) error {
 	}
 	d.base = snap
 	for _, op := range snap.PendingOperations {
+		if op.Resource == nil {
+			continue
+		}
 		d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityWarning, Message: fmt.Sprintf(
 			"an earlier operation was interrupted while %s this resource; it may exist outside the recorded state. Run a refresh to resolve it", op.Kind)})
 	}
@@ -112,10 +129,15 @@ func (d *deployment) load(ctx context.Context) error {
 	if err := d.registry.Load(ctx, provs); err != nil {
 		return fmt.Errorf("loading the stack's providers: %w", err)
 	}
+	targets, excludes, err := d.targets(snap)
+	if err != nil {
+		return err
+	}
 	d.gen, err = stepgen.New(stepgen.Config{
 		Stack: cfg.Stack, Project: cfg.Project, Old: snap.Resources, Preview: d.preview,
 		Providers: d, Now: time.Now, ReplaceTargets: d.opts.replaceTargets, InputsOnlyDiff: d.opts.inputsOnlyDiff,
-		StackSeed: []byte(cfg.Project + "::" + cfg.Stack),
+		StackSeed: []byte(cfg.Project + "::" + cfg.Stack), Analyze: len(d.analyzers()) > 0,
+		Targets: targets, Excludes: excludes, KeepUnregistered: d.op == OpImport,
 	})
 	if err != nil {
 		return err
@@ -126,39 +148,35 @@ func (d *deployment) load(ctx context.Context) error {
 		}
 	}
 	d.exec = executor.New(executor.Options{Parallelism: d.opts.parallelism, ContinueOnError: d.opts.continueOnError, Hooks: d})
-	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d, Config: cfg.Config, Preview: d.preview})
+	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d, Config: cfg.Config, Preview: d.preview,
+		DisableDefaultProviders: d.opts.disableDefaults, Transforms: d.opts.transforms})
 	return nil
 }
 
-// execute runs the program and the deletes after it, then records the
-// outcome. Every step that completed is recorded whatever fails later.
-func (d *deployment) execute(ctx context.Context, program Program) (*Result, error) {
-	go d.loop(ctx)
-	var progErr error
-	var pctx *Context
-	if program != nil {
-		pctx = newContext(ctx, d)
-		progErr = pctx.run(program)
+// stopLoop ends the engine loop once no registration can arrive any more.
+func (d *deployment) stopLoop() {
+	select {
+	case <-d.stop:
+	default:
+		close(d.stop)
 	}
-	close(d.stop)
 	<-d.loopDone
 	d.calls.Wait()
-	idleErr := d.exec.WaitIdle(ctx)
+}
 
-	var deleteErr error
-	if progErr == nil && idleErr == nil && d.healthy() {
-		deleteErr = d.runDeletes(ctx)
-	}
+// finish waits for every step, records the outcome and gathers the errors.
+func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 	execErr := d.exec.Wait()
-
-	res := &Result{Counts: d.counts}
-	res.Steps = d.records
-	if pctx != nil {
-		res.Outputs = pctx.exports()
-	}
+	stackErr := d.analyzeStack(ctx)
+	res := &Result{Counts: d.counts, Steps: d.records, Outputs: d.outputs}
 	var commitErr error
 	if d.journal != nil {
-		res.Snapshot, commitErr = d.journal.Commit(context.WithoutCancel(ctx))
+		if d.clearPending && d.healthy() && opErr == nil {
+			commitErr = d.clearPendingOperations(ctx)
+		}
+		if commitErr == nil {
+			res.Snapshot, commitErr = d.journal.Commit(context.WithoutCancel(ctx))
+		}
 		if cerr := d.journal.Close(context.WithoutCancel(ctx)); cerr != nil && commitErr == nil {
 			commitErr = cerr
 		}
@@ -171,13 +189,24 @@ func (d *deployment) execute(ctx context.Context, program Program) (*Result, err
 	d.mu.Lock()
 	regErrs := d.errs
 	d.mu.Unlock()
-	errs := []error{progErr, execErr, deleteErr, commitErr}
+	errs := []error{opErr, execErr, stackErr, commitErr}
 	errs = append(errs, regErrs...)
 	if ctx.Err() != nil {
-		errs = append(errs, fmt.Errorf("the operation was cancelled: %w", context.Cause(ctx)))
+		errs = append(errs, &CancelledError{Cause: context.Cause(ctx)})
 	}
 	return res, joinDistinct(errs)
 }
+
+// CancelledError reports an operation stopped by its context: steps in
+// flight finished and were recorded, nothing new started.
+type CancelledError struct{ Cause error }
+
+func (e *CancelledError) Error() string {
+	return fmt.Sprintf("the operation was cancelled (%v); steps already running finished and were recorded", e.Cause)
+}
+
+// Unwrap returns the cancellation cause.
+func (e *CancelledError) Unwrap() error { return e.Cause }
 
 // healthy reports whether nothing has failed so far.
 func (d *deployment) healthy() bool {

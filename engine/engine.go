@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -86,25 +85,6 @@ func containsSeparator(ss []string) bool {
 // Context. Registrations do not block; the engine waits for all of them
 // after the function returns.
 type Program func(ctx *Context) error
-
-// Up deploys the program: it creates, updates, replaces and deletes
-// resources until the stack matches the program, recording every step.
-func (e *Engine) Up(ctx context.Context, program Program, opts ...Option) (*Result, error) {
-	return e.run(ctx, OpUp, program, opts)
-}
-
-// Preview shows what Up would do without changing anything: providers are
-// asked only questions, unknown outputs stay unknown, and nothing is
-// written to the store.
-func (e *Engine) Preview(ctx context.Context, program Program, opts ...Option) (*Result, error) {
-	return e.run(ctx, OpPreview, program, opts)
-}
-
-// Destroy deletes every resource of the stack, dependents first, in
-// parallel where the dependency graph allows.
-func (e *Engine) Destroy(ctx context.Context, opts ...Option) (*Result, error) {
-	return e.run(ctx, OpDestroy, nil, opts)
-}
 
 // Result is what an operation did.
 type Result struct {

@@ -121,6 +121,11 @@ func (d *deployment) submit(ctx context.Context, ch stepgen.Chain) {
 func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
 	defer d.calls.Done()
 	ans := stepgen.Answer{Call: c}
+	if c.Kind == stepgen.CallAnalyze {
+		ans.Err = d.analyze(ctx, c.New)
+		d.answer(ans)
+		return
+	}
 	p, err := d.Provider(c.Provider, c.Type)
 	if err != nil {
 		ans.Err = err
@@ -134,6 +139,12 @@ func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
 			ans.Err = fmt.Errorf("unknown provider call %d", c.Kind)
 		}
 	}
+	d.answer(ans)
+}
+
+// answer hands a call's result back to the loop (or drops it if the loop
+// has ended because the operation was cancelled).
+func (d *deployment) answer(ans stepgen.Answer) {
 	select {
 	case d.answers <- ans:
 	case <-d.loopDone:

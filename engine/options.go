@@ -6,11 +6,18 @@ import "github.com/groundwork-iac/groundwork/resource"
 type Option func(*options)
 
 type options struct {
-	parallelism     int
-	continueOnError bool
-	expectNoChanges bool
-	replaceTargets  []resource.URN
-	inputsOnlyDiff  bool
+	parallelism      int
+	continueOnError  bool
+	expectNoChanges  bool
+	replaceTargets   []resource.URN
+	inputsOnlyDiff   bool
+	refreshFirst     bool
+	targets          []resource.URN
+	targetDependents bool
+	excludes         []resource.URN
+	disableDefaults  []string
+	analyzers        []Analyzer
+	transforms       []Transform
 }
 
 // Parallelism bounds how many steps run at once; 0 (the default) means no
@@ -35,3 +42,40 @@ func ReplaceTargets(urns ...resource.URN) Option {
 // InputsOnlyDiff decides updates by comparing old and new inputs, without
 // asking providers to diff.
 func InputsOnlyDiff() Option { return func(o *options) { o.inputsOnlyDiff = true } }
+
+// RefreshFirst makes Up refresh the stack (as its own operation) before
+// updating it.
+func RefreshFirst() Option { return func(o *options) { o.refreshFirst = true } }
+
+// Targets limits the operation to these resources: others keep their
+// recorded state untouched, are not created if new, and are not deleted.
+func Targets(urns ...resource.URN) Option {
+	return func(o *options) { o.targets = append(o.targets, urns...) }
+}
+
+// TargetDependents extends Targets (and Excludes) to every resource that
+// depends on a named one, transitively.
+func TargetDependents() Option { return func(o *options) { o.targetDependents = true } }
+
+// Excludes keeps the operation away from these resources.
+func Excludes(urns ...resource.URN) Option {
+	return func(o *options) { o.excludes = append(o.excludes, urns...) }
+}
+
+// DisableDefaultProviders makes the resources of these packages name an
+// explicit provider; registering one without is an error.
+func DisableDefaultProviders(pkgs ...string) Option {
+	return func(o *options) { o.disableDefaults = append(o.disableDefaults, pkgs...) }
+}
+
+// Analyzers runs policies on every resource after Check and on the stack at
+// the end of the operation.
+func Analyzers(as ...Analyzer) Option {
+	return func(o *options) { o.analyzers = append(o.analyzers, as...) }
+}
+
+// Transforms rewrites every registration of the operation (in-process or
+// over gRPC) before it reaches the step generator, in order.
+func Transforms(ts ...Transform) Option {
+	return func(o *options) { o.transforms = append(o.transforms, ts...) }
+}

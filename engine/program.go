@@ -28,9 +28,10 @@ type Context struct {
 	root *Resource
 	wg   sync.WaitGroup
 
-	mu       sync.Mutex
-	exported map[string]any
-	errs     []error
+	mu         sync.Mutex
+	exported   map[string]any
+	errs       []error
+	transforms []Transform
 }
 
 func newContext(ctx context.Context, d *deployment) *Context {
@@ -281,6 +282,14 @@ func (c *Context) register(r *Resource, props Props, o *resourceOptions) error {
 	}
 	slices.Sort(goal.Dependencies)
 
+	c.mu.Lock()
+	transforms := c.transforms
+	c.mu.Unlock()
+	for _, t := range transforms {
+		if err := t(c.ctx, &goal); err != nil {
+			return fmt.Errorf("transforming %s %q: %w", r.typ, r.name, err)
+		}
+	}
 	var res providers.RegisterResult
 	if r.readID != "" {
 		res, err = c.d.mon.ReadResource(c.ctx, goal, r.readID)
@@ -292,4 +301,29 @@ func (c *Context) register(r *Resource, props Props, o *resourceOptions) error {
 	}
 	r.urn, r.id, r.outputs, r.stable = res.URN, res.ID, res.Outputs, res.Stable
 	return nil
+}
+
+// RegisterTransform adds a transform applied to every registration the
+// program makes after this call.
+func (c *Context) RegisterTransform(t Transform) {
+	c.mu.Lock()
+	c.transforms = append(c.transforms, t)
+	c.mu.Unlock()
+}
+
+// importSpec registers one resource of a standalone import.
+func (c *Context) importSpec(spec ImportSpec) {
+	r := &Resource{ctx: c, typ: spec.Type, name: spec.Name, custom: true, done: make(chan struct{})}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(r.done)
+		goal := resource.Goal{Type: spec.Type, Name: spec.Name, Custom: true, ImportID: spec.ID,
+			Parent: spec.Parent, Provider: spec.Provider, Version: spec.Version, Inputs: spec.Inputs}
+		if goal.Parent == "" && c.root != nil {
+			goal.Parent = c.root.urn
+		}
+		_, r.err = c.d.mon.RegisterResource(c.ctx, goal)
+		c.fail(r.err)
+	}()
 }

@@ -42,7 +42,14 @@ type Config struct {
 	DisableDefaultProviders []string
 	// Preview is set for previews; it is passed to Construct and Call.
 	Preview bool
+	// Transforms rewrite every registration, in order, before anything
+	// else happens to it.
+	Transforms []Transform
 }
+
+// Transform rewrites a registration's inputs and options before the
+// Monitor acts on it. An error fails the registration.
+type Transform func(ctx context.Context, goal *resource.Goal) error
 
 // Monitor is the single entry point of a running program: every resource
 // registration, read, function invoke and method call goes through it, from
@@ -79,6 +86,11 @@ func New(cfg Config) *Monitor {
 
 // RegisterResource registers a resource and waits for its step.
 func (m *Monitor) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
+	for _, t := range m.cfg.Transforms {
+		if err := t(ctx, &goal); err != nil {
+			return providers.RegisterResult{}, fmt.Errorf("transforming %s %q: %w", goal.Type, goal.Name, err)
+		}
+	}
 	if goal.Remote {
 		return m.construct(ctx, goal)
 	}

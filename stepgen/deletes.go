@@ -20,15 +20,67 @@ func (g *Generator) Deletes() ([][]Chain, error) {
 		doomed = append(doomed, s)
 	}
 	for _, s := range g.cfg.Old {
-		if s.Delete || g.takenOver[s] {
+		if s.Delete {
 			continue
 		}
-		if s.Protect {
-			return nil, &ProtectedError{URN: s.URN, Action: "delete"}
+		cur := g.olds[s.URN]
+		if cur == nil || g.takenOver[cur] || g.cfg.KeepUnregistered || !g.targeted(s.URN) {
+			continue
 		}
-		doomed = append(doomed, s)
+		if cur.Protect {
+			return nil, &ProtectedError{URN: cur.URN, Action: "delete"}
+		}
+		doomed = append(doomed, cur)
+	}
+	if err := g.checkDanglingDependents(doomed); err != nil {
+		return nil, err
 	}
 	return g.deleteAntichains(doomed), nil
+}
+
+// targeted reports whether urn is within the operation's targets. The root
+// stack resource and provider resources are always targeted: the resources
+// that are need them.
+func (g *Generator) targeted(urn resource.URN) bool {
+	if typ := urn.Type(); typ == resource.RootStackType || resource.IsProviderType(typ) {
+		return true
+	}
+	return !g.cfg.Excludes[urn] && (g.cfg.Targets == nil || g.cfg.Targets[urn])
+}
+
+// checkDanglingDependents refuses to delete a resource that a resource
+// which stays still depends on (possible when targets leave a dependent
+// out).
+func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
+	if g.cfg.Targets == nil || len(doomed) == 0 {
+		return nil
+	}
+	going := make(map[resource.URN]bool, len(doomed))
+	for _, s := range doomed {
+		going[s.URN] = true
+	}
+	check := func(s *resource.State) error {
+		var err error
+		forEachDependency(s, func(dep resource.URN) {
+			if err == nil && going[dep] && !going[s.URN] {
+				err = &DanglingDependentError{URN: dep, Dependent: s.URN}
+			}
+		})
+		return err
+	}
+	for _, s := range g.news {
+		if err := check(s); err != nil {
+			return err
+		}
+	}
+	for _, s := range g.olds {
+		if !g.takenOver[s] && !going[s.URN] {
+			if err := check(s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // deleteAntichains orders deletes by the reverse dependency graph among the
@@ -90,9 +142,10 @@ func (g *Generator) deleteChain(s *resource.State, doomed []*resource.State, dep
 		op = OpDeleteReplaced
 	}
 	st := g.step(op, s.URN, s, nil, nil)
-	if s.DeletedWith != "" && len(byURN[s.DeletedWith]) > 0 {
-		// Its physical resource goes away with the one it was deleted
-		// with; only the record is removed.
+	if s.PendingReplacement || (s.DeletedWith != "" && len(byURN[s.DeletedWith]) > 0) {
+		// Its physical resource is already gone (a delete-before-replace
+		// deleted it) or goes away with the one it was deleted with; only
+		// the record is removed.
 		st.skipProvider = true
 	}
 	var needs []resource.URN

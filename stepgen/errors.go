@@ -70,3 +70,30 @@ type ProtectedError struct {
 func (e *ProtectedError) Error() string {
 	return fmt.Sprintf("resource %s is protected and cannot be %sd; remove the protect option (and run an update) first", e.URN, strings.TrimSuffix(e.Action, "e"))
 }
+
+// DanglingDependentError reports a delete that would leave a resource
+// depending on something that no longer exists.
+type DanglingDependentError struct {
+	URN       resource.URN
+	Dependent resource.URN
+}
+
+func (e *DanglingDependentError) Error() string {
+	return fmt.Sprintf("cannot delete %s: %s depends on it and is not being deleted; include the dependent in the targets (or target with dependents)", e.URN, e.Dependent)
+}
+
+// ImportMismatchError reports an import whose program inputs differ from
+// the resource that exists.
+type ImportMismatchError struct {
+	URN  resource.URN
+	ID   resource.ID
+	Keys []resource.PropertyKey
+}
+
+func (e *ImportMismatchError) Error() string {
+	keys := make([]string, len(e.Keys))
+	for i, k := range e.Keys {
+		keys[i] = string(k)
+	}
+	return fmt.Sprintf("importing %s (id %s): the program's inputs differ from the existing resource in: %s; change the program to match it, then import again", e.URN, e.ID, strings.Join(keys, ", "))
+}

@@ -30,6 +30,18 @@ type Config struct {
 	// InputsOnlyDiff compares old and new inputs instead of calling the
 	// provider's Diff.
 	InputsOnlyDiff bool
+	// Analyze makes the generator ask for a CallAnalyze after each Check.
+	Analyze bool
+	// Targets, when non-nil, limits the operation to these resources:
+	// others keep their recorded state untouched, are not created if new,
+	// and are not deleted.
+	Targets map[resource.URN]bool
+	// Excludes are resources the operation must leave alone, even when
+	// Targets is nil.
+	Excludes map[resource.URN]bool
+	// KeepUnregistered keeps old resources the program did not register
+	// instead of deleting them (a standalone import).
+	KeepUnregistered bool
 }
 
 // Registration is one resource registration from the program. The engine
@@ -48,6 +60,10 @@ type CallKind int
 const (
 	CallCheck CallKind = iota
 	CallDiff
+	// CallAnalyze asks the engine to run its analyzers (policies) on the
+	// checked resource, New. An error in the answer fails the
+	// registration.
+	CallAnalyze
 )
 
 // Call is a provider call the generator needs answered before it can go on
@@ -62,8 +78,14 @@ type Call struct {
 	Type     string
 	Check    providers.CheckRequest
 	Diff     providers.DiffRequest
+	// New is the checked resource an analyze call is about.
+	New *resource.State
 
-	work *work
+	work  *work
+	phase phase
+	// dependent is the resource a delete-before-replace dependents diff
+	// is about.
+	dependent *resource.State
 }
 
 // Answer is the result of a Call.
@@ -92,18 +114,22 @@ type phase int
 
 const (
 	phaseCheck phase = iota
+	phaseAnalyze
+	phaseProviderDiff
 	phaseDiff
 	phaseRecheck
+	phaseDependents
 )
 
 // work is the generator's bookkeeping for one registration in flight.
 type work struct {
-	reg   *Registration
-	old   *resource.State
-	new   *resource.State
-	phase phase
-	diff  resource.DiffResult
-	keys  []resource.PropertyKey
+	reg  *Registration
+	old  *resource.State
+	new  *resource.State
+	diff resource.DiffResult
+	keys []resource.PropertyKey
+	// dbr tracks the dependents of a delete-before-replace.
+	dbr *dependentsWork
 }
 
 // Generator turns registrations into steps. It is a pure, single-threaded
@@ -198,6 +224,18 @@ func (g *Generator) Register(reg *Registration) (Actions, error) {
 	if old != nil {
 		g.takenOver[old] = true
 	}
+	if !g.targeted(urn) {
+		return g.untargeted(reg, old), nil
+	}
+	if goal.ImportID != "" && goal.Custom {
+		if old == nil {
+			return g.importStep(reg, urn, goal), nil
+		}
+		if old.ID != goal.ImportID {
+			return Actions{}, &RegistrationError{URN: urn, Reason: fmt.Sprintf(
+				"asks to import id %q but the stack already manages this resource with id %q; remove the import option", goal.ImportID, old.ID)}
+		}
+	}
 	if old != nil && old.PendingReplacement {
 		// A delete-before-replace deleted it and a crash stopped the
 		// create: the physical resource is gone, so create it afresh
@@ -254,7 +292,7 @@ func (g *Generator) checkCall(w *work, old *resource.State) *Call {
 	if old != nil {
 		req.Olds = old.Inputs
 	}
-	return &Call{Kind: CallCheck, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, Check: req, work: w}
+	return &Call{Kind: CallCheck, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, Check: req, work: w, phase: phaseCheck}
 }
 
 func (g *Generator) seed(urn resource.URN) []byte {
@@ -272,8 +310,8 @@ func (g *Generator) Answer(a Answer) (Actions, error) {
 	}
 	w := a.Call.work
 	urn := w.new.URN
-	switch a.Call.Kind {
-	case CallCheck:
+	switch a.Call.phase {
+	case phaseCheck, phaseRecheck:
 		if a.Err != nil {
 			return Actions{}, fmt.Errorf("checking %s: %w", urn, a.Err)
 		}
@@ -284,17 +322,40 @@ func (g *Generator) Answer(a Answer) (Actions, error) {
 		if w.new.Inputs == nil {
 			w.new.Inputs = resource.PropertyMap{}
 		}
-		if w.phase == phaseRecheck {
-			return g.replacement(w), nil
+		if !g.cfg.Preview && w.new.Inputs.ContainsUnknowns() {
+			return Actions{}, &RegistrationError{URN: urn, Reason: "an input is unknown outside a preview: it depends on an output of a resource this operation does not create (is it outside the targets?)"}
+		}
+		if a.Call.phase == phaseRecheck {
+			return g.replacement(w)
+		}
+		if g.cfg.Analyze {
+			return Actions{Calls: []*Call{{Kind: CallAnalyze, Reg: w.reg, Type: w.new.Type, New: w.new, work: w, phase: phaseAnalyze}}}, nil
 		}
 		return g.afterFirstCheck(w)
-	case CallDiff:
+	case phaseAnalyze:
+		if a.Err != nil {
+			return Actions{}, a.Err
+		}
+		return g.afterFirstCheck(w)
+	case phaseProviderDiff:
+		if a.Err != nil {
+			return Actions{}, fmt.Errorf("comparing the default providers of %s: %w", urn, a.Err)
+		}
+		if a.Diff.Replace() {
+			w.diff = resource.DiffResult{Changes: resource.DiffSome, ReplaceKeys: []resource.PropertyKey{"provider"}}
+			w.keys = []resource.PropertyKey{"provider"}
+			return g.startReplace(w)
+		}
+		return g.diffCall(w), nil
+	case phaseDiff:
 		if a.Err != nil {
 			return Actions{}, fmt.Errorf("diffing %s: %w", urn, a.Err)
 		}
 		return g.afterDiff(w, a.Diff)
+	case phaseDependents:
+		return g.dependentAnswered(w, a)
 	}
-	return Actions{}, fmt.Errorf("stepgen: unknown call kind %d", a.Call.Kind)
+	return Actions{}, fmt.Errorf("stepgen: answer in an unknown phase %d", a.Call.phase)
 }
 
 // afterFirstCheck decides what a checked registration needs: a create, a
@@ -308,6 +369,9 @@ func (g *Generator) afterFirstCheck(w *work) (Actions, error) {
 		return g.startReplace(w)
 	}
 	if w.old.Provider != w.new.Provider {
+		if call := g.providerDiffCall(w); call != nil {
+			return Actions{Calls: []*Call{call}}, nil
+		}
 		w.diff = resource.DiffResult{Changes: resource.DiffSome, ReplaceKeys: []resource.PropertyKey{"provider"}}
 		w.keys = []resource.PropertyKey{"provider"}
 		return g.startReplace(w)
@@ -315,23 +379,31 @@ func (g *Generator) afterFirstCheck(w *work) (Actions, error) {
 	if g.cfg.InputsOnlyDiff {
 		return g.afterDiff(w, resource.DiffResult{Changes: resource.DiffUnknown})
 	}
-	w.phase = phaseDiff
+	return g.diffCall(w), nil
+}
+
+func (g *Generator) diffCall(w *work) Actions {
+	if g.cfg.InputsOnlyDiff || !w.new.Custom {
+		acts, _ := g.afterDiff(w, resource.DiffResult{Changes: resource.DiffUnknown})
+		return acts
+	}
 	return Actions{Calls: []*Call{{
-		Kind: CallDiff, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, work: w,
+		Kind: CallDiff, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, work: w, phase: phaseDiff,
 		Diff: providers.DiffRequest{
 			URN: w.new.URN, ID: w.old.ID, OldInputs: w.old.Inputs, OldOutputs: w.old.Outputs,
 			NewInputs: w.new.Inputs, IgnoreChanges: w.new.IgnoreChanges,
 		},
-	}}}, nil
+	}}}
 }
 
 func (g *Generator) recheck(w *work) *Call {
-	w.phase = phaseRecheck
 	w.new.Inputs = w.reg.Goal.Inputs
 	if w.new.Inputs == nil {
 		w.new.Inputs = resource.PropertyMap{}
 	}
-	return g.checkCall(w, nil)
+	c := g.checkCall(w, nil)
+	c.phase = phaseRecheck
+	return c
 }
 
 func (g *Generator) afterDiff(w *work, d resource.DiffResult) (Actions, error) {
@@ -409,14 +481,14 @@ func (g *Generator) step(op Op, urn resource.URN, old, new *resource.State, reg 
 
 // replacement issues the chain that replaces a resource once its inputs have
 // been re-checked without the old ones.
-func (g *Generator) replacement(w *work) Actions {
+func (g *Generator) replacement(w *work) (Actions, error) {
 	w.new.ID = ""
 	w.new.Created = time.Time{}
+	if w.diff.DeleteBeforeReplace || w.reg.Goal.DeleteBeforeReplace {
+		return g.startDependents(w)
+	}
 	g.news[w.new.URN] = w.new
 	needs := needsOf(w.new)
-	if w.diff.DeleteBeforeReplace || w.reg.Goal.DeleteBeforeReplace {
-		return g.deleteBeforeReplace(w, needs)
-	}
 	marked := w.old.Clone()
 	marked.Delete = true
 	g.condemned = append(g.condemned, marked)
@@ -424,21 +496,7 @@ func (g *Generator) replacement(w *work) Actions {
 	mark.Diff, mark.Keys = w.diff, w.keys
 	create := g.step(OpCreateReplacement, w.new.URN, w.old, w.new, w.reg)
 	create.Diff, create.Keys = w.diff, w.keys
-	return Actions{Chains: []Chain{{Steps: []*Step{mark, create}, Needs: needs}}}
-}
-
-// deleteBeforeReplace deletes the old resource before creating its
-// replacement. The delete leaves the old record marked as pending
-// replacement, so that a crash between the two steps is visible and the
-// next run creates the resource.
-func (g *Generator) deleteBeforeReplace(w *work, needs []resource.URN) Actions {
-	pending := w.old.Clone()
-	pending.PendingReplacement = true
-	del := g.step(OpDeleteReplaced, w.new.URN, w.old, pending, w.reg)
-	del.Diff, del.Keys = w.diff, w.keys
-	create := g.step(OpCreate, w.new.URN, pending, w.new, w.reg)
-	create.Diff, create.Keys = w.diff, w.keys
-	return Actions{Chains: []Chain{{Steps: []*Step{del, create}, Needs: needs}}}
+	return Actions{Chains: []Chain{{Steps: []*Step{mark, create}, Needs: needs}}}, nil
 }
 
 // RegisterOutputs records a component's outputs. It returns a one-step chain

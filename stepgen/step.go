@@ -74,6 +74,11 @@ type Step struct {
 	// skipProvider removes the record without calling the provider (a
 	// resource deleted together with another).
 	skipProvider bool
+	// skipRecord marks a step that leaves no record (an untargeted
+	// resource that does not exist yet).
+	skipRecord bool
+	// seed is the random seed for the Check an import makes.
+	seed []byte
 }
 
 // URN returns the URN of the resource the step acts on.
@@ -113,6 +118,9 @@ func (s *Step) JournalOp() resource.OperationKind {
 // Result is what the journal records when the step succeeds: the state
 // removed (nil for none) and the state added in its place (nil for none).
 func (s *Step) Result() (old, new *resource.State) {
+	if s.skipRecord {
+		return nil, nil
+	}
 	switch s.Op {
 	case OpCreateReplacement:
 		// The old copy was already marked for deletion by the replace
@@ -141,8 +149,10 @@ func (s *Step) Apply(ctx context.Context) error {
 		return s.applyUpdate(ctx)
 	case OpDelete, OpDeleteReplaced:
 		return s.applyDelete(ctx)
-	case OpRead, OpRefresh, OpImport:
+	case OpRead, OpRefresh:
 		return s.applyRead(ctx)
+	case OpImport:
+		return s.applyImport(ctx)
 	}
 	return fmt.Errorf("%s: unknown step operation %q", s.urn, s.Op)
 }
@@ -275,10 +285,63 @@ func (s *Step) applyRead(ctx context.Context) error {
 	}
 	s.New.ID = resp.ID
 	s.New.Outputs = secureOutputs(s.New, resp.Outputs)
-	if s.Op != OpRead && resp.Inputs != nil {
+	if s.Op == OpRefresh && resp.Inputs != nil {
 		s.New.Inputs = resp.Inputs
 	}
-	s.stamp(s.Op == OpImport)
+	if s.Old != nil {
+		if d := s.Old.Outputs.Diff(s.New.Outputs); d != nil {
+			s.Keys = d.ChangedKeys()
+		}
+	}
+	s.stamp(s.Old == nil)
+	return nil
+}
+
+// applyImport reads the resource to adopt, checks the program's inputs
+// against it and refuses any difference. A registration that gives no
+// inputs adopts the resource as read.
+func (s *Step) applyImport(ctx context.Context) error {
+	p, err := s.provider()
+	if err != nil {
+		return err
+	}
+	read, err := p.Read(ctx, providers.ReadRequest{URN: s.urn, ID: s.New.ID})
+	if err != nil {
+		return fmt.Errorf("importing %s (id %s): %w", s.urn, s.New.ID, err)
+	}
+	if read.ID == "" {
+		return &NotFoundError{URN: s.urn, ID: s.New.ID}
+	}
+	inputs := read.Inputs
+	if len(s.New.Inputs) > 0 {
+		chk, err := p.Check(ctx, providers.CheckRequest{URN: s.urn, Olds: read.Inputs, News: s.New.Inputs, RandomSeed: s.seed})
+		if err != nil {
+			return fmt.Errorf("importing %s: checking the inputs: %w", s.urn, err)
+		}
+		if len(chk.Failures) > 0 {
+			return &CheckFailedError{URN: s.urn, Failures: chk.Failures}
+		}
+		diff, err := p.Diff(ctx, providers.DiffRequest{URN: s.urn, ID: read.ID, OldInputs: read.Inputs,
+			OldOutputs: read.Outputs, NewInputs: chk.Inputs, IgnoreChanges: s.New.IgnoreChanges})
+		if err != nil {
+			return fmt.Errorf("importing %s: diffing the inputs: %w", s.urn, err)
+		}
+		if diff.Changes == resource.DiffUnknown {
+			diff = inputsDiff(read.Inputs, chk.Inputs)
+		}
+		if diff.Changes == resource.DiffSome {
+			keys := diff.ChangedKeys
+			if len(keys) == 0 {
+				keys = changedKeysOf(diff, read.Inputs, chk.Inputs)
+			}
+			return &ImportMismatchError{URN: s.urn, ID: read.ID, Keys: keys}
+		}
+		inputs = chk.Inputs
+	}
+	s.New.ID = read.ID
+	s.New.Inputs = inputs
+	s.New.Outputs = secureOutputs(s.New, read.Outputs)
+	s.stamp(true)
 	return nil
 }
 

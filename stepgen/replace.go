@@ -1,0 +1,163 @@
+package stepgen
+
+import (
+	"slices"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// providerDiffCall handles a change of provider reference between two
+// default providers of the same package (typically a version upgrade): the
+// resource is replaced only if the new provider's DiffConfig says it cannot
+// manage what the old one did. It returns nil when the change is not
+// between default providers, and the resource must simply be replaced.
+func (g *Generator) providerDiffCall(w *work) *Call {
+	oldRef, err1 := providers.ParseReference(w.old.Provider)
+	newRef, err2 := providers.ParseReference(w.new.Provider)
+	if err1 != nil || err2 != nil || !providers.IsDefaultProvider(oldRef.URN) || !providers.IsDefaultProvider(newRef.URN) ||
+		oldRef.URN.Type() != newRef.URN.Type() {
+		return nil
+	}
+	oldProv, newProv := g.olds[oldRef.URN], g.news[newRef.URN]
+	if oldProv == nil || newProv == nil {
+		return nil
+	}
+	return &Call{
+		Kind: CallDiff, Reg: w.reg, Type: newProv.Type, work: w, phase: phaseProviderDiff,
+		Diff: providers.DiffRequest{
+			URN: newProv.URN, ID: newProv.ID, OldInputs: oldProv.Inputs, OldOutputs: oldProv.Outputs,
+			NewInputs: newProv.Inputs,
+		},
+	}
+}
+
+// dependentsWork is the state of a delete-before-replace while the
+// generator finds out which dependents must be deleted with it.
+type dependentsWork struct {
+	// candidates are the transitive dependents, in dependency order.
+	candidates []*resource.State
+	next       int
+	// replaced holds the URNs known to be replaced: the resource itself
+	// and each dependent found to need replacing.
+	replaced map[resource.URN]bool
+	doomed   []*resource.State
+}
+
+// startDependents begins a delete-before-replace. Before the old resource
+// can go, every resource that depends on it and would itself be replaced
+// must go first. For each transitive dependent, in dependency order, the
+// generator substitutes unknowns for the inputs that come from a resource
+// being replaced and asks the dependent's provider to diff; only dependents
+// whose diff asks for a replacement are deleted. Dependents tied only by
+// dependsOn, or whose affected inputs update in place, stay.
+func (g *Generator) startDependents(w *work) (Actions, error) {
+	w.dbr = &dependentsWork{replaced: map[resource.URN]bool{w.old.URN: true}}
+	graph, err := resource.NewGraph(g.liveOlds())
+	if err == nil {
+		for _, u := range graph.TransitiveDependents(w.old.URN) {
+			if s := g.olds[u]; s != nil && s.Custom && !g.takenOver[s] {
+				w.dbr.candidates = append(w.dbr.candidates, s)
+			}
+		}
+	}
+	order := make(map[*resource.State]int, len(g.cfg.Old))
+	for i, s := range g.cfg.Old {
+		order[s] = i
+	}
+	slices.SortFunc(w.dbr.candidates, func(a, b *resource.State) int { return order[a] - order[b] })
+	return g.nextDependent(w)
+}
+
+// liveOlds returns the old resources that are not marked for deletion.
+func (g *Generator) liveOlds() []*resource.State {
+	out := make([]*resource.State, 0, len(g.olds))
+	for _, s := range g.cfg.Old {
+		if !s.Delete {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// nextDependent asks for the diff of the next candidate that depends on
+// something being replaced, or finishes when none is left.
+func (g *Generator) nextDependent(w *work) (Actions, error) {
+	d := w.dbr
+	for d.next < len(d.candidates) {
+		dep := d.candidates[d.next]
+		d.next++
+		inputs, affected := withUnknowns(dep, d.replaced)
+		if !affected {
+			continue
+		}
+		return Actions{Calls: []*Call{{
+			Kind: CallDiff, Reg: w.reg, Provider: dep.Provider, Type: dep.Type, work: w, phase: phaseDependents, dependent: dep,
+			Diff: providers.DiffRequest{
+				URN: dep.URN, ID: dep.ID, OldInputs: dep.Inputs, OldOutputs: dep.Outputs, NewInputs: inputs,
+				IgnoreChanges: dep.IgnoreChanges,
+			},
+		}}}, nil
+	}
+	return g.finishDeleteBeforeReplace(w), nil
+}
+
+// withUnknowns returns dep's inputs with every property that depends on a
+// replaced resource made unknown, and whether any did. A dependent whose
+// only tie is its parent or a plain dependency keeps its inputs.
+func withUnknowns(dep *resource.State, replaced map[resource.URN]bool) (resource.PropertyMap, bool) {
+	var out resource.PropertyMap
+	for k, urns := range dep.PropertyDependencies {
+		for _, u := range urns {
+			if replaced[u] {
+				if out == nil {
+					out = dep.Inputs.Copy()
+				}
+				out[k] = resource.NewUnknown()
+				break
+			}
+		}
+	}
+	if out == nil {
+		return dep.Inputs, false
+	}
+	return out, true
+}
+
+func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
+	dep := a.Call.dependent
+	// A provider that cannot diff with unknowns is assumed to replace: the
+	// conservative answer keeps the old resource from being deleted while
+	// something still needs it.
+	if a.Err != nil || a.Diff.Replace() || a.Diff.Changes == resource.DiffUnknown {
+		w.dbr.replaced[dep.URN] = true
+		w.dbr.doomed = append(w.dbr.doomed, dep)
+	}
+	return g.nextDependent(w)
+}
+
+// finishDeleteBeforeReplace issues one chain: delete the doomed dependents
+// (dependents first), delete the old resource, create the replacement. Each
+// delete leaves its record marked as pending replacement, so that a crash
+// midway is visible and the next run creates what is missing; a dependent
+// deleted here is created again when the program registers it.
+func (g *Generator) finishDeleteBeforeReplace(w *work) Actions {
+	g.news[w.new.URN] = w.new
+	var steps []*Step
+	doomed := w.dbr.doomed
+	for i := len(doomed) - 1; i >= 0; i-- {
+		dep := doomed[i]
+		pending := dep.Clone()
+		pending.PendingReplacement = true
+		g.olds[dep.URN] = pending
+		steps = append(steps, g.step(OpDeleteReplaced, dep.URN, dep, pending, nil))
+	}
+	pending := w.old.Clone()
+	pending.PendingReplacement = true
+	del := g.step(OpDeleteReplaced, w.new.URN, w.old, pending, w.reg)
+	del.Diff, del.Keys = w.diff, w.keys
+	create := g.step(OpCreate, w.new.URN, pending, w.new, w.reg)
+	create.Diff, create.Keys = w.diff, w.keys
+	steps = append(steps, del, create)
+	return Actions{Chains: []Chain{{Steps: steps, Needs: needsOf(w.new)}}}
+}

@@ -1,0 +1,66 @@
+package stepgen
+
+import (
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// untargeted answers the registration of a resource outside the
+// operation's targets without touching it: a recorded resource keeps its
+// state exactly; a new one is not created, and its outputs are unknown so
+// that a targeted resource needing them fails with a clear error.
+func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
+	if old != nil {
+		s := g.step(OpSame, old.URN, old, old, reg)
+		g.news[old.URN] = old
+		return Actions{Chains: []Chain{{Steps: []*Step{s}}}}
+	}
+	goal := &reg.Goal
+	st := g.newState(reg.URN, goal, nil)
+	outs := make(resource.PropertyMap, len(st.Inputs))
+	for k := range st.Inputs {
+		outs[k] = resource.NewUnknown()
+	}
+	st.Outputs = outs
+	s := g.step(OpSame, reg.URN, nil, st, reg)
+	s.skipRecord = true
+	return Actions{Chains: []Chain{{Steps: []*Step{s}}}}
+}
+
+// importStep adopts an existing physical resource: its step reads it by ID,
+// checks the program's inputs against what it read and refuses any
+// difference.
+func (g *Generator) importStep(reg *Registration, urn resource.URN, goal *resource.Goal) Actions {
+	st := g.newState(urn, goal, nil)
+	st.ID = goal.ImportID
+	s := g.step(OpImport, urn, nil, st, reg)
+	s.seed = g.seed(urn)
+	g.news[urn] = st
+	return Actions{Chains: []Chain{{Steps: []*Step{s}, Needs: needsOf(st)}}}
+}
+
+// Refresh returns one single-step chain per recorded custom resource (within
+// the targets) that reads it from its provider and records what it reports;
+// a resource that no longer exists leaves the state. pending are the
+// pending operations of the snapshot: a resource one of them left behind
+// with a known ID and no record is read too, and recorded if it exists.
+func (g *Generator) Refresh(pending []resource.Operation) []Chain {
+	var chains []Chain
+	for _, s := range g.cfg.Old {
+		if !s.Custom || s.IsProvider() || s.PendingReplacement || !g.targeted(s.URN) {
+			continue
+		}
+		g.takenOver[s] = true
+		chains = append(chains, Chain{Steps: []*Step{g.step(OpRefresh, s.URN, s, s.Clone(), nil)}})
+	}
+	for _, op := range pending {
+		r := op.Resource
+		if r == nil || r.ID == "" || !r.Custom || r.IsProvider() || !g.targeted(r.URN) {
+			continue
+		}
+		if old, ok := g.olds[r.URN]; ok && old.ID == r.ID {
+			continue // the recorded resource is refreshed above
+		}
+		chains = append(chains, Chain{Steps: []*Step{g.step(OpRefresh, r.URN, nil, r.Clone(), nil)}})
+	}
+	return chains
+}
