@@ -9,7 +9,8 @@ import (
 )
 
 // pluginName is the package whose plugin binary, pulumi-resource-gwtest,
-// TestMain builds from internal/testplugin and puts on PATH.
+// TestMain builds from internal/testplugin and puts on PATH, beside the
+// built-in providers' plugins from cmd/.
 const pluginName = "gwtest"
 
 // binDir holds the built plugin binary.
@@ -27,8 +28,19 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binDir = dir
+	// One build for all the binaries: the test plugin, and the built-in
+	// providers' plugins under cmd/.
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+		"github.com/groundwork-iac/groundwork/cmd/pulumi-resource-local",
+		"github.com/groundwork-iac/groundwork/cmd/pulumi-resource-random",
+		"github.com/groundwork-iac/groundwork/cmd/pulumi-resource-command")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the built-in plugins:", err)
+		return 1
+	}
 	out := filepath.Join(dir, "pulumi-resource-"+pluginName)
-	build := exec.Command("go", "build", "-o", out, "github.com/groundwork-iac/groundwork/plugin/internal/testplugin")
+	build = exec.Command("go", "build", "-o", out, "github.com/groundwork-iac/groundwork/plugin/internal/testplugin")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the test plugin:", err)

@@ -1,0 +1,15 @@
+// Command pulumi-resource-random is groundwork's built-in random provider
+// (strings, integers, UUIDs, pets; see package providers/random) as a
+// provider plugin that any engine speaking the Pulumi provider protocol can
+// launch. It prints its port on stdout and serves until the engine cancels
+// it or it gets SIGTERM.
+package main
+
+import (
+	"github.com/groundwork-iac/groundwork/plugin/server"
+	"github.com/groundwork-iac/groundwork/providers/random"
+)
+
+func main() {
+	server.Main(random.New(), server.Options{Name: random.Package, Version: random.Version})
+}
