@@ -94,6 +94,9 @@ var errExited = errors.New("the plugin process exited")
 // start launches the plugin and waits until it prints its port. The process
 // outlives ctx, which bounds only the start.
 func start(ctx context.Context, name, path string, opts Options) (*process, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, fmt.Errorf("start plugin %s: %w", name, context.Cause(ctx))
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, 0, fmt.Errorf("start plugin %s: %w", name, err)

@@ -1,0 +1,56 @@
+// Package plugin runs provider plugins — binaries named
+// "pulumi-resource-<package>" that speak the Pulumi provider gRPC protocol,
+// whether Pulumi's own providers or ones built with package plugin/server —
+// and presents each as a providers.Provider.
+//
+// # Finding a plugin
+//
+// Find looks for the binary in the configured plugin folders, in order: in
+// each folder itself, then in its versioned subfolders
+// ("resource-<package>-v<version>/", the layout of Pulumi's plugin cache),
+// newest first; and then on PATH. Resolver does the same on behalf of a
+// providers.Registry (see providers.WithResolver), choosing a binary whose
+// version is compatible with the one wanted; Factory makes a
+// providers.Factory that launches a named plugin.
+//
+// # Launching and the port handshake
+//
+// Launch and Start run the binary with Options.Args and then the engine's
+// address as its last argument (omitted when there is none). The plugin
+// listens on a free local port and prints its number as a line on stdout;
+// the client reads stdout until a line is a port number (earlier lines are
+// diagnostics), connects to 127.0.0.1 on that port without TLS, and calls
+// Handshake (a plugin that predates it answers Unimplemented, which is
+// fine) and GetPluginInfo for its version. From then on, stderr lines and
+// any further stdout lines go to Options.Diagnostics, and the last twenty
+// stderr lines are kept for error messages.
+//
+// # Calls
+//
+// Each method of the Provider is one RPC. Values cross the wire in the form
+// package wire defines; what the plugin says it does not accept (in its
+// Handshake and Configure answers) is degraded before it is sent, and an
+// output of a plugin that does not accept secrets is marked secret again
+// when its input was. Configure sends the configuration both structured and
+// as legacy "<package>:config:<key>" strings. Errors keep their meaning:
+// codes.Unimplemented wraps providers.ErrNotImplemented (so the providers
+// package functions apply their fallbacks); a partial failure
+// (an ErrorResourceInitFailed status detail) is a *providers.InitError; the
+// caller's cancelled context is its context error; anything else is a
+// *CallError.
+//
+// Construct and Call make the plugin call back into the engine to register
+// the component's children, so they need the address of the engine's
+// resource monitor gRPC server: the request's Host must implement
+// MonitorHost. Without one they fail with ErrNoMonitor.
+//
+// # Crashes and shutdown
+//
+// A waiter goroutine watches the process. If it exits, every call in
+// flight is cancelled at once and fails, as does every later call, with an
+// error wrapping an *ExitError that names the plugin and quotes the end of
+// its stderr: a dead plugin never hangs a deployment. Close closes the
+// connection (ending calls in flight), sends SIGTERM, waits up to
+// Options.GracePeriod for the process to exit, kills it otherwise, and
+// returns once the process and the goroutines watching it have ended.
+package plugin
