@@ -144,7 +144,12 @@ func (c *cloud) provider() *providers.Func {
 			if !ok {
 				return providers.ReadResponse{}, nil
 			}
-			return providers.ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: out}, nil
+			inputs := req.Inputs
+			if inputs == nil { // an import: what exists is what was asked for
+				inputs = out.Copy()
+				delete(inputs, "id")
+			}
+			return providers.ReadResponse{ID: req.ID, Inputs: inputs, Outputs: out}, nil
 		},
 	}
 }

@@ -20,6 +20,7 @@ type resourceOptions struct {
 	timeouts            resource.CustomTimeouts
 	importID            resource.ID
 	version             string
+	remote              bool
 }
 
 // Parent makes r the parent of the resource: the resource's URN carries
@@ -90,3 +91,7 @@ func Import(id resource.ID) ResourceOption { return func(o *resourceOptions) { o
 
 // Version pins the version of the default provider used for the resource.
 func Version(v string) ResourceOption { return func(o *resourceOptions) { o.version = v } }
+
+// Remote marks a component implemented by its provider (a multi-language
+// component): the provider's Construct builds it and its children.
+func Remote() ResourceOption { return func(o *resourceOptions) { o.remote = true } }

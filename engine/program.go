@@ -123,8 +123,8 @@ func (c *Context) Provider(pkg, name string, props Props, opts ...ResourceOption
 // Read reads an existing resource by ID without managing it: it is recorded
 // as external and never deleted.
 func (c *Context) Read(typ, name string, id resource.ID, props Props, opts ...ResourceOption) *Resource {
-	r := c.start(typ, name, true, props, opts)
-	r.readID = id
+	r := &Resource{ctx: c, typ: typ, name: name, custom: true, readID: id, done: make(chan struct{})}
+	c.launch(r, props, opts)
 	return r
 }
 
@@ -232,7 +232,7 @@ func (c *Context) register(r *Resource, props Props, o *resourceOptions) error {
 		DeleteBeforeReplace: o.deleteBeforeReplace, RetainOnDelete: o.retainOnDelete,
 		IgnoreChanges: o.ignoreChanges, ReplaceOnChanges: o.replaceOnChanges,
 		AdditionalSecretOutputs: o.secretOutputs, Aliases: o.aliases, CustomTimeouts: o.timeouts,
-		ImportID: o.importID, Version: o.version,
+		ImportID: o.importID, Version: o.version, Remote: o.remote,
 	}
 	parent := o.parent
 	if parent == nil && c.root != nil && r != c.root {

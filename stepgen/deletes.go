@@ -24,7 +24,7 @@ func (g *Generator) Deletes() ([][]Chain, error) {
 			continue
 		}
 		cur := g.olds[s.URN]
-		if cur == nil || g.takenOver[cur] || g.cfg.KeepUnregistered || !g.targeted(s.URN) {
+		if cur == nil || g.takenOver[cur] || g.cfg.KeepUnregistered || !g.named(s.URN) {
 			continue
 		}
 		if cur.Protect {
@@ -45,6 +45,13 @@ func (g *Generator) targeted(urn resource.URN) bool {
 	if typ := urn.Type(); typ == resource.RootStackType || resource.IsProviderType(typ) {
 		return true
 	}
+	return !g.cfg.Excludes[urn] && (g.cfg.Targets == nil || g.cfg.Targets[urn])
+}
+
+// named reports whether urn is within the operation's targets as given: a
+// targeted delete removes only what the targets name, never the stack's
+// root or a provider other resources may still use.
+func (g *Generator) named(urn resource.URN) bool {
 	return !g.cfg.Excludes[urn] && (g.cfg.Targets == nil || g.cfg.Targets[urn])
 }
 

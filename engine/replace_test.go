@@ -1,0 +1,195 @@
+package engine_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/enginetest"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// The example graph of delete-before-replace: B and C depend on A, D on B,
+// E and F on C. B's tie to A is dependsOn only and D's tie to B is an input
+// of B that will not change; C takes A's zone (a property that replaces), E
+// takes C's zone (replaces), F takes C's id into a property that updates in
+// place. Replacing A with delete-before-replace must delete exactly E and C
+// (dependents first) before A.
+func dbrGraph(zone string) engine.Program {
+	return func(ctx *engine.Context) error {
+		a := ctx.Register(thing, "A", engine.Props{"zone": zone}, engine.DeleteBeforeReplace())
+		b := ctx.Register(thing, "B", engine.Props{"kind": "b"}, engine.DependsOn(a))
+		ctx.Register(thing, "D", engine.Props{"b": b.Output("kind")})
+		c := ctx.Register(thing, "C", engine.Props{"zone": a.Output("zone")})
+		ctx.Register(thing, "E", engine.Props{"zone": c.Output("zone")})
+		ctx.Register(thing, "F", engine.Props{"label": c.ID()})
+		return nil
+	}
+}
+
+func TestDeleteBeforeReplaceDeletesOnlyDependentsThatWouldBeReplaced(t *testing.T) {
+	c := newCloud("zone")
+	env := enginetest.New(t)
+	env.Provider("test", "", c.provider())
+	if _, err := env.Up(dbrGraph("x")); err != nil {
+		t.Fatal(err)
+	}
+	before := len(c.Writes())
+	if _, err := env.Up(dbrGraph("y")); err != nil {
+		t.Fatal(err)
+	}
+	writes := c.Writes()[before:]
+	if len(writes) < 4 {
+		t.Fatalf("writes = %v", writes)
+	}
+	if diff := cmp.Diff([]string{"delete E", "delete C", "delete A", "create A"}, writes[:4]); diff != "" {
+		t.Errorf("deletes before the replacement (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"create C", "create E", "update F"}, sorted(writes[4:])); diff != "" {
+		t.Errorf("after the replacement (-want +got):\n%s", diff)
+	}
+	if c.Live() != 6 {
+		t.Errorf("%d resources exist, want 6", c.Live())
+	}
+	for _, s := range env.Snapshot().Resources {
+		if s.PendingReplacement || s.Delete {
+			t.Errorf("%s left marked (pending replacement %v, delete %v)", s.URN, s.PendingReplacement, s.Delete)
+		}
+	}
+}
+
+func TestDeleteBeforeReplaceInterruptedBetweenDeleteAndCreate(t *testing.T) {
+	c := newCloud("zone")
+	env := enginetest.New(t)
+	env.Provider("test", "", c.provider())
+	program := func(zone string) engine.Program {
+		return func(ctx *engine.Context) error {
+			ctx.Register(thing, "a", engine.Props{"zone": zone}, engine.DeleteBeforeReplace())
+			return nil
+		}
+	}
+	if _, err := env.Up(program("x")); err != nil {
+		t.Fatal(err)
+	}
+	// The run stops after the delete: the create fails.
+	c.failCreate["a"] = errors.New("interrupted")
+	if _, err := env.Up(program("y")); err == nil {
+		t.Fatal("the interrupted run succeeded")
+	}
+	a := env.Resource(env.URN(thing, "a"))
+	if a == nil || !a.PendingReplacement {
+		t.Fatalf("after the interruption the state must show a pending replacement of a, got %+v", a)
+	}
+	if c.Live() != 0 {
+		t.Fatalf("%d resources exist after the delete, want 0", c.Live())
+	}
+	// The next run finishes the job: it creates a, deleting nothing.
+	delete(c.failCreate, "a")
+	before := len(c.Writes())
+	if _, err := env.Up(program("y")); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"create a"}, c.Writes()[before:]); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+	a = env.Resource(env.URN(thing, "a"))
+	if a == nil || a.PendingReplacement || a.Inputs["zone"].StringValue() != "y" || c.Live() != 1 {
+		t.Errorf("a = %+v, live = %d", a, c.Live())
+	}
+}
+
+func TestReplaceOnChangesAndIgnoreChanges(t *testing.T) {
+	tests := []struct {
+		name   string
+		opt    engine.ResourceOption
+		change engine.Props
+		want   []string // writes of the second run
+		keep   string   // the recorded value of "tag" afterwards
+	}{
+		{"plain change updates", nil, engine.Props{"tag": "v2"}, []string{"update a"}, "v2"},
+		{"replaceOnChanges replaces", engine.ReplaceOnChanges("tag"), engine.Props{"tag": "v2"}, []string{"create a", "delete a"}, "v2"},
+		{"replaceOnChanges on another path updates", engine.ReplaceOnChanges("other"), engine.Props{"tag": "v2"}, []string{"update a"}, "v2"},
+		{"ignoreChanges keeps the old value", engine.IgnoreChanges("tag"), engine.Props{"tag": "v2"}, nil, "v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCloud()
+			env := enginetest.New(t)
+			env.Provider("test", "", c.provider())
+			program := func(props engine.Props) engine.Program {
+				return func(ctx *engine.Context) error {
+					ctx.Register(thing, "a", props, tt.opt)
+					return nil
+				}
+			}
+			if _, err := env.Up(program(engine.Props{"tag": "v1"})); err != nil {
+				t.Fatal(err)
+			}
+			before := len(c.Writes())
+			if _, err := env.Up(program(tt.change)); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, c.Writes()[before:], cmpEmpty); diff != "" {
+				t.Errorf("writes (-want +got):\n%s", diff)
+			}
+			if got := env.Resource(env.URN(thing, "a")).Inputs["tag"].StringValue(); got != tt.keep {
+				t.Errorf("recorded tag = %q, want %q", got, tt.keep)
+			}
+		})
+	}
+}
+
+func TestAliasRenameWritesNothing(t *testing.T) {
+	c := newCloud()
+	env := enginetest.New(t)
+	env.Provider("test", "", c.provider())
+	if _, err := env.Up(things(map[string]engine.Props{"old": {"size": 1}})); err != nil {
+		t.Fatal(err)
+	}
+	id := env.Resource(env.URN(thing, "old")).ID
+	before := len(c.Writes())
+	_, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Register(thing, "new", engine.Props{"size": 1}, engine.Aliases(resource.Alias{Name: "old"}))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := c.Writes()[before:]; len(w) != 0 {
+		t.Errorf("a rename through an alias wrote %v", w)
+	}
+	if env.Resource(env.URN(thing, "old")) != nil {
+		t.Error("the old URN is still recorded")
+	}
+	if r := env.Resource(env.URN(thing, "new")); r == nil || r.ID != id {
+		t.Errorf("new = %+v, want the old resource (id %s) under the new name", r, id)
+	}
+}
+
+func TestAliasMatchingTwoResourcesIsAnError(t *testing.T) {
+	c := newCloud()
+	env := enginetest.New(t)
+	env.Provider("test", "", c.provider())
+	if _, err := env.Up(things(map[string]engine.Props{"x": {}, "y": {}})); err != nil {
+		t.Fatal(err)
+	}
+	_, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Register(thing, "z", engine.Props{}, engine.Aliases(resource.Alias{Name: "x"}, resource.Alias{Name: "y"}))
+		return nil
+	})
+	if err == nil || !containsAll(err.Error(), "::x", "::y", "more than one") {
+		t.Errorf("err = %v, want an alias error naming both", err)
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
