@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -224,106 +223,6 @@ func appendTime(b []byte, name string, t time.Time) []byte {
 	return append(b, '"')
 }
 
-// wireState is how a resource.State is read back (see appendState).
-type wireState struct {
-	URN                     resource.URN                            `json:"urn"`
-	Type                    string                                  `json:"type"`
-	Custom                  bool                                    `json:"custom"`
-	Delete                  bool                                    `json:"delete"`
-	ID                      resource.ID                             `json:"id"`
-	Parent                  resource.URN                            `json:"parent"`
-	Provider                string                                  `json:"provider"`
-	Protect                 bool                                    `json:"protect"`
-	External                bool                                    `json:"external"`
-	PendingReplacement      bool                                    `json:"pendingReplacement"`
-	RetainOnDelete          bool                                    `json:"retainOnDelete"`
-	DeletedWith             resource.URN                            `json:"deletedWith"`
-	ImportID                resource.ID                             `json:"importID"`
-	Dependencies            []resource.URN                          `json:"dependencies"`
-	PropertyDependencies    map[resource.PropertyKey][]resource.URN `json:"propertyDependencies"`
-	Inputs                  json.RawMessage                         `json:"inputs"`
-	Outputs                 json.RawMessage                         `json:"outputs"`
-	InitErrors              []string                                `json:"initErrors"`
-	IgnoreChanges           []string                                `json:"ignoreChanges"`
-	ReplaceOnChanges        []string                                `json:"replaceOnChanges"`
-	AdditionalSecretOutputs []resource.PropertyKey                  `json:"additionalSecretOutputs"`
-	Aliases                 []resource.URN                          `json:"aliases"`
-	CustomTimeouts          map[string]string                       `json:"customTimeouts"`
-	Created                 time.Time                               `json:"created"`
-	Modified                time.Time                               `json:"modified"`
-}
-
-func (w *wireState) state(ctx context.Context, mgr secrets.Manager) (*resource.State, error) {
-	if w == nil {
-		return nil, errors.New("a resource record is null")
-	}
-	if w.URN == "" {
-		return nil, errors.New("a resource record has no URN")
-	}
-	s := &resource.State{
-		Type: w.Type, URN: w.URN, Custom: w.Custom, Delete: w.Delete, ID: w.ID,
-		Parent: w.Parent, Protect: w.Protect, External: w.External,
-		Dependencies: w.Dependencies, PropertyDependencies: w.PropertyDependencies,
-		Provider: w.Provider, InitErrors: w.InitErrors, PendingReplacement: w.PendingReplacement,
-		RetainOnDelete: w.RetainOnDelete, DeletedWith: w.DeletedWith,
-		IgnoreChanges: w.IgnoreChanges, ReplaceOnChanges: w.ReplaceOnChanges,
-		ImportID: w.ImportID, AdditionalSecretOutputs: w.AdditionalSecretOutputs,
-		Aliases: w.Aliases, Created: w.Created, Modified: w.Modified,
-	}
-	for name, text := range w.CustomTimeouts {
-		d, err := time.ParseDuration(text)
-		if err != nil {
-			return nil, fmt.Errorf("%s: custom timeout %q: %w", w.URN, name, err)
-		}
-		switch name {
-		case "create":
-			s.CustomTimeouts.Create = d
-		case "update":
-			s.CustomTimeouts.Update = d
-		case "delete":
-			s.CustomTimeouts.Delete = d
-		default:
-			return nil, fmt.Errorf("%s: unknown custom timeout %q", w.URN, name)
-		}
-	}
-	var err error
-	if s.Inputs, err = decodeProps(ctx, w.Inputs, mgr); err != nil {
-		return nil, fmt.Errorf("%s: inputs: %w", w.URN, err)
-	}
-	if s.Outputs, err = decodeProps(ctx, w.Outputs, mgr); err != nil {
-		return nil, fmt.Errorf("%s: outputs: %w", w.URN, err)
-	}
-	return s, nil
-}
-
-func decodeProps(ctx context.Context, raw json.RawMessage, mgr secrets.Manager) (resource.PropertyMap, error) {
-	if raw == nil || string(raw) == "null" {
-		return nil, nil
-	}
-	return decodeMap(ctx, raw, mgr)
-}
-
-type wireSnapshot struct {
-	Version  int `json:"version"`
-	Manifest struct {
-		Time           time.Time `json:"time"`
-		LibraryVersion string    `json:"libraryVersion"`
-	} `json:"manifest"`
-	Secrets           *wireSecrets    `json:"secrets"`
-	Resources         []*wireState    `json:"resources"`
-	PendingOperations []wireOperation `json:"pendingOperations"`
-}
-
-type wireSecrets struct {
-	Type  string          `json:"type"`
-	State json.RawMessage `json:"state"`
-}
-
-type wireOperation struct {
-	Kind     resource.OperationKind `json:"kind"`
-	Resource *wireState             `json:"resource"`
-}
-
 // checkVersion reads the "version" member of a snapshot or journal header.
 // Files written by this package begin with it, so the common case costs no
 // full scan.
@@ -358,56 +257,15 @@ func checkVersion(data []byte, what, member string) (int, error) {
 	return v, nil
 }
 
-// decodeSnapshot reads a snapshot file. open is asked for the manager of
-// the recorded secrets state before any value is decoded, so a wrong
-// passphrase fails first.
-func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapshot, error) {
-	if _, err := checkVersion(data, "snapshot", "version"); err != nil {
-		return nil, err
-	}
-	var w wireSnapshot
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("state: the snapshot is malformed: %w", err)
-	}
-	s := &Snapshot{Manifest: Manifest{Time: w.Manifest.Time, Version: w.Version, LibraryVersion: w.Manifest.LibraryVersion}}
-	var mgr secrets.Manager
-	if w.Secrets != nil {
-		if w.Secrets.Type == "" {
-			return nil, errors.New("state: the snapshot's secrets section names no manager type")
-		}
-		s.Secrets = &SecretsState{Type: w.Secrets.Type, State: w.Secrets.State}
-		var err error
-		if mgr, err = open(ctx, s.Secrets); err != nil {
-			return nil, err
-		}
-	}
-	s.Resources = make([]*resource.State, len(w.Resources))
-	for i, ws := range w.Resources {
-		r, err := ws.state(ctx, mgr)
-		if err != nil {
-			return nil, fmt.Errorf("state: the snapshot's resource %d: %w", i, err)
-		}
-		s.Resources[i] = r
-		w.Resources[i] = nil // let the wire form go early
-	}
-	for i, op := range w.PendingOperations {
-		if op.Kind == "" {
-			return nil, fmt.Errorf("state: the snapshot's pending operation %d has no kind", i)
-		}
-		r, err := op.Resource.state(ctx, mgr)
-		if err != nil {
-			return nil, fmt.Errorf("state: the snapshot's pending operation %d: %w", i, err)
-		}
-		s.PendingOperations = append(s.PendingOperations, resource.Operation{Resource: r, Kind: op.Kind})
-	}
-	return s, nil
-}
-
 // encodeEntry writes the payload of one journal entry (its Seq lives in the
-// record frame).
-func encodeEntry(ctx context.Context, en *Entry, mgr secrets.Manager) ([]byte, error) {
-	e := valueEncoder{mgr: mgr}
-	b := make([]byte, 0, 512)
+// record frame). It records only what the fold reads: for a begin, the
+// resource of the pending operation; for an end or a write, Old's identity
+// (URN, ID, Delete) and New in full. Replaying the record therefore gives
+// an Entry that folds exactly as the original did.
+//
+// The encoding is appended to b.
+func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) ([]byte, error) {
+	e := valueEncoder{mgr: mgr, unsorted: true}
 	b = append(b, `{"kind":`...)
 	b = appendString(b, en.Kind.String())
 	if en.Begin != 0 {
@@ -418,50 +276,45 @@ func encodeEntry(ctx context.Context, en *Entry, mgr secrets.Manager) ([]byte, e
 		b = append(b, `,"op":`...)
 		b = appendString(b, string(en.Op))
 	}
+	old, new := en.Old, en.New
 	var err error
-	if en.Old != nil {
+	switch en.Kind {
+	case EntryBegin:
+		if new != nil {
+			old = nil
+		}
+	case EntryFailure:
+		old, new = nil, nil
+	}
+	if old != nil {
 		b = append(b, `,"old":`...)
-		if b, err = e.appendState(ctx, b, en.Old); err != nil {
+		if en.Kind == EntryBegin {
+			b, err = e.appendState(ctx, b, old)
+		} else {
+			b = appendIdentity(b, old)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
-	if en.New != nil {
+	if new != nil {
 		b = append(b, `,"new":`...)
-		if b, err = e.appendState(ctx, b, en.New); err != nil {
+		if en.Kind == EntryClearPending {
+			b = appendIdentity(b, new)
+		} else if b, err = e.appendState(ctx, b, new); err != nil {
 			return nil, err
 		}
 	}
 	return append(b, '}'), nil
 }
 
-type wireEntry struct {
-	Kind  string                 `json:"kind"`
-	Begin uint64                 `json:"begin"`
-	Op    resource.OperationKind `json:"op"`
-	Old   *wireState             `json:"old"`
-	New   *wireState             `json:"new"`
-}
-
-func decodeEntry(ctx context.Context, payload []byte, seq uint64, mgr secrets.Manager) (Entry, error) {
-	var w wireEntry
-	if err := json.Unmarshal(payload, &w); err != nil {
-		return Entry{}, err
+// appendIdentity writes just what identifies a recorded resource.
+func appendIdentity(b []byte, s *resource.State) []byte {
+	b = append(b, `{"urn":`...)
+	b = appendString(b, string(s.URN))
+	if s.ID != "" {
+		b = append(b, `,"id":`...)
+		b = appendString(b, string(s.ID))
 	}
-	kind, ok := parseEntryKind(w.Kind)
-	if !ok {
-		return Entry{}, fmt.Errorf("unknown entry kind %q", w.Kind)
-	}
-	e := Entry{Kind: kind, Seq: seq, Begin: w.Begin, Op: w.Op}
-	var err error
-	if w.Old != nil {
-		if e.Old, err = w.Old.state(ctx, mgr); err != nil {
-			return Entry{}, err
-		}
-	}
-	if w.New != nil {
-		if e.New, err = w.New.state(ctx, mgr); err != nil {
-			return Entry{}, err
-		}
-	}
-	return e, nil
+	return append(appendBool(b, "delete", s.Delete), '}')
 }

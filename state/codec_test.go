@@ -17,6 +17,15 @@ import (
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
+func decodeMap(ctx context.Context, data []byte, mgr secrets.Manager) (resource.PropertyMap, error) {
+	d := newDecoder(data, mgr)
+	m, err := d.propertyMap(ctx)
+	if err == nil {
+		err = d.end()
+	}
+	return m, err
+}
+
 func testManager(t testing.TB) secrets.Manager {
 	t.Helper()
 	m, err := secrets.NewPassphrase(testPassphrase, secrets.WithIterations(1000))

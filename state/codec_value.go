@@ -39,6 +39,9 @@ const (
 type valueEncoder struct {
 	mgr  secrets.Manager
 	keys []resource.PropertyKey
+	// unsorted skips sorting object keys: journal entries are read only by
+	// replay, so they need no stable order, while snapshots get one.
+	unsorted bool
 }
 
 func (e *valueEncoder) appendMap(ctx context.Context, b []byte, m resource.PropertyMap) ([]byte, error) {
@@ -62,7 +65,9 @@ func (e *valueEncoder) appendMembers(ctx context.Context, b []byte, m resource.P
 		e.keys = append(e.keys, k)
 	}
 	end := len(e.keys)
-	slices.Sort(e.keys[start:end])
+	if !e.unsorted {
+		slices.Sort(e.keys[start:end])
+	}
 	b = append(b, '{')
 	var err error
 	for i := start; i < end; i++ {
@@ -163,7 +168,7 @@ func (e *valueEncoder) appendSealed(ctx context.Context, b []byte, v resource.Pr
 	if e.mgr == nil {
 		return b, ErrNoSecretsManager
 	}
-	inner := valueEncoder{mgr: e.mgr, keys: e.keys[len(e.keys):]}
+	inner := valueEncoder{mgr: e.mgr, keys: e.keys[len(e.keys):], unsorted: e.unsorted}
 	pt, err := inner.appendValue(ctx, nil, v)
 	if err == nil {
 		var ct string
@@ -191,6 +196,14 @@ func appendNumber(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plainASCII marks the bytes a JSON string holds as they are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does.
 func appendString(b []byte, s string) []byte {
@@ -199,7 +212,7 @@ func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if plainASCII[c] {
 				i++
 				continue
 			}

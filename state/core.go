@@ -131,13 +131,17 @@ func (c *core) recordedSecrets(stack string) (*SecretsState, error) {
 	if err != nil {
 		return nil, err
 	}
-	var w struct {
-		Secrets *wireSecrets `json:"secrets"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil || w.Secrets == nil {
-		return nil, nil // a malformed file is reported by Load; it will be replaced
-	}
-	return &SecretsState{Type: w.Secrets.Type, State: w.Secrets.State}, nil
+	// A malformed file is reported by Load; here it only has no secrets.
+	var rec *SecretsState
+	d := newDecoder(data, nil)
+	_ = d.eachMember(func(key []byte) (err error) {
+		if string(key) == "secrets" {
+			rec, err = d.secretsState()
+			return err
+		}
+		return d.skip(0)
+	})
+	return rec, nil
 }
 
 func (c *core) opener(stack string) openManager {

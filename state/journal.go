@@ -42,7 +42,10 @@ import (
 // not end are pending operations of what Load returns.
 //
 // A Journal is safe for concurrent use. Appending costs time proportional
-// to the entry, not to the stack.
+// to the entry, not to the stack. The journal keeps the *resource.State
+// values it is given and shares them with the snapshots it returns: a
+// recorded State is immutable (see resource.State), so callers that need a
+// changed one make a copy with Clone.
 type Journal interface {
 	// Append records e and returns its Seq once e is durable under the
 	// store's SyncPolicy. An entry that does not fit what the journal
@@ -60,6 +63,10 @@ type Journal interface {
 	// the next Load to replay. Closing twice is a no-op.
 	Close(ctx context.Context) error
 }
+
+// entryBuffers recycles the buffers entries are encoded into; Append copies
+// each encoding into the journal's batch at once.
+var entryBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // journal is the Journal of both stores: a Fold in memory, framed records
 // in storage, group commit and compaction.
@@ -116,10 +123,14 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 	if err := e.validate(); err != nil {
 		return 0, err
 	}
-	e.Old, e.New = e.Old.Clone(), e.New.Clone()
-	payload, err := encodeEntry(ctx, &e, j.mgr)
+	buf := entryBuffers.Get().(*[]byte)
+	defer entryBuffers.Put(buf)
+	payload, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
 	if err != nil {
 		return 0, fmt.Errorf("state: encoding a journal entry: %w", err)
+	}
+	if cap(payload) <= 1<<20 {
+		*buf = payload // keep the grown buffer for the next entry
 	}
 
 	j.mu.Lock()

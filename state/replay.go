@@ -50,6 +50,10 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 	var fold *Fold
 	stale := false
 	n := 0
+	ed := newEntryDecoder(mgr)
+	// Begin entries are read lazily; begins is where to find the full
+	// record of each step that has not ended yet.
+	begins := map[uint64][]byte{}
 	_, err := scanRecords(journal, func(r record) error {
 		if stale {
 			return nil
@@ -84,12 +88,18 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 		if r.typ != recordEntry {
 			return &CorruptJournalError{Offset: r.offset, Reason: fmt.Sprintf("unexpected record type %d", r.typ)}
 		}
-		e, err := decodeEntry(ctx, r.payload, r.seq, mgr)
+		e, err := ed.decode(ctx, r.payload, r.seq, true)
 		if err != nil {
 			return fmt.Errorf("state: journal entry %d at byte %d: %w", r.seq, r.offset, err)
 		}
 		if err := fold.Apply(e); err != nil {
 			return fmt.Errorf("state: the journal cannot be replayed at byte %d: %w", r.offset, err)
+		}
+		switch e.Kind {
+		case EntryBegin:
+			begins[e.Seq] = r.payload
+		case EntrySuccess, EntryFailure:
+			delete(begins, e.Begin)
 		}
 		return nil
 	})
@@ -98,6 +108,21 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 	}
 	if fold == nil {
 		return base, nil
+	}
+	// Read the steps that never ended in full: they become pending
+	// operations.
+	for seq, payload := range begins {
+		e, err := ed.decode(ctx, payload, seq, false)
+		if err != nil {
+			return nil, fmt.Errorf("state: journal entry %d: %w", seq, err)
+		}
+		r := e.New
+		if r == nil {
+			r = e.Old
+		}
+		if p := fold.bySeq[seq]; p != nil {
+			p.op.Resource = r
+		}
 	}
 	return fold.Snapshot(), nil
 }

@@ -1,0 +1,394 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// This file reads snapshots and journal entries (FORMAT.md). Unknown
+// members are skipped; null reads as the zero value.
+
+// decodeSnapshot reads a snapshot file. open is asked for the manager of
+// the recorded secrets state before any property value is read, so a wrong
+// passphrase fails first.
+func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapshot, error) {
+	version, err := checkVersion(data, "snapshot", "version")
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{Manifest: Manifest{Version: version}}
+	d := newDecoder(data, nil)
+	opened := false
+	openSecrets := func() error {
+		if opened {
+			return nil
+		}
+		opened = true
+		if s.Secrets == nil {
+			return nil
+		}
+		mgr, err := open(ctx, s.Secrets)
+		d.mgr = mgr
+		return err
+	}
+	// Resources are read once the secrets section is known; a file that
+	// lists them first (ours never does) is read in two steps.
+	var resources, pending []byte
+	err = d.eachMember(func(key []byte) (err error) {
+		switch string(key) {
+		case "manifest":
+			err = d.eachMember(func(key []byte) (err error) {
+				switch string(key) {
+				case "time":
+					s.Manifest.Time, err = d.time()
+				case "libraryVersion":
+					s.Manifest.LibraryVersion, err = d.str()
+				default:
+					err = d.skip(0)
+				}
+				return err
+			})
+		case "secrets":
+			s.Secrets, err = d.secretsState()
+		case "resources":
+			if opened || s.Secrets != nil {
+				if err = openSecrets(); err == nil {
+					s.Resources, err = d.states(ctx)
+				}
+			} else {
+				resources, err = d.raw(0)
+			}
+		case "pendingOperations":
+			if opened || s.Secrets != nil {
+				if err = openSecrets(); err == nil {
+					s.PendingOperations, err = d.operations(ctx)
+				}
+			} else {
+				pending, err = d.raw(0)
+			}
+		default:
+			err = d.skip(0)
+		}
+		return err
+	})
+	if err == nil {
+		err = d.end()
+	}
+	if err == nil {
+		err = openSecrets()
+	}
+	if err == nil && resources != nil {
+		s.Resources, err = d.sub(resources).states(ctx)
+	}
+	if err == nil && pending != nil {
+		s.PendingOperations, err = d.sub(pending).operations(ctx)
+	}
+	if err != nil {
+		var se *syntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("state: the snapshot is malformed: %w", err)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+func (d *decoder) secretsState() (*SecretsState, error) {
+	if d.null() {
+		return nil, nil
+	}
+	sec := &SecretsState{}
+	err := d.eachMember(func(key []byte) (err error) {
+		switch string(key) {
+		case "type":
+			sec.Type, err = d.str()
+		case "state":
+			var raw []byte
+			raw, err = d.raw(0)
+			sec.State = append([]byte(nil), raw...)
+		default:
+			err = d.skip(0)
+		}
+		return err
+	})
+	if err == nil && sec.Type == "" {
+		err = errors.New("state: the snapshot's secrets section names no manager type")
+	}
+	return sec, err
+}
+
+func (d *decoder) states(ctx context.Context) ([]*resource.State, error) {
+	var out []*resource.State
+	err := d.eachElement(func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, err := d.state(ctx)
+		if err != nil {
+			return fmt.Errorf("resource %d: %w", len(out), err)
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+func (d *decoder) operations(ctx context.Context) ([]resource.Operation, error) {
+	var out []resource.Operation
+	err := d.eachElement(func() error {
+		var op resource.Operation
+		err := d.eachMember(func(key []byte) (err error) {
+			switch string(key) {
+			case "kind":
+				var k string
+				k, err = d.name()
+				op.Kind = resource.OperationKind(k)
+			case "resource":
+				op.Resource, err = d.state(ctx)
+			default:
+				err = d.skip(0)
+			}
+			return err
+		})
+		if err == nil && (op.Kind == "" || op.Resource == nil) {
+			err = errors.New("a pending operation needs a kind and a resource")
+		}
+		if err != nil {
+			return fmt.Errorf("pending operation %d: %w", len(out), err)
+		}
+		out = append(out, op)
+		return nil
+	})
+	return out, err
+}
+
+// state reads one resource record.
+func (d *decoder) state(ctx context.Context) (*resource.State, error) {
+	if d.peek() != '{' {
+		return nil, d.fail("want a resource record")
+	}
+	s := &resource.State{}
+	err := d.eachMember(func(key []byte) error {
+		return d.stateField(ctx, s, key)
+	})
+	if err != nil {
+		if s.URN != "" {
+			return nil, fmt.Errorf("%s: %w", s.URN, err)
+		}
+		return nil, err
+	}
+	if s.URN == "" {
+		return nil, errors.New("a resource record has no URN")
+	}
+	return s, nil
+}
+
+func (d *decoder) stateField(ctx context.Context, s *resource.State, key []byte) (err error) {
+	var str string
+	switch string(key) {
+	case "urn":
+		str, err = d.name()
+		s.URN = resource.URN(str)
+	case "type":
+		s.Type, err = d.name()
+	case "custom":
+		s.Custom, err = d.flag()
+	case "delete":
+		s.Delete, err = d.flag()
+	case "id":
+		str, err = d.str()
+		s.ID = resource.ID(str)
+	case "parent":
+		str, err = d.name()
+		s.Parent = resource.URN(str)
+	case "provider":
+		s.Provider, err = d.name()
+	case "protect":
+		s.Protect, err = d.flag()
+	case "external":
+		s.External, err = d.flag()
+	case "pendingReplacement":
+		s.PendingReplacement, err = d.flag()
+	case "retainOnDelete":
+		s.RetainOnDelete, err = d.flag()
+	case "deletedWith":
+		str, err = d.name()
+		s.DeletedWith = resource.URN(str)
+	case "importID":
+		str, err = d.str()
+		s.ImportID = resource.ID(str)
+	case "dependencies":
+		s.Dependencies, err = d.urns()
+	case "aliases":
+		s.Aliases, err = d.urns()
+	case "propertyDependencies":
+		s.PropertyDependencies = map[resource.PropertyKey][]resource.URN{}
+		err = d.eachMember(func(k []byte) error {
+			name := resource.PropertyKey(d.intern(k))
+			us, err := d.urns()
+			s.PropertyDependencies[name] = us
+			return err
+		})
+	case "inputs":
+		s.Inputs, err = d.propertyMap(ctx)
+	case "outputs":
+		s.Outputs, err = d.propertyMap(ctx)
+	case "initErrors":
+		s.InitErrors, err = d.strs(false)
+	case "ignoreChanges":
+		s.IgnoreChanges, err = d.strs(true)
+	case "replaceOnChanges":
+		s.ReplaceOnChanges, err = d.strs(true)
+	case "additionalSecretOutputs":
+		var ks []string
+		ks, err = d.strs(true)
+		for _, k := range ks {
+			s.AdditionalSecretOutputs = append(s.AdditionalSecretOutputs, resource.PropertyKey(k))
+		}
+	case "customTimeouts":
+		err = d.eachMember(func(k []byte) error {
+			var target *time.Duration
+			switch string(k) {
+			case "create":
+				target = &s.CustomTimeouts.Create
+			case "update":
+				target = &s.CustomTimeouts.Update
+			case "delete":
+				target = &s.CustomTimeouts.Delete
+			default:
+				return d.fail("unknown custom timeout %q", k)
+			}
+			text, err := d.str()
+			if err == nil {
+				*target, err = time.ParseDuration(text)
+			}
+			return err
+		})
+	case "created":
+		s.Created, err = d.time()
+	case "modified":
+		s.Modified, err = d.time()
+	default:
+		err = d.skip(0)
+	}
+	return err
+}
+
+func (d *decoder) urns() ([]resource.URN, error) {
+	var out []resource.URN
+	err := d.eachElement(func() error {
+		s, err := d.name()
+		out = append(out, resource.URN(s))
+		return err
+	})
+	return out, err
+}
+
+// entryDecoder reads journal records; names are interned across all the
+// entries of a replay.
+type entryDecoder struct {
+	mgr   secrets.Manager
+	names map[string]string
+}
+
+func newEntryDecoder(mgr secrets.Manager) *entryDecoder {
+	return &entryDecoder{mgr: mgr, names: make(map[string]string)}
+}
+
+// decode reads the payload of one journal record. With lazy set, the
+// resource of a begin entry is read only as far as its identity (URN, ID,
+// Delete, type): a replay needs the rest only for steps that never ended,
+// and reads those again at the end (see replay).
+func (ed *entryDecoder) decode(ctx context.Context, payload []byte, seq uint64, lazy bool) (Entry, error) {
+	d := &decoder{data: payload, mgr: ed.mgr, names: ed.names}
+	e := Entry{Seq: seq}
+	var old, new []byte
+	err := d.eachMember(func(key []byte) (err error) {
+		switch string(key) {
+		case "kind":
+			var k string
+			if k, err = d.str(); err == nil {
+				var ok bool
+				if e.Kind, ok = parseEntryKind(k); !ok {
+					err = fmt.Errorf("unknown entry kind %q", k)
+				}
+			}
+		case "begin":
+			e.Begin, err = d.uint()
+		case "op":
+			var op string
+			op, err = d.name()
+			e.Op = resource.OperationKind(op)
+		case "old":
+			old, err = d.raw(0)
+		case "new":
+			new, err = d.raw(0)
+		default:
+			err = d.skip(0)
+		}
+		return err
+	})
+	if err == nil {
+		err = d.end()
+	}
+	read := func(raw []byte) (*resource.State, error) {
+		if raw == nil {
+			return nil, nil
+		}
+		sub := d.sub(raw)
+		if sub.null() {
+			return nil, sub.end()
+		}
+		var s *resource.State
+		var err error
+		if lazy && e.Kind == EntryBegin {
+			s, err = sub.identity()
+		} else {
+			s, err = sub.state(ctx)
+		}
+		if err == nil {
+			err = sub.end()
+		}
+		return s, err
+	}
+	if err == nil {
+		e.Old, err = read(old)
+	}
+	if err == nil {
+		e.New, err = read(new)
+	}
+	return e, err
+}
+
+// identity reads a resource record's URN, ID, Delete flag and type, and
+// skips the rest.
+func (d *decoder) identity() (*resource.State, error) {
+	s := &resource.State{}
+	err := d.eachMember(func(key []byte) (err error) {
+		var str string
+		switch string(key) {
+		case "urn":
+			str, err = d.name()
+			s.URN = resource.URN(str)
+		case "id":
+			str, err = d.str()
+			s.ID = resource.ID(str)
+		case "delete":
+			s.Delete, err = d.flag()
+		case "type":
+			s.Type, err = d.name()
+		default:
+			err = d.skip(0)
+		}
+		return err
+	})
+	if err == nil && s.URN == "" {
+		err = errors.New("a resource record has no URN")
+	}
+	return s, err
+}

@@ -1,0 +1,187 @@
+package state
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// The fuzz targets read untrusted bytes as a snapshot or a journal and
+// must never panic. Their seed corpus under testdata/fuzz is checked in;
+// "go test -run TestFuzzSeeds -update-seeds" regenerates it together with
+// testdata/fuzz-base.json, the snapshot every journal seed continues.
+
+var updateSeeds = flag.Bool("update-seeds", false, "rewrite the fuzz seed corpus in testdata")
+
+const fuzzBasePath = "testdata/fuzz-base.json"
+
+// fuzzFixture is the checked-in base snapshot and its secrets manager.
+type fuzzFixture struct {
+	data []byte
+	snap *Snapshot
+	mgr  secrets.Manager
+}
+
+func loadFuzzFixture(t testing.TB) *fuzzFixture {
+	data, err := os.ReadFile(fuzzBasePath)
+	if err != nil {
+		t.Fatalf("%v (regenerate with -update-seeds)", err)
+	}
+	fx := &fuzzFixture{data: data}
+	fx.snap, err = decodeSnapshot(context.Background(), data, func(ctx context.Context, rec *SecretsState) (secrets.Manager, error) {
+		fx.mgr, err = secrets.OpenPassphrase(testPassphrase, rec.State)
+		return fx.mgr, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx
+}
+
+// open gives the fixture's manager for its own secrets state only, so a
+// mutated iteration count cannot make one input take minutes.
+func (fx *fuzzFixture) open(ctx context.Context, rec *SecretsState) (secrets.Manager, error) {
+	if rec == nil || fx.mgr == nil || !bytes.Equal(rec.State, fx.mgr.State()) {
+		return nil, fmt.Errorf("fuzz: unknown secrets state")
+	}
+	return fx.mgr, nil
+}
+
+func FuzzDecodeSnapshot(f *testing.F) {
+	fx := loadFuzzFixture(f)
+	f.Add(fx.data)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ctx := context.Background()
+		snap, err := decodeSnapshot(ctx, data, fx.open)
+		if err != nil {
+			return
+		}
+		_ = snap.VerifyIntegrity()
+		_ = sortResources(snap.Resources)
+		// Whatever decodes must encode, and read back the same.
+		again, err := encodeSnapshot(ctx, snap, fx.mgr, 0)
+		if err != nil {
+			t.Fatalf("a decoded snapshot does not encode: %v", err)
+		}
+		back, err := decodeSnapshot(ctx, again, fx.open)
+		if err != nil {
+			t.Fatalf("a re-encoded snapshot does not decode: %v\n%s", err, again)
+		}
+		if diff := cmp.Diff(snap, back, snapshotOpts, propertyOpts); diff != "" {
+			t.Fatalf("round trip changed the snapshot:\n%s", diff)
+		}
+	})
+}
+
+// FuzzReplayJournal replays raw bytes as a journal on the fixture's base.
+// With framed set, data is instead split at 0x1e into entry payloads that
+// get valid frames behind a valid header, so the fuzzer reaches the entry
+// decoder and the fold rather than stopping at a checksum.
+func FuzzReplayJournal(f *testing.F) {
+	fx := loadFuzzFixture(f)
+	f.Fuzz(func(t *testing.T, data []byte, framed bool) {
+		ctx := context.Background()
+		journal := data
+		if framed {
+			journal = headerRecord(fx.data, 1, nil)
+			for i, p := range bytes.Split(data, []byte{0x1e}) {
+				journal = appendRecord(journal, recordEntry, uint64(i+1), p)
+			}
+		}
+		snap, err := replay(ctx, fx.snap, fx.data, journal, fx.mgr)
+		if err != nil {
+			return
+		}
+		_ = snap.VerifyIntegrity()
+	})
+}
+
+// TestFuzzSeeds checks the corpus is in place, and rewrites it with
+// -update-seeds.
+func TestFuzzSeeds(t *testing.T) {
+	if !*updateSeeds {
+		loadFuzzFixture(t)
+		return
+	}
+	ctx := context.Background()
+	mgr, err := secrets.NewPassphrase(testPassphrase, secrets.WithIterations(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := chainStack(2)
+	base.Resources[1].Inputs["s"] = resource.NewSecret(resource.NewString("fuzz"))
+	data, err := encodeSnapshot(ctx, base, mgr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, fuzzBasePath, data)
+
+	// Snapshot seeds: the base and a snapshot holding every property kind.
+	full := &Snapshot{Resources: []*resource.State{fullState()}, PendingOperations: []resource.Operation{{Resource: fullState(), Kind: resource.OperationDeleting}}}
+	fullData, err := encodeSnapshot(ctx, full, mgr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSeed(t, "FuzzDecodeSnapshot", "base", data)
+	writeSeed(t, "FuzzDecodeSnapshot", "every-kind", fullData)
+	writeSeed(t, "FuzzDecodeSnapshot", "small", []byte(`{"version":1,"manifest":{"time":"2024-01-01T00:00:00Z"},"resources":[{"urn":"u","type":"a:b:C","inputs":{"x":[1,{"$number":"NaN"},{"$object":{"$y":true}}]}}]}`))
+
+	// Journal seeds: raw journals continuing the base, and framed entry
+	// lists.
+	prov := base.Resources[0]
+	b := newBucket("new", prov)
+	b.Outputs["pw"] = resource.NewSecret(resource.NewString("p"))
+	old := base.Resources[2]
+	entries := []Entry{
+		{Kind: EntryBegin, Seq: 1, Op: resource.OperationCreating, New: b},
+		{Kind: EntrySuccess, Seq: 2, Begin: 1, New: b},
+		{Kind: EntryBegin, Seq: 3, Op: resource.OperationDeleting, Old: old},
+		{Kind: EntryFailure, Seq: 4, Begin: 3},
+		{Kind: EntryWrite, Seq: 5, Old: old, New: func() *resource.State { c := old.Clone(); c.Delete = true; return c }()},
+		{Kind: EntryBegin, Seq: 6, Op: resource.OperationUpdating, Old: b, New: b},
+	}
+	raw := headerRecord(data, 1, nil)
+	var payloads [][]byte
+	for _, e := range entries {
+		p, err := encodeEntry(ctx, nil, &e, mgr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payloads = append(payloads, p)
+		raw = appendRecord(raw, recordEntry, e.Seq, p)
+	}
+	writeSeed(t, "FuzzReplayJournal", "raw", raw, false)
+	writeSeed(t, "FuzzReplayJournal", "raw-torn", raw[:len(raw)-7], false)
+	writeSeed(t, "FuzzReplayJournal", "framed", bytes.Join(payloads, []byte{0x1e}), true)
+}
+
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeSeed writes one corpus file in the "go test fuzz v1" format.
+func writeSeed(t *testing.T, target, name string, data []byte, more ...bool) {
+	var b bytes.Buffer
+	b.WriteString("go test fuzz v1\n[]byte(" + strconv.Quote(string(data)) + ")\n")
+	for _, v := range more {
+		b.WriteString("bool(" + strconv.FormatBool(v) + ")\n")
+	}
+	write(t, filepath.Join("testdata", "fuzz", target, name), b.Bytes())
+}
+
