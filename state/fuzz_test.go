@@ -184,4 +184,3 @@ func writeSeed(t *testing.T, target, name string, data []byte, more ...bool) {
 	}
 	write(t, filepath.Join("testdata", "fuzz", target, name), b.Bytes())
 }
-

@@ -53,11 +53,15 @@ func TestPassphraseErrors(t *testing.T) {
 	}
 	c, _ := m.Encrypt(ctx, []byte("x"))
 	for name, bad := range map[string]string{
-		"no prefix":    strings.TrimPrefix(c, "v1:"),
-		"tampered":     c[:len(c)-2] + "AA",
-		"short":        "v1:AAAA",
-		"not base64":   "v1:!!!",
-		"other key":    func() string { o, _ := NewPassphrase("pw", WithIterations(1000)); s, _ := o.Encrypt(ctx, []byte("x")); return s }(),
+		"no prefix":  strings.TrimPrefix(c, "v1:"),
+		"tampered":   c[:len(c)-2] + "AA",
+		"short":      "v1:AAAA",
+		"not base64": "v1:!!!",
+		"other key": func() string {
+			o, _ := NewPassphrase("pw", WithIterations(1000))
+			s, _ := o.Encrypt(ctx, []byte("x"))
+			return s
+		}(),
 		"empty string": "",
 	} {
 		if _, err := m.Decrypt(ctx, bad); !errors.Is(err, ErrCiphertext) {
