@@ -1,0 +1,149 @@
+// Command quickstart deploys a small static site into a local folder with
+// groundwork: a directory, a few pages (one greets a randomly named pet), and
+// a command that builds an index of the pages. State lives in a file store
+// beside the site, so a second run finds nothing to change and -destroy
+// tears everything down.
+//
+//	go run ./examples/quickstart            # deploy (or update)
+//	go run ./examples/quickstart -preview   # show what would change
+//	go run ./examples/quickstart -destroy   # tear it all down
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/groundwork-iac/groundwork/display"
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/command"
+	"github.com/groundwork-iac/groundwork/providers/local"
+	"github.com/groundwork-iac/groundwork/providers/random"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+)
+
+// defaultPassphrase encrypts the stack's secrets when GW_PASSPHRASE is not
+// set. It is fine for a demo on your own machine; set your own otherwise.
+const defaultPassphrase = "groundwork-quickstart"
+
+// options are the command line's choices.
+type options struct {
+	dir     string
+	preview bool
+	destroy bool
+	mode    display.Mode
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.dir, "dir", "groundwork-quickstart", "folder for the site and its state")
+	flag.BoolVar(&o.preview, "preview", false, "show what would change without changing anything")
+	flag.BoolVar(&o.destroy, "destroy", false, "delete everything the quickstart created")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := run(ctx, o, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+	if len(res.Outputs) > 0 {
+		fmt.Println("\nOutputs:")
+		for _, k := range res.Outputs.StableKeys() {
+			fmt.Printf("  %-8s %v\n", k, res.Outputs[k])
+		}
+	}
+}
+
+// run performs the chosen operation and renders its events to out.
+func run(ctx context.Context, o options, out io.Writer) (*engine.Result, error) {
+	root, err := filepath.Abs(o.dir)
+	if err != nil {
+		return nil, err
+	}
+	passphrase := os.Getenv("GW_PASSPHRASE")
+	if passphrase == "" {
+		passphrase = defaultPassphrase
+	}
+	store, err := state.NewFileStore(filepath.Join(root, ".state"), state.WithSecrets(state.PassphraseSecrets(passphrase)))
+	if err != nil {
+		return nil, err
+	}
+	r := display.New(out, display.Options{Mode: o.mode})
+	defer r.Close()
+	eng, err := engine.New(engine.Config{
+		Project:   "quickstart",
+		Stack:     "dev",
+		Store:     store,
+		Providers: builtins,
+		OnEvent:   r.Event,
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case o.destroy && o.preview:
+		return eng.PreviewDestroy(ctx)
+	case o.destroy:
+		return eng.Destroy(ctx)
+	case o.preview:
+		return eng.Preview(ctx, site(filepath.Join(root, "site")))
+	default:
+		return eng.Up(ctx, site(filepath.Join(root, "site")))
+	}
+}
+
+// builtins is a registry of the built-in providers the site uses.
+func builtins() *providers.Registry {
+	r := providers.NewRegistry()
+	for _, register := range []func(*providers.Registry) error{local.Register, random.Register, command.Register} {
+		if err := register(r); err != nil {
+			panic(err) // the built-in versions are constants: this cannot fail
+		}
+	}
+	return r
+}
+
+// site is the program: what the stack should hold.
+func site(dir string) engine.Program {
+	return func(ctx *engine.Context) error {
+		root := ctx.Register(local.DirectoryType, "site", engine.Props{"path": dir})
+		pages := ctx.Register(local.DirectoryType, "pages", engine.Props{"path": filepath.Join(dir, "pages")},
+			engine.DependsOn(root))
+		pet := ctx.Register(random.PetType, "mascot", engine.Props{"length": 2})
+
+		greeting := pet.Output("result").Apply(func(v resource.PropertyValue) (resource.PropertyValue, error) {
+			return resource.NewString(fmt.Sprintf("<h1>Hello from %s!</h1>\n", v.StringValue())), nil
+		})
+		files := []*engine.Resource{
+			ctx.Register(local.FileType, "home", engine.Props{
+				"path": filepath.Join(dir, "pages", "index.html"), "content": greeting,
+			}, engine.DependsOn(pages)),
+			ctx.Register(local.FileType, "about", engine.Props{
+				"path":    filepath.Join(dir, "pages", "about.html"),
+				"content": "<p>Deployed by groundwork, an embeddable deployment engine.</p>\n",
+			}, engine.DependsOn(pages)),
+			ctx.Register(local.FileType, "style", engine.Props{
+				"path": filepath.Join(dir, "pages", "style.css"), "content": "h1 { font-family: sans-serif; }\n",
+			}, engine.DependsOn(pages)),
+		}
+		index := ctx.Register(command.CommandType, "index", engine.Props{
+			"create": "ls -1 pages > index.txt && wc -l < index.txt",
+			"delete": "rm -f index.txt",
+			"dir":    dir,
+			"shell":  true,
+		}, engine.DependsOn(files...))
+
+		ctx.Export("site", dir)
+		ctx.Export("mascot", pet.Output("result"))
+		ctx.Export("pages", index.Output("stdout"))
+		return nil
+	}
+}
