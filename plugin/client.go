@@ -26,7 +26,9 @@ type Options struct {
 	// PATH (see Find).
 	Dirs []string
 	// EngineAddress is the address of the engine's gRPC services; it is
-	// the plugin's last argument, omitted when empty.
+	// the plugin's last argument, omitted when empty. Plugins built with
+	// Pulumi's SDKs need one (they log through the engine); plugins built
+	// with package plugin/server do not.
 	EngineAddress string
 	// Args are extra arguments, placed before the engine address.
 	Args []string
@@ -220,7 +222,7 @@ func (p *Provider) call(ctx context.Context, method string, urn resource.URN, rp
 	if err == nil {
 		return nil
 	}
-	return p.rpcError(ctx, method, urn, err)
+	return p.rpcError(ctx, rctx, method, urn, err)
 }
 
 // unusable returns why no call can be made: the provider is closed or its
@@ -248,12 +250,15 @@ const exitWait = 3 * time.Second
 // died (an *ExitError quoting its stderr); the method is not implemented
 // (providers.ErrNotImplemented); a partial failure (*providers.InitError);
 // or else a *CallError with the plugin's message.
-func (p *Provider) rpcError(ctx context.Context, method string, urn resource.URN, err error) error {
+//
+// ctx is the caller's context, rctx the call's (which ends with errExited
+// when the process dies).
+func (p *Provider) rpcError(ctx, rctx context.Context, method string, urn resource.URN, err error) error {
 	if ctx.Err() != nil {
 		return p.errorf(method, urn, "%w", context.Cause(ctx))
 	}
 	st := status.Convert(err)
-	if p.proc != nil && (st.Code() == codes.Unavailable || st.Code() == codes.Canceled || st.Code() == codes.Internal) {
+	if p.proc != nil && (st.Code() == codes.Unavailable || errors.Is(context.Cause(rctx), errExited)) {
 		select {
 		case <-p.proc.done:
 		case <-time.After(exitWait):

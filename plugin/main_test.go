@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -30,7 +31,8 @@ func run(m *testing.M) int {
 	binDir = dir
 	// One build for all the binaries: the test plugin, and the built-in
 	// providers' plugins under cmd/.
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+	goCmd := goTool()
+	build := exec.Command(goCmd, "build", "-o", dir+string(filepath.Separator),
 		"github.com/groundwork-iac/groundwork/cmd/pulumi-resource-local",
 		"github.com/groundwork-iac/groundwork/cmd/pulumi-resource-random",
 		"github.com/groundwork-iac/groundwork/cmd/pulumi-resource-command")
@@ -40,7 +42,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	out := filepath.Join(dir, "pulumi-resource-"+pluginName)
-	build = exec.Command("go", "build", "-o", out, "github.com/groundwork-iac/groundwork/plugin/internal/testplugin")
+	build = exec.Command(goCmd, "build", "-o", out, "github.com/groundwork-iac/groundwork/plugin/internal/testplugin")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the test plugin:", err)
@@ -48,4 +50,13 @@ func run(m *testing.M) int {
 	}
 	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return m.Run()
+}
+
+// goTool returns the go command: the one on PATH, or else the one of the
+// toolchain that built the test.
+func goTool() string {
+	if path, err := exec.LookPath("go"); err == nil {
+		return path
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }

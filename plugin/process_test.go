@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -208,5 +209,30 @@ func TestFactory(t *testing.T) {
 	}
 	if err := providers.Close(t.Context(), p); err != nil {
 		t.Error(err)
+	}
+}
+
+// Close leaves no goroutine behind, whether the plugin exited on its own
+// or was stopped.
+func TestNoGoroutineLeaks(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, crash := range []bool{false, true} {
+		p, err := plugin.Launch(t.Context(), pluginName, plugin.Options{Diagnostics: func(string) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		configure(t, p, nil)
+		_, _ = p.Create(t.Context(), providers.CreateRequest{URN: urn("g"), Inputs: resource.PropertyMap{"crash": resource.NewBool(crash)}})
+		if err := p.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines before, %d after Close:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }

@@ -166,3 +166,24 @@ func TestErrorMapping(t *testing.T) {
 		t.Errorf("Cancel: %v", err)
 	}
 }
+
+// A plugin that predates Handshake and GetPluginInfo is still usable.
+func TestClientOfAnOldPlugin(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer()
+	pulumirpc.RegisterResourceProviderServer(gs, struct {
+		pulumirpc.UnimplementedResourceProviderServer
+	}{})
+	go gs.Serve(lis)
+	defer gs.Stop()
+	p := connect(t, lis.Addr().String())
+	if p.Version() != "" {
+		t.Errorf("Version() = %q, want none", p.Version())
+	}
+	if _, err := p.Check(t.Context(), providers.CheckRequest{URN: resource.NewURN("s", "p", "", "a:b:C", "n")}); !errors.Is(err, providers.ErrNotImplemented) {
+		t.Errorf("Check = %v, want ErrNotImplemented", err)
+	}
+}
