@@ -302,6 +302,8 @@ type CallError struct {
 	status  *status.Status
 }
 
+// Error names the plugin, the call and the resource, and gives the
+// plugin's message.
 func (e *CallError) Error() string {
 	s := "plugin " + e.Plugin + ": " + e.Method
 	if e.URN != "" {

@@ -35,6 +35,7 @@ type NotFoundError struct {
 	Rejected []string
 }
 
+// Error names the binary, the version wanted and where it was looked for.
 func (e *NotFoundError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no plugin binary %s", BinaryName(e.Package))

@@ -30,6 +30,8 @@ type ExitError struct {
 	Stderr []string
 }
 
+// Error names the plugin and how it ended, and quotes the end of its
+// stderr.
 func (e *ExitError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "plugin %s (%s) exited unexpectedly: %v", e.Plugin, e.Path, e.Err)

@@ -19,6 +19,7 @@ type Error struct {
 	Reason string
 }
 
+// Error gives the path and the reason.
 func (e *Error) Error() string {
 	if e.Path == "" {
 		return "wire: " + e.Reason
