@@ -166,6 +166,13 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The journal is read first: if a checkpoint replaces both files in
+	// between, the journal read is stale for the newer snapshot and is
+	// ignored, which yields the newer state rather than an older one.
+	journal, err := readOptional(c.st, stack, fileJournal)
+	if err != nil {
+		return nil, err
+	}
 	snapData, err := readOptional(c.st, stack, fileSnapshot)
 	if err != nil {
 		return nil, err
@@ -173,16 +180,12 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	if snapData == nil {
 		return &Snapshot{Manifest: Manifest{Version: FormatVersion}}, nil
 	}
-	journal, err := readOptional(c.st, stack, fileJournal)
-	if err != nil {
-		return nil, err
-	}
 	base, err := decodeSnapshot(ctx, snapData, c.opener(stack))
 	if err != nil {
 		return nil, fmt.Errorf("state: loading stack %q: %w", stack, err)
 	}
 	if err := base.VerifyIntegrity(); err != nil {
-		return nil, fmt.Errorf("state: stack %q: the snapshot file fails its integrity check: %w", stack, err)
+		return nil, fmt.Errorf("state: stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
 	}
 	if len(journal) == 0 {
 		return base, nil
@@ -196,7 +199,7 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 		return nil, fmt.Errorf("state: stack %q: replaying the journal: %w", stack, err)
 	}
 	if err := snap.VerifyIntegrity(); err != nil {
-		return nil, fmt.Errorf("state: stack %q: the snapshot with the journal replayed fails its integrity check: %w", stack, err)
+		return nil, fmt.Errorf("state: stack %q: the snapshot with its journal replayed fails its integrity check (neither file was changed): %w", stack, err)
 	}
 	return snap, nil
 }

@@ -112,12 +112,23 @@ func (e *Entry) validate() error {
 // inconsistent with what the journal already holds (an end without its
 // begin, an Old that is not recorded). Append returns it without writing
 // the entry; replaying a journal that holds such an entry fails with it.
+//
+// An entry whose New would break an integrity rule — a reference to a
+// resource that is not recorded, a missing or unresolved provider, an
+// unknown value, a second live copy of a URN — is rejected too; Err is
+// then the *IntegrityError. Removals are not checked against the
+// resources that refer to what is removed: the engine removes dependents
+// first, and Commit's integrity check catches it if not.
 type EntryError struct {
 	Kind   EntryKind
 	Seq    uint64
 	Reason string
+	Err    error // the underlying *IntegrityError, if any
 }
 
 func (e *EntryError) Error() string {
 	return fmt.Sprintf("journal entry %d (%s) rejected: %s", e.Seq, e.Kind, e.Reason)
 }
+
+// Unwrap returns Err.
+func (e *EntryError) Unwrap() error { return e.Err }

@@ -20,6 +20,7 @@ type Fold struct {
 	slots []*slot // resources in recorded order; nil marks a removed one
 	holes int
 	byKey map[stateKey]*slot
+	byURN map[resource.URN]copies
 
 	pending      []*pendingSlot // pending operations in begin order; nil marks a cleared one
 	pendingHoles int
@@ -36,6 +37,17 @@ type stateKey struct {
 }
 
 func keyOf(s *resource.State) stateKey { return stateKey{s.URN, s.ID, s.Delete} }
+
+// copies counts the recorded copies of a URN, and the live ones among them.
+type copies struct{ all, live int }
+
+func (c copies) add(s *resource.State, n int) copies {
+	c.all += n
+	if !s.Delete {
+		c.live += n
+	}
+	return c
+}
 
 type slot struct {
 	state *resource.State
@@ -72,6 +84,7 @@ func NewFold(base *Snapshot, lastSeq uint64, inFlight []InFlight) (*Fold, error)
 		secrets:  base.Secrets,
 		slots:    make([]*slot, 0, len(base.Resources)),
 		byKey:    make(map[stateKey]*slot, len(base.Resources)),
+		byURN:    make(map[resource.URN]copies, len(base.Resources)),
 		bySeq:    make(map[uint64]*pendingSlot),
 		lastSeq:  lastSeq,
 	}
@@ -132,6 +145,11 @@ func (f *Fold) Apply(e Entry) error {
 			return reject("Old (%s, id %q, delete=%t) is not recorded", e.Old.URN, e.Old.ID, e.Old.Delete)
 		}
 	}
+	if e.New != nil && (e.Kind == EntrySuccess || e.Kind == EntryWrite) {
+		if err := f.checkRecordable(e.New, at); err != nil {
+			return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: err.Error(), Err: err}
+		}
+	}
 	switch e.Kind {
 	case EntryBegin:
 		r := e.New
@@ -161,6 +179,38 @@ func (f *Fold) Apply(e Entry) error {
 	return nil
 }
 
+// checkRecordable applies the integrity rules to a resource about to be
+// recorded in place of the one in slot at (nil for none): everything it
+// refers to must be recorded, its provider reference must name a recorded
+// provider, and it must hold no unknowns. Rejecting such an entry at once
+// keeps a journal from ever holding a state that cannot be committed. It
+// costs O(size of the resource).
+func (f *Fold) checkRecordable(r *resource.State, at *slot) error {
+	count := func(u resource.URN) copies {
+		c := f.byURN[u]
+		if at != nil && at.state.URN == u {
+			c = c.add(at.state, -1) // the copy being replaced
+		}
+		return c
+	}
+	return checkResource(r, refScope{
+		live:     func(u resource.URN) bool { return count(u).live > 0 },
+		seen:     func(u resource.URN) bool { return count(u).all > 0 },
+		provider: f.providerRecorded,
+	})
+}
+
+// providerRecorded reports whether a provider resource with this URN and ID
+// is recorded (live or marked Delete).
+func (f *Fold) providerRecorded(u resource.URN, id resource.ID) bool {
+	for _, del := range []bool{false, true} {
+		if s := f.byKey[stateKey{u, id, del}]; s != nil && s.state.IsProvider() {
+			return true
+		}
+	}
+	return false
+}
+
 // mutate records new in place of old: in old's slot when they share a URN,
 // else old is removed and new appended.
 func (f *Fold) mutate(at *slot, old, new *resource.State) {
@@ -188,6 +238,7 @@ func (f *Fold) addSlot(r *resource.State) {
 }
 
 func (f *Fold) index(s *slot) {
+	f.byURN[s.state.URN] = f.byURN[s.state.URN].add(s.state, 1)
 	k := keyOf(s.state)
 	head := f.byKey[k]
 	if head == nil {
@@ -201,6 +252,11 @@ func (f *Fold) index(s *slot) {
 }
 
 func (f *Fold) unindex(s *slot) {
+	if c := f.byURN[s.state.URN].add(s.state, -1); c.all > 0 {
+		f.byURN[s.state.URN] = c
+	} else {
+		delete(f.byURN, s.state.URN)
+	}
 	k := keyOf(s.state)
 	head := f.byKey[k]
 	if head == s {
@@ -294,6 +350,7 @@ func (f *Fold) Checkpoint() (*Snapshot, []InFlight) {
 	f.slots = f.slots[:0]
 	f.holes = 0
 	clear(f.byKey)
+	clear(f.byURN)
 	for _, r := range s.Resources {
 		f.addSlot(r)
 	}

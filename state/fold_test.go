@@ -158,6 +158,18 @@ func TestFoldRejects(t *testing.T) {
 		{"unknown kind", Entry{Kind: 77, New: a}},
 		{"resource without URN", Entry{Kind: EntryWrite, New: &resource.State{}}},
 		{"seq not increasing", Entry{Kind: EntryWrite, New: other, Seq: 1}},
+		{"dangling dependency", Entry{Kind: EntryWrite, New: newBucket("d", prov, testURN("x:y:Z", "nowhere"))}},
+		{"unknown provider", Entry{Kind: EntryWrite, New: newBucket("d", newProvider("other", "p9"))}},
+		{"unknown value", Entry{Kind: EntryWrite, New: func() *resource.State {
+			r := newBucket("d", prov)
+			r.Outputs["x"] = resource.NewUnknown()
+			return r
+		}()}},
+		{"second live copy", Entry{Kind: EntryWrite, New: func() *resource.State { r := a.Clone(); r.ID = "x"; return r }()}},
+		{"depends on what it replaces", Entry{Kind: EntrySuccess, Begin: 2, Old: a, New: func() *resource.State {
+			r := newBucket("a2", prov, a.URN)
+			return r
+		}()}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

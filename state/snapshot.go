@@ -101,8 +101,7 @@ type IntegrityError struct {
 }
 
 func (e *IntegrityError) Error() string {
-	return fmt.Sprintf("state integrity: resource %q breaks rule %s: %s; the snapshot was not accepted — "+
-		"if it came from a file, restore a backup or fix the record by hand", e.URN, e.Rule, e.Detail)
+	return fmt.Sprintf("state integrity: resource %q breaks rule %s: %s", e.URN, e.Rule, e.Detail)
 }
 
 // ParseProviderReference splits a provider reference "<URN>::<ID>" at its
@@ -134,8 +133,16 @@ func (s *Snapshot) VerifyIntegrity() error {
 	// Delete-marked copies were.
 	live := make(map[resource.URN]bool, len(s.Resources))
 	providers := make(map[string]struct{})
+	scope := refScope{
+		live: func(u resource.URN) bool { return live[u] },
+		seen: func(u resource.URN) bool { _, ok := live[u]; return ok },
+		provider: func(u resource.URN, id resource.ID) bool {
+			_, ok := providers[string(u)+"::"+string(id)]
+			return ok
+		},
+	}
 	for _, r := range s.Resources {
-		if err := checkResource(r, live, providers); err != nil {
+		if err := checkResource(r, scope); err != nil {
 			return err
 		}
 		live[r.URN] = live[r.URN] || !r.Delete
@@ -155,7 +162,15 @@ func (s *Snapshot) VerifyIntegrity() error {
 	return nil
 }
 
-func checkResource(r *resource.State, live map[resource.URN]bool, providers map[string]struct{}) error {
+// refScope answers what is recorded before a resource: whether a live copy
+// of a URN is, whether any copy is, and whether a provider with this URN
+// and ID is.
+type refScope struct {
+	live, seen func(resource.URN) bool
+	provider   func(resource.URN, resource.ID) bool
+}
+
+func checkResource(r *resource.State, scope refScope) error {
 	if r == nil {
 		return &IntegrityError{Rule: RuleInvalidResource, Detail: "a resource entry is empty"}
 	}
@@ -165,10 +180,10 @@ func checkResource(r *resource.State, live map[resource.URN]bool, providers map[
 	if r.URN == "" || r.Type == "" {
 		return fail(RuleInvalidResource, "the resource has no URN or no type")
 	}
-	if live[r.URN] {
+	if scope.live(r.URN) {
 		return fail(RuleDuplicateURN, "a live copy of this URN is already recorded earlier; only copies marked Delete may precede another")
 	}
-	seen := func(u resource.URN) bool { _, ok := live[u]; return ok }
+	seen := scope.seen
 	if r.Parent != "" && !seen(r.Parent) {
 		return fail(RuleParentOrder, "parent %q is not recorded before it", r.Parent)
 	}
@@ -192,7 +207,7 @@ func checkResource(r *resource.State, live map[resource.URN]bool, providers map[
 		if !ok {
 			return fail(RuleProviderMalformed, "provider reference %q is not \"<URN>::<ID>\"", r.Provider)
 		}
-		if _, ok := providers[string(pu)+"::"+string(pid)]; !ok {
+		if !scope.provider(pu, pid) {
 			return fail(RuleProviderUnresolved, "provider reference %q does not name a provider resource with that URN and ID recorded before it", r.Provider)
 		}
 	} else if r.Custom && !r.IsProvider() {
