@@ -1,0 +1,47 @@
+// Package engine runs deployments: it wires a provider registry, a step
+// generator, an executor and a monitor around a stack's stored state and
+// offers the operations a host needs — Up, Preview, Destroy, Refresh and
+// Import — plus an in-process program API and a typed event stream.
+//
+// # Operations
+//
+// An Engine is built from a Config (project, stack, a state.Store, a
+// function returning the provider registry for one operation, the stack
+// configuration and an event callback). Each operation locks the stack
+// (previews do not), loads and verifies the last snapshot, runs its body,
+// waits for every step and commits the journal into a new snapshot. Every
+// step that completed is recorded whatever fails afterwards; the error
+// returned joins the program's error, each step failure (a failure's
+// dependents are skipped, not reported again) and any error recording the
+// state.
+//
+// # Programs
+//
+// A Program is a function of a *Context. Context.Register returns a
+// *Resource handle at once; the registration proceeds in the background
+// once everything it depends on has finished. A handle's Output and ID are
+// futures that can be used as inputs of other registrations (the engine
+// waits for them and records both the dependency and the per-property
+// dependency) or exported as stack outputs. In a preview, outputs that are
+// not known yet are unknown and flow onward as unknown; secret outputs stay
+// secret through Output.Apply. The program's function may return before its
+// registrations finish; the engine waits for all of them.
+//
+// # The host loop
+//
+// The step generator (package stepgen) is a pure state machine. One
+// goroutine, the engine loop (loop.go), owns it: registrations arrive from
+// the monitor as requests, the generator answers with provider calls to
+// make and chains to run, each provider call runs on its own goroutine and
+// its answer returns to the loop, and chains go to the executor, whose hooks
+// (hooks.go) journal each step's begin before its provider is called and its
+// end before the waiting registration is answered. A host that needs
+// another shape can wire the same parts itself; examples/wiring shows how.
+//
+// # Events
+//
+// Config.OnEvent receives OperationStartEvent, StepStartEvent,
+// StepDoneEvent, StepFailedEvent, DiagnosticEvent and SummaryEvent values,
+// never concurrently. Secret values are masked before an event is built.
+// Package display renders the stream for terminals, logs and JSON lines.
+package engine
