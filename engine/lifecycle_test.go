@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 )
 
 const thing = "test:index:Thing"
@@ -276,5 +278,35 @@ func TestDependencyThroughOutputs(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"create a", "create b"}, c.Writes()); diff != "" {
 		t.Errorf("b must be created after a (-want +got):\n%s", diff)
+	}
+}
+
+func TestPreviewWritesNothingToTheStore(t *testing.T) {
+	c := newCloud("zone")
+	env := enginetest.New(t)
+	env.Provider("test", "", c.provider())
+	store := env.Store.(*state.MemoryStore)
+	if _, err := env.Up(chain("a", "b", "c")); err != nil {
+		t.Fatal(err)
+	}
+	before := store.Files(env.Stack)
+	writes := len(c.Writes())
+	previews := []engine.Program{
+		chain("a", "b"), // a delete
+		things(map[string]engine.Props{"a": {"zone": "z"}, "d": {}}), // a replace, a create, deletes
+	}
+	for _, p := range previews {
+		if _, err := env.Preview(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := env.Engine().PreviewDestroy(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, store.Files(env.Stack)); diff != "" {
+		t.Errorf("previews changed the store (-before +after):\n%s", diff)
+	}
+	if got := c.Writes()[writes:]; len(got) != 0 {
+		t.Errorf("previews called provider writes: %v", got)
 	}
 }
