@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -482,4 +483,45 @@ func hasWarning(events []engine.Event, name string) bool {
 		}
 	}
 	return false
+}
+
+func TestCallTimeoutsAndSecretOutputs(t *testing.T) {
+	c := newCloud()
+	f := c.provider()
+	create := f.CreateF
+	var timeout time.Duration
+	f.CreateF = func(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+		if req.URN.Name() == "timed" {
+			timeout = req.Timeout
+		}
+		return create(ctx, req)
+	}
+	var self resource.URN
+	f.CallF = func(ctx context.Context, req providers.CallRequest) (providers.CallResponse, error) {
+		self = req.Args["__self__"].ResourceReferenceValue().URN
+		return providers.CallResponse{Return: resource.PropertyMap{"sum": resource.NewNumber(req.Args["a"].NumberValue() + 1)}}, nil
+	}
+	env := enginetest.New(t)
+	env.Provider("test", "", f)
+	var sum resource.PropertyValue
+	_, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Register(thing, "timed", engine.Props{}, engine.CustomTimeouts(resource.CustomTimeouts{Create: 90 * time.Second}))
+		ctx.Register(thing, "hush", engine.Props{"token": "abc"}, engine.AdditionalSecretOutputs("token"))
+		comp := ctx.Component("test:index:Widget", "w")
+		ret, err := ctx.Call("test:index:Widget/add", comp, engine.Props{"a": 41})
+		sum = ret["sum"]
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if timeout != 90*time.Second {
+		t.Errorf("create timeout = %v, want 90s", timeout)
+	}
+	if !env.Resource(env.URN(thing, "hush")).Outputs["token"].IsSecret() {
+		t.Error("the additional secret output is not secret")
+	}
+	if sum.NumberValue() != 42 || self != env.URN("test:index:Widget", "w") {
+		t.Errorf("call returned %v with self %s", sum, self)
+	}
 }

@@ -327,3 +327,37 @@ func (c *Context) importSpec(spec ImportSpec) {
 		c.fail(r.err)
 	}()
 }
+
+// Call calls a method of a component resource through its provider and
+// waits for the result. self is the component; the provider finds it as a
+// resource reference in the argument "__self__".
+func (c *Context) Call(token string, self *Resource, args Props, opts ...ResourceOption) (resource.PropertyMap, error) {
+	o := collect(opts)
+	if args == nil {
+		args = Props{}
+	}
+	in, deps, err := c.resolveProps(args)
+	if err != nil {
+		return nil, err
+	}
+	if self != nil {
+		if err := self.Wait(); err != nil {
+			return nil, err
+		}
+		in["__self__"] = resource.NewResourceReference(resource.ResourceReference{URN: self.urn, ID: self.id})
+	}
+	req := monitor.CallRequest{Token: token, Args: in, ArgDependencies: deps, Version: o.version}
+	if o.provider != nil {
+		if req.Provider, err = o.provider.reference(c.ctx); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := c.d.mon.Call(c.ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Failures) > 0 {
+		return nil, fmt.Errorf("call %s failed: %v", token, resp.Failures)
+	}
+	return resp.Return, nil
+}
