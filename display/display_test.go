@@ -1,0 +1,248 @@
+package display
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites the file with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got); run go test -update if the change is intended:\n%s", name, diff)
+	}
+}
+
+// render feeds events to a Renderer writing to a buffer and returns what
+// it wrote.
+func render(t *testing.T, opts Options, evs []engine.Event) string {
+	t.Helper()
+	var buf bytes.Buffer
+	r := New(&buf, opts)
+	r.now = func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }
+	for _, e := range evs {
+		r.Event(e)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		opts    Options
+		preview bool
+	}{
+		{"plain_update.golden", Options{Mode: ModePlain}, false},
+		{"plain_update_diff.golden", Options{Mode: ModePlain, ShowDiff: true, ShowSames: true, ShowDebug: true}, false},
+		{"plain_preview.golden", Options{Mode: ModePlain}, true},
+		{"json_update.golden", Options{Mode: ModeJSON}, false},
+		{"json_preview.golden", Options{Mode: ModeJSON}, true},
+		{"interactive_update.golden", Options{Mode: ModeInteractive, Width: 72, Color: ColorNever}, false},
+		{"interactive_preview.golden", Options{Mode: ModeInteractive, Width: 72, Color: ColorNever}, true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			out := render(t, tc.opts, script(tc.preview))
+			if tc.opts.Mode == ModeInteractive {
+				out = strings.Join(finalFrame(out), "\n") + "\n"
+			}
+			golden(t, tc.file, out)
+		})
+	}
+}
+
+var escape = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+var cursorUpSeq = regexp.MustCompile(`\x1b\[\d+A`)
+
+// finalFrame returns the lines of the last frame an interactive renderer
+// drew, escape codes removed.
+func finalFrame(out string) []string {
+	if locs := cursorUpSeq.FindAllStringIndex(out, -1); len(locs) > 0 {
+		out = out[locs[len(locs)-1][1]:]
+	}
+	out = strings.ReplaceAll(escape.ReplaceAllString(out, ""), "\r", "")
+	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+}
+
+// The renderer masks secrets the engine left in plaintext, in every mode,
+// in inputs, outputs and diffs.
+func TestNoSecretPlaintext(t *testing.T) {
+	for _, opts := range []Options{
+		{Mode: ModePlain, ShowDiff: true, ShowSames: true},
+		{Mode: ModeJSON},
+		{Mode: ModeInteractive, ShowDiff: true, ShowSames: true, Width: 500},
+	} {
+		for _, preview := range []bool{false, true} {
+			out := render(t, opts, script(preview))
+			if strings.Contains(out, "hunter") {
+				t.Errorf("mode %v, preview %v: a secret's plaintext was written:\n%s", opts.Mode, preview, out)
+			}
+			if !strings.Contains(out, "[secret]") {
+				t.Errorf("mode %v, preview %v: no masked secret shown:\n%s", opts.Mode, preview, out)
+			}
+		}
+	}
+}
+
+func TestInteractiveCutsToWidth(t *testing.T) {
+	out := render(t, Options{Mode: ModeInteractive, Width: 30, ShowDiff: true}, script(false))
+	for _, l := range finalFrame(out) {
+		if n := utf8.RuneCountInString(l); n > 30 && !strings.HasPrefix(l, "Resources:") && !strings.HasPrefix(l, "error:") {
+			t.Errorf("line of %d runes in a 30-column frame: %q", n, l)
+		}
+	}
+}
+
+// A running step shows a spinner and its elapsed time, counted with the
+// renderer's clock.
+func TestInteractiveRunningRow(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf, Options{Mode: ModeInteractive, Width: 80, Color: ColorNever})
+	defer r.Close()
+	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := start
+	r.now = func() time.Time { return clock }
+	r.Event(engine.OperationStartEvent{Operation: engine.OpUp, Project: "web", Stack: "dev"})
+	r.Event(engine.StepStartEvent{StepEvent: step(stepgen.OpCreate, thing, "slow", false, nil, nil)})
+	clock = start.Add(2500 * time.Millisecond)
+
+	r.mu.Lock()
+	got := r.frameLines(80)
+	r.mu.Unlock()
+	want := []string{
+		"Updating web/dev",
+		"    Type              Name  Status      Time",
+		" +  test:index:Thing  slow  " + spinner[clock.UnixNano()/int64(redrawInterval)%int64(len(spinner))] + " creating  2.5s",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("frame (-want +got):\n%s", diff)
+	}
+}
+
+// One renderer follows operation after operation; each has its own
+// redraw goroutine, stopped by its summary.
+func TestInteractiveSeveralOperations(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf, Options{Mode: ModeInteractive, Width: 80, Color: ColorNever})
+	for _, name := range []string{"one", "two"} {
+		r.Event(engine.OperationStartEvent{Operation: engine.OpUp, Project: "web", Stack: "dev"})
+		for _, e := range ran(step(stepgen.OpCreate, thing, name, false, nil, nil), time.Millisecond, nil) {
+			r.Event(e)
+		}
+		r.Event(engine.SummaryEvent{Operation: engine.OpUp, Duration: time.Second})
+		r.mu.Lock()
+		live := r.live
+		r.mu.Unlock()
+		if live != nil {
+			t.Fatalf("operation %s: the redraw goroutine still runs after the summary", name)
+		}
+	}
+	r.Close()
+	r.Event(engine.OperationStartEvent{Operation: engine.OpUp}) // ignored after Close
+	out := escape.ReplaceAllString(buf.String(), "")
+	for _, want := range []string{"one   created", "two   created", "Resources: + 1 created"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if r.live != nil {
+		t.Error("an event after Close started a redraw goroutine")
+	}
+}
+
+// Close during an operation draws the table a last time and stops the
+// redraw goroutine.
+func TestInteractiveCloseMidOperation(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf, Options{Mode: ModeInteractive, Width: 80, Color: ColorNever})
+	r.Event(engine.OperationStartEvent{Operation: engine.OpDestroy, Project: "web", Stack: "dev"})
+	r.Event(engine.StepStartEvent{StepEvent: step(stepgen.OpDelete, thing, "x", false, nil, nil)})
+	r.Close()
+	r.Close()
+	got := finalFrame(buf.String())
+	if len(got) != 3 || got[0] != "Destroying web/dev" || !strings.Contains(got[2], "deleting") {
+		t.Errorf("final frame = %q", got)
+	}
+}
+
+func TestAutoMode(t *testing.T) {
+	if m := New(&bytes.Buffer{}, Options{}).Mode(); m != ModePlain {
+		t.Errorf("a buffer renders in %v, want plain", m)
+	}
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if m := New(f, Options{}).Mode(); m != ModePlain {
+		t.Errorf("a file renders in %v, want plain", m)
+	}
+	if m := New(f, Options{Mode: ModeJSON}).Mode(); m != ModeJSON {
+		t.Errorf("an explicit mode became %v", m)
+	}
+}
+
+func TestColor(t *testing.T) {
+	plain := render(t, Options{Mode: ModePlain}, script(false))
+	if strings.Contains(plain, "\x1b") {
+		t.Error("plain output holds escape codes")
+	}
+	colored := render(t, Options{Mode: ModePlain, Color: ColorAlways}, script(false))
+	if !strings.Contains(colored, "\x1b[32m+ create") {
+		t.Error("ColorAlways did not color a create")
+	}
+	if escape.ReplaceAllString(colored, "") != plain {
+		t.Error("color changed more than the escape codes")
+	}
+}
+
+func TestValueJSON(t *testing.T) {
+	v := resource.NewObject(resource.PropertyMap{
+		"out":     resource.NewOutput(resource.Output{Element: str("x"), Known: true}),
+		"hidden":  resource.NewOutput(resource.Output{Element: str("hunter2"), Known: true, Secret: true}),
+		"pending": resource.NewOutput(resource.Output{}),
+		"ref":     resource.NewResourceReference(resource.ResourceReference{URN: urn(thing, "a"), IDUnknown: true}),
+		"asset":   resource.NewAssetValue(&resource.Asset{Hash: "abc", Path: "f.txt"}),
+		"list":    resource.NewArray(resource.NewUnknown(), resource.NewBool(true), resource.NewNull()),
+	})
+	want := map[string]any{
+		"out": "x", "hidden": "[secret]", "pending": "[unknown]",
+		"ref":   map[string]any{"resourceReference": map[string]any{"urn": string(urn(thing, "a")), "id": "[unknown]"}},
+		"asset": map[string]any{"asset": map[string]any{"hash": "abc", "path": "f.txt"}},
+		"list":  []any{"[unknown]", true, nil},
+	}
+	if diff := cmp.Diff(want, valueJSON(v)); diff != "" {
+		t.Errorf("valueJSON (-want +got):\n%s", diff)
+	}
+}
