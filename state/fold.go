@@ -194,7 +194,9 @@ func (f *Fold) checkRecordable(r *resource.State, at *slot) error {
 		return c
 	}
 	return checkResource(r, refScope{
-		live:     func(u resource.URN) bool { return count(u).live > 0 },
+		// A copy marked Delete never duplicates a live one: the snapshot
+		// order puts it before the live copy of its URN.
+		live:     func(u resource.URN) bool { return !r.Delete && count(u).live > 0 },
 		seen:     func(u resource.URN) bool { return count(u).all > 0 },
 		provider: f.providerRecorded,
 	})

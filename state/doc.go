@@ -1,0 +1,85 @@
+// Package state records stacks: what the engine knows of every resource it
+// manages, written so that nothing recorded is ever lost — not to a crash,
+// a full disk, a concurrent run or a wrong passphrase.
+//
+// # Model
+//
+// A Snapshot is one stack at one moment: its resources in dependency order
+// and the steps that began but never ended (pending operations).
+// Snapshot.VerifyIntegrity states the rules every recorded snapshot obeys;
+// a snapshot that breaks one is never written, and a file that breaks one
+// is refused on load.
+//
+// A Store keeps stacks. FileStore is the embedded default (a folder per
+// stack); MemoryStore runs the same code over memory for tests. An
+// operation locks the stack, loads it, opens a Journal on it, records each
+// step twice (begin, then success or failure), and commits:
+//
+//	lock, err := store.Lock(ctx, "dev", "update") // *LockedError if busy
+//	defer lock.Unlock(ctx)
+//	snap, err := store.Load(ctx, "dev")
+//	j, err := store.OpenJournal(ctx, "dev", snap)
+//	defer j.Close(ctx)
+//	seq, err := j.Append(ctx, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: r})
+//	// ... call the provider only now ...
+//	_, err = j.Append(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, New: created})
+//	final, err := j.Commit(ctx)
+//
+// # The write path
+//
+// Recording a step costs time proportional to the step, never to the
+// stack. Append encodes the entry, folds it into the journal's in-memory
+// state (Fold, a pure state machine shared by every store) and appends one
+// checksummed frame to the journal file; it returns once the frame is
+// durable. Under the default GroupCommit policy, Appends that arrive while
+// an fsync is running are written and synced together by the next one, so
+// a deployment running many steps at once pays one fsync per batch, not
+// per step. A full snapshot is written only at Commit, or when the journal
+// outgrows a bound proportional to the last snapshot (so the amortized cost
+// per entry stays constant); each is written to a temporary file, synced,
+// renamed into place and its folder synced, and only then is the journal
+// restarted.
+//
+// After a crash, Load replays the journal onto the last snapshot: a last
+// frame cut short by the crash is ignored (its Append never returned),
+// damage anywhere else is an error that leaves the files alone, and each
+// step that began and did not end becomes a pending operation. FORMAT.md
+// documents the bytes.
+//
+// # Locking
+//
+// One operation runs on a stack at a time. A second Lock fails at once
+// with a *LockedError naming the holder (process, host, operation, time).
+// FileStore's lock is a file, so it also keeps separate processes apart; a
+// lock whose process died stays until BreakLock removes it, which it does
+// only when the holder is a process on this host that no longer runs.
+// Callers must release their lock with Unlock, normally deferred.
+//
+// # Secrets
+//
+// Secret values are plaintext only in memory. Stores encrypt each one with
+// the stack's secrets manager (see WithSecrets and package secrets): with a
+// passphrase, AES-256-GCM under a key derived once per stack with
+// PBKDF2-HMAC-SHA-256. A wrong passphrase fails at Load, before any value
+// is read or anything written.
+//
+// # Performance
+//
+// Measured with the benchmarks in this package (go test -run x -bench .
+// ./state/) on a shared 2-vCPU Xeon VM, for resources of about 1 KB of
+// JSON (ten inputs and a dozen outputs, one of them secret):
+//
+//   - Recording one update step (a begin and a success entry) costs about
+//     the same on a 1,000-resource stack and on a 100,000-resource stack:
+//     STEP1K µs and STEP100K µs, 21 allocations and 1.5 KB. This figure uses
+//     SyncNever so that it measures the journal's own work (encoding,
+//     encryption, framing, fold, write) rather than fsync latency, which
+//     does not depend on the stack either and which GroupCommit shares
+//     among concurrent steps (BenchmarkJournalGroupCommit).
+//   - Folding a journal of 10,000 creates (20,000 entries, 20 MB) into a
+//     snapshot — checks, decoding, decryption, fold and dependency sort —
+//     takes REPLAY ms; the fold alone takes FOLD ms.
+//   - Loading a 10,000-resource snapshot (10 MB) from a FileStore — read,
+//     decode, 10,000 decryptions, integrity check — takes LOAD ms; saving
+//     one takes SAVE ms, fsync included.
+package state
