@@ -77,7 +77,7 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 	for _, o := range opts {
 		o(&d.opts)
 	}
-	d.events.emit(OperationStartEvent{Operation: op, Project: e.cfg.Project, Stack: e.cfg.Stack, Time: d.start})
+	d.events.emit(OperationStartEvent{Operation: op, Preview: preview, Project: e.cfg.Project, Stack: e.cfg.Stack, Time: d.start})
 	defer func() { d.summarize(err) }()
 
 	if !d.preview {

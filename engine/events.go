@@ -20,16 +20,23 @@ type Event interface {
 // OperationStartEvent opens the stream.
 type OperationStartEvent struct {
 	Operation Operation
-	Project   string
-	Stack     string
-	Time      time.Time
+	// Preview is set when the operation changes nothing.
+	Preview bool
+	Project string
+	Stack   string
+	Time    time.Time
 }
 
 // StepEvent describes a step: what it does to which resource.
 type StepEvent struct {
-	Op      stepgen.Op
-	URN     resource.URN
-	Type    string
+	Op   stepgen.Op
+	URN  resource.URN
+	Type string
+	// Custom is set for custom resources (managed by a provider), clear
+	// for components.
+	Custom bool
+	// Parent is the URN of the resource's parent, "" for none.
+	Parent  resource.URN
 	Preview bool
 	// Old and New are the resource's inputs before and after (nil where
 	// there is none), with secrets masked.
@@ -121,11 +128,11 @@ func (s *eventSink) enabled() bool { return s != nil && s.fn != nil }
 func stepEvent(s *stepgen.Step) StepEvent {
 	ev := StepEvent{Op: s.Op, URN: s.URN(), Preview: s.Preview, Keys: s.Keys, Diff: s.Diff.DetailedDiff}
 	if s.Old != nil {
-		ev.Type = s.Old.Type
+		ev.Type, ev.Custom, ev.Parent = s.Old.Type, s.Old.Custom, s.Old.Parent
 		ev.OldInputs = maskSecrets(s.Old.Inputs)
 	}
 	if s.New != nil {
-		ev.Type = s.New.Type
+		ev.Type, ev.Custom, ev.Parent = s.New.Type, s.New.Custom, s.New.Parent
 		ev.NewInputs = maskSecrets(s.New.Inputs)
 	}
 	return ev
