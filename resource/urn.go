@@ -79,14 +79,24 @@ func ParseURN(s string) (URN, error) {
 	if !strings.HasPrefix(s, urnPrefix) {
 		return "", &URNError{URN: s, Part: "prefix", Reason: `must begin with "urn:pulumi:"`}
 	}
-	parts := strings.Split(s[len(urnPrefix):], urnDelimiter)
-	if len(parts) < 4 {
-		return "", &URNError{URN: s, Part: "structure", Reason: fmt.Sprintf(`want 4 parts (stack, project, type, name) separated by "::", found %d`, len(parts))}
+	// Cut the parts in place: the engine parses a URN for every provider
+	// reference it resolves, so this path allocates nothing.
+	var parts [4]string
+	rest, n := s[len(urnPrefix):], 0
+	for ; n < 3; n++ {
+		i := strings.Index(rest, urnDelimiter)
+		if i < 0 {
+			break
+		}
+		parts[n], rest = rest[:i], rest[i+len(urnDelimiter):]
 	}
-	if len(parts) > 4 {
+	if n < 3 {
+		return "", &URNError{URN: s, Part: "structure", Reason: fmt.Sprintf(`want 4 parts (stack, project, type, name) separated by "::", found %d`, n+1)}
+	}
+	if strings.Contains(rest, urnDelimiter) {
 		return "", &URNError{URN: s, Part: "name", Reason: `must not contain "::"`}
 	}
-	stack, project, qualified, name := parts[0], parts[1], parts[2], parts[3]
+	stack, project, qualified, name := parts[0], parts[1], parts[2], rest
 	if stack == "" {
 		return "", &URNError{URN: s, Part: "stack", Reason: "is empty"}
 	}
@@ -106,14 +116,19 @@ func ParseURN(s string) (URN, error) {
 	if name == "" {
 		return "", &URNError{URN: s, Part: "name", Reason: "is empty"}
 	}
-	for i, typ := range strings.Split(qualified, typeDelim) {
+	for q := qualified; ; {
+		typ, more, found := strings.Cut(q, typeDelim)
 		if err := checkType(typ); err != nil {
 			part := "type"
-			if i < strings.Count(qualified, typeDelim) {
+			if found {
 				part = "parent type"
 			}
 			return "", &URNError{URN: s, Part: part, Reason: fmt.Sprintf("%q: %v", typ, err)}
 		}
+		if !found {
+			break
+		}
+		q = more
 	}
 	return URN(s), nil
 }
@@ -126,21 +141,23 @@ func checkType(typ string) error {
 	if typ == "" {
 		return fmt.Errorf("is empty")
 	}
-	segs := strings.Split(typ, ":")
-	switch len(segs) {
-	case 2, 3:
-	default:
-		return fmt.Errorf(`want "package:[module:]typeName", found %d ":"-separated parts`, len(segs))
+	pkg, rest, _ := strings.Cut(typ, ":")
+	module, name, three := strings.Cut(rest, ":")
+	if n := strings.Count(typ, ":") + 1; n != 2 && n != 3 {
+		return fmt.Errorf(`want "package:[module:]typeName", found %d ":"-separated parts`, n)
 	}
-	if err := checkIdent(segs[0], false); err != nil {
+	if !three {
+		module, name = "", rest
+	}
+	if err := checkIdent(pkg, false); err != nil {
 		return fmt.Errorf("package %v", err)
 	}
-	if len(segs) == 3 {
-		if err := checkIdent(segs[1], true); err != nil {
+	if three {
+		if err := checkIdent(module, true); err != nil {
 			return fmt.Errorf("module %v", err)
 		}
 	}
-	if err := checkIdent(segs[len(segs)-1], false); err != nil {
+	if err := checkIdent(name, false); err != nil {
 		return fmt.Errorf("type name %v", err)
 	}
 	return nil
