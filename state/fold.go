@@ -150,13 +150,19 @@ func (f *Fold) Apply(e Entry) error {
 			return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: err.Error(), Err: err}
 		}
 	}
+	var pendingRes *resource.State
+	if e.Kind == EntryBegin {
+		if pendingRes = e.New; pendingRes == nil {
+			pendingRes = e.Old
+		}
+		// A pending operation is recorded too, so it may hold no unknowns.
+		if err := checkUnknowns(pendingRes); err != nil {
+			return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: err.Error(), Err: err}
+		}
+	}
 	switch e.Kind {
 	case EntryBegin:
-		r := e.New
-		if r == nil {
-			r = e.Old
-		}
-		f.addPending(resource.Operation{Resource: r, Kind: e.Op}, e.Seq)
+		f.addPending(resource.Operation{Resource: pendingRes, Kind: e.Op}, e.Seq)
 	case EntrySuccess:
 		f.removePending(p)
 		f.mutate(at, e.Old, e.New)

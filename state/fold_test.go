@@ -165,6 +165,11 @@ func TestFoldRejects(t *testing.T) {
 			r.Outputs["x"] = resource.NewUnknown()
 			return r
 		}()}},
+		{"unknown in a begin", Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: func() *resource.State {
+			r := newBucket("d", prov)
+			r.Inputs["x"] = resource.NewUnknown()
+			return r
+		}()}},
 		{"second live copy", Entry{Kind: EntryWrite, New: func() *resource.State { r := a.Clone(); r.ID = "x"; return r }()}},
 		{"depends on what it replaces", Entry{Kind: EntrySuccess, Begin: 2, Old: a, New: func() *resource.State {
 			r := newBucket("a2", prov, a.URN)
