@@ -150,7 +150,11 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) Actions {
 		pending := dep.Clone()
 		pending.PendingReplacement = true
 		g.olds[dep.URN] = pending
-		steps = append(steps, g.step(OpDeleteReplaced, dep.URN, dep, pending, nil))
+		del := g.step(OpDeleteReplaced, dep.URN, dep, pending, nil)
+		// An interrupted delete-before-replace already deleted it: only
+		// the record is carried over.
+		del.skipProvider = dep.PendingReplacement
+		steps = append(steps, del)
 	}
 	pending := w.old.Clone()
 	pending.PendingReplacement = true
