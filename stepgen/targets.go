@@ -1,6 +1,8 @@
 package stepgen
 
 import (
+	"slices"
+
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -57,8 +59,8 @@ func (g *Generator) Refresh(pending []resource.Operation) []Chain {
 		if r == nil || r.ID == "" || !r.Custom || r.IsProvider() || !g.targeted(r.URN) {
 			continue
 		}
-		if old, ok := g.olds[r.URN]; ok && old.ID == r.ID {
-			continue // the recorded resource is refreshed above
+		if slices.ContainsFunc(g.cfg.Old, func(s *resource.State) bool { return s.URN == r.URN && s.ID == r.ID }) {
+			continue // the recorded resource (live or marked Delete) is refreshed above
 		}
 		chains = append(chains, Chain{Steps: []*Step{g.step(OpRefresh, r.URN, nil, r.Clone(), nil)}})
 	}
