@@ -125,10 +125,14 @@ func deleteUnregistered(ctx context.Context, d *deployment) error {
 // refresh reads every recorded resource, and resolves pending operations.
 func refresh(ctx context.Context, d *deployment) error {
 	d.stopLoop()
-	for _, ch := range d.gen.Refresh(d.base.PendingOperations) {
+	chains := d.gen.Refresh(d.base.PendingOperations)
+	for _, ch := range chains {
 		d.submit(ctx, ch)
 	}
 	if err := d.exec.WaitIdle(ctx); err != nil {
+		return err
+	}
+	if err := d.dropGone(ctx, chains); err != nil {
 		return err
 	}
 	d.clearPending = len(d.base.PendingOperations) > 0

@@ -77,6 +77,8 @@ type Step struct {
 	// skipRecord marks a step that leaves no record (an untargeted
 	// resource that does not exist yet).
 	skipRecord bool
+	// gone marks a refresh that found its resource no longer exists.
+	gone bool
 	// seed is the random seed for the Check an import makes.
 	seed []byte
 }
@@ -118,7 +120,7 @@ func (s *Step) JournalOp() resource.OperationKind {
 // Result is what the journal records when the step succeeds: the state
 // removed (nil for none) and the state added in its place (nil for none).
 func (s *Step) Result() (old, new *resource.State) {
-	if s.skipRecord {
+	if s.skipRecord || s.gone {
 		return nil, nil
 	}
 	switch s.Op {
@@ -135,6 +137,12 @@ func (s *Step) Result() (old, new *resource.State) {
 		return s.Old, s.New
 	}
 }
+
+// Gone reports whether a refresh step found its resource (Old) no longer
+// exists. Such a step records nothing itself: other records may still
+// refer to the resource, so the host removes it together with those
+// references once every refresh step has ended (the engine does).
+func (s *Step) Gone() bool { return s.gone }
 
 // Apply performs the step: it calls the resource's provider as the
 // operation requires and records the outcome in New. It must be called at
@@ -277,8 +285,9 @@ func (s *Step) applyRead(ctx context.Context) error {
 	}
 	if resp.ID == "" {
 		if s.Op == OpRefresh {
-			// Gone: the refresh removes it from the state.
+			// Gone: the step records nothing; see Gone.
 			s.New = nil
+			s.gone = true
 			return nil
 		}
 		return &NotFoundError{URN: s.urn, ID: req.ID}
