@@ -74,8 +74,9 @@ func (d *deployment) StepDone(ctx context.Context, es executor.Step, err error) 
 	delete(d.begun, s)
 	d.mu.Unlock()
 	// The step's own failure is already the executor's; only a failure to
-	// record the outcome is returned as a new one.
-	jerr := d.journalEnd(ctx, s, b.seq, err)
+	// record the outcome is returned as a new one. The outcome is recorded
+	// even once the operation is cancelled: the step did run.
+	jerr := d.journalEnd(context.WithoutCancel(ctx), s, b.seq, err)
 	if jerr != nil {
 		jerr = fmt.Errorf("recording the outcome of %s of %s: %w", s.Op, s.URN(), jerr)
 		if err == nil {
