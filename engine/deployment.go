@@ -95,6 +95,7 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 		return nil, err
 	}
 	defer d.closeProviders(ctx, &err)
+	defer d.signalOnCancel(ctx)()
 	go d.loop(ctx)
 	opErr := do(ctx, d)
 	d.stopLoop()
@@ -234,6 +235,25 @@ func (d *deployment) runDeletes(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// signalOnCancel has the providers signalled as soon as ctx is cancelled
+// (the host's SIGINT), so that the calls in flight wind down and their
+// steps end and are recorded. The function it returns stops watching,
+// waiting for a signal under way.
+func (d *deployment) signalOnCancel(ctx context.Context) func() {
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(done)
+		if err := d.registry.SignalCancellation(context.WithoutCancel(ctx)); err != nil {
+			d.events.emit(DiagnosticEvent{Severity: SeverityWarning, Message: "signalling the providers to cancel: " + err.Error()})
+		}
+	})
+	return func() {
+		if !stop() {
+			<-done
+		}
+	}
 }
 
 func (d *deployment) closeProviders(ctx context.Context, errp *error) {

@@ -258,6 +258,42 @@ func (r *Registry) adoptChecker(info FactoryInfo, p Provider) bool {
 	return true
 }
 
+// SignalCancellation asks every started provider instance, and every
+// unconfigured one kept for CheckConfig and DiffConfig, to wind down the
+// work it has in flight. Unlike Close it shuts nothing down: calls are
+// still served, so the steps running can finish and be recorded. A host
+// calls it when an operation is cancelled (the engine does, as soon as
+// the operation's context ends). Every failure is collected.
+func (r *Registry) SignalCancellation(ctx context.Context) error {
+	r.mu.Lock()
+	insts := make([]*instance, 0, len(r.instances))
+	for _, inst := range r.instances {
+		insts = append(insts, inst)
+	}
+	checkers := make([]*checker, 0, len(r.checkers))
+	for _, c := range r.checkers {
+		checkers = append(checkers, c)
+	}
+	r.mu.Unlock()
+	var errs *multierror.Error
+	for _, inst := range insts {
+		if err := inst.SignalCancellation(ctx); err != nil {
+			errs = multierror.Append(errs, fmt.Errorf("signal provider %s: %w", inst.ref, err))
+		}
+	}
+	for _, c := range checkers {
+		c.mu.Lock()
+		p := c.p
+		c.mu.Unlock()
+		if p != nil {
+			if err := SignalCancellation(ctx, p); err != nil {
+				errs = multierror.Append(errs, fmt.Errorf("signal provider: %w", err))
+			}
+		}
+	}
+	return errs.ErrorOrNil()
+}
+
 // Close shuts the registry down: it refuses new calls on every instance,
 // calls SignalCancellation on every started instance, and only then waits
 // for each one's calls in flight (until ctx ends) and calls its Close.
