@@ -64,6 +64,11 @@ func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
 	}
 	going := make(map[resource.URN]bool, len(doomed))
 	for _, s := range doomed {
+		// The old copy of a replaced resource shares its URN with the
+		// live record, which is what dependents depend on.
+		if s.Delete && (g.news[s.URN] != nil || g.olds[s.URN] != nil) {
+			continue
+		}
 		going[s.URN] = true
 	}
 	check := func(s *resource.State) error {
