@@ -57,9 +57,9 @@ func (g *Generator) named(urn resource.URN) bool {
 
 // checkDanglingDependents refuses to delete a resource that a resource
 // which stays still depends on (possible when targets leave a dependent
-// out).
+// out, or excludes keep one).
 func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
-	if g.cfg.Targets == nil || len(doomed) == 0 {
+	if (g.cfg.Targets == nil && len(g.cfg.Excludes) == 0) || len(doomed) == 0 {
 		return nil
 	}
 	going := make(map[resource.URN]bool, len(doomed))
