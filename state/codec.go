@@ -25,6 +25,7 @@ type FormatVersionError struct {
 	Supported int
 }
 
+// Error says which format was found and which is supported.
 func (e *FormatVersionError) Error() string {
 	return fmt.Sprintf("state: the %s is in format version %d, but this library reads versions up to %d; "+
 		"upgrade groundwork to read it (it was not modified)", e.What, e.Found, e.Supported)

@@ -126,6 +126,7 @@ type EntryError struct {
 	Err    error // the underlying *IntegrityError, if any
 }
 
+// Error says which entry was rejected and why.
 func (e *EntryError) Error() string {
 	return fmt.Sprintf("journal entry %d (%s) rejected: %s", e.Seq, e.Kind, e.Reason)
 }

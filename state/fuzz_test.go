@@ -18,8 +18,10 @@ import (
 
 // The fuzz targets read untrusted bytes as a snapshot or a journal and
 // must never panic. Their seed corpus under testdata/fuzz is checked in;
-// "go test -run TestFuzzSeeds -update-seeds" regenerates it together with
-// testdata/fuzz-base.json, the snapshot every journal seed continues.
+// "go test ./state -run TestFuzzSeeds -update-seeds" regenerates it with
+// testdata/fuzz-base.json, the snapshot every journal seed continues. The
+// seeds are a few kilobytes, so fuzz with a short -fuzzminimizetime (say
+// 2s): minimizing each new input for the default minute stalls the run.
 
 var updateSeeds = flag.Bool("update-seeds", false, "rewrite the fuzz seed corpus in testdata")
 

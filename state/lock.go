@@ -27,6 +27,7 @@ type LockedError struct {
 	Holder LockInfo
 }
 
+// Error names the holder and what to do.
 func (e *LockedError) Error() string {
 	h := e.Holder
 	return fmt.Sprintf("state: stack %q is locked by process %d on host %q for %q since %s (%s ago); "+

@@ -100,6 +100,7 @@ type IntegrityError struct {
 	Detail string
 }
 
+// Error names the resource, the rule and what is wrong.
 func (e *IntegrityError) Error() string {
 	return fmt.Sprintf("state integrity: resource %q breaks rule %s: %s", e.URN, e.Rule, e.Detail)
 }

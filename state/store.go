@@ -99,6 +99,7 @@ var (
 // underscore — so a name is always one plain folder name, never a path.
 type StackNameError struct{ Name string }
 
+// Error quotes the name and the rule.
 func (e *StackNameError) Error() string {
 	return fmt.Sprintf("state: %q is not a valid stack name: use 1-100 letters, digits, '.', '_' or '-', beginning with a letter, digit or '_'", e.Name)
 }
