@@ -363,7 +363,7 @@ func (s *Step) partial(err error, verb string) error {
 			s.New.ID = ie.ID
 		}
 		if ie.Outputs != nil {
-			s.New.Outputs = ie.Outputs
+			s.New.Outputs = secureOutputs(s.New, ie.Outputs)
 		}
 		if ie.Inputs != nil {
 			s.New.Inputs = ie.Inputs
