@@ -198,7 +198,7 @@ func (s *Step) applyCreate(ctx context.Context) error {
 		return nil
 	}
 	if s.Preview && !resource.IsProviderType(s.New.Type) {
-		s.New.Outputs = s.New.Inputs
+		s.New.Outputs = secureOutputs(s.New, s.New.Inputs)
 		return nil
 	}
 	p, err := s.provider()
@@ -231,7 +231,7 @@ func (s *Step) applyUpdate(ctx context.Context) error {
 		return nil
 	}
 	if s.Preview && !resource.IsProviderType(s.New.Type) {
-		s.New.Outputs = s.New.Inputs
+		s.New.Outputs = secureOutputs(s.New, s.New.Inputs)
 		return nil
 	}
 	p, err := s.provider()
