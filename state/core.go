@@ -219,6 +219,9 @@ func (c *core) Lock(ctx context.Context, stack, operation string) (Lock, error) 
 		if err == nil {
 			break
 		}
+		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
+			continue // the stack's folder was just removed by an Unlock
+		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("state: locking stack %q: %w", stack, err)
 		}
@@ -272,6 +275,10 @@ func (l *stackLock) Unlock(ctx context.Context) error {
 	}
 	if !removed {
 		return fmt.Errorf("state: unlocking stack %q: %w", l.stack, ErrLockLost)
+	}
+	// A stack that was locked but never saved leaves no empty folder.
+	if _, err := c.st.read(l.stack, fileSnapshot); errors.Is(err, fs.ErrNotExist) {
+		_ = c.st.removeStack(l.stack)
 	}
 	return closeErr
 }
@@ -405,10 +412,7 @@ func (c *core) Remove(ctx context.Context, stack string) error {
 	c.mu.Lock()
 	delete(c.mgrs, stack)
 	c.mu.Unlock()
-	if err := l.Unlock(ctx); err != nil {
-		return err
-	}
-	return c.st.removeStack(stack)
+	return l.Unlock(ctx) // which removes the emptied folder
 }
 
 // OpenJournal implements Store.

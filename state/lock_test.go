@@ -157,3 +157,19 @@ func TestUnlockClosesTheJournal(t *testing.T) {
 		}
 	})
 }
+
+func TestLockOfANewStackLeavesNothingBehind(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s, _ := NewFileStore(root)
+	l, err := s.Lock(ctx, "fresh", "preview")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "fresh")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the folder of a stack that was never saved is still there: %v", err)
+	}
+}

@@ -120,6 +120,9 @@ func TestStoreSaveLoadListRemove(t *testing.T) {
 		if err := s.Remove(ctx, "prod"); !errors.Is(err, ErrStackNotFound) {
 			t.Errorf("second Remove = %v; want ErrStackNotFound", err)
 		}
+		if files := h.files("prod"); len(files) != 0 {
+			t.Errorf("Remove left files behind: %v", files)
+		}
 		l := mustLock(t, s, "dev")
 		var le *LockedError
 		if err := h.open().Remove(ctx, "dev"); !errors.As(err, &le) {
