@@ -421,6 +421,10 @@ func (g *Generator) afterDiff(w *work, d resource.DiffResult) (Actions, error) {
 	}
 	w.diff, w.keys = d, d.ChangedKeys
 	switch {
+	case d.Changes != resource.DiffSome && len(w.old.InitErrors) > 0:
+		// It exists but failed to initialize: update it so that the
+		// provider can finish.
+		return g.single(w, OpUpdate), nil
 	case d.Changes != resource.DiffSome:
 		return g.single(w, OpSame), nil
 	case !d.Replace():
