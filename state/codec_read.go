@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -109,7 +110,9 @@ func (d *decoder) secretsState() (*SecretsState, error) {
 			sec.Type, err = d.str()
 		case "state":
 			var raw []byte
-			raw, err = d.raw(0)
+			if raw, err = d.raw(0); err == nil && !json.Valid(raw) {
+				err = errors.New("state: the snapshot's secrets state is not valid JSON")
+			}
 			sec.State = append([]byte(nil), raw...)
 		default:
 			err = d.skip(0)

@@ -268,14 +268,13 @@ func (d *decoder) skip(depth int) error {
 	case c == 0:
 		return d.fail("unexpected end of input")
 	case c == '"':
-		_, err := d.stringBytes()
-		return err
+		return d.skipString()
 	case c == '{' || c == '[':
 		nest := 0
 		for d.pos < len(d.data) {
 			switch d.data[d.pos] {
 			case '"':
-				if _, err := d.stringBytes(); err != nil {
+				if err := d.skipString(); err != nil {
 					return err
 				}
 				continue
@@ -299,6 +298,24 @@ func (d *decoder) skip(depth int) error {
 		return nil
 	}
 	return d.fail("unexpected character %q", d.data[d.pos])
+}
+
+// skipString moves past the string at d.pos without decoding it.
+func (d *decoder) skipString() error {
+	for i := d.pos + 1; i < len(d.data); i++ {
+		switch c := d.data[i]; {
+		case c == '"':
+			d.pos = i + 1
+			return nil
+		case c == '\\':
+			i++
+		case c < 0x20:
+			d.pos = i
+			return d.fail("control character in a string")
+		}
+	}
+	d.pos = len(d.data)
+	return d.fail("unterminated string")
 }
 
 // number reads a JSON number.
@@ -368,15 +385,18 @@ func (d *decoder) string() (string, error) {
 // when the string has no escapes; invalid UTF-8 becomes U+FFFD.
 func (d *decoder) stringBytes() ([]byte, error) {
 	start := d.pos + 1
+	ascii := true
 	for i := start; i < len(d.data); i++ {
 		switch c := d.data[i]; {
 		case c == '"':
 			d.pos = i + 1
 			raw := d.data[start:i]
-			if utf8.Valid(raw) {
+			if ascii || utf8.Valid(raw) {
 				return raw, nil
 			}
 			return []byte(string([]rune(string(raw)))), nil
+		case c >= utf8.RuneSelf:
+			ascii = false
 		case c == '\\':
 			return d.escapedString(start)
 		case c < 0x20:
