@@ -63,15 +63,41 @@ func applyIgnoreChanges(olds, news resource.PropertyMap, paths []string) (resour
 			out = ignoreWildcard(olds, out, p)
 			continue
 		}
-		if v, ok := olds.GetPath(p); ok {
-			if next, ok := out.SetPath(p, v); ok {
-				out = next
-			}
-		} else if next, ok := out.DeletePath(p); ok {
-			out = next
-		}
+		out = ignorePath(olds, out, p)
 	}
 	return out, nil
+}
+
+// ignorePath gives the value at the concrete path p in news the value it
+// has in olds, or removes it if olds has none.
+func ignorePath(olds, news resource.PropertyMap, p resource.PropertyPath) resource.PropertyMap {
+	v, ok := olds.GetPath(p)
+	if !ok {
+		if next, ok := news.DeletePath(p); ok {
+			return next
+		}
+		return news
+	}
+	// Get wraps what it finds beneath a secret as a secret, and Set keeps
+	// the secrets it steps through: where both sides hold the value
+	// beneath a secret, it goes back bare, or it would be secret twice and
+	// differ from the old value.
+	if v.IsSecret() && beneathSecret(olds, p) && beneathSecret(news, p) {
+		v = v.SecretElement()
+	}
+	if next, ok := news.SetPath(p, v); ok {
+		return next
+	}
+	return news
+}
+
+// beneathSecret reports whether the value at p in m lies inside a secret.
+func beneathSecret(m resource.PropertyMap, p resource.PropertyPath) bool {
+	if len(p) < 2 {
+		return false
+	}
+	parent, ok := m.GetPath(p[:len(p)-1])
+	return ok && parent.IsSecret()
 }
 
 // ignoreWildcard expands a wildcard path against both maps and ignores each
@@ -81,13 +107,7 @@ func ignoreWildcard(olds, news resource.PropertyMap, p resource.PropertyPath) re
 	collectPaths(resource.NewObject(olds), nil, p, &concrete)
 	collectPaths(resource.NewObject(news), nil, p, &concrete)
 	for _, c := range concrete {
-		if v, ok := olds.GetPath(c); ok {
-			if next, ok := news.SetPath(c, v); ok {
-				news = next
-			}
-		} else if next, ok := news.DeletePath(c); ok {
-			news = next
-		}
+		news = ignorePath(olds, news, c)
 	}
 	return news
 }
