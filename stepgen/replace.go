@@ -87,6 +87,9 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 	for d.next < len(d.candidates) {
 		dep := d.candidates[d.next]
 		d.next++
+		if g.takenOver[dep] {
+			continue // registered meanwhile: its own steps decide its fate
+		}
 		inputs, affected := withUnknowns(dep, d.replaced)
 		if !affected {
 			continue
@@ -147,6 +150,11 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) Actions {
 	doomed := w.dbr.doomed
 	for i := len(doomed) - 1; i >= 0; i-- {
 		dep := doomed[i]
+		if g.takenOver[dep] {
+			// Registered while its diff was being asked: its own steps
+			// (which may already have marked it for deletion) decide.
+			continue
+		}
 		pending := dep.Clone()
 		pending.PendingReplacement = true
 		g.olds[dep.URN] = pending
