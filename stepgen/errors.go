@@ -68,7 +68,7 @@ type ProtectedError struct {
 }
 
 func (e *ProtectedError) Error() string {
-	return fmt.Sprintf("resource %s is protected and cannot be %sd; remove the protect option (and run an update) first", e.URN, strings.TrimSuffix(e.Action, "e"))
+	return fmt.Sprintf("resource %s is protected and cannot be %sd; remove the protect option (and run an update) first", e.URN, e.Action)
 }
 
 // DanglingDependentError reports a delete that would leave a resource
