@@ -59,6 +59,7 @@ type core struct {
 	held     map[string][]byte   // stack → content of the lock file this store holds
 	journals map[string]*journal // open journals
 	mgrs     map[string]cachedManager
+	sizes    map[string]int // size of each stack's last snapshot written
 }
 
 type cachedManager struct {
@@ -71,7 +72,11 @@ func newCore(st storage, opts []Option, defaults options) *core {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &core{st: st, opts: o, held: map[string][]byte{}, journals: map[string]*journal{}, mgrs: map[string]cachedManager{}}
+	return &core{
+		st: st, opts: o,
+		held: map[string][]byte{}, journals: map[string]*journal{},
+		mgrs: map[string]cachedManager{}, sizes: map[string]int{},
+	}
 }
 
 func (c *core) stamp() Manifest {
@@ -376,13 +381,21 @@ func (c *core) writeSnapshot(ctx context.Context, stack string, snap *Snapshot) 
 	}
 	out := *snap
 	out.Manifest = c.stamp()
-	data, err := encodeSnapshot(ctx, &out, mgr, 0)
+	// Guess the size from the stack's last snapshot, or from the number
+	// of resources, so the buffer rarely has to grow and copy.
+	c.mu.Lock()
+	hint := max(c.sizes[stack], 512*len(snap.Resources))
+	c.mu.Unlock()
+	data, err := encodeSnapshot(ctx, &out, mgr, hint)
 	if err != nil {
 		return nil, fmt.Errorf("state: encoding stack %q: %w", stack, err)
 	}
 	if err := c.st.replace(stack, fileSnapshot, data); err != nil {
 		return nil, fmt.Errorf("state: writing stack %q: %w", stack, err)
 	}
+	c.mu.Lock()
+	c.sizes[stack] = len(data)
+	c.mu.Unlock()
 	return data, nil
 }
 
