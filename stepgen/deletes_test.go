@@ -1,0 +1,378 @@
+package stepgen_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// TestDeletesOrder: what the program no longer declares is deleted in
+// antichains of the reverse dependency graph: dependents before what they
+// depend on, independent resources together. Each chain needs the
+// dependents that must be gone first.
+func TestDeletesOrder(t *testing.T) {
+	tests := []struct {
+		name      string
+		old       []*resource.State
+		wantOrder [][]string
+		// wantNeeds maps a resource name to the names its delete needs.
+		wantNeeds map[string][]string
+	}{
+		{
+			name: "a chain: c needs b needs a",
+			old: []*resource.State{
+				recorded("a", nil),
+				recorded("b", nil, dependsOn(urn("a"))),
+				recorded("c", nil, inputFrom("b", urn("b"))),
+			},
+			wantOrder: [][]string{{"delete c"}, {"delete b"}, {"delete a"}},
+			wantNeeds: map[string][]string{"b": {"c"}, "a": {"b"}},
+		},
+		{
+			name: "a diamond",
+			old: []*resource.State{
+				recorded("a", nil),
+				recorded("b", nil, dependsOn(urn("a"))),
+				recorded("c", nil, dependsOn(urn("a"))),
+				recorded("d", nil, dependsOn(urn("b"), urn("c"))),
+			},
+			wantOrder: [][]string{{"delete d"}, {"delete b", "delete c"}, {"delete a"}},
+			wantNeeds: map[string][]string{"b": {"d"}, "c": {"d"}, "a": {"b", "c"}},
+		},
+		{
+			name:      "independent resources together",
+			old:       []*resource.State{recorded("a", nil), recorded("b", nil), recorded("c", nil)},
+			wantOrder: [][]string{{"delete a", "delete b", "delete c"}},
+		},
+		{
+			name: "parents, deleted-with targets and providers are dependencies too",
+			old: []*resource.State{
+				{Type: providers.ProviderType("test"), URN: provURN, Custom: true, ID: "prov-1"},
+				{Type: group, URN: groupURN("g")},
+				recorded("a", nil, func(s *resource.State) {
+					s.URN, s.Parent = resource.NewURN(testStack, testProject, group, thing, "a"), groupURN("g")
+				}),
+				recorded("b", nil, func(s *resource.State) { s.DeletedWith = urn("c") }),
+				recorded("c", nil),
+			},
+			wantOrder: [][]string{{"delete a", "delete b"}, {"delete g", "delete c"}, {"delete explicit"}},
+			wantNeeds: map[string][]string{"g": {"a"}, "c": {"b"}, "explicit": {"a", "b", "c"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHost(t, stepgen.Config{Old: tt.old}, nil)
+			layers, err := h.gen.Deletes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantOrder, antichainNames(layers)); diff != "" {
+				t.Errorf("antichains (-want +got):\n%s", diff)
+			}
+			// A dependency recorded twice (as a dependency and as a
+			// property dependency) may be needed twice; that is harmless.
+			needs := map[string][]string{}
+			for _, layer := range layers {
+				for _, ch := range layer {
+					name := ch.Steps[0].URN().Name()
+					for _, u := range ch.Needs {
+						if !slices.Contains(needs[name], u.Name()) {
+							needs[name] = append(needs[name], u.Name())
+						}
+					}
+				}
+			}
+			sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
+			if diff := cmp.Diff(tt.wantNeeds, needs, sorted, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("needs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDeleteSteps: how each kind of recorded resource is deleted: which
+// journal operation the step represents (none means no provider call) and
+// whether Apply calls the provider.
+func TestDeleteSteps(t *testing.T) {
+	tests := []struct {
+		name        string
+		old         []*resource.State
+		cfg         stepgen.Config
+		deleted     string // the resource whose step is inspected
+		wantOp      stepgen.Op
+		wantJournal resource.OperationKind
+	}{
+		{
+			name:        "custom resource",
+			old:         []*resource.State{recorded("a", nil)},
+			deleted:     "a",
+			wantOp:      stepgen.OpDelete,
+			wantJournal: resource.OperationDeleting,
+		},
+		{
+			name:    "retainOnDelete: forgotten, not deleted",
+			old:     []*resource.State{recorded("a", nil, func(s *resource.State) { s.RetainOnDelete = true })},
+			deleted: "a",
+			wantOp:  stepgen.OpDelete,
+		},
+		{
+			name:    "external: forgotten, not deleted",
+			old:     []*resource.State{recorded("a", nil, func(s *resource.State) { s.External = true })},
+			deleted: "a",
+			wantOp:  stepgen.OpDelete,
+		},
+		{
+			name:    "component: no provider",
+			old:     []*resource.State{{Type: group, URN: groupURN("g")}},
+			deleted: "g",
+			wantOp:  stepgen.OpDelete,
+		},
+		{
+			name: "deletedWith a resource deleted too: goes with it",
+			old: []*resource.State{
+				recorded("a", nil),
+				recorded("b", nil, func(s *resource.State) { s.DeletedWith = urn("a") }),
+			},
+			deleted: "b",
+			wantOp:  stepgen.OpDelete,
+		},
+		{
+			name:        "deletedWith a resource that stays: deleted",
+			old:         []*resource.State{recorded("b", nil, func(s *resource.State) { s.DeletedWith = urn("a") })},
+			deleted:     "b",
+			wantOp:      stepgen.OpDelete,
+			wantJournal: resource.OperationDeleting,
+		},
+		{
+			name:    "leftover of an interrupted delete-before-replace: already gone",
+			old:     []*resource.State{recorded("a", nil, func(s *resource.State) { s.PendingReplacement = true })},
+			deleted: "a",
+			wantOp:  stepgen.OpDelete,
+		},
+		{
+			name:        "old copy of an earlier replacement",
+			old:         []*resource.State{recorded("a", nil, func(s *resource.State) { s.Delete = true })},
+			deleted:     "a",
+			wantOp:      stepgen.OpDeleteReplaced,
+			wantJournal: resource.OperationDeleting,
+		},
+		{
+			name:    "preview: no provider call",
+			old:     []*resource.State{recorded("a", nil)},
+			cfg:     stepgen.Config{Preview: true},
+			deleted: "a",
+			wantOp:  stepgen.OpDelete,
+			// The step still represents a delete; Apply skips the call.
+			wantJournal: resource.OperationDeleting,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var deleted []providers.DeleteRequest
+			prov := &providers.Func{DeleteF: func(_ context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+				deleted = append(deleted, req)
+				return providers.DeleteResponse{}, nil
+			}}
+			cfg := tt.cfg
+			cfg.Old = tt.old
+			h := newHost(t, cfg, prov)
+			layers, err := h.gen.Deletes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var step *stepgen.Step
+			for _, layer := range layers {
+				for _, ch := range layer {
+					if s := ch.Steps[0]; s.URN().Name() == tt.deleted {
+						step = s
+					}
+				}
+			}
+			if step == nil {
+				t.Fatalf("no delete of %s among %v", tt.deleted, antichainNames(layers))
+			}
+			if step.Op != tt.wantOp || step.JournalOp() != tt.wantJournal || step.Applied() != (tt.wantJournal != "") {
+				t.Errorf("step %s journals %q (applied %v), want %s journaling %q", step.Op, step.JournalOp(), step.Applied(), tt.wantOp, tt.wantJournal)
+			}
+			if result(step) != "old→nil" || step.New != nil || step.Reg != nil {
+				t.Errorf("result %s, new %v, reg %v; want the record removed, no registration", result(step), step.New, step.Reg)
+			}
+			if err := step.Apply(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			wantCall := tt.wantJournal != "" && !tt.cfg.Preview
+			if got := len(deleted) == 1; got != wantCall {
+				t.Errorf("provider Delete called %d times, want a call: %v", len(deleted), wantCall)
+			}
+			if wantCall {
+				s := step.Old
+				want := providers.DeleteRequest{URN: s.URN, ID: s.ID, Inputs: s.Inputs, Outputs: s.Outputs, Timeout: s.CustomTimeouts.Delete}
+				if diff := cmp.Diff(want, deleted[0]); diff != "" {
+					t.Errorf("delete request (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// TestDeleteFailure: a provider's delete error is the step's error.
+func TestDeleteFailure(t *testing.T) {
+	prov := &providers.Func{DeleteF: func(context.Context, providers.DeleteRequest) (providers.DeleteResponse, error) {
+		return providers.DeleteResponse{}, errBoom
+	}}
+	h := newHost(t, stepgen.Config{Old: []*resource.State{recorded("a", nil)}}, prov)
+	layers, _ := h.gen.Deletes()
+	if err := layers[0][0].Steps[0].Apply(context.Background()); !errors.Is(err, errBoom) {
+		t.Errorf("Apply = %v, want the provider's error", err)
+	}
+}
+
+// TestDeletesRefusals: a protected resource is never deleted, and nothing
+// is deleted then.
+func TestDeletesProtected(t *testing.T) {
+	old := []*resource.State{recorded("a", nil), recorded("b", nil, func(s *resource.State) { s.Protect = true })}
+	h := newHost(t, stepgen.Config{Old: old}, nil)
+	layers, err := h.gen.Deletes()
+	var pe *stepgen.ProtectedError
+	if !errors.As(err, &pe) || pe.URN != urn("b") || pe.Action != "delete" {
+		t.Errorf("err = %v, want ProtectedError delete b", err)
+	}
+	if layers != nil {
+		t.Errorf("deletes = %v, want none", antichainNames(layers))
+	}
+}
+
+// TestDeletesWhatIsNamed: targets and excludes limit deletes to what they
+// name; the stack's root and providers are never deleted by a target that
+// does not name them; KeepUnregistered keeps every live resource.
+func TestDeletesWhatIsNamed(t *testing.T) {
+	root := &resource.State{Type: resource.RootStackType, URN: resource.NewURN(testStack, testProject, "", resource.RootStackType, "proj-dev")}
+	prov := &resource.State{Type: providers.ProviderType("test"), URN: provURN, Custom: true, ID: "prov-1"}
+	old := []*resource.State{
+		root, prov,
+		recorded("a", nil),
+		recorded("b", nil),
+		recorded("c", nil, func(s *resource.State) { s.Delete = true }),
+	}
+	tests := []struct {
+		name string
+		cfg  stepgen.Config
+		want [][]string
+	}{
+		{
+			name: "everything unregistered",
+			want: [][]string{{"delete-replaced c", "delete proj-dev", "delete a", "delete b"}, {"delete explicit"}},
+		},
+		{
+			name: "targets",
+			cfg:  stepgen.Config{Targets: map[resource.URN]bool{urn("a"): true}},
+			want: [][]string{{"delete-replaced c", "delete a"}},
+		},
+		{
+			name: "excludes",
+			cfg:  stepgen.Config{Excludes: map[resource.URN]bool{urn("a"): true, root.URN: true, provURN: true}},
+			want: [][]string{{"delete-replaced c", "delete b"}},
+		},
+		{
+			name: "an excluded target",
+			cfg:  stepgen.Config{Targets: map[resource.URN]bool{urn("a"): true, urn("b"): true}, Excludes: map[resource.URN]bool{urn("a"): true}},
+			want: [][]string{{"delete-replaced c", "delete b"}},
+		},
+		{
+			name: "KeepUnregistered: only old copies of replacements go",
+			cfg:  stepgen.Config{KeepUnregistered: true},
+			want: [][]string{{"delete-replaced c"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			cfg.Old = old
+			h := newHost(t, cfg, nil)
+			layers, err := h.gen.Deletes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, antichainNames(layers)); diff != "" {
+				t.Errorf("deletes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDanglingDependents: a delete limited by targets or excludes must not
+// leave a resource that stays depending on one that goes.
+func TestDanglingDependents(t *testing.T) {
+	old := []*resource.State{recorded("a", nil), recorded("b", nil, inputFrom("k", urn("a")))}
+	for name, cfg := range map[string]stepgen.Config{
+		"the dependent is not targeted": {Targets: map[resource.URN]bool{urn("a"): true}},
+		"the dependent is excluded":     {Excludes: map[resource.URN]bool{urn("b"): true}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg.Old = old
+			h := newHost(t, cfg, nil)
+			layers, err := h.gen.Deletes()
+			var de *stepgen.DanglingDependentError
+			if !errors.As(err, &de) {
+				t.Fatalf("Deletes = %v, %v; want DanglingDependentError", antichainNames(layers), err)
+			}
+			if diff := cmp.Diff(&stepgen.DanglingDependentError{URN: urn("a"), Dependent: urn("b")}, de); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("the dependent is targeted too", func(t *testing.T) {
+		h := newHost(t, stepgen.Config{Old: old, Targets: map[resource.URN]bool{urn("a"): true, urn("b"): true}}, nil)
+		layers, err := h.gen.Deletes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([][]string{{"delete b"}, {"delete a"}}, antichainNames(layers)); diff != "" {
+			t.Errorf("deletes (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("the dependent is registered (untargeted)", func(t *testing.T) {
+		h := newHost(t, stepgen.Config{Old: old, Targets: map[resource.URN]bool{urn("a"): true}}, nil)
+		h.mustRegister(goal("b", nil))
+		if _, err := h.gen.Deletes(); !errors.As(err, new(*stepgen.DanglingDependentError)) {
+			t.Errorf("Deletes = %v, want DanglingDependentError", err)
+		}
+	})
+}
+
+// TestTargetedReplacementWithDependents: replacing a targeted resource
+// leaves its old copy to delete under the same URN as the replacement. Its
+// dependents depend on the replacement, not on the old copy: deleting the
+// copy leaves nothing dangling.
+func TestTargetedReplacementWithDependents(t *testing.T) {
+	old := []*resource.State{recorded("a", map[string]any{"x": 1}), recorded("b", nil, inputFrom("k", urn("a")))}
+	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"a": replaceKeys("x")})}
+	for name, targets := range map[string]map[resource.URN]bool{
+		"dependent untargeted": {urn("a"): true},
+		"dependent targeted":   {urn("a"): true, urn("b"): true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHost(t, stepgen.Config{Old: old, Targets: targets}, prov)
+			h.mustRegister(goal("a", map[string]any{"x": 2}))
+			h.mustRegister(goal("b", nil, func(g *resource.Goal) {
+				g.Dependencies = []resource.URN{urn("a")}
+				g.PropertyDependencies = map[resource.PropertyKey][]resource.URN{"k": {urn("a")}}
+			}))
+			layers, err := h.gen.Deletes()
+			if err != nil {
+				t.Fatalf("Deletes: %v", err)
+			}
+			if diff := cmp.Diff([][]string{{"delete-replaced a"}}, antichainNames(layers)); diff != "" {
+				t.Errorf("deletes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,44 @@
+package stepgen_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// TestErrorMessages: each error says what is wrong, with what, and what to
+// do about it.
+func TestErrorMessages(t *testing.T) {
+	tests := []struct {
+		err  error
+		want []string
+	}{
+		{&stepgen.RegistrationError{URN: urn("a"), Reason: "no good"}, []string{string(urn("a")), "no good"}},
+		{&stepgen.RegistrationError{Type: thing, Name: "a", Reason: "no good"}, []string{thing, `"a"`, "no good"}},
+		{&stepgen.DuplicateURNError{URN: urn("a")}, []string{string(urn("a")), "registered twice", "unique name"}},
+		{&stepgen.CheckFailedError{URN: urn("a"), Failures: []providers.CheckFailure{{Property: "x", Reason: "too big"}, {Reason: "bad"}}},
+			[]string{string(urn("a")), "x: too big; bad"}},
+		{&stepgen.AliasError{URN: urn("a"), Matches: []resource.URN{urn("x"), urn("y")}}, []string{string(urn("x")) + ", " + string(urn("y")), "keep only"}},
+		{&stepgen.ProtectedError{URN: urn("a"), Action: "delete"}, []string{"cannot be deleted", "protect"}},
+		{&stepgen.ProtectedError{URN: urn("a"), Action: "replace"}, []string{"cannot be replaced"}},
+		{&stepgen.DanglingDependentError{URN: urn("a"), Dependent: urn("b")}, []string{"cannot delete " + string(urn("a")), string(urn("b")) + " depends on it"}},
+		{&stepgen.ImportMismatchError{URN: urn("a"), ID: "i-1", Keys: []resource.PropertyKey{"size", "name"}}, []string{"id i-1", "size, name"}},
+		{&stepgen.NotFoundError{URN: urn("a"), ID: "i-1"}, []string{string(urn("a")), `"i-1"`}},
+		{&stepgen.PartialError{URN: urn("a"), Op: stepgen.OpCreate, Err: errBoom}, []string{"create of " + string(urn("a")), "partially failed", "boom"}},
+	}
+	for _, tt := range tests {
+		msg := tt.err.Error()
+		for _, w := range tt.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%T: %q does not contain %q", tt.err, msg, w)
+			}
+		}
+	}
+	if !errors.Is(&stepgen.PartialError{Err: errBoom}, errBoom) {
+		t.Error("PartialError does not unwrap to the provider's error")
+	}
+}

@@ -1,0 +1,386 @@
+package stepgen_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// TestReplaceCreateBeforeDelete: by default the replacement is created
+// first. The chain marks the old copy for deletion (a record change, no
+// provider call), then creates the replacement beside it; Deletes removes
+// the marked copy after the program.
+func TestReplaceCreateBeforeDelete(t *testing.T) {
+	old := recorded("a", map[string]any{"x": 1}, func(s *resource.State) { s.Created = fixedNow.Add(-1) })
+	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"a": replaceKeys("x")})}
+	h := newHost(t, stepgen.Config{Old: []*resource.State{old}}, prov)
+	chains := h.mustRegister(goal("a", map[string]any{"x": 2}))
+	if diff := cmp.Diff([][]string{{"replace a", "create-replacement a"}}, opNames(chains)); diff != "" {
+		t.Fatalf("chains (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]resource.URN{provURN}, chains[0].Needs); diff != "" {
+		t.Errorf("Needs (-want +got):\n%s", diff)
+	}
+	mark, create := chains[0].Steps[0], chains[0].Steps[1]
+
+	wantMarked := old.Clone()
+	wantMarked.Delete = true
+	if mark.Old != old {
+		t.Errorf("replace step's Old is not the recorded state")
+	}
+	if diff := cmp.Diff(wantMarked, mark.New); diff != "" {
+		t.Errorf("replace step's New (-want +got):\n%s", diff)
+	}
+	if mark.JournalOp() != "" || result(mark) != "old→new" {
+		t.Errorf("replace step: journal %q, result %s; want no provider call and the record swapped for the marked copy", mark.JournalOp(), result(mark))
+	}
+	if create.Old != old || create.New.ID != "" || !create.New.Created.IsZero() {
+		t.Errorf("create-replacement: old %p, new id %q created %v; want the old state, no ID and no creation time yet", create.Old, create.New.ID, create.New.Created)
+	}
+	if create.JournalOp() != resource.OperationCreating || result(create) != "nil→new" {
+		t.Errorf("create-replacement: journal %q, result %s; want creating, recorded beside the marked copy", create.JournalOp(), result(create))
+	}
+	if create.Diff.Changes != resource.DiffSome || !create.Diff.Replace() {
+		t.Errorf("create-replacement's diff = %+v, want the replacing diff", create.Diff)
+	}
+
+	layers, err := h.gen.Deletes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]string{{"delete-replaced a"}}, antichainNames(layers)); diff != "" {
+		t.Fatalf("deletes (-want +got):\n%s", diff)
+	}
+	del := layers[0][0].Steps[0]
+	if del.Old != mark.New || del.JournalOp() != resource.OperationDeleting || result(del) != "old→nil" {
+		t.Errorf("delete-replaced: old is marked copy %v, journal %q, result %s", del.Old == mark.New, del.JournalOp(), result(del))
+	}
+}
+
+// TestDeleteBeforeReplaceChain: deleting first leaves the old record marked
+// PendingReplacement until the create replaces it, so that an interruption
+// between the two is visible.
+func TestDeleteBeforeReplaceChain(t *testing.T) {
+	old := recorded("a", map[string]any{"x": 1})
+	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"a": replaceKeys("x")})}
+	h := newHost(t, stepgen.Config{Old: []*resource.State{old}}, prov)
+	chains := h.mustRegister(goal("a", map[string]any{"x": 2}, func(g *resource.Goal) { g.DeleteBeforeReplace = true }))
+	if diff := cmp.Diff([][]string{{"delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
+		t.Fatalf("chains (-want +got):\n%s", diff)
+	}
+	del, create := chains[0].Steps[0], chains[0].Steps[1]
+	wantPending := old.Clone()
+	wantPending.PendingReplacement = true
+	if diff := cmp.Diff(wantPending, del.New); diff != "" {
+		t.Errorf("delete-replaced's New (-want +got):\n%s", diff)
+	}
+	if del.Old != old || del.JournalOp() != resource.OperationDeleting || result(del) != "old→new" {
+		t.Errorf("delete-replaced: journal %q, result %s; want deleting, the record swapped for the pending one", del.JournalOp(), result(del))
+	}
+	if create.Old != del.New || create.New.ID != "" || create.JournalOp() != resource.OperationCreating || result(create) != "old→new" {
+		t.Errorf("create: old is the pending record %v, id %q, journal %q, result %s; want the pending record replaced",
+			create.Old == del.New, create.New.ID, create.JournalOp(), result(create))
+	}
+	if del.Reg == nil || create.Reg == nil || del.Reg != create.Reg {
+		t.Error("both steps must belong to the registration")
+	}
+	layers, err := h.gen.Deletes()
+	if err != nil || len(layers) != 0 {
+		t.Errorf("Deletes = %v, %v; want nothing left to delete", antichainNames(layers), err)
+	}
+}
+
+// TestDeleteBeforeReplaceDependents is the dependents algorithm. a is
+// replaced, deleting first. Before it goes, each transitive dependent whose
+// inputs come from something being replaced is diffed with those inputs
+// unknown; only those the provider would replace are deleted, dependents
+// first.
+//
+//	b: input from a      → replaced  → deleted
+//	c: dependsOn a only  → not asked → stays
+//	d: input from a      → updates   → stays
+//	e: input from b      → replaced  → deleted (b is being replaced)
+//	f: input from d      → not asked → stays (d is not replaced)
+//	g: child of a        → not asked → stays
+func TestDeleteBeforeReplaceDependents(t *testing.T) {
+	a := recorded("a", map[string]any{"x": 1})
+	b := recorded("b", map[string]any{"a": "id-a", "k": 1}, inputFrom("a", urn("a")))
+	c := recorded("c", nil, dependsOn(urn("a")))
+	d := recorded("d", map[string]any{"a": "id-a"}, inputFrom("a", urn("a")))
+	e := recorded("e", map[string]any{"b": "id-b"}, inputFrom("b", urn("b")))
+	f := recorded("f", map[string]any{"d": "id-d"}, inputFrom("d", urn("d")))
+	g := recorded("g", nil, func(s *resource.State) {
+		s.Parent, s.URN = urn("a"), resource.NewURN(testStack, testProject, thing, thing, "g")
+	})
+	old := []*resource.State{a, b, c, d, e, f, g}
+
+	dbr := replaceKeys("x")
+	dbr.DeleteBeforeReplace = true
+	var diffs []providers.DiffRequest
+	prov := &providers.Func{DiffF: func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+		diffs = append(diffs, req)
+		return diffBy(map[string]resource.DiffResult{
+			"a": dbr, "b": replaceKeys("a"), "e": replaceKeys("b"),
+			"d": {Changes: resource.DiffSome, ChangedKeys: []resource.PropertyKey{"a"}},
+		})(ctx, req)
+	}}
+	h := newHost(t, stepgen.Config{Old: old}, prov)
+	chains := h.mustRegister(goal("a", map[string]any{"x": 2}))
+
+	if diff := cmp.Diff([]string{"check a", "diff a", "check a", "diff b", "diff d", "diff e"}, h.callNames()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	want := [][]string{{"delete-replaced e", "delete-replaced b", "delete-replaced a", "create a"}}
+	if diff := cmp.Diff(want, opNames(chains)); diff != "" {
+		t.Fatalf("chains (-want +got):\n%s", diff)
+	}
+
+	// The dependents' diffs see unknowns exactly where a replaced
+	// resource's output flows in.
+	wantDiffs := []providers.DiffRequest{
+		{URN: urn("b"), ID: "id-b", OldInputs: b.Inputs, OldOutputs: b.Outputs, NewInputs: props(map[string]any{"a": resource.NewUnknown(), "k": 1})},
+		{URN: urn("d"), ID: "id-d", OldInputs: d.Inputs, OldOutputs: d.Outputs, NewInputs: props(map[string]any{"a": resource.NewUnknown()})},
+		{URN: urn("e"), ID: "id-e", OldInputs: e.Inputs, OldOutputs: e.Outputs, NewInputs: props(map[string]any{"b": resource.NewUnknown()})},
+	}
+	if diff := cmp.Diff(wantDiffs, diffs[1:]); diff != "" {
+		t.Errorf("dependents' diff requests (-want +got):\n%s", diff)
+	}
+	if dep := h.calls[3]; dep.Provider != b.Provider || dep.Type != b.Type || dep.Reg.URN != urn("a") {
+		t.Errorf("a dependent's diff goes to %q %q for %s; want its own provider, for a's registration", dep.Provider, dep.Type, dep.Reg.URN)
+	}
+
+	steps := chains[0].Steps
+	for i, dep := range []*resource.State{e, b} {
+		s := steps[i]
+		if s.Old != dep || !s.New.PendingReplacement || s.JournalOp() != resource.OperationDeleting || result(s) != "old→new" || s.Reg != nil {
+			t.Errorf("%s of %s: old %v pending %v journal %q result %s reg %v",
+				s.Op, s.URN(), s.Old == dep, s.New.PendingReplacement, s.JournalOp(), result(s), s.Reg)
+		}
+	}
+
+	// When the program registers a deleted dependent again, it is created
+	// afresh over its pending record; the others are diffed as usual.
+	h.calls = nil
+	chains = h.mustRegister(goal("b", map[string]any{"a": "id-a2", "k": 1}))
+	if diff := cmp.Diff([][]string{{"create b"}}, opNames(chains)); diff != "" {
+		t.Errorf("re-registering b (-want +got):\n%s", diff)
+	}
+	if s := chains[0].Steps[0]; s.Old != steps[1].New || result(s) != "old→new" {
+		t.Errorf("b's create does not replace the pending record")
+	}
+	if len(h.calls) != 1 || h.calls[0].Check.Olds != nil {
+		t.Errorf("b's check got olds %v, want none (it is created afresh)", h.calls[0].Check.Olds)
+	}
+	h.calls = nil
+	if got := opNames(h.mustRegister(goal("d", map[string]any{"a": "id-a2"}))); !cmp.Equal(got, [][]string{{"update d"}}) {
+		t.Errorf("re-registering d = %v, want an update", got)
+	}
+
+	// e is no longer in the program: its pending record goes without a
+	// provider call (the physical resource is already gone).
+	for _, s := range []*resource.State{c, f} {
+		h.mustRegister(goal(s.URN.Name(), s.Inputs.Mappable()))
+	}
+	h.mustRegister(goal("g", nil, func(gl *resource.Goal) { gl.Parent = urn("a") }))
+	layers, err := h.gen.Deletes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]string{{"delete e"}}, antichainNames(layers)); diff != "" {
+		t.Fatalf("deletes (-want +got):\n%s", diff)
+	}
+	if s := layers[0][0].Steps[0]; !s.Old.PendingReplacement || s.JournalOp() != "" || result(s) != "old→nil" {
+		t.Errorf("delete of e's pending record: journal %q, result %s; want no provider call", s.JournalOp(), result(s))
+	}
+}
+
+// TestDependentsThatCannotTell: a dependent whose provider cannot diff with
+// unknowns (an error, or DiffUnknown) is assumed to be replaced, so the old
+// resource is never deleted from under it.
+func TestDependentsThatCannotTell(t *testing.T) {
+	for name, answer := range map[string]func() (providers.DiffResponse, error){
+		"error": func() (providers.DiffResponse, error) { return providers.DiffResponse{}, errors.New("cannot") },
+		"unknown": func() (providers.DiffResponse, error) {
+			return providers.DiffResponse{Changes: resource.DiffUnknown}, nil
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			old := []*resource.State{
+				recorded("a", map[string]any{"x": 1}),
+				recorded("b", map[string]any{"a": "id-a"}, inputFrom("a", urn("a"))),
+			}
+			prov := &providers.Func{DiffF: func(_ context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+				if req.URN == urn("b") {
+					return answer()
+				}
+				return replaceKeys("x"), nil
+			}}
+			h := newHost(t, stepgen.Config{Old: old}, prov)
+			chains := h.mustRegister(goal("a", map[string]any{"x": 2}, func(g *resource.Goal) { g.DeleteBeforeReplace = true }))
+			want := [][]string{{"delete-replaced b", "delete-replaced a", "create a"}}
+			if diff := cmp.Diff(want, opNames(chains)); diff != "" {
+				t.Errorf("chains (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDependentsAlreadyRegistered: a dependent the program registered
+// before the replacement keeps its new state; it is not deleted.
+func TestDependentsAlreadyRegistered(t *testing.T) {
+	old := []*resource.State{
+		recorded("a", map[string]any{"x": 1}),
+		recorded("b", map[string]any{"k": 1}, inputFrom("k", urn("a"))),
+	}
+	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"a": replaceKeys("x"), "b": replaceKeys("k")})}
+	h := newHost(t, stepgen.Config{Old: old}, prov)
+	h.mustRegister(goal("b", map[string]any{"k": 1}))
+	chains := h.mustRegister(goal("a", map[string]any{"x": 2}, func(g *resource.Goal) { g.DeleteBeforeReplace = true }))
+	if diff := cmp.Diff([][]string{{"delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
+		t.Errorf("chains (-want +got):\n%s", diff)
+	}
+}
+
+// TestDefaultProviderUpgrade: a resource moving from one default provider
+// of its package to another (a version upgrade) is replaced only if the new
+// provider's DiffConfig says it cannot manage what the old one did;
+// otherwise it is diffed as usual.
+func TestDefaultProviderUpgrade(t *testing.T) {
+	oldProvURN := resource.NewURN(testStack, testProject, "", providers.ProviderType("test"), providers.DefaultProviderName("1.0.0"))
+	newProvURN := resource.NewURN(testStack, testProject, "", providers.ProviderType("test"), providers.DefaultProviderName("2.0.0"))
+	oldProv := &resource.State{
+		Type: providers.ProviderType("test"), URN: oldProvURN, Custom: true, ID: "p1",
+		Inputs: props(map[string]any{"version": "1.0.0"}), Outputs: props(map[string]any{"version": "1.0.0"}),
+	}
+	oldRef := providers.NewReference(oldProvURN, "p1").String()
+	newRef := providers.NewReference(newProvURN, "p2").String()
+
+	tests := []struct {
+		name       string
+		diffConfig resource.DiffResult
+		inputs     map[string]any
+		wantCalls  []string
+		wantOps    [][]string
+	}{
+		{
+			name:       "configuration compatible, inputs equal: same",
+			diffConfig: resource.DiffResult{Changes: resource.DiffSome, ChangedKeys: []resource.PropertyKey{"version"}},
+			inputs:     map[string]any{"x": 1},
+			wantCalls:  []string{"check a", "diff-config default_2_0_0", "diff a"},
+			wantOps:    [][]string{{"same a"}},
+		},
+		{
+			name:       "configuration compatible, input changed: update",
+			diffConfig: resource.DiffResult{Changes: resource.DiffNone},
+			inputs:     map[string]any{"x": 2},
+			wantCalls:  []string{"check a", "diff-config default_2_0_0", "diff a"},
+			wantOps:    [][]string{{"update a"}},
+		},
+		{
+			name:       "configuration needs a new instance: replace",
+			diffConfig: replaceKeys("region"),
+			inputs:     map[string]any{"x": 1},
+			wantCalls:  []string{"check a", "diff-config default_2_0_0", "check a"},
+			wantOps:    [][]string{{"replace a", "create-replacement a"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := recorded("a", map[string]any{"x": 1}, func(s *resource.State) { s.Provider = oldRef })
+			var configDiff providers.DiffRequest
+			prov := &providers.Func{
+				CreateF: func(_ context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+					return providers.CreateResponse{ID: "p2", Outputs: req.Inputs}, nil
+				},
+				DiffConfigF: func(_ context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+					configDiff = req
+					return tt.diffConfig, nil
+				},
+			}
+			h := newHost(t, stepgen.Config{Old: []*resource.State{oldProv, a}}, prov)
+			h.apply(h.mustRegister(resource.Goal{
+				Type: providers.ProviderType("test"), Name: providers.DefaultProviderName("2.0.0"), Custom: true,
+				Inputs: props(map[string]any{"version": "2.0.0"}),
+			}))
+			h.calls = nil
+			chains := h.mustRegister(goal("a", tt.inputs, func(g *resource.Goal) { g.Provider = newRef }))
+			if diff := cmp.Diff(tt.wantCalls, h.callNames()); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantOps, opNames(chains)); diff != "" {
+				t.Errorf("chains (-want +got):\n%s", diff)
+			}
+			want := providers.DiffRequest{
+				URN: newProvURN, ID: "p2", OldInputs: oldProv.Inputs, OldOutputs: oldProv.Outputs,
+				NewInputs: props(map[string]any{"version": "2.0.0"}),
+			}
+			if diff := cmp.Diff(want, configDiff); diff != "" {
+				t.Errorf("DiffConfig request (-want +got):\n%s", diff)
+			}
+			// The old default provider is no longer used and goes after
+			// the program (with a's old copy, if a was replaced).
+			layers, err := h.gen.Deletes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := layers[len(layers)-1]
+			if got := antichainNames([][]stepgen.Chain{last}); !cmp.Equal(got, [][]string{{"delete default_1_0_0"}}) {
+				t.Errorf("last antichain of deletes = %v, want the old default provider", got)
+			}
+		})
+	}
+}
+
+// TestProviderChangeOutsideDefaults: moving between two explicit providers
+// (or from a default to an explicit one) is a replacement; no DiffConfig is
+// asked.
+func TestProviderChangeOutsideDefaults(t *testing.T) {
+	defURN := resource.NewURN(testStack, testProject, "", providers.ProviderType("test"), providers.DefaultProviderName(""))
+	defRef := providers.NewReference(defURN, "p0").String()
+	for name, from := range map[string]string{"explicit to explicit": provRef, "default to explicit": defRef} {
+		t.Run(name, func(t *testing.T) {
+			old := recorded("a", nil, func(s *resource.State) { s.Provider = from })
+			h := newHost(t, stepgen.Config{Old: []*resource.State{old}}, &providers.Func{DiffF: failOnDiff(t)})
+			chains := h.mustRegister(goal("a", nil, func(g *resource.Goal) { g.Provider = otherRef }))
+			if diff := cmp.Diff([][]string{{"replace a", "create-replacement a"}}, opNames(chains)); diff != "" {
+				t.Errorf("chains (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"check a", "check a"}, h.callNames()); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDependentAlreadyDeleted: a dependent that an interrupted
+// delete-before-replace already deleted (recorded as pending replacement)
+// is not deleted again: its step only carries the record over.
+func TestDependentAlreadyDeleted(t *testing.T) {
+	old := []*resource.State{
+		recorded("a", map[string]any{"x": 1}),
+		recorded("b", map[string]any{"a": "id-a"}, inputFrom("a", urn("a")), func(s *resource.State) { s.PendingReplacement = true }),
+	}
+	prov := &providers.Func{
+		DiffF:   diffBy(map[string]resource.DiffResult{"a": replaceKeys("x"), "b": replaceKeys("a")}),
+		DeleteF: failOnDelete(t),
+	}
+	h := newHost(t, stepgen.Config{Old: old}, prov)
+	chains := h.mustRegister(goal("a", map[string]any{"x": 2}, func(g *resource.Goal) { g.DeleteBeforeReplace = true }))
+	if diff := cmp.Diff([][]string{{"delete-replaced b", "delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
+		t.Fatalf("chains (-want +got):\n%s", diff)
+	}
+	s := chains[0].Steps[0]
+	if s.JournalOp() != "" || !s.New.PendingReplacement || result(s) != "old→new" {
+		t.Errorf("b's step: journal %q pending %v result %s; want the pending record carried over without a provider call",
+			s.JournalOp(), s.New.PendingReplacement, result(s))
+	}
+	if err := s.Apply(context.Background()); err != nil {
+		t.Error(err)
+	}
+}
