@@ -51,6 +51,8 @@ type deployment struct {
 	// clearPending asks finish to drop the pending operations of the
 	// snapshot the operation started from.
 	clearPending bool
+	// order runs the steps on one resource in the order they were issued.
+	order resourceOrder
 }
 
 type begun struct {

@@ -84,6 +84,7 @@ func (d *deployment) StepDone(ctx context.Context, es executor.Step, err error) 
 		}
 	}
 	d.record(s, err, time.Since(b.at), false)
+	defer d.released(s)
 	if err != nil {
 		if s.Reg != nil {
 			d.complete(s.Reg, regResult{err: err})
@@ -99,6 +100,7 @@ func (d *deployment) StepDone(ctx context.Context, es executor.Step, err error) 
 // StepSkipped implements executor.Hooks.
 func (d *deployment) StepSkipped(ctx context.Context, es executor.Step, reason error) {
 	s := es.(*stepgen.Step)
+	defer d.released(s)
 	d.record(s, reason, 0, true)
 	if s.Reg != nil {
 		d.complete(s.Reg, regResult{err: reason})

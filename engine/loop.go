@@ -103,6 +103,13 @@ func (d *deployment) dispatch(ctx context.Context, acts stepgen.Actions) {
 }
 
 func (d *deployment) submit(ctx context.Context, ch stepgen.Chain) {
+	if d.order.admit(ctx, ch) {
+		d.execute(ctx, ch)
+	}
+}
+
+// execute hands a chain admitted by d.order to the executor.
+func (d *deployment) execute(ctx context.Context, ch stepgen.Chain) {
 	steps := make([]executor.Step, len(ch.Steps))
 	for i, s := range ch.Steps {
 		steps[i] = s
@@ -112,7 +119,16 @@ func (d *deployment) submit(ctx context.Context, ch stepgen.Chain) {
 			if s.Reg != nil {
 				d.complete(s.Reg, regResult{err: err})
 			}
+			d.released(s)
 		}
+	}
+}
+
+// released ends a step's hold on its resource and runs the chains that
+// were waiting for it.
+func (d *deployment) released(s *stepgen.Step) {
+	for _, q := range d.order.release(s.URN()) {
+		d.execute(q.ctx, q.chain)
 	}
 }
 
