@@ -3,9 +3,7 @@ package state
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -21,14 +19,6 @@ func reportCPU(b *testing.B) func() {
 			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		}
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchResource is a custom resource of typical size: about ten inputs and
