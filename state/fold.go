@@ -120,7 +120,8 @@ func (f *Fold) LastSeq() uint64 { return f.lastSeq }
 
 // Apply folds one entry in. e.Seq must be greater than every Seq applied
 // before. An entry that does not fit — an end whose begin is unknown, an Old
-// that is not recorded, a malformed entry — is rejected with an
+// that is not recorded, a malformed entry, or a resource that would break
+// an integrity rule once recorded (see EntryError) — is rejected with an
 // *EntryError and leaves the fold unchanged.
 func (f *Fold) Apply(e Entry) error {
 	if err := e.validate(); err != nil {
