@@ -325,6 +325,9 @@ func (g *Generator) Answer(a Answer) (Actions, error) {
 		if !g.cfg.Preview && w.new.Inputs.ContainsUnknowns() {
 			return Actions{}, &RegistrationError{URN: urn, Reason: "an input is unknown outside a preview: it depends on an output of a resource this operation does not create (is it outside the targets?)"}
 		}
+		if err := g.checkReferences(w.new); err != nil {
+			return Actions{}, err
+		}
 		if a.Call.phase == phaseRecheck {
 			return g.replacement(w)
 		}

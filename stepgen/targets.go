@@ -1,6 +1,7 @@
 package stepgen
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -26,6 +27,28 @@ func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 	s := g.step(OpSame, reg.URN, nil, st, reg)
 	s.skipRecord = true
 	return Actions{Chains: []Chain{{Steps: []*Step{s}}}}
+}
+
+// checkReferences refuses, outside a preview, a resource that refers to
+// one this operation neither records nor creates — typically a new one
+// outside the targets — before its provider creates anything: its record
+// could never be written.
+func (g *Generator) checkReferences(s *resource.State) error {
+	if g.cfg.Preview {
+		return nil
+	}
+	refs := append([]resource.URN{s.Parent, s.DeletedWith}, s.Dependencies...)
+	for _, us := range s.PropertyDependencies {
+		refs = append(refs, us...)
+	}
+	for _, u := range refs {
+		if u == "" || g.news[u] != nil || g.olds[u] != nil {
+			continue
+		}
+		return &RegistrationError{URN: s.URN, Reason: fmt.Sprintf(
+			"it refers to %s, which this operation does not create (is it outside the targets?); target it too, or drop the reference", u)}
+	}
+	return nil
 }
 
 // importStep adopts an existing physical resource: its step reads it by ID,
