@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"context"
+	"maps"
+
+	"github.com/groundwork-iac/groundwork/monitor"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// The methods in this file are what a program that runs outside the engine
+// needs of its Context: an out-of-process runner (package langhost) is an
+// ordinary Program that serves the deployment's Monitor over gRPC, starts
+// the program with the stack's settings, and reports what the program
+// prints. The stack's root resource stays the Context's own: the runner
+// answers the program's registration of it with Root, and records the
+// outputs the program gives it with Export.
+
+// Monitor returns the deployment's monitor, the one entry point of every
+// registration, read, invoke and call. In-process registrations reach it
+// through the Context's methods; a runner of an out-of-process program
+// hands it the program's requests.
+func (c *Context) Monitor() *monitor.Monitor { return c.d.mon }
+
+// Config returns a copy of the stack configuration, keyed
+// "<package>:<key>", secret values wrapped with resource.NewSecret.
+func (c *Context) Config() map[string]resource.PropertyValue {
+	return maps.Clone(c.d.e.cfg.Config)
+}
+
+// Parallelism returns the operation's bound on steps running at once (see
+// the Parallelism option); 0 means no bound.
+func (c *Context) Parallelism() int { return c.d.opts.parallelism }
+
+// Log adds a diagnostic to the operation's event stream, about urn ("" for
+// the operation as a whole).
+func (c *Context) Log(severity Severity, urn resource.URN, message string) {
+	c.d.events.emit(DiagnosticEvent{URN: urn, Severity: severity, Message: message})
+}
+
+// Parameterize parameterizes the provider plugin pluginPkg (at a version
+// compatible with pluginVersion) for the rest of the operation, so that
+// resources of the package it produces can be registered; see
+// providers.Registry.Parameterize.
+func (c *Context) Parameterize(ctx context.Context, pluginPkg, pluginVersion string, req providers.ParameterizeRequest) (providers.ParameterizeResponse, error) {
+	return c.d.registry.Parameterize(ctx, pluginPkg, pluginVersion, req)
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var (
+	siteOnce sync.Once
+	siteBin  string
+	siteErr  error
+)
+
+// site builds testdata/site, a Pulumi Go SDK program (a module of its
+// own), once per test binary. A cold module cache makes the first build
+// download and compile the SDK.
+func site(t *testing.T) string {
+	t.Helper()
+	siteOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gw-test-")
+		if err != nil {
+			siteErr = err
+			return
+		}
+		siteBin = filepath.Join(dir, "site")
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		defer cancel()
+		goCmd := "go"
+		if _, err := exec.LookPath(goCmd); err != nil {
+			goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		cmd := exec.CommandContext(ctx, goCmd, "build", "-o", siteBin, ".")
+		cmd.Dir = filepath.Join("testdata", "site")
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			siteErr = err
+			t.Logf("go build:\n%s", out)
+		}
+	})
+	if siteErr != nil {
+		t.Fatalf("building testdata/site: %v", siteErr)
+	}
+	return siteBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if siteBin != "" {
+		os.RemoveAll(filepath.Dir(siteBin))
+	}
+	os.Exit(code)
+}
+
+// gw runs the CLI in-process and returns its status and output.
+func gw(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestDeploySite(t *testing.T) {
+	bin := site(t)
+	work := t.TempDir()
+	t.Setenv("GW_PASSPHRASE", "gw-test")
+	t.Chdir(filepath.Join("testdata", "site"))
+	stateDir := filepath.Join(work, "state")
+	common := []string{"--state", stateDir, "--config", "dir=" + work, "--secret-config", "token=t0k3n"}
+	withProgram := func(op string, extra ...string) []string {
+		args := append(append([]string{op}, common...), extra...)
+		return append(args, "--", bin)
+	}
+	page := filepath.Join(work, "index.html")
+
+	code, out, errOut := gw(t, withProgram("preview")...)
+	if code != 0 {
+		t.Fatalf("preview: status %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(page); err == nil {
+		t.Fatal("the preview wrote the page")
+	}
+
+	code, _, errOut = gw(t, withProgram("up")...)
+	if code != exitUsage || !strings.Contains(errOut, "--yes") {
+		t.Errorf("up without --yes and no terminal: status %d, stderr %q; want 2 and a hint about --yes", code, errOut)
+	}
+
+	code, out, errOut = gw(t, withProgram("up", "--yes")...)
+	if code != 0 {
+		t.Fatalf("up: status %d\n%s\n%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil || !strings.HasPrefix(string(b), "<h1>Hello from ") {
+		t.Errorf("the page: %q, %v", b, err)
+	}
+	for _, want := range []string{"Outputs:", "mascot: ", "page: " + page, "token: [secret]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("up's output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "t0k3n") {
+		t.Errorf("up's output shows the secret:\n%s", out)
+	}
+
+	// A second run in JSON mode changes nothing.
+	code, out, errOut = gw(t, withProgram("up", "--yes", "--json")...)
+	if code != 0 {
+		t.Fatalf("second up: status %d\n%s\n%s", code, out, errOut)
+	}
+	var summary, outputs map[string]any
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var ev map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("a line of JSON output is not JSON: %q: %v", sc.Text(), err)
+		}
+		switch ev["type"] {
+		case "summary":
+			summary = ev
+		case "outputs":
+			outputs = ev["outputs"].(map[string]any)
+		}
+	}
+	if summary == nil || outputs == nil {
+		t.Fatalf("the JSON output lacks the summary or the outputs:\n%s", out)
+	}
+	if counts, _ := summary["counts"].(map[string]any); counts["create"] != nil || counts["update"] != nil {
+		t.Errorf("the second run changed something: %v", summary)
+	}
+	if outputs["token"] != "[secret]" || outputs["page"] != page {
+		t.Errorf("outputs = %v", outputs)
+	}
+
+	// Adopt an existing pet, then tear everything down.
+	code, out, errOut = gw(t, "import", "random:index:Pet", "adopted", "brave-otter", "--state", stateDir, "--yes")
+	if code != 0 {
+		t.Fatalf("import: status %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = gw(t, "refresh", "--state", stateDir, "--yes")
+	if code != 0 {
+		t.Fatalf("refresh: status %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = gw(t, "destroy", "--state", stateDir, "--yes")
+	if code != 0 {
+		t.Fatalf("destroy: status %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(page); !os.IsNotExist(err) {
+		t.Errorf("destroy left the page: %v", err)
+	}
+}
+
+func TestProgramFailureFailsTheCommand(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, _, errOut := gw(t, "up", "--project", "p", "--state", "state", "--yes", "--", "sh", "-c", "echo broken >&2; exit 4")
+	if code != exitError || !strings.Contains(errOut, "exited with status 4") || !strings.Contains(errOut, "broken") {
+		t.Errorf("status %d, stderr %q", code, errOut)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no command"},
+		{[]string{"deploy"}, `unknown command "deploy"`},
+		{[]string{"up", "--project", "p", "stray"}, "after --"},
+		{[]string{"up", "--project", "p", "--parallel", "-1"}, "negative"},
+		{[]string{"up", "--project", "p", "--yes"}, "needs the program"},
+		{[]string{"up", "--yes", "--", "true"}, "no project"},
+		{[]string{"destroy", "--project", "p", "--", "true"}, "runs no program"},
+		{[]string{"import", "--project", "p", "a:b:C", "name"}, "TYPE NAME ID"},
+		{[]string{"up", "--project", "p", "--config", "novalue", "--", "true"}, "KEY=VALUE"},
+		{[]string{"up", "--nope"}, "flag provided but not defined"},
+	} {
+		code, _, errOut := gw(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("gw %q: status %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestParseProject(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       project
+	}{
+		{"plain", "name: web\nruntime: go\n", project{Name: "web", Runtime: "go"}},
+		{"quoted with comments", "# a project\nname: \"web app\" # the name\nruntime: 'nodejs'\nmain: infra/\n",
+			project{Name: "web app", Runtime: "nodejs", Main: "infra/"}},
+		{"runtime mapping", "name: web\nruntime:\n  name: nodejs\n  options:\n    typescript: false\ndescription: x\n",
+			project{Name: "web", Runtime: "nodejs"}},
+		{"nested names are not the project's", "config:\n  name: other\nname: web\n", project{Name: "web"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseProject(bufio.NewScanner(strings.NewReader(tc.yaml)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(project{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := parseProject(bufio.NewScanner(strings.NewReader("name: \"open\n"))); err == nil {
+		t.Error("an unterminated quote was accepted")
+	}
+}
+
+func TestReadProjectWithoutAFile(t *testing.T) {
+	p, err := readProject(t.TempDir())
+	if err != nil || p != (project{}) {
+		t.Errorf("readProject = %+v, %v", p, err)
+	}
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// project is what gw reads of a Pulumi.yaml: the project's name, its
+// runtime and the folder of its program (main).
+type project struct {
+	Name    string
+	Runtime string
+	Main    string
+}
+
+// readProject reads dir/Pulumi.yaml (or Pulumi.yml). A folder without one
+// gives a zero project and no error.
+func readProject(dir string) (project, error) {
+	for _, name := range []string{"Pulumi.yaml", "Pulumi.yml"} {
+		path := filepath.Join(dir, name)
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return project{}, err
+		}
+		defer f.Close()
+		p, err := parseProject(bufio.NewScanner(f))
+		if err != nil {
+			return project{}, fmt.Errorf("%s: %w", path, err)
+		}
+		return p, nil
+	}
+	return project{}, nil
+}
+
+// parseProject reads the small part of YAML that a Pulumi.yaml's top
+// level uses for these keys: "key: value" lines, a value possibly quoted
+// and followed by a comment, and the mapping form of runtime
+// ("runtime:" then an indented "name: nodejs"). Everything else is
+// skipped, which is why gw needs no YAML library.
+func parseProject(sc *bufio.Scanner) (project, error) {
+	var (
+		p       project
+		section string // the top-level key whose indented block we are in
+	)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		indented := line[0] == ' ' || line[0] == '\t'
+		key, value, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue // a list item or a continuation: not ours
+		}
+		key = strings.TrimSpace(key)
+		value, err := scalar(value)
+		if err != nil {
+			return project{}, fmt.Errorf("line %d: %w", n, err)
+		}
+		if indented {
+			if section == "runtime" && key == "name" {
+				p.Runtime = value
+			}
+			continue
+		}
+		section = key
+		switch key {
+		case "name":
+			p.Name = value
+		case "runtime":
+			p.Runtime = value
+		case "main":
+			p.Main = value
+		}
+	}
+	return p, sc.Err()
+}
+
+// scalar reads a plain or quoted YAML scalar, dropping a trailing comment.
+func scalar(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", nil
+	}
+	if q := s[0]; q == '"' || q == '\'' {
+		end := strings.IndexByte(s[1:], q)
+		if end < 0 {
+			return "", fmt.Errorf("unterminated quoted value %s", s)
+		}
+		return s[1 : end+1], nil
+	}
+	if i := strings.Index(s, " #"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s), nil
+}

@@ -1,0 +1,61 @@
+// Package langhost runs Pulumi SDK programs — Go and Node.js programs
+// written with Pulumi's own SDKs — as groundwork programs: what Pulumi's
+// language hosts do for the Pulumi CLI, done in-process for an Engine.
+//
+// A Program is a command. Its Run method is an engine.Program, so it goes
+// wherever an in-process program does:
+//
+//	prog := langhost.Command("./bin/infra") // a built Pulumi Go program
+//	res, err := eng.Up(ctx, prog.Run)
+//
+// # How a program is launched
+//
+// Run serves the deployment's monitor.Monitor over gRPC (package
+// monitor/grpcserver) on a loopback port, for this run only, and starts
+// the command in its own process group with the environment the SDKs
+// read:
+//
+//	PULUMI_MONITOR, PULUMI_ENGINE   the server's address (both services)
+//	PULUMI_PROJECT, PULUMI_STACK    the engine's project and stack
+//	PULUMI_ORGANIZATION             Program.Organization ("organization")
+//	PULUMI_ROOT_DIRECTORY           the project's folder
+//	PULUMI_CONFIG                   {"<namespace>:<key>": "value", ...}
+//	PULUMI_CONFIG_SECRET_KEYS       ["<namespace>:<key>", ...] (secret keys)
+//	PULUMI_DRY_RUN                  "true" in a preview, else "false"
+//	PULUMI_PARALLEL                 the operation's parallelism
+//
+// A Node.js program (Language NodeJS, see Node) is started the way
+// Pulumi's Node.js language host starts it: node runs the run entry point
+// of the @pulumi/pulumi package that the program itself depends on
+// (NodeRunModule, as node resolves it from the program's folder), with
+// the addresses, organization, project, stack, working folder,
+// parallelism and dry-run as flags, followed by the program's entry module
+// ("." for the one its package.json names) and its arguments:
+//
+//	node <dir>/node_modules/@pulumi/pulumi/cmd/run/index.js \
+//	    --monitor 127.0.0.1:PORT --engine 127.0.0.1:PORT \
+//	    --organization organization --project P --stack S \
+//	    --parallel N [--dry-run] --pwd <dir> . [args...]
+//
+// The configuration still comes from PULUMI_CONFIG. So `npm install` (with
+// @pulumi/pulumi among the dependencies) is all a Node.js program needs;
+// a TypeScript entry (".ts") is compiled by the run entry point with the
+// program's own TypeScript.
+//
+// # While it runs
+//
+// Every request of the program goes through the deployment's Monitor,
+// the same path the in-process API takes. The SDKs register the stack's
+// root resource ("pulumi:pulumi:Stack") themselves; since the engine's
+// Context has already registered it, that registration is answered with
+// the Context's root, and the outputs the program registers for it become
+// the stack outputs (engine.Result.Outputs). Each line the program prints
+// on stdout or stderr, and each message it logs through the Engine
+// service, becomes an engine.DiagnosticEvent.
+//
+// A program that exits with a non-zero status fails the operation with a
+// *ProgramError quoting the end of its stderr; registrations that failed
+// have been reported as step failures already. When the operation is
+// cancelled the program's process group gets SIGTERM, and SIGKILL after
+// Program.GracePeriod; nothing the program started outlives it.
+package langhost

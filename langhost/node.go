@@ -1,0 +1,92 @@
+package langhost
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/groundwork-iac/groundwork/engine"
+)
+
+// NodeRunModule is the module of the @pulumi/pulumi package that runs a
+// Node.js program against an engine: the entry point Pulumi's own Node.js
+// language host starts with node.
+const NodeRunModule = "@pulumi/pulumi/cmd/run"
+
+// nodeArgv returns the command line of a Node.js program:
+//
+//	node <run entry> --monitor ADDR --engine ADDR --organization ORG
+//	     --project P --stack S --root-directory DIR --pwd DIR
+//	     --parallel N [--dry-run] <entry> [args...]
+//
+// The run entry is NodeRunModule as node resolves it from the program's
+// folder, i.e. the copy of @pulumi/pulumi the program itself loads. The
+// run entry reads the flags (everything from <entry> on is the program's)
+// and sets up the SDK's runtime with them; the configuration comes from
+// PULUMI_CONFIG and PULUMI_CONFIG_SECRET_KEYS as for every SDK. An entry
+// ending in ".ts" sets PULUMI_NODEJS_TYPESCRIPT so that the run entry
+// compiles it with the program's TypeScript.
+func (p *Program) nodeArgv(ctx context.Context, c *engine.Context, addr string) ([]string, error) {
+	node := p.Node
+	if node == "" {
+		path, err := exec.LookPath("node")
+		if err != nil {
+			return nil, fmt.Errorf("running a Node.js program needs node on PATH (or Program.Node): %w", err)
+		}
+		node = path
+	}
+	run, err := resolveNodeModule(ctx, node, p.Dir, NodeRunModule)
+	if err != nil {
+		return nil, err
+	}
+	org := p.Organization
+	if org == "" {
+		org = DefaultOrganization
+	}
+	argv := []string{node, run,
+		"--monitor", addr, "--engine", addr, "--organization", org,
+		"--project", c.Project(), "--stack", c.Stack(), "--parallel", strconv.Itoa(parallel(c)),
+	}
+	if p.RootDirectory != "" {
+		argv = append(argv, "--root-directory", p.RootDirectory)
+	}
+	if p.Dir != "" {
+		argv = append(argv, "--pwd", p.Dir)
+	}
+	if c.Preview() {
+		argv = append(argv, "--dry-run")
+	}
+	return append(argv, p.Command...), nil
+}
+
+// resolveNodeModule asks node where module is, as the program in dir
+// would load it.
+func resolveNodeModule(ctx context.Context, node, dir, module string) (string, error) {
+	cmd := exec.CommandContext(ctx, node, "-e", "process.stdout.write(require.resolve(process.argv[1]))", module)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		where := dir
+		if where == "" {
+			where = "the current folder"
+		}
+		return "", fmt.Errorf("node cannot find %s from %s (install the program's dependencies, e.g. npm install @pulumi/pulumi): %w: %s",
+			module, where, err, strings.TrimSpace(lastLine(stderr.String())))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
+}

@@ -1,0 +1,199 @@
+package langhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/monitor/grpcserver"
+)
+
+// Language says how a Program's Command is started.
+type Language string
+
+// The languages.
+const (
+	// Executable runs Command as it is: a built Pulumi Go program, "go run
+	// .", or any command whose process speaks to PULUMI_MONITOR.
+	Executable Language = ""
+	// NodeJS runs a Node.js Pulumi program: Command is its entry module
+	// ("." for the package.json entry point) and the program's own
+	// arguments, and node runs it through the @pulumi/pulumi package's run
+	// entry point.
+	NodeJS Language = "nodejs"
+)
+
+// DefaultOrganization is the organization told to programs when
+// Program.Organization is empty.
+const DefaultOrganization = "organization"
+
+// Program is a Pulumi SDK program that runs in its own process. Its Run
+// method is an engine.Program:
+//
+//	prog := langhost.Command("go", "run", ".")
+//	prog.Dir = "./infra"
+//	res, err := eng.Up(ctx, prog.Run)
+type Program struct {
+	// Command is the program and its arguments (for NodeJS, the entry
+	// module and its arguments). Required.
+	Command  []string
+	Language Language
+	// Dir is the program's working directory; "" is this process's.
+	Dir string
+	// Env are extra "KEY=value" variables, added to this process's
+	// environment; the variables the engine sets (PULUMI_*) win over them.
+	Env []string
+	// Organization is told to the program as PULUMI_ORGANIZATION
+	// (DefaultOrganization when empty).
+	Organization string
+	// RootDirectory is the project's folder (where its Pulumi.yaml is),
+	// told to the program as PULUMI_ROOT_DIRECTORY; "" is Dir.
+	RootDirectory string
+	// Node is the node binary NodeJS programs run with; "" finds node on
+	// PATH.
+	Node string
+	// GracePeriod is how long a program has to exit after SIGTERM when the
+	// operation is cancelled, before it is killed (default five seconds).
+	GracePeriod time.Duration
+}
+
+// Command returns a Program that runs name with args.
+func Command(name string, args ...string) *Program {
+	return &Program{Command: append([]string{name}, args...)}
+}
+
+// Node returns a Program that runs the Node.js program entry ("." for the
+// entry point its package.json names) with args.
+func Node(entry string, args ...string) *Program {
+	return &Program{Command: append([]string{entry}, args...), Language: NodeJS}
+}
+
+// ProgramError reports a program that exited with a non-zero status.
+type ProgramError struct {
+	Command  []string
+	ExitCode int
+	// Stderr holds the last lines the program wrote to stderr.
+	Stderr []string
+}
+
+// Error names the program and its status, and quotes the end of its
+// stderr.
+func (e *ProgramError) Error() string {
+	msg := fmt.Sprintf("%q exited with status %d", strings.Join(e.Command, " "), e.ExitCode)
+	if len(e.Stderr) > 0 {
+		msg += ":\n  " + strings.Join(e.Stderr, "\n  ")
+	}
+	return msg
+}
+
+// Run runs the program against the deployment of c: it serves c's Monitor
+// over gRPC on a loopback port, starts the program with the environment
+// the Pulumi SDKs read, streams what it prints to the event stream as
+// diagnostics, and waits for it. A non-zero exit is a *ProgramError; when
+// the operation is cancelled, the program gets SIGTERM, and SIGKILL after
+// GracePeriod.
+//
+// The program registers the stack's root resource itself (the SDKs do, as
+// "pulumi:pulumi:Stack"); that registration is answered with c's own root
+// resource, and the outputs the program registers for it become the stack
+// outputs.
+func (p *Program) Run(c *engine.Context) error {
+	if len(p.Command) == 0 {
+		return errors.New("langhost: the program has no command")
+	}
+	ctx := c.Context()
+	root, err := c.Root().URN()
+	if err != nil {
+		return err
+	}
+	srv, err := grpcserver.Start(ctx, grpcserver.Config{
+		Monitor:  &stackMonitor{Monitor: c.Monitor(), root: root, export: c.Export},
+		Log:      func(m grpcserver.LogMessage) { logMessage(c, m) },
+		Packages: c,
+	})
+	if err != nil {
+		return err
+	}
+	runErr := p.run(ctx, c, srv.Addr())
+	return errors.Join(runErr, srv.Stop())
+}
+
+// run starts the process and waits for it.
+func (p *Program) run(ctx context.Context, c *engine.Context, addr string) error {
+	env, err := environment(c, p, addr)
+	if err != nil {
+		return err
+	}
+	argv, err := p.argv(ctx, c, addr)
+	if err != nil {
+		return err
+	}
+	stdout := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", line) }, 0)
+	stderr := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", line) }, stderrTail)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = p.Dir, env, stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return signalGroup(cmd, syscall.SIGTERM) }
+	cmd.WaitDelay = p.GracePeriod
+	if cmd.WaitDelay <= 0 {
+		cmd.WaitDelay = 5 * time.Second
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the program %q: %w", strings.Join(argv, " "), err)
+	}
+	err = cmd.Wait()
+	// Nothing the program started outlives it.
+	_ = signalGroup(cmd, syscall.SIGKILL)
+	stdout.flush()
+	stderr.flush()
+	if ctx.Err() != nil {
+		return fmt.Errorf("the program was stopped: %w", context.Cause(ctx))
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return &ProgramError{Command: p.Command, ExitCode: exit.ExitCode(), Stderr: stderr.tail()}
+	}
+	if err != nil {
+		return fmt.Errorf("running the program %q: %w", strings.Join(p.Command, " "), err)
+	}
+	return nil
+}
+
+// signalGroup signals the program's process group.
+func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	err := syscall.Kill(-cmd.Process.Pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+// argv returns the command line that starts the program.
+func (p *Program) argv(ctx context.Context, c *engine.Context, addr string) ([]string, error) {
+	switch p.Language {
+	case Executable:
+		return p.Command, nil
+	case NodeJS:
+		return p.nodeArgv(ctx, c, addr)
+	}
+	return nil, fmt.Errorf("langhost: unknown language %q (use Executable or NodeJS)", p.Language)
+}
+
+// logMessage passes a message the program logged on to the event stream.
+// Ephemeral status messages are kept as debug diagnostics.
+func logMessage(c *engine.Context, m grpcserver.LogMessage) {
+	sev := engine.Severity(m.Severity)
+	if m.Ephemeral {
+		sev = engine.SeverityDebug
+	}
+	c.Log(sev, m.URN, m.Message)
+}

@@ -1,0 +1,209 @@
+package langhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/langhost"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+)
+
+// shellEngine returns an engine over a memory store and the diagnostics
+// its operations report.
+func shellEngine(t *testing.T, config map[string]resource.PropertyValue) (*engine.Engine, func() []string) {
+	t.Helper()
+	var (
+		mu    sync.Mutex
+		diags []string
+	)
+	eng, err := engine.New(engine.Config{
+		Project: "proj", Stack: "dev", Store: state.NewMemoryStore(), Config: config,
+		OnEvent: func(e engine.Event) {
+			if d, ok := e.(engine.DiagnosticEvent); ok {
+				mu.Lock()
+				diags = append(diags, d.Message)
+				mu.Unlock()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), diags...)
+	}
+}
+
+func TestProgramEnvironment(t *testing.T) {
+	eng, diags := shellEngine(t, map[string]resource.PropertyValue{
+		"proj:name":    resource.NewString("world"),
+		"proj:count":   resource.NewNumber(3),
+		"proj:token":   resource.NewSecret(resource.NewString("t0k3n")),
+		"aws:region":   resource.NewString("eu-west-1"),
+		"proj:enabled": resource.NewBool(true),
+	})
+	prog := langhost.Command("sh", "-c", `
+		for v in PULUMI_PROJECT PULUMI_STACK PULUMI_ORGANIZATION PULUMI_DRY_RUN PULUMI_PARALLEL PULUMI_CONFIG PULUMI_CONFIG_SECRET_KEYS; do
+			echo "$v=$(printenv $v)"
+		done
+		case "$PULUMI_MONITOR" in 127.0.0.1:*) echo monitor=ok;; esac
+		[ "$PULUMI_MONITOR" = "$PULUMI_ENGINE" ] && echo engine=ok
+		echo "partial line without a newline" >&2
+		printf 'no newline'`)
+	prog.Organization = "acme"
+	if _, err := eng.Preview(testContext(t), prog.Run, engine.Parallelism(4)); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, line := range diags() {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			got[k] = v
+		}
+	}
+	var config map[string]string
+	if err := json.Unmarshal([]byte(got["PULUMI_CONFIG"]), &config); err != nil {
+		t.Fatalf("PULUMI_CONFIG %q: %v", got["PULUMI_CONFIG"], err)
+	}
+	want := map[string]string{
+		"proj:name": "world", "proj:count": "3", "proj:token": "t0k3n", "aws:region": "eu-west-1", "proj:enabled": "true",
+	}
+	if diff := cmp.Diff(want, config); diff != "" {
+		t.Errorf("PULUMI_CONFIG (-want +got):\n%s", diff)
+	}
+	delete(got, "PULUMI_CONFIG")
+	wantEnv := map[string]string{
+		"PULUMI_PROJECT": "proj", "PULUMI_STACK": "dev", "PULUMI_ORGANIZATION": "acme", "PULUMI_DRY_RUN": "true",
+		"PULUMI_PARALLEL": "4", "PULUMI_CONFIG_SECRET_KEYS": `["proj:token"]`, "monitor": "ok", "engine": "ok",
+	}
+	if diff := cmp.Diff(wantEnv, got); diff != "" {
+		t.Errorf("environment (-want +got):\n%s", diff)
+	}
+	lines := strings.Join(diags(), "\n")
+	for _, want := range []string{"partial line without a newline", "no newline"} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("the diagnostics lack %q:\n%s", want, lines)
+		}
+	}
+}
+
+func TestProgramFailure(t *testing.T) {
+	eng, diags := shellEngine(t, nil)
+	prog := langhost.Command("sh", "-c", "echo working; echo 'something broke' >&2; exit 3")
+	res, err := eng.Up(testContext(t), prog.Run)
+	var pe *langhost.ProgramError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error = %v, want a *ProgramError", err)
+	}
+	if pe.ExitCode != 3 || !cmp.Equal(pe.Stderr, []string{"something broke"}) {
+		t.Errorf("ProgramError = %+v", pe)
+	}
+	if !strings.Contains(err.Error(), "something broke") {
+		t.Errorf("the error does not quote stderr: %v", err)
+	}
+	// stdout and stderr are read apart: their relative order is not kept.
+	if got := sorted(diags()); !cmp.Equal(got, []string{"something broke", "working"}) {
+		t.Errorf("diagnostics = %q", diags())
+	}
+	// The failed program deleted nothing and recorded its root only.
+	if n := len(res.Snapshot.Resources); n != 1 {
+		t.Errorf("the snapshot holds %d resources, want the root only", n)
+	}
+}
+
+func TestProgramNotFound(t *testing.T) {
+	eng, _ := shellEngine(t, nil)
+	prog := langhost.Command("./no-such-program")
+	_, err := eng.Up(testContext(t), prog.Run)
+	if err == nil || !strings.Contains(err.Error(), "no-such-program") {
+		t.Fatalf("error = %v, want one naming the program", err)
+	}
+}
+
+func TestProgramCancelled(t *testing.T) {
+	eng, _ := shellEngine(t, nil)
+	// The shell ignores SIGTERM; its child sleeps: both are killed.
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	prog := langhost.Command("sh", "-c", "trap '' TERM; sleep 60 & echo $! > "+pidFile+"; wait")
+	prog.GracePeriod = 200 * time.Millisecond
+	ctx, cancel := context.WithCancel(testContext(t))
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := eng.Preview(ctx, prog.Run)
+	if err == nil {
+		t.Fatal("a cancelled program succeeded")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the cancelled program took %v to stop", d)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the program's child %d outlived it", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestProgramWithoutCommand(t *testing.T) {
+	eng, _ := shellEngine(t, nil)
+	if _, err := eng.Preview(testContext(t), (&langhost.Program{}).Run); err == nil {
+		t.Fatal("a program without a command ran")
+	}
+}
+
+func TestConfigJSON(t *testing.T) {
+	config, secrets, err := langhost.ConfigJSON(map[string]resource.PropertyValue{
+		"p:list": resource.NewArray(resource.NewString("a"), resource.NewNumber(1)),
+		"p:obj":  resource.NewSecret(resource.NewObject(resource.PropertyMap{"k": resource.NewBool(false)})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"p:list":"[\"a\",1]","p:obj":"{\"k\":false}"}`; config != want {
+		t.Errorf("config = %s, want %s", config, want)
+	}
+	if want := `["p:obj"]`; secrets != want {
+		t.Errorf("secret keys = %s, want %s", secrets, want)
+	}
+	if _, _, err := langhost.ConfigJSON(map[string]resource.PropertyValue{"p:x": resource.NewUnknown()}); err == nil {
+		t.Error("an unknown config value was accepted")
+	}
+	config, secrets, err = langhost.ConfigJSON(nil)
+	if err != nil || config != "{}" || secrets != "[]" {
+		t.Errorf("empty config = %s %s %v", config, secrets, err)
+	}
+}
+
+// alive reports whether the process pid runs: a killed child that its
+// new parent has not reaped yet (a zombie) does not.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil && !os.IsNotExist(err)
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}

@@ -1,0 +1,42 @@
+package langhost
+
+import (
+	"context"
+
+	"github.com/groundwork-iac/groundwork/monitor/grpcserver"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// stackMonitor passes a program's requests to the deployment's Monitor,
+// except those about the stack's root resource, which the engine's
+// Context registered before the program started: the program's own
+// registration of it is answered with that resource, and the outputs the
+// program registers for it are exported as the stack's outputs (the
+// Context records them when the program is done).
+type stackMonitor struct {
+	grpcserver.Monitor
+	root   resource.URN
+	export func(name string, value any)
+}
+
+// RegisterResource answers the registration of the root stack resource
+// with the Context's; every other registration goes to the Monitor.
+func (m *stackMonitor) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
+	if goal.Type == resource.RootStackType && goal.Parent == "" {
+		return providers.RegisterResult{URN: m.root, Outputs: resource.PropertyMap{}}, nil
+	}
+	return m.Monitor.RegisterResource(ctx, goal)
+}
+
+// RegisterResourceOutputs exports the root's outputs as stack outputs;
+// other components' outputs go to the Monitor.
+func (m *stackMonitor) RegisterResourceOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error {
+	if urn != m.root {
+		return m.Monitor.RegisterResourceOutputs(ctx, urn, outputs)
+	}
+	for k, v := range outputs {
+		m.export(string(k), v)
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+// Package grpcserver serves a deployment's Monitor over the Pulumi gRPC
+// protocol, so that a program running in another process — a Pulumi SDK
+// program in Go or Node.js, or a provider plugin constructing a component —
+// registers resources exactly as an in-process program does.
+//
+// # One server per deployment
+//
+// Start listens on a free port of 127.0.0.1 and serves two services there:
+// ResourceMonitor (the address an SDK reads from PULUMI_MONITOR) and Engine
+// (PULUMI_ENGINE). Stop lets requests in flight finish, cuts them off
+// after Config.StopTimeout, and returns once the serving goroutine has
+// ended. Every request's context ends with the context given to Start, so
+// that cancelling the operation ends the program's requests.
+//
+// # What each request becomes
+//
+// Every resource request goes to Config.Monitor (a *monitor.Monitor, or a
+// wrapper around one), converted by package wire; no protobuf type goes
+// further than this package.
+//
+//   - RegisterResource becomes a resource.Goal with every option the engine
+//     supports: type, name, parent, custom, remote, inputs, protect,
+//     dependencies and property dependencies, provider (or the entry of the
+//     providers map for the resource's package), version or package
+//     reference, delete-before-replace, ignore-changes, replace-on-changes,
+//     additional secret outputs, alias specs and alias URNs, import ID,
+//     custom timeouts, retain-on-delete and deleted-with. It is answered
+//     once the resource's step has completed, with the outputs marshaled as
+//     the caller accepts them (acceptSecrets, acceptResources).
+//   - RegisterResourceOutputs, ReadResource, Invoke and Call map one to one
+//     onto the Monitor's methods. Invoke arguments that are secret are
+//     passed as their plain values (functions take no secrets; the SDKs mark
+//     the result secret themselves).
+//   - RegisterPackage is served when Config.Packages is set: a package with
+//     a parameterization is produced by parameterizing its plugin, and the
+//     reference it answers gives later requests that name it their version.
+//   - SignalAndWaitForShutdown answers at once: the engine calls nothing
+//     back in the program.
+//
+// SupportsFeature answers true for "secrets", "resourceReferences",
+// "outputValues", "aliasSpecs" and "deletedWith", and for
+// "parameterization" when packages are served; false for everything else,
+// notably "transforms" and "resourceHooks" (the SDKs then refuse or apply
+// those options themselves).
+//
+// The Engine service's Log goes to Config.Log; GetRootResource answers
+// what SetRootResource recorded. A failed request answers a gRPC error
+// whose message is the Monitor's error: the SDKs show it to the user.
+package grpcserver

@@ -1,0 +1,230 @@
+package grpcserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/groundwork-iac/groundwork/monitor"
+	"github.com/groundwork-iac/groundwork/plugin/wire"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// resourceMonitor adapts a Monitor to the ResourceMonitor service: it
+// converts each request with package wire and passes it on.
+type resourceMonitor struct {
+	pulumirpc.UnimplementedResourceMonitorServer
+	mon      Monitor
+	packages *packages
+}
+
+func newResourceMonitor(cfg Config) *resourceMonitor {
+	return &resourceMonitor{mon: cfg.Monitor, packages: newPackages(cfg.Packages)}
+}
+
+// features are the SupportsFeature ids the server answers true for.
+// "transforms", "invokeTransforms", "resourceHooks", "errorHooks" and
+// "replaceWith" are not supported: the SDKs then apply transforms
+// themselves or refuse the option.
+var features = map[string]bool{
+	"secrets":            true,
+	"resourceReferences": true,
+	"outputValues":       true,
+	"aliasSpecs":         true,
+	"deletedWith":        true,
+}
+
+// SupportsFeature says which protocol features the server understands.
+func (s *resourceMonitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeatureRequest) (*pulumirpc.SupportsFeatureResponse, error) {
+	has := features[req.GetId()]
+	if req.GetId() == "parameterization" {
+		has = s.packages.enabled()
+	}
+	return &pulumirpc.SupportsFeatureResponse{HasSupport: has}, nil
+}
+
+// RegisterResource registers a resource and answers once its step has
+// completed, with the outputs in the form the caller accepts.
+func (s *resourceMonitor) RegisterResource(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
+	goal, err := goalOf(req)
+	if err != nil {
+		return nil, badRequest("register %s %q: %v", req.GetType(), req.GetName(), err)
+	}
+	if err := s.packages.apply(req.GetPackageRef(), &goal.Version); err != nil {
+		return nil, badRequest("register %s %q: %v", req.GetType(), req.GetName(), err)
+	}
+	res, err := s.mon.RegisterResource(ctx, goal)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	opts := answerOptions(req.GetAcceptSecrets(), req.GetAcceptResources())
+	obj, err := wire.MarshalProperties(res.Outputs, opts)
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "register %s %q: sending its outputs: %v", req.GetType(), req.GetName(), err)
+	}
+	return &pulumirpc.RegisterResourceResponse{
+		Urn: string(res.URN), Id: string(res.ID), Object: obj, Stable: res.Stable, Result: pulumirpc.Result_SUCCESS,
+	}, nil
+}
+
+// RegisterResourceOutputs records a component's outputs (the stack's, for
+// the root resource).
+func (s *resourceMonitor) RegisterResourceOutputs(ctx context.Context, req *pulumirpc.RegisterResourceOutputsRequest) (*emptypb.Empty, error) {
+	outs, err := wire.UnmarshalProperties(req.GetOutputs(), plainInputs)
+	if err != nil {
+		return nil, badRequest("register outputs of %s: %v", req.GetUrn(), err)
+	}
+	if err := s.mon.RegisterResourceOutputs(ctx, resource.URN(req.GetUrn()), outs); err != nil {
+		return nil, toStatus(err)
+	}
+	return &emptypb.Empty{}, nil
+}
+
+// ReadResource reads an external resource and records it.
+func (s *resourceMonitor) ReadResource(ctx context.Context, req *pulumirpc.ReadResourceRequest) (*pulumirpc.ReadResourceResponse, error) {
+	props, err := wire.UnmarshalProperties(req.GetProperties(), plainInputs)
+	if err != nil {
+		return nil, badRequest("read %s %q: %v", req.GetType(), req.GetName(), err)
+	}
+	goal := resource.Goal{
+		Type: req.GetType(), Name: req.GetName(), Custom: true, Parent: resource.URN(req.GetParent()),
+		Inputs: props, Dependencies: wire.URNs(req.GetDependencies()), Provider: req.GetProvider(),
+		Version: req.GetVersion(), AdditionalSecretOutputs: keys(req.GetAdditionalSecretOutputs()),
+	}
+	if err := s.packages.apply(req.GetPackageRef(), &goal.Version); err != nil {
+		return nil, badRequest("read %s %q: %v", req.GetType(), req.GetName(), err)
+	}
+	res, err := s.mon.ReadResource(ctx, goal, resource.ID(req.GetId()))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	obj, err := wire.MarshalProperties(res.Outputs, answerOptions(req.GetAcceptSecrets(), req.GetAcceptResources()))
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "read %s %q: sending its state: %v", req.GetType(), req.GetName(), err)
+	}
+	return &pulumirpc.ReadResourceResponse{Urn: string(res.URN), Properties: obj}, nil
+}
+
+// Invoke calls a provider function. Secret arguments are passed as their
+// plain values (the SDKs mark the result secret themselves).
+func (s *resourceMonitor) Invoke(ctx context.Context, req *pulumirpc.ResourceInvokeRequest) (*pulumirpc.InvokeResponse, error) {
+	args, err := wire.UnmarshalProperties(req.GetArgs(), invokeArgs)
+	if err != nil {
+		return nil, badRequest("invoke %s: %v", req.GetTok(), err)
+	}
+	ir := monitor.InvokeRequest{Token: req.GetTok(), Args: args, Provider: req.GetProvider(), Version: req.GetVersion()}
+	if err := s.packages.apply(req.GetPackageRef(), &ir.Version); err != nil {
+		return nil, badRequest("invoke %s: %v", req.GetTok(), err)
+	}
+	resp, err := s.mon.Invoke(ctx, ir)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	ret, err := wire.MarshalProperties(resp.Return, answerOptions(true, req.GetAcceptResources()))
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "invoke %s: sending its result: %v", req.GetTok(), err)
+	}
+	return &pulumirpc.InvokeResponse{Return: ret, Failures: wire.FailuresToRPC(resp.Failures)}, nil
+}
+
+// Call calls a component's method through its provider.
+func (s *resourceMonitor) Call(ctx context.Context, req *pulumirpc.ResourceCallRequest) (*pulumirpc.CallResponse, error) {
+	args, err := wire.UnmarshalProperties(req.GetArgs(), wire.KeepAll())
+	if err != nil {
+		return nil, badRequest("call %s: %v", req.GetTok(), err)
+	}
+	cr := monitor.CallRequest{Token: req.GetTok(), Args: args, Provider: req.GetProvider(), Version: req.GetVersion()}
+	if deps := req.GetArgDependencies(); len(deps) > 0 {
+		cr.ArgDependencies = make(map[resource.PropertyKey][]resource.URN, len(deps))
+		for k, d := range deps {
+			cr.ArgDependencies[resource.PropertyKey(k)] = wire.URNs(d.GetUrns())
+		}
+	}
+	if err := s.packages.apply(req.GetPackageRef(), &cr.Version); err != nil {
+		return nil, badRequest("call %s: %v", req.GetTok(), err)
+	}
+	resp, err := s.mon.Call(ctx, cr)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	ret, err := wire.MarshalProperties(resp.Return, answerOptions(true, true))
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "call %s: sending its result: %v", req.GetTok(), err)
+	}
+	out := &pulumirpc.CallResponse{Return: ret, Failures: wire.FailuresToRPC(resp.Failures)}
+	if len(resp.ReturnDependencies) > 0 {
+		out.ReturnDependencies = make(map[string]*pulumirpc.CallResponse_ReturnDependencies, len(resp.ReturnDependencies))
+		for k, urns := range resp.ReturnDependencies {
+			out.ReturnDependencies[string(k)] = &pulumirpc.CallResponse_ReturnDependencies{Urns: wire.URNStrings(urns)}
+		}
+	}
+	return out, nil
+}
+
+// RegisterPackage records a package (parameterizing its plugin when asked)
+// and answers the reference later requests name it by.
+func (s *resourceMonitor) RegisterPackage(ctx context.Context, req *pulumirpc.RegisterPackageRequest) (*pulumirpc.RegisterPackageResponse, error) {
+	ref, err := s.packages.register(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &pulumirpc.RegisterPackageResponse{Ref: ref}, nil
+}
+
+// SignalAndWaitForShutdown answers at once: the engine calls nothing back
+// in the program (no hooks, no transforms), so there is nothing to keep
+// the program alive for, and the engine waits for the steps itself once
+// the program has exited.
+func (s *resourceMonitor) SignalAndWaitForShutdown(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
+	return &emptypb.Empty{}, nil
+}
+
+// plainInputs reads values that are recorded as they are: output values
+// sent by the SDK become their element (secret or unknown as they were).
+var plainInputs = wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true}
+
+// invokeArgs reads function arguments, which take no secrets: a secret
+// argument is passed as its plain value.
+var invokeArgs = wire.Options{KeepUnknowns: true, KeepResources: true}
+
+// answerOptions are the options of values sent back to a program that
+// accepts secrets and resource references as it said.
+func answerOptions(secrets, resources bool) wire.Options {
+	return wire.Options{KeepUnknowns: true, KeepSecrets: secrets, KeepResources: resources}
+}
+
+func keys(ss []string) []resource.PropertyKey {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]resource.PropertyKey, len(ss))
+	for i, s := range ss {
+		out[i] = resource.PropertyKey(s)
+	}
+	return out
+}
+
+func badRequest(format string, args ...any) error {
+	return status.Error(codes.InvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// toStatus turns an error of the Monitor into a gRPC status: a cancelled
+// or timed-out context keeps its code; anything else is Unknown with the
+// error's message, which the SDKs show to the user.
+func toStatus(err error) error {
+	if st, ok := status.FromError(err); ok {
+		return st.Err()
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, err.Error())
+	}
+	return status.Error(codes.Unknown, err.Error())
+}
