@@ -203,11 +203,12 @@ func TestGoProgramLifecycle(t *testing.T) {
 	if !strings.Contains(err.Error(), "a file name is required") {
 		t.Errorf("the error does not say why the file was rejected: %v", err)
 	}
-	if got := len(res.Snapshot.Resources); got != 7 {
-		t.Errorf("after the failed run the stack holds %d resources, want the 7 of step 2: %v", got, keysOf(byName(res.Snapshot)))
+	if got := len(res.Snapshot.Resources); got != 8 {
+		t.Errorf("after the failed run the stack holds %d resources, want the 8 of step 2: %v", got, keysOf(byName(res.Snapshot)))
 	}
 
-	// Destroy everything.
+	// Destroy everything (the read file's record goes without a delete;
+	// c1, which manages the same file, deletes it).
 	res, err = s.goprog("2").Destroy(ctx)
 	if err != nil {
 		t.Fatalf("destroy: %v", err)
@@ -355,10 +356,16 @@ func checkStep2(t *testing.T, s *stack, res *engine.Result) {
 	want := []string{
 		"pulumi:pulumi:Stack::goprog-dev", "pulumi:providers:testfs::default",
 		"testfs:index:File::a", "goprog:index:Group::group",
-		"testfs:index:File::c1", "testfs:index:File::c2", "testfs:index:File::secret",
+		"testfs:index:File::c1", "testfs:index:File::c2", "testfs:index:File::secret", "testfs:index:File::c1-read",
 	}
 	if diff := cmp.Diff(sorted(want), sorted(keysOf(rs))); diff != "" {
 		t.Fatalf("resources (-want +got):\n%s", diff)
+	}
+	if r := rs["testfs:index:File::c1-read"]; !r.External || r.ID != "c1.txt" || r.Outputs["content"].StringValue() != "c1" {
+		t.Errorf("the read file: external %v id %q outputs %v", r.External, r.ID, r.Outputs)
+	}
+	if steps["c1-read"] != stepgen.OpRead {
+		t.Errorf("step of c1-read = %q, want read", steps["c1-read"])
 	}
 	if a := rs["testfs:index:File::a"]; a.Inputs["content"].StringValue() != "hello, world" || a.Outputs["size"].NumberValue() != 12 {
 		t.Errorf("a after the update: inputs %v outputs %v", a.Inputs, a.Outputs)

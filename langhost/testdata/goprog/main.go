@@ -1,8 +1,8 @@
 // Command goprog is a Pulumi Go SDK program that langhost's tests deploy
 // through groundwork's engine. The config key "goprog:step" selects what it
 // declares: step 1 creates everything; step 2 updates a file, replaces
-// another and drops the one managed by the explicit provider; step 3 adds a
-// file its provider rejects.
+// another, drops the one managed by the explicit provider and reads an
+// existing file; step 3 adds a file its provider rejects.
 package main
 
 import (
@@ -85,6 +85,13 @@ func main() {
 			return err
 		}
 
+		if step >= 2 {
+			// An existing file, read and recorded but not managed.
+			var read File
+			if err := ctx.ReadResource("testfs:index:File", "c1-read", pulumi.ID("c1.txt"), nil, &read); err != nil {
+				return err
+			}
+		}
 		if step >= 3 {
 			if _, err := file(ctx, "bad", pulumi.Map{"name": pulumi.String(""), "content": pulumi.String("x")}); err != nil {
 				return err
