@@ -96,7 +96,9 @@ func (h *host) StepDone(ctx context.Context, es executor.Step, err error) error 
 	return nil
 }
 
-func (h *host) RegisterResourceOutputs(context.Context, resource.URN, resource.PropertyMap) error { return nil }
+func (h *host) RegisterResourceOutputs(context.Context, resource.URN, resource.PropertyMap) error {
+	return nil
+}
 func (h *host) ReadResource(context.Context, resource.Goal, resource.ID) (providers.RegisterResult, error) {
 	return providers.RegisterResult{}, providers.ErrNotImplemented
 }
