@@ -126,7 +126,10 @@ type Goal struct {
 	// Provider is an explicit provider reference; "" asks for the default
 	// provider of the type's package.
 	Provider string
-	// Version and PluginDownloadURL pick the default provider's version.
+	// Providers maps package names to provider references, for the
+	// children of a component (the providers option of a remote component).
+	Providers map[string]string
+	// Version picks the default provider's version.
 	Version              string
 	Protect              bool
 	Dependencies         []URN
