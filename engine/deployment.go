@@ -33,7 +33,7 @@ type deployment struct {
 	events   *eventSink
 	start    time.Time
 
-	requests chan request
+	requests chan *request
 	answers  chan stepgen.Answer
 	stop     chan struct{}
 	loopDone chan struct{}
@@ -71,7 +71,7 @@ type body func(ctx context.Context, d *deployment) error
 func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Option, do body) (res *Result, err error) {
 	d := &deployment{
 		e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
-		requests: make(chan request), answers: make(chan stepgen.Answer),
+		requests: make(chan *request), answers: make(chan stepgen.Answer),
 		stop: make(chan struct{}), loopDone: make(chan struct{}),
 		waiters: map[*stepgen.Registration]chan regResult{}, begun: map[*stepgen.Step]begun{},
 		counts: map[stepgen.Op]int{},

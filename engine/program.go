@@ -227,7 +227,28 @@ func (c *Context) launch(r *Resource, props Props, opts []ResourceOption) {
 // register waits for what a registration depends on, builds its goal and
 // hands it to the monitor.
 func (c *Context) register(r *Resource, props Props, o *resourceOptions) error {
-	goal := resource.Goal{
+	goal, err := c.buildGoal(r, props, o)
+	if err != nil {
+		return err
+	}
+	var res providers.RegisterResult
+	if r.readID != "" {
+		res, err = c.d.mon.ReadResource(c.ctx, *goal, r.readID)
+	} else {
+		res, err = c.d.mon.RegisterResource(c.ctx, *goal)
+	}
+	if err != nil {
+		return err
+	}
+	r.urn, r.id, r.outputs, r.stable = res.URN, res.ID, res.Outputs, res.Stable
+	return nil
+}
+
+// buildGoal waits for what a registration depends on and builds its goal.
+// It is a function of its own so that its large frame is gone while
+// register waits in the monitor for the step (see deployment.send).
+func (c *Context) buildGoal(r *Resource, props Props, o *resourceOptions) (*resource.Goal, error) {
+	goal := &resource.Goal{
 		Type: r.typ, Name: r.name, Custom: r.custom, Protect: o.protect,
 		DeleteBeforeReplace: o.deleteBeforeReplace, RetainOnDelete: o.retainOnDelete,
 		IgnoreChanges: o.ignoreChanges, ReplaceOnChanges: o.replaceOnChanges,
@@ -240,33 +261,33 @@ func (c *Context) register(r *Resource, props Props, o *resourceOptions) error {
 	}
 	if parent != nil {
 		if err := parent.awaitDep(c.ctx, r); err != nil {
-			return err
+			return nil, err
 		}
 		goal.Parent = parent.urn
 	}
 	deps := map[resource.URN]bool{}
 	for _, d := range o.dependsOn {
 		if err := d.awaitDep(c.ctx, r); err != nil {
-			return err
+			return nil, err
 		}
 		deps[d.urn] = true
 	}
 	if o.deletedWith != nil {
 		if err := o.deletedWith.awaitDep(c.ctx, r); err != nil {
-			return err
+			return nil, err
 		}
 		goal.DeletedWith = o.deletedWith.urn
 	}
 	if o.provider != nil {
 		ref, err := o.provider.referenceFor(c.ctx, r)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		goal.Provider = ref
 	}
 	in, propDeps, err := c.resolvePropsFor(props, r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	goal.Inputs = in
 	if len(propDeps) > 0 {
@@ -286,21 +307,11 @@ func (c *Context) register(r *Resource, props Props, o *resourceOptions) error {
 	transforms := c.transforms
 	c.mu.Unlock()
 	for _, t := range transforms {
-		if err := t(c.ctx, &goal); err != nil {
-			return fmt.Errorf("transforming %s %q: %w", r.typ, r.name, err)
+		if err := t(c.ctx, goal); err != nil {
+			return nil, fmt.Errorf("transforming %s %q: %w", r.typ, r.name, err)
 		}
 	}
-	var res providers.RegisterResult
-	if r.readID != "" {
-		res, err = c.d.mon.ReadResource(c.ctx, goal, r.readID)
-	} else {
-		res, err = c.d.mon.RegisterResource(c.ctx, goal)
-	}
-	if err != nil {
-		return err
-	}
-	r.urn, r.id, r.outputs, r.stable = res.URN, res.ID, res.Outputs, res.Stable
-	return nil
+	return goal, nil
 }
 
 // RegisterTransform adds a transform applied to every registration the

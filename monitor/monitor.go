@@ -66,8 +66,11 @@ type Monitor struct {
 	disabled map[string]bool
 
 	mu       sync.Mutex
-	defaults map[string]*defaultProvider
+	defaults map[packageVersion]*defaultProvider
 }
+
+// packageVersion keys the default providers.
+type packageVersion struct{ pkg, version string }
 
 type defaultProvider struct {
 	done chan struct{}
@@ -77,7 +80,7 @@ type defaultProvider struct {
 
 // New returns a Monitor.
 func New(cfg Config) *Monitor {
-	m := &Monitor{cfg: cfg, disabled: map[string]bool{}, defaults: map[string]*defaultProvider{}}
+	m := &Monitor{cfg: cfg, disabled: map[string]bool{}, defaults: map[packageVersion]*defaultProvider{}}
 	for _, p := range cfg.DisableDefaultProviders {
 		m.disabled[p] = true
 	}
@@ -222,9 +225,10 @@ func (m *Monitor) providerFor(ctx context.Context, typ, ref, version string) (st
 
 // defaultProvider registers the default provider of a package and version
 // the first time it is needed; concurrent callers wait for that one
-// registration.
+// registration. Every custom registration passes here, so the common path
+// is kept small: the registration itself is in registerDefault.
 func (m *Monitor) defaultProvider(ctx context.Context, pkg, version string) (string, error) {
-	key := pkg + "@" + version
+	key := packageVersion{pkg, version}
 	m.mu.Lock()
 	d, ok := m.defaults[key]
 	if !ok {
@@ -232,14 +236,20 @@ func (m *Monitor) defaultProvider(ctx context.Context, pkg, version string) (str
 		m.defaults[key] = d
 	}
 	m.mu.Unlock()
-	if ok {
-		select {
-		case <-d.done:
-			return d.ref, d.err
-		case <-ctx.Done():
-			return "", context.Cause(ctx)
-		}
+	if !ok {
+		return m.registerDefault(ctx, pkg, version, d)
 	}
+	select {
+	case <-d.done:
+		return d.ref, d.err
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	}
+}
+
+// registerDefault registers the default provider d of a package and
+// version and records its reference (or the failure) in d.
+func (m *Monitor) registerDefault(ctx context.Context, pkg, version string, d *defaultProvider) (string, error) {
 	defer close(d.done)
 	inputs := m.defaultConfig(pkg)
 	if version != "" {
