@@ -124,7 +124,7 @@ func (d *deployment) journalEnd(ctx context.Context, s *stepgen.Step, seq uint64
 	case seq != 0:
 		_, err := d.journal.Append(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new})
 		return err
-	case old == nil && new == nil, s.Op == stepgen.OpSame && sameRecord(old, new):
+	case old == nil && new == nil, (s.Op == stepgen.OpSame || s.Op == stepgen.OpOutputs) && sameRecord(old, new):
 		return nil
 	default:
 		_, err := d.journal.Append(ctx, state.Entry{Kind: state.EntryWrite, Old: old, New: new})

@@ -306,6 +306,12 @@ func (j *journal) Commit(ctx context.Context) (*Snapshot, error) {
 	if err := j.usable(); err != nil {
 		return nil, err
 	}
+	if j.entries == 0 && j.app != nil {
+		// Nothing since the last checkpoint: the stored snapshot is the
+		// fold already, and rewriting it would make an unchanged rerun
+		// cost a full snapshot write.
+		return j.fold.Snapshot(), nil
+	}
 	return j.checkpointLocked(ctx)
 }
 
