@@ -1,7 +1,8 @@
 package stepgen
 
 import (
-	"github.com/groundwork-iac/groundwork/providers"
+	"strings"
+
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -184,9 +185,19 @@ func forEachDependency(s *resource.State, fn func(resource.URN)) {
 	if s.DeletedWith != "" {
 		fn(s.DeletedWith)
 	}
-	if s.Provider != "" {
-		if ref, err := providers.ParseReference(s.Provider); err == nil {
-			fn(ref.URN)
-		}
+	if u := providerURN(s.Provider); u != "" {
+		fn(u)
 	}
+}
+
+// providerURN returns the URN part of a provider reference, "<URN>::<ID>",
+// without validating it: the dependency graph only looks it up among the
+// resources it knows, so a malformed reference simply matches none.
+// Parsing it in full took a quarter of BenchmarkDeletes10k.
+func providerURN(ref string) resource.URN {
+	i := strings.LastIndex(ref, "::")
+	if i < 0 {
+		return ""
+	}
+	return resource.URN(ref[:i])
 }

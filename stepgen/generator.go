@@ -532,10 +532,8 @@ func needsOf(s *resource.State) []resource.URN {
 		n = append(n, s.Parent)
 	}
 	n = append(n, s.Dependencies...)
-	if s.Provider != "" {
-		if ref, err := providers.ParseReference(s.Provider); err == nil {
-			n = append(n, ref.URN)
-		}
+	if u := providerURN(s.Provider); u != "" {
+		n = append(n, u)
 	}
 	return n
 }
