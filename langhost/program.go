@@ -120,6 +120,9 @@ func (p *Program) Run(c *engine.Context) error {
 	if err != nil {
 		return err
 	}
+	// Plugins building remote components register their children through
+	// this server too.
+	c.Monitor().SetAddress(srv.Addr())
 	runErr := p.run(ctx, c, srv.Addr())
 	return errors.Join(runErr, srv.Stop())
 }

@@ -67,6 +67,24 @@ type Monitor struct {
 
 	mu       sync.Mutex
 	defaults map[packageVersion]*defaultProvider
+	addr     string
+}
+
+// SetAddress records the address of a gRPC server that serves this Monitor
+// (see package monitor/grpcserver), so that providers running as plugins
+// can register a remote component's children through it.
+func (m *Monitor) SetAddress(addr string) {
+	m.mu.Lock()
+	m.addr = addr
+	m.mu.Unlock()
+}
+
+// MonitorAddress returns the address recorded by SetAddress, "" if none.
+// Providers that run out of process need it for Construct and Call.
+func (m *Monitor) MonitorAddress() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.addr
 }
 
 // packageVersion keys the default providers.
@@ -190,7 +208,7 @@ func (m *Monitor) construct(ctx context.Context, goal resource.Goal) (providers.
 	}
 	resp, err := providers.Construct(ctx, p, providers.ConstructRequest{
 		Type: goal.Type, Name: goal.Name, Parent: goal.Parent, Inputs: goal.Inputs,
-		InputDependencies: goal.PropertyDependencies, Options: goal, Host: m, Preview: m.cfg.Preview,
+		InputDependencies: goal.PropertyDependencies, Options: goal, Providers: goal.Providers, Host: m, Preview: m.cfg.Preview,
 	})
 	if err != nil {
 		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: %w", goal.Type, goal.Name, err)

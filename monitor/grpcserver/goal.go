@@ -55,6 +55,9 @@ func goalOf(req *pulumirpc.RegisterResourceRequest) (resource.Goal, error) {
 	if g.Custom && g.Provider == "" {
 		g.Provider = req.GetProviders()[resource.TypePackage(g.Type)]
 	}
+	if g.Remote && len(req.GetProviders()) > 0 {
+		g.Providers = req.GetProviders()
+	}
 	if deps := req.GetPropertyDependencies(); len(deps) > 0 {
 		g.PropertyDependencies = make(map[resource.PropertyKey][]resource.URN, len(deps))
 		for k, d := range deps {
