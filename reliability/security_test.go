@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/groundwork-iac/groundwork/display"
 	"github.com/groundwork-iac/groundwork/engine"
@@ -113,7 +112,7 @@ func TestNoSecretPlaintextAnywhere(t *testing.T) {
 		frames = append(frames, folderText(t, dir))
 		return nil
 	}
-	program := func(version string, fail bool) engine.Program {
+	program := func(version string) engine.Program {
 		return func(ctx *engine.Context) error {
 			a := ctx.Register(thing, "a", engine.Props{"password": resource.NewSecret(resource.NewString(secret("password-" + version)))},
 				engine.AdditionalSecretOutputs("token"))
@@ -132,7 +131,7 @@ func TestNoSecretPlaintextAnywhere(t *testing.T) {
 	var errs []error
 	up := func(version string, failures map[string]failMode) {
 		c.Fail(failures)
-		_, err := eng.Up(bg, program(version, len(failures) > 0))
+		_, err := eng.Up(bg, program(version))
 		if len(failures) > 0 && err == nil {
 			t.Fatalf("up %s: want the injected failures to fail it", version)
 		}
@@ -146,7 +145,7 @@ func TestNoSecretPlaintextAnywhere(t *testing.T) {
 	up("v3", map[string]failMode{"create b": failInit, "update c": failPlain, "update a": failInit})
 	up("v4", map[string]failMode{"check a": failPlain, "diff c": failPlain})
 	c.Fail(nil)
-	if _, err := eng.Preview(bg, program("v5", false)); err != nil {
+	if _, err := eng.Preview(bg, program("v5")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := eng.Refresh(bg); err != nil {
@@ -450,5 +449,4 @@ func TestTwoEnginesOneStack(t *testing.T) {
 			}
 		})
 	}
-	_ = time.Second
 }
