@@ -1,0 +1,579 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+const (
+	project = "bench"
+	stack   = "bench"
+	pkg     = "bench"
+	thing   = "bench:index:Thing"
+)
+
+// bench is one child process's stack: a store and the provider the
+// workload serves its resources with.
+type bench struct {
+	s     spec
+	store state.Store
+	prov  providers.Provider
+	// dag is W5's graph: deps[i] are the resources i depends on.
+	deps [][]int
+	// order checks W5's provider calls.
+	order *orderCheck
+}
+
+func newBench(s spec) (*bench, error) {
+	b := &bench{s: s}
+	switch s.Store {
+	case "file":
+		st, err := state.NewFileStore(s.Dir)
+		if err != nil {
+			return nil, err
+		}
+		b.store = st
+	case "memory":
+		b.store = state.NewMemoryStore()
+	default:
+		return nil, fmt.Errorf("unknown store %q", s.Store)
+	}
+	return b, nil
+}
+
+func (b *bench) engine() (*engine.Engine, error) {
+	return engine.New(engine.Config{
+		Project: project, Stack: stack, Store: b.store,
+		Providers: func() *providers.Registry {
+			r := providers.NewRegistry()
+			p := b.prov
+			_ = r.RegisterFactory(pkg, "1.0.0", func(context.Context) (providers.Provider, error) { return p, nil })
+			return r
+		},
+	})
+}
+
+func (b *bench) up(program engine.Program) (*engine.Result, error) {
+	eng, err := b.engine()
+	if err != nil {
+		return nil, err
+	}
+	return eng.Up(context.Background(), program)
+}
+
+func (b *bench) preview(program engine.Program) (*engine.Result, error) {
+	eng, err := b.engine()
+	if err != nil {
+		return nil, err
+	}
+	return eng.Preview(context.Background(), program)
+}
+
+func (b *bench) destroy() (*engine.Result, error) {
+	eng, err := b.engine()
+	if err != nil {
+		return nil, err
+	}
+	return eng.Destroy(context.Background())
+}
+
+// snapshotSize is the size of the stack's snapshot file (file store only).
+func (b *bench) snapshotSize() int64 {
+	if b.s.Store != "file" {
+		return 0
+	}
+	fi, err := os.Stat(filepath.Join(b.s.Dir, stack, "snapshot.json"))
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// extra is what a workload reports beyond time, memory and bytes.
+type extra struct {
+	bound      time.Duration
+	antichains int
+	orderOK    *bool
+}
+
+// workload is one of the workloads.
+type workload struct {
+	name     string
+	ops      []string
+	smallN   int
+	fileOnly bool
+	// flatProgram says the workload runs W1's program (see flatAllocs).
+	flatProgram bool
+	// provider builds the workload's provider for b.
+	provider func(b *bench) providers.Provider
+	// setup brings the stack to the state op starts from.
+	setup0 func(b *bench, op string) error
+	// run performs op (the timed part) and returns a check of its result.
+	run func(b *bench, op string) (*engine.Result, error)
+	// check verifies the result after the clock has stopped.
+	check func(b *bench, op string, res *engine.Result) (extra, error)
+}
+
+var workloads = []*workload{w1, w2, w3, w4, w5}
+
+func findWorkload(name string) *workload {
+	for _, w := range workloads {
+		if w.name == name || w.name == upper(name) {
+			return w
+		}
+	}
+	return nil
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+func (w *workload) hasOp(op string) bool { return slices.Contains(w.ops, op) }
+
+// needsSetup reports whether op starts from a stack that must be prepared.
+func (w *workload) needsSetup(op string) bool { return op != "create" }
+
+// programAllocs counts the allocations the workload's program makes on its
+// own, beside the engine's.
+func (w *workload) programAllocs(b *bench) uint64 {
+	if w.flatProgram && b.s.Op != "destroy" {
+		return flatAllocs(b.s.N)
+	}
+	return 0
+}
+
+func (w *workload) prepare(b *bench) {
+	if b.prov == nil {
+		b.prov = w.provider(b)
+	}
+}
+
+func (w *workload) setup(b *bench, op string) error {
+	w.prepare(b)
+	return w.setup0(b, op)
+}
+
+func (w *workload) measure(b *bench, op string) (extra, time.Duration, error) {
+	w.prepare(b)
+	start := time.Now()
+	res, err := w.run(b, op)
+	took := time.Since(start)
+	if err != nil {
+		return extra{}, took, err
+	}
+	x, err := w.check(b, op, res)
+	return x, took, err
+}
+
+// W1: n independent resources of one type, four small string inputs each,
+// a no-op provider.
+
+var w1 = &workload{
+	name: "W1", ops: []string{"create", "same", "preview-update", "update", "destroy"}, smallN: 1000, flatProgram: true,
+	provider: func(*bench) providers.Provider { return noop() },
+	setup0: func(b *bench, op string) error {
+		_, err := b.up(flat(b.s.N, 0))
+		return err
+	},
+	run:   runFlat,
+	check: checkFlat,
+}
+
+// W3: W1's create with the file store, for the bytes it writes.
+var w3 = &workload{
+	name: "W3", ops: []string{"create"}, smallN: 1000, fileOnly: true, flatProgram: true,
+	provider: func(*bench) providers.Provider { return noop() },
+	setup0:   func(*bench, string) error { return nil },
+	run:      runFlat,
+	check:    checkFlat,
+}
+
+func runFlat(b *bench, op string) (*engine.Result, error) {
+	switch op {
+	case "create", "same":
+		return b.up(flat(b.s.N, 0))
+	case "preview-update":
+		return b.preview(flat(b.s.N, 1))
+	case "update":
+		return b.up(flat(b.s.N, 1))
+	case "destroy":
+		return b.destroy()
+	}
+	return nil, fmt.Errorf("unknown operation %q", op)
+}
+
+func checkFlat(b *bench, op string, res *engine.Result) (extra, error) {
+	want := map[string]stepgen.Op{
+		"create": stepgen.OpCreate, "same": stepgen.OpSame, "preview-update": stepgen.OpUpdate,
+		"update": stepgen.OpUpdate, "destroy": stepgen.OpDelete,
+	}[op]
+	return extra{}, expectCount(res, want, b.s.N)
+}
+
+func expectCount(res *engine.Result, op stepgen.Op, n int) error {
+	got := 0
+	for _, s := range res.Steps {
+		if s.Op == op && s.URN.Type() == thing {
+			got++
+		}
+	}
+	if got != n {
+		return fmt.Errorf("expected %d %s steps of %s, got %d (counts %v)", n, op, thing, got, res.Counts)
+	}
+	return nil
+}
+
+// flat is W1's program: n independent resources whose inputs depend on gen.
+func flat(n, gen int) engine.Program {
+	suffix := "-" + strconv.Itoa(gen)
+	return func(ctx *engine.Context) error {
+		for i := range n {
+			name, props := flatResource(i, suffix)
+			ctx.Register(thing, name, props)
+		}
+		return nil
+	}
+}
+
+// flatResource is the name and inputs of W1's i-th resource.
+func flatResource(i int, suffix string) (string, engine.Props) {
+	name := "r" + strconv.Itoa(i)
+	return name, engine.Props{
+		"alpha": "a-" + name + suffix,
+		"beta":  "b-" + name + suffix,
+		"gamma": "c" + suffix,
+		"delta": "d" + suffix,
+	}
+}
+
+// flatAllocs counts the allocations flat's program makes on its own for n
+// resources: building the names and inputs, without registering them.
+func flatAllocs(n int) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		name, props := flatResource(i, "-1")
+		sink = len(name) + len(props)
+	}
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
+}
+
+var sink int
+
+// noop is the no-op provider: Create returns an ID and echoes the inputs,
+// Diff reports no change when the inputs are equal, Update echoes the new
+// inputs, Delete does nothing.
+func noop() *providers.Func {
+	return &providers.Func{
+		CreateF: func(_ context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+			return providers.CreateResponse{ID: resource.ID("id-" + req.URN.Name()), Outputs: req.Inputs}, nil
+		},
+		DiffF: func(_ context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+			if req.OldInputs.DeepEquals(req.NewInputs) {
+				return providers.DiffResponse{Changes: resource.DiffNone}, nil
+			}
+			return providers.DiffResponse{Changes: resource.DiffSome}, nil
+		},
+		UpdateF: func(_ context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+			return providers.UpdateResponse{Outputs: req.NewInputs}, nil
+		},
+	}
+}
+
+// W2: makespan. Independent chains of depth 10, each resource taking the
+// previous one's output as input; Create sleeps 20 ms; no parallelism
+// bound. The floor is depth × 20 ms.
+
+const (
+	w2Depth = 10
+	w2Sleep = 20 * time.Millisecond
+)
+
+var w2 = &workload{
+	name: "W2", ops: []string{"create"}, smallN: 200,
+	provider: func(*bench) providers.Provider {
+		p := noop()
+		p.CreateF = func(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+			if err := sleep(ctx, w2Sleep); err != nil {
+				return providers.CreateResponse{}, err
+			}
+			return providers.CreateResponse{ID: resource.ID("id-" + req.URN.Name()), Outputs: req.Inputs}, nil
+		}
+		return p
+	},
+	setup0: func(*bench, string) error { return nil },
+	run: func(b *bench, _ string) (*engine.Result, error) {
+		chains := max(b.s.N/w2Depth, 1)
+		return b.up(func(ctx *engine.Context) error {
+			for c := range chains {
+				var prev engine.Output
+				for d := range w2Depth {
+					props := engine.Props{"out": fmt.Sprintf("c%d-d%d", c, d)}
+					if d > 0 {
+						props["in"] = prev
+					}
+					prev = ctx.Register(thing, fmt.Sprintf("c%d-d%d", c, d), props).Output("out")
+				}
+			}
+			return nil
+		})
+	},
+	check: func(b *bench, _ string, res *engine.Result) (extra, error) {
+		return extra{bound: w2Depth * w2Sleep}, expectCount(res, stepgen.OpCreate, max(b.s.N/w2Depth, 1)*w2Depth)
+	},
+}
+
+// W4: n unchanged resources whose provider's Check and Diff each sleep
+// 5 ms. The floor is one Check and one Diff: 10 ms.
+
+const w4Sleep = 5 * time.Millisecond
+
+var w4 = &workload{
+	name: "W4", ops: []string{"same"}, smallN: 1000, flatProgram: true,
+	provider: func(*bench) providers.Provider {
+		p := noop()
+		p.CheckF = func(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+			return providers.CheckResponse{Inputs: req.News}, sleep(ctx, w4Sleep)
+		}
+		diff := p.DiffF
+		p.DiffF = func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+			if err := sleep(ctx, w4Sleep); err != nil {
+				return providers.DiffResponse{}, err
+			}
+			return diff(ctx, req)
+		}
+		return p
+	},
+	setup0: func(b *bench, _ string) error {
+		_, err := b.up(flat(b.s.N, 0))
+		return err
+	},
+	run: func(b *bench, _ string) (*engine.Result, error) { return b.up(flat(b.s.N, 0)) },
+	check: func(b *bench, _ string, res *engine.Result) (extra, error) {
+		return extra{bound: 2 * w4Sleep}, expectCount(res, stepgen.OpSame, b.s.N)
+	},
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// W5: a deep graph. n resources in a random DAG (seeded): each depends on
+// up to three earlier ones. The provider checks that every create finds
+// its dependencies and every delete finds its dependents gone, and that
+// deletes run antichain by antichain.
+
+var w5 = &workload{
+	name: "W5", ops: []string{"create", "destroy"}, smallN: 1000,
+	provider: func(b *bench) providers.Provider {
+		b.deps = randomDAG(b.s.N, b.s.Seed)
+		b.order = newOrderCheck(b.deps)
+		return b.order.provider()
+	},
+	setup0: func(b *bench, _ string) error {
+		_, err := b.up(dagProgram(b.deps))
+		return err
+	},
+	run: func(b *bench, op string) (*engine.Result, error) {
+		// The check covers only the measured operation.
+		b.order.reset(op == "destroy")
+		if op == "destroy" {
+			return b.destroy()
+		}
+		return b.up(dagProgram(b.deps))
+	},
+	check: func(b *bench, op string, res *engine.Result) (extra, error) {
+		want := map[string]stepgen.Op{"create": stepgen.OpCreate, "destroy": stepgen.OpDelete}[op]
+		if err := expectCount(res, want, b.s.N); err != nil {
+			return extra{}, err
+		}
+		layers, ok := b.order.verdict(op == "destroy")
+		if !ok {
+			return extra{}, fmt.Errorf("%w: %s", errOrder, b.order.firstViolation())
+		}
+		return extra{antichains: layers, orderOK: &ok}, nil
+	},
+}
+
+// randomDAG returns, for each of n resources, up to three distinct earlier
+// resources it depends on.
+func randomDAG(n int, seed int64) [][]int {
+	r := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
+	deps := make([][]int, n)
+	for i := 1; i < n; i++ {
+		k := r.IntN(min(i, 3) + 1)
+		for len(deps[i]) < k {
+			j := r.IntN(i)
+			if !slices.Contains(deps[i], j) {
+				deps[i] = append(deps[i], j)
+			}
+		}
+	}
+	return deps
+}
+
+func dagProgram(deps [][]int) engine.Program {
+	return func(ctx *engine.Context) error {
+		rs := make([]*engine.Resource, len(deps))
+		for i, ds := range deps {
+			var opts []engine.ResourceOption
+			if len(ds) > 0 {
+				on := make([]*engine.Resource, len(ds))
+				for k, j := range ds {
+					on[k] = rs[j]
+				}
+				opts = append(opts, engine.DependsOn(on...))
+			}
+			rs[i] = ctx.Register(thing, "n"+strconv.Itoa(i), engine.Props{"index": strconv.Itoa(i)}, opts...)
+		}
+		return nil
+	}
+}
+
+// orderCheck is W5's provider state: which resources exist, and the order
+// in which deletes started and ended.
+type orderCheck struct {
+	deps       [][]int
+	dependents [][]int
+	layer      []int // deletes: 0 for no dependents, else 1 + max over dependents
+
+	mu         sync.Mutex
+	live       []bool
+	violations []string
+	clock      atomic.Int64
+	start, end []int64
+}
+
+func newOrderCheck(deps [][]int) *orderCheck {
+	n := len(deps)
+	o := &orderCheck{deps: deps, dependents: make([][]int, n), layer: make([]int, n), live: make([]bool, n),
+		start: make([]int64, n), end: make([]int64, n)}
+	for i, ds := range deps {
+		for _, j := range ds {
+			o.dependents[j] = append(o.dependents[j], i)
+		}
+	}
+	for i := n - 1; i >= 0; i-- { // dependents come later, so are done first
+		for _, k := range o.dependents[i] {
+			o.layer[i] = max(o.layer[i], o.layer[k]+1)
+		}
+	}
+	return o
+}
+
+func (o *orderCheck) reset(live bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := range o.live {
+		o.live[i] = live
+	}
+	o.violations = nil
+	clear(o.start)
+	clear(o.end)
+}
+
+func (o *orderCheck) index(urn resource.URN) int {
+	i, _ := strconv.Atoi(urn.Name()[1:])
+	return i
+}
+
+func (o *orderCheck) provider() *providers.Func {
+	p := noop()
+	p.CreateF = func(_ context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+		i := o.index(req.URN)
+		o.mu.Lock()
+		for _, j := range o.deps[i] {
+			if !o.live[j] {
+				o.violations = append(o.violations, fmt.Sprintf("n%d created before its dependency n%d", i, j))
+			}
+		}
+		o.live[i] = true
+		o.mu.Unlock()
+		return providers.CreateResponse{ID: resource.ID("id-" + req.URN.Name()), Outputs: req.Inputs}, nil
+	}
+	p.DeleteF = func(_ context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+		i := o.index(req.URN)
+		o.mu.Lock()
+		o.start[i] = o.clock.Add(1)
+		for _, k := range o.dependents[i] {
+			if o.live[k] {
+				o.violations = append(o.violations, fmt.Sprintf("n%d deleted before its dependent n%d", i, k))
+			}
+		}
+		o.mu.Unlock()
+		o.mu.Lock()
+		o.live[i] = false
+		o.end[i] = o.clock.Add(1)
+		o.mu.Unlock()
+		return providers.DeleteResponse{}, nil
+	}
+	return p
+}
+
+// verdict reports the number of antichains (deletes) or graph depth
+// (creates) and whether the order held: for deletes, that every delete of
+// antichain k ended before any delete of antichain k+1 started.
+func (o *orderCheck) verdict(deletes bool) (int, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	depth := 0
+	for _, l := range o.layer {
+		depth = max(depth, l+1)
+	}
+	if !deletes {
+		return depth, len(o.violations) == 0
+	}
+	lastEnd := make([]int64, depth)
+	firstStart := make([]int64, depth)
+	for i, l := range o.layer {
+		lastEnd[l] = max(lastEnd[l], o.end[i])
+		if firstStart[l] == 0 || o.start[i] < firstStart[l] {
+			firstStart[l] = o.start[i]
+		}
+	}
+	for l := 0; l+1 < depth; l++ {
+		if lastEnd[l] > firstStart[l+1] {
+			o.violations = append(o.violations, fmt.Sprintf("antichain %d started before antichain %d ended", l+1, l))
+		}
+	}
+	return depth, len(o.violations) == 0
+}
+
+func (o *orderCheck) firstViolation() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.violations) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (%d violations)", o.violations[0], len(o.violations))
+}
