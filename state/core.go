@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 
+	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -60,6 +62,20 @@ type core struct {
 	journals map[string]*journal // open journals
 	mgrs     map[string]cachedManager
 	sizes    map[string]int // size of each stack's last snapshot written
+	// loaded is, per stack, the snapshot Load last returned just as the
+	// snapshot file holds it; see continuing.
+	loaded map[string]loadedSnapshot
+}
+
+// loadedSnapshot is a snapshot Load returned as the stack's snapshot file
+// holds it (no journal replayed): what the caller got, and the file's
+// identity.
+type loadedSnapshot struct {
+	snap      *Snapshot
+	resources []*resource.State
+	secrets   *SecretsState
+	pending   int
+	base      string // baseID of the file
 }
 
 type cachedManager struct {
@@ -76,6 +92,7 @@ func newCore(st storage, opts []Option, defaults options) *core {
 		st: st, opts: o,
 		held: map[string][]byte{}, journals: map[string]*journal{},
 		mgrs: map[string]cachedManager{}, sizes: map[string]int{},
+		loaded: map[string]loadedSnapshot{},
 	}
 }
 
@@ -193,8 +210,10 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 		return nil, fmt.Errorf("state: stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
 	}
 	if len(journal) == 0 {
+		c.remember(stack, base, snapData)
 		return base, nil
 	}
+	c.forget(stack)
 	mgr, err := c.manager(ctx, stack, base.Secrets)
 	if err != nil {
 		return nil, err
@@ -207,6 +226,48 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 		return nil, fmt.Errorf("state: stack %q: the snapshot with its journal replayed fails its integrity check (neither file was changed): %w", stack, err)
 	}
 	return snap, nil
+}
+
+// remember records that Load returned snap as the snapshot file data holds
+// it.
+func (c *core) remember(stack string, snap *Snapshot, data []byte) {
+	l := loadedSnapshot{snap: snap, resources: slices.Clone(snap.Resources), secrets: snap.Secrets,
+		pending: len(snap.PendingOperations), base: baseID(data)}
+	c.mu.Lock()
+	c.loaded[stack] = l
+	c.mu.Unlock()
+}
+
+func (c *core) forget(stack string) {
+	c.mu.Lock()
+	delete(c.loaded, stack)
+	c.mu.Unlock()
+}
+
+// continuing returns the bytes of the stack's snapshot file if base is the
+// very snapshot Load last returned from that file, unchanged (the same
+// resources, pending operations and secrets state, the state of mgr, the
+// journal's secrets manager) and the file is still the one it was read
+// from. A journal opened on base can then continue the file instead of
+// writing the same snapshot again, which for a stack of 10,000 resources
+// cost as much as the rest of an unchanged rerun (see BENCHMARKS.md).
+func (c *core) continuing(stack string, base *Snapshot, mgr secrets.Manager) []byte {
+	c.mu.Lock()
+	l, ok := c.loaded[stack]
+	delete(c.loaded, stack)
+	c.mu.Unlock()
+	if !ok || l.snap != base || base.Manifest.Version != FormatVersion || base.Secrets != l.secrets ||
+		len(base.PendingOperations) != l.pending || !slices.Equal(base.Resources, l.resources) {
+		return nil
+	}
+	if mgr != nil && (base.Secrets == nil || base.Secrets.Type != mgr.Type() || !sameJSON(string(mgr.State()), base.Secrets.State)) {
+		return nil
+	}
+	data, err := c.st.read(stack, fileSnapshot)
+	if err != nil || baseID(data) != l.base {
+		return nil
+	}
+	return data
 }
 
 // Lock implements Store.

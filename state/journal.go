@@ -108,10 +108,36 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 	if j.fold, err = NewFold(&snap, 0, nil); err != nil {
 		return nil, err
 	}
+	if data := c.continuing(stack, base, mgr); data != nil {
+		if err := j.continueFrom(data); err != nil {
+			return nil, err
+		}
+		return j, nil
+	}
 	if _, err := j.checkpointLocked(ctx); err != nil {
 		return nil, err
 	}
 	return j, nil
+}
+
+// continueFrom starts the journal on the stored snapshot file data, which
+// holds the fold's base, instead of writing that snapshot again.
+func (j *journal) continueFrom(data []byte) error {
+	header := headerRecord(data, j.nextSeq, nil)
+	st := j.c.st
+	if err := st.replace(j.stack, fileJournal, header); err != nil {
+		return fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
+	}
+	app, err := st.openAppend(j.stack, fileJournal)
+	if err != nil {
+		return fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
+	}
+	j.app = app
+	j.snapSize = len(data)
+	j.size = int64(len(header))
+	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
+	j.entries = 0
+	return nil
 }
 
 // Append implements Journal.
