@@ -149,10 +149,14 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 	if err := e.validate(); err != nil {
 		return 0, err
 	}
+	// The buffer goes back to the pool once the payload is copied into the
+	// batch, not when Append returns: Append then waits for the batch to
+	// be durable, and with thousands of steps waiting at once a buffer held
+	// through the wait was a fresh 4 KiB allocation for each of them.
 	buf := entryBuffers.Get().(*[]byte)
-	defer entryBuffers.Put(buf)
 	payload, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
 	if err != nil {
+		entryBuffers.Put(buf)
 		return 0, fmt.Errorf("state: encoding a journal entry: %w", err)
 	}
 	if cap(payload) <= 1<<20 {
@@ -162,15 +166,18 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.usable(); err != nil {
+		entryBuffers.Put(buf)
 		return 0, err
 	}
 	e.Seq = j.nextSeq
 	if err := j.fold.Apply(e); err != nil {
+		entryBuffers.Put(buf)
 		return 0, err
 	}
 	j.nextSeq++
 	n := len(j.buf)
 	j.buf = appendRecord(j.buf, recordEntry, e.Seq, payload)
+	entryBuffers.Put(buf)
 	j.size += int64(len(j.buf) - n)
 	j.entries++
 	if err := j.waitDurable(e.Seq); err != nil {
