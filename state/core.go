@@ -343,7 +343,7 @@ func (l *stackLock) Unlock(ctx context.Context) error {
 		return fmt.Errorf("state: unlocking stack %q: %w", l.stack, ErrLockLost)
 	}
 	// A stack that was locked but never saved leaves no empty folder.
-	if _, err := c.st.read(l.stack, fileSnapshot); errors.Is(err, fs.ErrNotExist) {
+	if ok, err := exists(c.st, l.stack, fileSnapshot); err == nil && !ok {
 		_ = c.st.removeStack(l.stack)
 	}
 	return closeErr
@@ -475,7 +475,7 @@ func (c *core) Remove(ctx context.Context, stack string) error {
 		return err
 	}
 	defer l.Unlock(ctx)
-	if _, err := c.st.read(stack, fileSnapshot); errors.Is(err, fs.ErrNotExist) {
+	if ok, err := exists(c.st, stack, fileSnapshot); err == nil && !ok {
 		return fmt.Errorf("state: removing stack %q: %w", stack, ErrStackNotFound)
 	}
 	for _, name := range []string{fileJournal, fileSnapshot} {

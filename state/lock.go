@@ -19,6 +19,10 @@ type LockInfo struct {
 	// Token tells this holder's lock from any later one, so Unlock never
 	// removes a lock that was broken and taken again by someone else.
 	Token string `json:"token"`
+	// Expires is when the lock lapses unless its holder renews it, for
+	// stores whose locks are leases (see Backend); zero for locks that
+	// last until they are released or broken.
+	Expires time.Time `json:"expires,omitzero"`
 }
 
 // LockedError reports that a stack is locked by someone else.
@@ -30,6 +34,11 @@ type LockedError struct {
 // Error names the holder and what to do.
 func (e *LockedError) Error() string {
 	h := e.Holder
+	if !h.Expires.IsZero() {
+		return fmt.Sprintf("state: stack %q is locked by process %d on host %q for %q since %s (%s ago), under a lease that lapses at %s unless renewed; "+
+			"wait for it to finish, or if that process is gone, lock the stack again once the lease has lapsed",
+			e.Stack, h.PID, h.Host, h.Operation, h.Time.Format(time.RFC3339), time.Since(h.Time).Round(time.Second), h.Expires.Format(time.RFC3339))
+	}
 	return fmt.Sprintf("state: stack %q is locked by process %d on host %q for %q since %s (%s ago); "+
 		"wait for it to finish, or if that process is gone, break the lock (BreakLock)",
 		e.Stack, h.PID, h.Host, h.Operation, h.Time.Format(time.RFC3339), time.Since(h.Time).Round(time.Second))

@@ -1,0 +1,306 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"sync"
+)
+
+// Backend is where a Store made by NewStore keeps its stacks: a database or
+// a remote service rather than a folder. The Store runs over it the same
+// code that FileStore runs over files — encoding, secrets, integrity
+// checks, the journal with its group commit and compaction, crash replay —
+// so a Backend only keeps bytes and arbitrates locks, and every Store built
+// on one behaves like the file store (package storetest checks it).
+//
+// A Backend keeps three things per stack:
+//
+//   - the snapshot: opaque bytes, replaced whole;
+//   - the journal: opaque bytes that grow by appends until replaced whole;
+//     ReadJournal returns everything appended since, in order;
+//   - the lock: a LockInfo, whose Token names its holder.
+//
+// Every write names the token of the lock it is made under, and must be
+// refused — with an error wrapping ErrLockLost, having changed nothing —
+// unless that token holds the stack's lock when the write takes effect.
+// This fencing is what keeps a client whose lock was taken over from ever
+// writing between its successor's steps, so it must be atomic with the
+// write itself (a check and a write in one transaction), not a check made
+// before it.
+//
+// Writes are atomic and durable when they return: after a crash a stack
+// holds each write entirely or not at all.
+//
+// A Backend whose locks are leases renews them while they are held (until
+// Release), reports their expiry in LockInfo.Expires, and lets Acquire
+// take over a lock whose lease has lapsed; its holder's later writes are
+// then refused by the fencing above.
+//
+// Methods are called concurrently. The Store calls them with a context
+// that the caller's cancellation does not reach — a journal write that
+// began must complete or fail on its own, never half-way because one of
+// the steps sharing it was cancelled — so a Backend bounds each call with
+// a timeout of its own.
+type Backend interface {
+	// ReadSnapshot returns the stack's snapshot, or nil and no error if
+	// it has none.
+	ReadSnapshot(ctx context.Context, stack string) ([]byte, error)
+	// HasSnapshot reports whether the stack has a snapshot.
+	HasSnapshot(ctx context.Context, stack string) (bool, error)
+	// ReadJournal returns the stack's journal, or nil if it has none.
+	ReadJournal(ctx context.Context, stack string) ([]byte, error)
+	// List returns the stacks that have a snapshot, in any order.
+	List(ctx context.Context) ([]string, error)
+
+	// Holder returns the stack's lock, or nil if it is not locked.
+	Holder(ctx context.Context, stack string) (*LockInfo, error)
+	// Acquire makes holder the stack's lock if the stack is not locked
+	// (or its lease has lapsed), and reports whether it did.
+	Acquire(ctx context.Context, stack string, holder LockInfo) (bool, error)
+	// Release removes the stack's lock if token holds it, and reports
+	// whether it did.
+	Release(ctx context.Context, stack, token string) (bool, error)
+
+	// WriteSnapshot replaces the stack's snapshot with data and empties
+	// its journal, in one atomic step (the journal was written against
+	// the snapshot being replaced).
+	WriteSnapshot(ctx context.Context, stack, token string, data []byte) error
+	// WriteJournal replaces the stack's journal with data (nil: no
+	// journal).
+	WriteJournal(ctx context.Context, stack, token string, data []byte) error
+	// AppendJournal adds data at the end of the stack's journal.
+	AppendJournal(ctx context.Context, stack, token string, data []byte) error
+	// DeleteStack removes the stack's snapshot and journal.
+	DeleteStack(ctx context.Context, stack, token string) error
+}
+
+// NewStore returns a Store that keeps its stacks in b. Options are those
+// of FileStore; as there, without WithSecrets the store refuses to record
+// a secret value rather than write it in plaintext.
+func NewStore(b Backend, opts ...Option) Store {
+	st := &backendStorage{b: b, held: map[string]heldLock{}}
+	return backendStore{newCore(st, opts, defaultOptions())}
+}
+
+// backendStore shows only the Store methods of its core: the core's
+// BreakLock judges a holder by its process, which says nothing of a lease.
+type backendStore struct{ Store }
+
+// heldLock is a lock this store took: its token, and the lock record the
+// core knows it by.
+type heldLock struct {
+	token  string
+	record []byte
+}
+
+// backendStorage adapts a Backend to the files the core reads and writes.
+type backendStorage struct {
+	b Backend
+
+	mu   sync.Mutex
+	held map[string]heldLock
+}
+
+var (
+	_ storage     = (*backendStorage)(nil)
+	_ statStorage = (*backendStorage)(nil)
+)
+
+// bg is the context of every Backend call (see Backend).
+func bg() context.Context { return context.Background() }
+
+func notExist(stack, name string) error {
+	return fmt.Errorf("state: %s of stack %q: %w", name, stack, fs.ErrNotExist)
+}
+
+// token returns the token of the lock this store holds on the stack.
+func (s *backendStorage) token(stack string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.held[stack]
+	if !ok {
+		return "", ErrNotLocked
+	}
+	return h.token, nil
+}
+
+func (s *backendStorage) read(stack, name string) ([]byte, error) {
+	var data []byte
+	var err error
+	switch name {
+	case fileSnapshot:
+		data, err = s.b.ReadSnapshot(bg(), stack)
+	case fileJournal:
+		data, err = s.b.ReadJournal(bg(), stack)
+	case fileLock:
+		return s.readLock(stack)
+	default:
+		return nil, fmt.Errorf("state: a backend keeps no %q", name)
+	}
+	if err == nil && data == nil {
+		err = notExist(stack, name)
+	}
+	return data, err
+}
+
+// readLock returns the record of the stack's lock: the very bytes the core
+// took it with while this store holds it, so the core recognizes it.
+func (s *backendStorage) readLock(stack string) ([]byte, error) {
+	info, err := s.b.Holder(bg(), stack)
+	if err != nil {
+		return nil, err
+	}
+	if info == nil {
+		return nil, notExist(stack, fileLock)
+	}
+	s.mu.Lock()
+	h, ok := s.held[stack]
+	s.mu.Unlock()
+	if ok && h.token == info.Token {
+		return h.record, nil
+	}
+	return json.Marshal(info)
+}
+
+func (s *backendStorage) exists(stack, name string) (bool, error) {
+	if name != fileSnapshot {
+		_, err := s.read(stack, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	return s.b.HasSnapshot(bg(), stack)
+}
+
+func (s *backendStorage) replace(stack, name string, data []byte) error {
+	tok, err := s.token(stack)
+	if err != nil {
+		return err
+	}
+	switch name {
+	case fileSnapshot:
+		return s.b.WriteSnapshot(bg(), stack, tok, data)
+	case fileJournal:
+		return s.b.WriteJournal(bg(), stack, tok, data)
+	}
+	return fmt.Errorf("state: a backend keeps no %q", name)
+}
+
+func (s *backendStorage) openAppend(stack, name string) (appender, error) {
+	if name != fileJournal {
+		return nil, fmt.Errorf("state: a backend appends to no %q", name)
+	}
+	tok, err := s.token(stack)
+	if err != nil {
+		return nil, err
+	}
+	return backendAppender{b: s.b, stack: stack, token: tok}, nil
+}
+
+// backendAppender appends under the lock held when the journal was
+// (re)started, so a journal never outlives its lock.
+type backendAppender struct {
+	b            Backend
+	stack, token string
+}
+
+func (a backendAppender) write(p []byte) error {
+	return a.b.AppendJournal(bg(), a.stack, a.token, p)
+}
+
+// sync does nothing: an append is durable when it returns.
+func (a backendAppender) sync() error  { return nil }
+func (a backendAppender) close() error { return nil }
+
+func (s *backendStorage) remove(stack, name string) error {
+	tok, err := s.token(stack)
+	if err != nil {
+		return err
+	}
+	switch name {
+	case fileJournal:
+		return s.b.WriteJournal(bg(), stack, tok, nil)
+	case fileSnapshot:
+		return s.b.DeleteStack(bg(), stack, tok)
+	}
+	return fmt.Errorf("state: a backend keeps no %q", name)
+}
+
+// removeStack does nothing: a backend keeps no folder per stack.
+func (s *backendStorage) removeStack(string) error { return nil }
+
+func (s *backendStorage) list() ([]string, error) {
+	stacks, err := s.b.List(bg())
+	if err != nil {
+		return nil, err
+	}
+	out := stacks[:0:0]
+	for _, st := range stacks {
+		if CheckStackName(st) == nil {
+			out = append(out, st)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (s *backendStorage) create(stack, name string, data []byte) error {
+	if name != fileLock {
+		return fmt.Errorf("state: a backend creates no %q", name)
+	}
+	info, err := parseLockInfo(data)
+	if err != nil {
+		return err
+	}
+	ok, err := s.b.Acquire(bg(), stack, info)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("state: lock of stack %q: %w", stack, fs.ErrExist)
+	}
+	s.mu.Lock()
+	s.held[stack] = heldLock{token: info.Token, record: data}
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *backendStorage) removeIf(stack, name string, data []byte) (bool, error) {
+	if name != fileLock {
+		return false, fmt.Errorf("state: a backend removes no %q", name)
+	}
+	info, err := parseLockInfo(data)
+	if err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	if h, ok := s.held[stack]; ok && h.token == info.Token {
+		delete(s.held, stack)
+	}
+	s.mu.Unlock()
+	return s.b.Release(bg(), stack, info.Token)
+}
+
+// statStorage is a storage that can tell whether a file exists without
+// reading it.
+type statStorage interface {
+	exists(stack, name string) (bool, error)
+}
+
+// exists reports whether a file exists, without reading it where the
+// storage can tell.
+func exists(st storage, stack, name string) (bool, error) {
+	if s, ok := st.(statStorage); ok {
+		return s.exists(stack, name)
+	}
+	_, err := st.read(stack, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -1,0 +1,309 @@
+package storetest
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+)
+
+// journalReplayAfterCrash: a client that dies mid-operation leaves its
+// durable entries for the next Load to replay; steps that began and did not
+// end come back as pending operations, which the next operation clears.
+func (s *suite) journalReplayAfterCrash(t *testing.T) {
+	const stack = "crash-replay"
+	crashed := s.open(t)
+	lock := mustLock(t, crashed, stack)
+	base := chain(0)
+	prov := base.Resources[0]
+	j := mustOpenJournal(t, crashed, stack, base)
+	a, b := newThing("a", prov), newThing("b", prov)
+	create(t, j, a)
+	begin(t, j, resource.OperationCreating, nil, b)
+	a2 := a.Clone()
+	a2.Outputs = resource.PropertyMap{"v": resource.NewNumber(2)}
+	begin(t, j, resource.OperationUpdating, a, a2)
+	live := mustSnapshot(t, j)
+
+	// The client dies here: nothing is committed, closed or unlocked.
+	// Another one loads the stack.
+	got := mustLoad(t, s.open(t), stack)
+	if diff := cmp.Diff(live, got, snapshotOpts); diff != "" {
+		t.Errorf("the replayed state differs from the journal's own (-live +replayed):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"creating b", "updating a"}, pendingOf(got)); diff != "" {
+		t.Errorf("pending operations (-want +got):\n%s", diff)
+	}
+
+	// The next operation inherits the pending operations and resolves
+	// them. (The dead client's lock is released here; how a lock outlives
+	// its holder is LeaseExpiryAndFencing's business.)
+	if err := lock.Unlock(bg()); err != nil {
+		t.Fatal(err)
+	}
+	next := s.open(t)
+	mustLock(t, next, stack)
+	j2 := mustOpenJournal(t, next, stack, got)
+	mustAppend(t, j2, state.Entry{Kind: state.EntryClearPending, Op: resource.OperationCreating, Old: b})
+	final, err := j2.Commit(bg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"updating a"}, pendingOf(final)); diff != "" {
+		t.Errorf("pending after clearing one (-want +got):\n%s", diff)
+	}
+	if err := j2.Close(bg()); err != nil {
+		t.Fatal(err)
+	}
+	if data := s.h.Journal(t, stack); len(data) > 0 {
+		t.Errorf("Close after Commit left a journal of %d bytes with no entries behind", len(data))
+	}
+	if reloaded := mustLoad(t, s.open(t), stack); !cmp.Equal(final, reloaded, snapshotOpts) {
+		t.Errorf("Load after Commit:\n%s", cmp.Diff(final, reloaded, snapshotOpts))
+	}
+}
+
+// journalWithTail records some steps on the stack and returns the journal
+// as it was before its last entry and after it, with the states expected
+// from each.
+func (s *suite) journalWithTail(t *testing.T, stack string) (before, after []byte, without, with *state.Snapshot) {
+	t.Helper()
+	st := s.open(t)
+	mustLock(t, st, stack)
+	base := chain(1)
+	j := mustOpenJournal(t, st, stack, base)
+	create(t, j, newThing("a", base.Resources[0]))
+	c := newThing("c", base.Resources[0])
+	c.Outputs["secret"] = resource.NewSecret(resource.NewString("x"))
+	seq := begin(t, j, resource.OperationCreating, nil, c)
+	without = mustSnapshot(t, j)
+	before = s.h.Journal(t, stack)
+	mustAppend(t, j, state.Entry{Kind: state.EntrySuccess, Begin: seq, New: c})
+	with = mustSnapshot(t, j)
+	after = s.h.Journal(t, stack)
+	if len(after) <= len(before) || !bytes.HasPrefix(after, before) {
+		t.Fatalf("storetest: the journal (%d bytes) did not grow by appending to its %d bytes", len(after), len(before))
+	}
+	return before, after, without, with
+}
+
+// cuts returns offsets from lo to hi (both included): every one when
+// there are few, else the first and last few and an even spread between,
+// so a slow store is not loaded thousands of times.
+func cuts(lo, hi int) []int {
+	const most = 160
+	var out []int
+	for i := lo; i <= hi; {
+		out = append(out, i)
+		switch {
+		case hi-lo <= most, i-lo < 24, hi-i <= 24:
+			i++
+		default:
+			i += max(1, (hi-lo)/most)
+			if hi-i < 24 {
+				i = hi - 24
+			}
+		}
+	}
+	return out
+}
+
+// tornFinalEntry: a journal whose last entry was cut short — by a crash
+// in the middle of its write, or a tail that never reached the disk —
+// loads without that entry.
+func (s *suite) tornFinalEntry(t *testing.T) {
+	const stack = "torn-tail"
+	before, after, without, with := s.journalWithTail(t, stack)
+	loader := s.open(t)
+	for _, cut := range cuts(len(before), len(after)) {
+		s.h.SetJournal(t, stack, after[:cut])
+		got, err := loader.Load(bg(), stack)
+		if err != nil {
+			t.Fatalf("journal cut at byte %d of %d: %v", cut, len(after), err)
+		}
+		want := without
+		if cut == len(after) {
+			want = with
+		}
+		if diff := cmp.Diff(want, got, snapshotOpts); diff != "" {
+			t.Fatalf("journal cut at byte %d of %d (-want +got):\n%s", cut, len(after), diff)
+		}
+	}
+	zeros := append(bytes.Clone(before), make([]byte, 300)...)
+	s.h.SetJournal(t, stack, zeros)
+	if got, err := loader.Load(bg(), stack); err != nil || !cmp.Equal(without, got, snapshotOpts) {
+		t.Errorf("journal with a tail of zeros: Load = %v, %v; want the state without its last entry", names(got), err)
+	}
+	s.h.SetJournal(t, stack, after)
+}
+
+// damagedJournal: damage before the last entry is not a torn write; Load
+// fails with *CorruptJournalError and leaves the journal alone.
+func (s *suite) damagedJournal(t *testing.T) {
+	const stack = "damaged-journal"
+	before, after, _, _ := s.journalWithTail(t, stack)
+	loader := s.open(t)
+	for _, i := range cuts(0, len(before)-1) {
+		damaged := bytes.Clone(after)
+		damaged[i] ^= 0x20
+		s.h.SetJournal(t, stack, damaged)
+		var ce *state.CorruptJournalError
+		if _, err := loader.Load(bg(), stack); !errors.As(err, &ce) {
+			t.Fatalf("byte %d of %d flipped: Load = %v; want *CorruptJournalError", i, len(after), err)
+		}
+		if got := s.h.Journal(t, stack); !bytes.Equal(got, damaged) {
+			t.Fatalf("byte %d flipped: Load changed the damaged journal", i)
+		}
+	}
+	s.h.SetJournal(t, stack, after)
+}
+
+// staleJournal: a journal written against an earlier snapshot — what a
+// crash between writing a snapshot and restarting the journal would leave
+// in a store that cannot do both at once — is ignored.
+func (s *suite) staleJournal(t *testing.T) {
+	const stack = "stale-journal"
+	st := s.open(t)
+	mustLock(t, st, stack)
+	base := chain(1)
+	j := mustOpenJournal(t, st, stack, base)
+	create(t, j, newThing("a", base.Resources[0]))
+	old := s.h.Journal(t, stack)
+	committed, err := j.Commit(bg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.h.SetJournal(t, stack, old)
+	if got := mustLoad(t, s.open(t), stack); !cmp.Equal(committed, got, snapshotOpts) {
+		t.Errorf("(-committed +loaded):\n%s", cmp.Diff(committed, got, snapshotOpts))
+	}
+}
+
+// compactionMidOperation: a journal that outgrows its bound is folded into
+// a new snapshot while steps are running; a step that began before the
+// compaction ends after it, and a crash after it replays correctly.
+func (s *suite) compactionMidOperation(t *testing.T) {
+	const stack = "compaction"
+	st := s.open(t, state.WithJournalLimit(0, 4096))
+	mustLock(t, st, stack)
+	base := chain(1)
+	prov := base.Resources[0]
+	j := mustOpenJournal(t, st, stack, base)
+	slow, stuck := newThing("slow", prov), newThing("stuck", prov)
+	slowBegin := begin(t, j, resource.OperationCreating, nil, slow)
+	begin(t, j, resource.OperationCreating, nil, stuck)
+	first := s.h.Snapshot(t, stack)
+	for i := range 60 {
+		create(t, j, newThing("n"+strconv.Itoa(i), prov))
+	}
+	if bytes.Equal(first, s.h.Snapshot(t, stack)) {
+		t.Fatal("the journal was never compacted into a new snapshot")
+	}
+	if n := len(s.h.Journal(t, stack)); n > 8192 {
+		t.Errorf("the journal holds %d bytes after compaction; want it bounded near 4096", n)
+	}
+	mustAppend(t, j, state.Entry{Kind: state.EntrySuccess, Begin: slowBegin, New: slow})
+	live := mustSnapshot(t, j)
+	got := mustLoad(t, s.open(t), stack)
+	if diff := cmp.Diff(live, got, snapshotOpts); diff != "" {
+		t.Errorf("(-live +replayed):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"creating stuck"}, pendingOf(got)); diff != "" {
+		t.Errorf("pending (-want +got):\n%s", diff)
+	}
+	if len(got.Resources) != 2+60+1 {
+		t.Errorf("%d resources; want %d", len(got.Resources), 2+60+1)
+	}
+}
+
+// concurrentAppends: steps recorded from many goroutines at once are all
+// durable and replay to the same state.
+func (s *suite) concurrentAppends(t *testing.T) {
+	const stack, workers, steps = "concurrent", 8, 20
+	st := s.open(t)
+	mustLock(t, st, stack)
+	base := chain(0)
+	j := mustOpenJournal(t, st, stack, base)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range steps {
+				r := newThing("w"+strconv.Itoa(w)+"-"+strconv.Itoa(i), base.Resources[0])
+				seq, err := j.Append(bg(), state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: r})
+				if err == nil {
+					_, err = j.Append(bg(), state.Entry{Kind: state.EntrySuccess, Begin: seq, New: r})
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	live := mustSnapshot(t, j)
+	got := mustLoad(t, s.open(t), stack)
+	if len(got.Resources) != 1+workers*steps || len(got.PendingOperations) != 0 {
+		t.Errorf("replayed %d resources and %d pending operations; want %d and none", len(got.Resources), len(got.PendingOperations), 1+workers*steps)
+	}
+	if diff := cmp.Diff(live, got, snapshotOpts); diff != "" {
+		t.Errorf("(-live +replayed):\n%s", diff)
+	}
+}
+
+// journalRules: entries that do not fit are refused without being
+// written; a stack has one journal at a time, opened under its lock; a
+// closed journal takes no more entries.
+func (s *suite) journalRules(t *testing.T) {
+	const stack = "journal-rules"
+	st := s.open(t)
+	mustLock(t, st, stack)
+	base := chain(1)
+	j := mustOpenJournal(t, st, stack, base)
+	before := s.h.Journal(t, stack)
+	var ee *state.EntryError
+	if _, err := j.Append(bg(), state.Entry{Kind: state.EntrySuccess, Begin: 42, New: base.Resources[1]}); !errors.As(err, &ee) {
+		t.Errorf("Append of an end without its begin = %v; want *EntryError", err)
+	}
+	if _, err := j.Append(bg(), state.Entry{Kind: state.EntryWrite, Old: newThing("nope", base.Resources[0])}); !errors.As(err, &ee) {
+		t.Errorf("Append with an Old that is not recorded = %v; want *EntryError", err)
+	}
+	if after := s.h.Journal(t, stack); !bytes.Equal(before, after) {
+		t.Error("a refused entry was written")
+	}
+	if j2, err := st.OpenJournal(bg(), stack, base); !errors.Is(err, state.ErrJournalOpen) {
+		t.Errorf("a second OpenJournal = %v; want ErrJournalOpen", err)
+		if j2 != nil {
+			j2.Close(bg())
+		}
+	}
+	if err := st.Save(bg(), stack, base); !errors.Is(err, state.ErrJournalOpen) {
+		t.Errorf("Save while a journal is open = %v; want ErrJournalOpen", err)
+	}
+	if j2, err := s.open(t).OpenJournal(bg(), stack, base); !errors.Is(err, state.ErrNotLocked) {
+		t.Errorf("OpenJournal without the lock = %v; want ErrNotLocked", err)
+		if j2 != nil {
+			j2.Close(bg())
+		}
+	}
+	if err := j.Close(bg()); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(bg()); err != nil {
+		t.Errorf("a second Close = %v; want nil", err)
+	}
+	if _, err := j.Append(bg(), state.Entry{Kind: state.EntryWrite, New: newThing("x", base.Resources[0])}); !errors.Is(err, state.ErrJournalClosed) {
+		t.Errorf("Append after Close = %v; want ErrJournalClosed", err)
+	}
+	if _, err := j.Commit(bg()); !errors.Is(err, state.ErrJournalClosed) {
+		t.Errorf("Commit after Close = %v; want ErrJournalClosed", err)
+	}
+}
