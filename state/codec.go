@@ -264,8 +264,9 @@ func checkVersion(data []byte, what, member string) (int, error) {
 // (URN, ID, Delete) and New in full. Replaying the record therefore gives
 // an Entry that folds exactly as the original did.
 //
-// The encoding is appended to b.
-func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) ([]byte, error) {
+// The encoding is appended to b. unknowns reports whether a recorded
+// resource holds an unknown value.
+func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) (_ []byte, unknowns bool, err error) {
 	e := valueEncoder{mgr: mgr, unsorted: true}
 	b = append(b, `{"kind":`...)
 	b = appendString(b, en.Kind.String())
@@ -278,7 +279,6 @@ func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) 
 		b = appendString(b, string(en.Op))
 	}
 	old, new := en.Old, en.New
-	var err error
 	switch en.Kind {
 	case EntryBegin:
 		if new != nil {
@@ -295,7 +295,7 @@ func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) 
 			b = appendIdentity(b, old)
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if new != nil {
@@ -303,10 +303,10 @@ func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) 
 		if en.Kind == EntryClearPending {
 			b = appendIdentity(b, new)
 		} else if b, err = e.appendState(ctx, b, new); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return append(b, '}'), nil
+	return append(b, '}'), e.unknowns, nil
 }
 
 // appendIdentity writes just what identifies a recorded resource.

@@ -42,6 +42,9 @@ type valueEncoder struct {
 	// unsorted skips sorting object keys: journal entries are read only by
 	// replay, so they need no stable order, while snapshots get one.
 	unsorted bool
+	// unknowns is set once an unknown value (or an unknown output, or a
+	// reference whose ID is unknown) has been encoded.
+	unknowns bool
 }
 
 func (e *valueEncoder) appendMap(ctx context.Context, b []byte, m resource.PropertyMap) ([]byte, error) {
@@ -118,10 +121,13 @@ func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.Pro
 		b = appendArchive(b, v.ArchiveValue())
 		b = append(b, '}')
 	case resource.KindResourceReference:
+		r := v.ResourceReferenceValue()
+		e.unknowns = e.unknowns || r.IDUnknown
 		b = append(b, `{"`+tagRef+`":`...)
-		b = appendRef(b, v.ResourceReferenceValue())
+		b = appendRef(b, r)
 		b = append(b, '}')
 	case resource.KindUnknown:
+		e.unknowns = true
 		b = append(b, `{"`+tagUnknown+`":true}`...)
 	case resource.KindSecret:
 		b = append(b, `{"`+tagSecret+`":`...)
@@ -138,6 +144,7 @@ func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.Pro
 }
 
 func (e *valueEncoder) appendOutput(ctx context.Context, b []byte, o resource.Output) ([]byte, error) {
+	e.unknowns = e.unknowns || !o.Known
 	b = append(b, `{"`+tagOutput+`":{"known":`...)
 	b = strconv.AppendBool(b, o.Known)
 	if o.Secret {
@@ -170,6 +177,7 @@ func (e *valueEncoder) appendSealed(ctx context.Context, b []byte, v resource.Pr
 	}
 	inner := valueEncoder{mgr: e.mgr, keys: e.keys[len(e.keys):], unsorted: e.unsorted}
 	pt, err := inner.appendValue(ctx, nil, v)
+	e.unknowns = e.unknowns || inner.unknowns
 	if err == nil {
 		var ct string
 		ct, err = e.mgr.Encrypt(ctx, pt)

@@ -123,7 +123,13 @@ func (f *Fold) LastSeq() uint64 { return f.lastSeq }
 // that is not recorded, a malformed entry, or a resource that would break
 // an integrity rule once recorded (see EntryError) — is rejected with an
 // *EntryError and leaves the fold unchanged.
-func (f *Fold) Apply(e Entry) error {
+func (f *Fold) Apply(e Entry) error { return f.apply(e, false) }
+
+// apply is Apply; knownValues says the caller has established that the
+// resources the entry records hold no unknown values (an encoder or
+// decoder notices unknowns as it passes them), which spares searching the
+// property maps again.
+func (f *Fold) apply(e Entry, knownValues bool) error {
 	if err := e.validate(); err != nil {
 		return err
 	}
@@ -147,7 +153,7 @@ func (f *Fold) Apply(e Entry) error {
 		}
 	}
 	if e.New != nil && (e.Kind == EntrySuccess || e.Kind == EntryWrite) {
-		if err := f.checkRecordable(e.New, at); err != nil {
+		if err := f.checkRecordable(e.New, at, knownValues); err != nil {
 			return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: err.Error(), Err: err}
 		}
 	}
@@ -157,8 +163,10 @@ func (f *Fold) Apply(e Entry) error {
 			pendingRes = e.Old
 		}
 		// A pending operation is recorded too, so it may hold no unknowns.
-		if err := checkUnknowns(pendingRes); err != nil {
-			return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: err.Error(), Err: err}
+		if !knownValues {
+			if err := checkUnknowns(pendingRes); err != nil {
+				return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: err.Error(), Err: err}
+			}
 		}
 	}
 	switch e.Kind {
@@ -192,7 +200,7 @@ func (f *Fold) Apply(e Entry) error {
 // provider, and it must hold no unknowns. Rejecting such an entry at once
 // keeps a journal from ever holding a state that cannot be committed. It
 // costs O(size of the resource).
-func (f *Fold) checkRecordable(r *resource.State, at *slot) error {
+func (f *Fold) checkRecordable(r *resource.State, at *slot, knownValues bool) error {
 	count := func(u resource.URN) copies {
 		c := f.byURN[u]
 		if at != nil && at.state.URN == u {
@@ -203,9 +211,10 @@ func (f *Fold) checkRecordable(r *resource.State, at *slot) error {
 	return checkResource(r, refScope{
 		// A copy marked Delete never duplicates a live one: the snapshot
 		// order puts it before the live copy of its URN.
-		live:     func(u resource.URN) bool { return !r.Delete && count(u).live > 0 },
-		seen:     func(u resource.URN) bool { return count(u).all > 0 },
-		provider: f.providerRecorded,
+		live:        func(u resource.URN) bool { return !r.Delete && count(u).live > 0 },
+		seen:        func(u resource.URN) bool { return count(u).all > 0 },
+		provider:    f.providerRecorded,
+		knownValues: knownValues,
 	})
 }
 

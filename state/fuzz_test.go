@@ -155,7 +155,7 @@ func TestFuzzSeeds(t *testing.T) {
 	raw := headerRecord(data, 1, nil)
 	var payloads [][]byte
 	for _, e := range entries {
-		p, err := encodeEntry(ctx, nil, &e, mgr)
+		p, _, err := encodeEntry(ctx, nil, &e, mgr)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -154,7 +154,7 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 	// be durable, and with thousands of steps waiting at once a buffer held
 	// through the wait was a fresh 4 KiB allocation for each of them.
 	buf := entryBuffers.Get().(*[]byte)
-	payload, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
+	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
 	if err != nil {
 		entryBuffers.Put(buf)
 		return 0, fmt.Errorf("state: encoding a journal entry: %w", err)
@@ -170,7 +170,7 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 		return 0, err
 	}
 	e.Seq = j.nextSeq
-	if err := j.fold.Apply(e); err != nil {
+	if err := j.fold.apply(e, !unknowns); err != nil {
 		entryBuffers.Put(buf)
 		return 0, err
 	}

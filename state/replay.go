@@ -92,7 +92,9 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 		if err != nil {
 			return fmt.Errorf("state: journal entry %d at byte %d: %w", r.seq, r.offset, err)
 		}
-		if err := fold.Apply(e); err != nil {
+		// Unknown values are not searched for entry by entry: Load checks
+		// the integrity of the whole result, which finds them.
+		if err := fold.apply(e, true); err != nil {
 			return fmt.Errorf("state: the journal cannot be replayed at byte %d: %w", r.offset, err)
 		}
 		switch e.Kind {

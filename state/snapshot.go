@@ -169,6 +169,9 @@ func (s *Snapshot) VerifyIntegrity() error {
 type refScope struct {
 	live, seen func(resource.URN) bool
 	provider   func(resource.URN, resource.ID) bool
+	// knownValues says the caller has established that the resource holds
+	// no unknowns, so they need not be searched for.
+	knownValues bool
 }
 
 func checkResource(r *resource.State, scope refScope) error {
@@ -213,6 +216,9 @@ func checkResource(r *resource.State, scope refScope) error {
 		}
 	} else if r.Custom && !r.IsProvider() {
 		return fail(RuleProviderMissing, "a custom resource must record the provider reference that manages it")
+	}
+	if scope.knownValues {
+		return nil
 	}
 	return checkUnknowns(r)
 }
