@@ -42,8 +42,10 @@ type Store interface {
 	// once with *LockedError if anyone holds the stack. Callers must
 	// release the lock with Unlock, normally deferred right after Lock.
 	Lock(ctx context.Context, stack, operation string) (Lock, error)
-	// OpenJournal starts recording an operation on base, which is written
-	// as the stack's snapshot first. The caller must hold the stack's
+	// OpenJournal starts recording an operation on base, which first
+	// becomes the stack's snapshot: it is written out, unless it is,
+	// unchanged, the snapshot Load just returned from the stack's file,
+	// which the journal then continues. The caller must hold the stack's
 	// Lock through this store, and a stack has at most one open journal.
 	OpenJournal(ctx context.Context, stack string, base *Snapshot) (Journal, error)
 	// Save replaces the stack's state with snap, atomically: readers see
