@@ -1,0 +1,157 @@
+package stepgen
+
+import (
+	"time"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// This file holds the decision for one checked registration: create, same,
+// update or replace, and the chains each issues.
+
+// afterFirstCheck decides what a checked registration needs: a create, a
+// diff, or (for a changed provider) a replacement.
+func (g *Generator) afterFirstCheck(w *work) (Actions, error) {
+	if w.old == nil || w.old.PendingReplacement {
+		return g.single(w, OpCreate), nil
+	}
+	if g.replace[w.new.URN] {
+		w.diff = resource.DiffResult{Changes: resource.DiffSome}
+		return g.startReplace(w)
+	}
+	if w.old.Provider != w.new.Provider {
+		if call := g.providerDiffCall(w); call != nil {
+			return Actions{Calls: []*Call{call}}, nil
+		}
+		w.diff = resource.DiffResult{Changes: resource.DiffSome, ReplaceKeys: []resource.PropertyKey{"provider"}}
+		w.keys = []resource.PropertyKey{"provider"}
+		return g.startReplace(w)
+	}
+	if g.cfg.InputsOnlyDiff {
+		return g.afterDiff(w, resource.DiffResult{Changes: resource.DiffUnknown})
+	}
+	return g.diffCall(w), nil
+}
+
+func (g *Generator) diffCall(w *work) Actions {
+	if g.cfg.InputsOnlyDiff || !w.new.Custom {
+		acts, _ := g.afterDiff(w, resource.DiffResult{Changes: resource.DiffUnknown})
+		return acts
+	}
+	return Actions{Calls: []*Call{{
+		Kind: CallDiff, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, work: w, phase: phaseDiff,
+		Diff: providers.DiffRequest{
+			URN: w.new.URN, ID: w.old.ID, OldInputs: w.old.Inputs, OldOutputs: w.old.Outputs,
+			NewInputs: w.new.Inputs, IgnoreChanges: w.new.IgnoreChanges,
+		},
+	}}}
+}
+
+func (g *Generator) recheck(w *work) *Call {
+	w.new.Inputs = w.reg.Goal.Inputs
+	if w.new.Inputs == nil {
+		w.new.Inputs = resource.PropertyMap{}
+	}
+	c := g.checkCall(w, nil)
+	c.phase = phaseRecheck
+	return c
+}
+
+func (g *Generator) afterDiff(w *work, d resource.DiffResult) (Actions, error) {
+	if d.Changes == resource.DiffUnknown {
+		d = inputsDiff(w.old.Inputs, w.new.Inputs)
+	}
+	if len(d.ChangedKeys) == 0 && d.Changes == resource.DiffSome {
+		d.ChangedKeys = changedKeysOf(d, w.old.Inputs, w.new.Inputs)
+	}
+	if d.Changes == resource.DiffSome && !d.Replace() && len(w.new.ReplaceOnChanges) > 0 {
+		var err error
+		if d, err = applyReplaceOnChanges(d, w.old.Inputs, w.new.Inputs, w.new.ReplaceOnChanges); err != nil {
+			return Actions{}, &RegistrationError{URN: w.new.URN, Reason: err.Error()}
+		}
+	}
+	w.diff, w.keys = d, d.ChangedKeys
+	switch {
+	case d.Changes != resource.DiffSome && len(w.old.InitErrors) > 0:
+		// It exists but failed to initialize: update it so that the
+		// provider can finish.
+		return g.single(w, OpUpdate), nil
+	case d.Changes != resource.DiffSome:
+		return g.single(w, OpSame), nil
+	case !d.Replace():
+		return g.single(w, OpUpdate), nil
+	}
+	return g.startReplace(w)
+}
+
+// startReplace begins a replacement: it refuses for a protected resource,
+// then re-checks the inputs without the old ones, so that the replacement
+// does not inherit generated values such as auto-names.
+func (g *Generator) startReplace(w *work) (Actions, error) {
+	if w.old.Protect {
+		return Actions{}, &ProtectedError{URN: w.new.URN, Action: "replace"}
+	}
+	return Actions{Calls: []*Call{g.recheck(w)}}, nil
+}
+
+// decideComponent handles a component: no provider is involved, so the
+// outcome follows from comparing inputs.
+func (g *Generator) decideComponent(w *work) Actions {
+	switch {
+	case w.old == nil:
+		return g.single(w, OpCreate)
+	case w.old.Inputs.DeepEquals(w.new.Inputs) && w.old.Type == w.new.Type:
+		w.new.Outputs = w.old.Outputs
+		return g.single(w, OpSame)
+	default:
+		w.diff = inputsDiff(w.old.Inputs, w.new.Inputs)
+		w.keys = w.diff.ChangedKeys
+		w.new.Outputs = w.old.Outputs
+		return g.single(w, OpUpdate)
+	}
+}
+
+// single issues a one-step chain for a registration.
+func (g *Generator) single(w *work, op Op) Actions {
+	s := g.step(op, w.new.URN, w.old, w.new, w.reg)
+	s.Diff, s.Keys = w.diff, w.keys
+	if op == OpSame {
+		if w.new.Custom {
+			s.New.ID = w.old.ID
+			s.New.Outputs = w.old.Outputs
+		}
+		s.New.InitErrors = nil
+	}
+	if op == OpCreate && w.old != nil && !w.old.PendingReplacement {
+		s.Old = nil
+	}
+	g.news[w.new.URN] = w.new
+	return Actions{Chains: []Chain{{Steps: []*Step{s}, Needs: needsOf(w.new)}}}
+}
+
+func (g *Generator) step(op Op, urn resource.URN, old, new *resource.State, reg *Registration) *Step {
+	return &Step{Op: op, urn: urn, Old: old, New: new, Reg: reg, Preview: g.cfg.Preview,
+		providers: g.cfg.Providers, now: g.cfg.Now}
+}
+
+// replacement issues the chain that replaces a resource once its inputs have
+// been re-checked without the old ones.
+func (g *Generator) replacement(w *work) (Actions, error) {
+	w.new.ID = ""
+	w.new.Created = time.Time{}
+	if w.diff.DeleteBeforeReplace || w.reg.Goal.DeleteBeforeReplace {
+		return g.startDependents(w)
+	}
+	g.news[w.new.URN] = w.new
+	needs := needsOf(w.new)
+	marked := w.old.Clone()
+	marked.Delete = true
+	g.condemned = append(g.condemned, marked)
+	mark := g.step(OpReplace, w.new.URN, w.old, marked, w.reg)
+	mark.Diff, mark.Keys = w.diff, w.keys
+	create := g.step(OpCreateReplacement, w.new.URN, w.old, w.new, w.reg)
+	create.Diff, create.Keys = w.diff, w.keys
+	return Actions{Chains: []Chain{{Steps: []*Step{mark, create}, Needs: needs}}}, nil
+}
+
