@@ -154,4 +154,3 @@ func (g *Generator) replacement(w *work) (Actions, error) {
 	create.Diff, create.Keys = w.diff, w.keys
 	return Actions{Chains: []Chain{{Steps: []*Step{mark, create}, Needs: needs}}}, nil
 }
-
