@@ -227,4 +227,3 @@ func TestCrashHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
