@@ -1,6 +1,6 @@
 // Command gw is a small deployment CLI built on groundwork's public API
 // alone: it deploys Pulumi SDK programs (Go or Node.js) with the engine,
-// keeping each stack's state in a folder.
+// keeping each stack's state in a folder or a PostgreSQL database.
 //
 //	gw preview [flags] [-- program [args...]]
 //	gw up      [flags] [-- program [args...]]
@@ -17,7 +17,8 @@
 //
 //	--project NAME        the project (default: name in ./Pulumi.yaml)
 //	--stack NAME          the stack (default dev)
-//	--state DIR           the file store's folder (default .groundwork)
+//	--state URL           where the state is kept: a folder (DIR or file://DIR),
+//	                      postgres://user@host/db?... or memory:// (default .groundwork)
 //	--plugin-dir DIR      where pulumi-resource-<name> plugins are (repeatable; PATH after)
 //	--config K=V          stack config; K without a namespace gets the project's (repeatable)
 //	--secret-config K=V   the same, kept secret (repeatable)
@@ -92,7 +93,7 @@ type cli struct {
 	op          string
 	project     string
 	stack       string
-	stateDir    string
+	stateURL    string
 	pluginDirs  listFlag
 	config      listFlag
 	secrets     listFlag
@@ -138,7 +139,7 @@ func parse(args []string, stderr io.Writer) (*cli, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.project, "project", "", "the project (default: name in ./Pulumi.yaml)")
 	fs.StringVar(&c.stack, "stack", "dev", "the stack")
-	fs.StringVar(&c.stateDir, "state", ".groundwork", "the state folder (a file store)")
+	fs.StringVar(&c.stateURL, "state", ".groundwork", "where the state is kept: a folder, file://DIR, postgres://... or memory://")
 	fs.Var(&c.pluginDirs, "plugin-dir", "a folder of pulumi-resource-<name> plugins (repeatable)")
 	fs.Var(&c.config, "config", "a config value KEY=VALUE (repeatable)")
 	fs.Var(&c.secrets, "secret-config", "a secret config value KEY=VALUE (repeatable)")

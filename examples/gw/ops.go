@@ -23,6 +23,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers/random"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/storeurl"
 )
 
 // execute runs the operation the command line asks for.
@@ -45,10 +46,11 @@ func (c *cli) execute(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 	if pass := os.Getenv("GW_PASSPHRASE"); pass != "" {
 		storeOpts = append(storeOpts, state.WithSecrets(state.PassphraseSecrets(pass)))
 	}
-	store, err := state.NewFileStore(c.stateDir, storeOpts...)
+	store, err := storeurl.Open(ctx, c.stateURL, storeOpts...)
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	errw := &lockedWriter{w: stderr}
 	// Plugins built with Pulumi's SDKs log through the engine service, so
 	// they are given the address of one for the whole run.
