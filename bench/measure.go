@@ -149,7 +149,8 @@ func measureOnce(w *workload, s spec) (childResult, error) {
 	}
 	defer os.RemoveAll(dir)
 	s.Dir = dir
-	if s.Store == "file" && w.needsSetup(s.Op) {
+	defer dropStore(s)
+	if s.Store != "memory" && w.needsSetup(s.Op) {
 		s.Phase = "setup"
 		if _, err := spawn(s); err != nil {
 			return childResult{}, fmt.Errorf("preparing the state: %w", err)
@@ -223,7 +224,7 @@ func summarize(s spec, rs []childResult, loadAvg float64) *Measurement {
 	}
 	m.MedianMS, m.MinMS, m.MaxMS, m.PeakRSSMB = round1(m.MedianMS), round1(m.MinMS), round1(m.MaxMS), round1(m.PeakRSSMB)
 	m.EngineAllocsPerResource = round1(m.AllocsPerResource - m.ProgramAllocsPerResource)
-	if s.Store == "file" {
+	if s.Store != "memory" {
 		written := make([]int64, len(rs))
 		for i, r := range rs {
 			written[i] = r.Written

@@ -50,6 +50,12 @@ func newBench(s spec) (*bench, error) {
 		b.store = st
 	case "memory":
 		b.store = state.NewMemoryStore()
+	case "postgres":
+		st, err := openPostgres(s)
+		if err != nil {
+			return nil, err
+		}
+		b.store = st
 	default:
 		return nil, fmt.Errorf("unknown store %q", s.Store)
 	}
@@ -92,9 +98,14 @@ func (b *bench) destroy() (*engine.Result, error) {
 	return eng.Destroy(context.Background())
 }
 
-// snapshotSize is the size of the stack's snapshot file (file store only).
+// snapshotSize is the size of the stack's stored snapshot (none for the
+// memory store).
 func (b *bench) snapshotSize() int64 {
-	if b.s.Store != "file" {
+	switch b.s.Store {
+	case "postgres":
+		return pgSnapshotSize(b.s)
+	case "file":
+	default:
 		return 0
 	}
 	fi, err := os.Stat(filepath.Join(b.s.Dir, stack, "snapshot.json"))
