@@ -202,6 +202,9 @@ func (p *printer) print(m *Measurement) {
 	}
 	if m.BoundMS != nil {
 		fmt.Fprintf(&b, "  bound=%.0fms ratio=%.3f", *m.BoundMS, *m.RatioToBound)
+		if m.ProviderPathMS != nil {
+			fmt.Fprintf(&b, " (provider's own path %.1fms, engine overhead %.1fms)", *m.ProviderPathMS, *m.EngineOverheadMS)
+		}
 	}
 	if m.Antichains != nil {
 		fmt.Fprintf(&b, "  antichains=%d order=%s", *m.Antichains, map[bool]string{true: "ok", false: "VIOLATED"}[*m.OrderOK])

@@ -71,6 +71,12 @@ type Measurement struct {
 	PersistedToSnapshot *float64 `json:"persisted_to_snapshot,omitempty"`
 	BoundMS             *float64 `json:"bound_ms,omitempty"`
 	RatioToBound        *float64 `json:"ratio_to_bound,omitempty"`
+	// ProviderPathMS is, for W2, the median time the provider itself took
+	// along the longest chain (its sleeps, the timer's lateness included),
+	// and EngineOverheadMS the median of each run's wall time minus it:
+	// what the engine adds to the chain.
+	ProviderPathMS   *float64 `json:"provider_path_ms,omitempty"`
+	EngineOverheadMS *float64 `json:"engine_overhead_ms,omitempty"`
 	// Antichains and OrderOK report, for W5, how many antichains the
 	// deletes (or creates) formed and whether every provider call saw its
 	// dependencies present (creates) or its dependents gone, antichain by
@@ -120,6 +126,7 @@ type childResult struct {
 	Written       int64  `json:"written"`
 	SnapshotBytes int64  `json:"snapshot_bytes"`
 	BoundNanos    int64  `json:"bound_nanos,omitempty"`
+	ProviderPath  int64  `json:"provider_path_nanos,omitempty"`
 	Antichains    int    `json:"antichains,omitempty"`
 	OrderOK       *bool  `json:"order_ok,omitempty"`
 }
@@ -243,6 +250,17 @@ func summarize(s spec, rs []childResult, loadAvg float64) *Measurement {
 		ratio = float64(int64(ratio*1000+0.5)) / 1000
 		m.BoundMS, m.RatioToBound = &bound, &ratio
 	}
+	if rs[0].ProviderPath > 0 {
+		paths := make([]int64, len(rs))
+		over := make([]int64, len(rs))
+		for i, r := range rs {
+			paths[i], over[i] = r.ProviderPath, r.Nanos-r.ProviderPath
+		}
+		slices.Sort(paths)
+		slices.Sort(over)
+		p, o := round1(ms(median(paths))), round1(ms(median(over)))
+		m.ProviderPathMS, m.EngineOverheadMS = &p, &o
+	}
 	if rs[0].OrderOK != nil {
 		ok := true
 		for _, r := range rs {
@@ -318,7 +336,7 @@ func runChild(arg string) error {
 		Nanos: took.Nanoseconds(), CPUNanos: cpu.Nanoseconds(), Goroutines: goroutines, StackBytes: stacks, PeakRSSKB: ru.Maxrss, RSSReset: reset,
 		Mallocs: after.Mallocs - before.Mallocs, ProgramMalloc: progMallocs, AllocBytes: after.TotalAlloc - before.TotalAlloc,
 		Written: wrote, SnapshotBytes: b.snapshotSize(),
-		BoundNanos: extra.bound.Nanoseconds(), Antichains: extra.antichains, OrderOK: extra.orderOK,
+		BoundNanos: extra.bound.Nanoseconds(), ProviderPath: extra.providerPath.Nanoseconds(), Antichains: extra.antichains, OrderOK: extra.orderOK,
 	}
 	out, _ := json.Marshal(r)
 	_, err = fmt.Println(string(out))
