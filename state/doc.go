@@ -11,7 +11,9 @@
 // is refused on load.
 //
 // A Store keeps stacks. FileStore is the embedded default (a folder per
-// stack); MemoryStore runs the same code over memory for tests. An
+// stack); MemoryStore runs the same code over memory for tests; NewStore
+// runs it over a Backend such as a database (see state/postgres), and
+// package storetest checks that every Store behaves the same. An
 // operation locks the stack, loads it, opens a Journal on it, records each
 // step twice (begin, then success or failure), and commits:
 //
