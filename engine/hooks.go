@@ -83,9 +83,16 @@ func (d *deployment) journalBegin(ctx context.Context, s *stepgen.Step) (uint64,
 	}
 	seq, err := d.journal.Append(ctx, e)
 	if err != nil {
-		return 0, fmt.Errorf("recording the start of %s of %s: %w", s.Op, s.URN(), err)
+		return 0, beginFailed(s, err)
 	}
 	return seq, nil
+}
+
+// beginFailed wraps the failure to journal the begin of s. It is apart
+// from journalBegin, whose frame is on the deepest path of a step's
+// goroutine.
+func beginFailed(s *stepgen.Step, err error) error {
+	return fmt.Errorf("recording the start of %s of %s: %w", s.Op, s.URN(), err)
 }
 
 // StepDone implements executor.Hooks.
