@@ -22,13 +22,12 @@ func knownIssue(t *testing.T) {
 }
 
 // Renaming (through an alias) a resource that other records refer to
-// leaves those records naming a URN that is no longer recorded until their
-// own steps rewrite them. If one of those steps fails, or the referrer is
-// not registered again (it is slated for deletion, or protected), the
-// journal folds into a state that breaks integrity: the commit is refused
-// and every later Load fails.
-func TestKnownRenameOfReferencedResource(t *testing.T) {
-	knownIssue(t)
+// leaves those records naming its old URN until their own steps rewrite
+// them. If one of those steps fails, or the referrer is not registered again
+// (it is slated for deletion, or protected), the state must still load: the
+// renamed record carries its old URN among its aliases, and references
+// resolve through them.
+func TestRegressionRenameOfReferencedResource(t *testing.T) {
 	tests := []struct {
 		name  string
 		child engine.Props

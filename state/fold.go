@@ -21,6 +21,9 @@ type Fold struct {
 	holes int
 	byKey map[stateKey]*slot
 	byURN map[resource.URN]copies
+	// byAlias counts the records that list a URN among their aliases: a
+	// reference to a renamed resource's old URN resolves through them.
+	byAlias map[resource.URN]int
 
 	pending      []*pendingSlot // pending operations in begin order; nil marks a cleared one
 	pendingHoles int
@@ -85,6 +88,7 @@ func NewFold(base *Snapshot, lastSeq uint64, inFlight []InFlight) (*Fold, error)
 		slots:    make([]*slot, 0, len(base.Resources)),
 		byKey:    make(map[stateKey]*slot, len(base.Resources)),
 		byURN:    make(map[resource.URN]copies, len(base.Resources)),
+		byAlias:  make(map[resource.URN]int),
 		bySeq:    make(map[uint64]*pendingSlot),
 		lastSeq:  lastSeq,
 	}
@@ -257,6 +261,9 @@ func (f *Fold) addSlot(r *resource.State) {
 
 func (f *Fold) index(s *slot) {
 	f.byURN[s.state.URN] = f.byURN[s.state.URN].add(s.state, 1)
+	for _, a := range s.state.Aliases {
+		f.byAlias[a]++
+	}
 	k := keyOf(s.state)
 	head := f.byKey[k]
 	if head == nil {
@@ -270,6 +277,11 @@ func (f *Fold) index(s *slot) {
 }
 
 func (f *Fold) unindex(s *slot) {
+	for _, a := range s.state.Aliases {
+		if f.byAlias[a]--; f.byAlias[a] <= 0 {
+			delete(f.byAlias, a)
+		}
+	}
 	if c := f.byURN[s.state.URN].add(s.state, -1); c.all > 0 {
 		f.byURN[s.state.URN] = c
 	} else {
@@ -369,6 +381,7 @@ func (f *Fold) Checkpoint() (*Snapshot, []InFlight) {
 	f.holes = 0
 	clear(f.byKey)
 	clear(f.byURN)
+	clear(f.byAlias)
 	for _, r := range s.Resources {
 		f.addSlot(r)
 	}

@@ -25,11 +25,21 @@ func sortResources(states []*resource.State) []*resource.State {
 		if !ok || (states[j].Delete && !s.Delete) {
 			index[s.URN] = int32(i)
 		}
+
 		if s.Delete {
 			if deleted == nil {
 				deleted = make(map[resource.URN][]int32)
 			}
 			deleted[s.URN] = append(deleted[s.URN], int32(i))
+		}
+	}
+	// A reference to a renamed resource's old URN orders after the renamed
+	// record, unless a record holds that URN itself.
+	for i, s := range states {
+		for _, a := range s.Aliases {
+			if _, taken := index[a]; !taken {
+				index[a] = int32(i)
+			}
 		}
 	}
 

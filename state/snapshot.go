@@ -133,10 +133,13 @@ func (s *Snapshot) VerifyIntegrity() error {
 	// live[u] is true once a live copy of u was seen, false if only
 	// Delete-marked copies were.
 	live := make(map[resource.URN]bool, len(s.Resources))
+	// aliases holds the URNs earlier records were once known by: a
+	// reference to a renamed resource's old URN resolves to it.
+	var aliases map[resource.URN]bool
 	providers := make(map[string]struct{})
 	scope := refScope{
 		live: func(u resource.URN) bool { return live[u] },
-		seen: func(u resource.URN) bool { _, ok := live[u]; return ok },
+		seen: func(u resource.URN) bool { _, ok := live[u]; return ok || aliases[u] },
 		provider: func(u resource.URN, id resource.ID) bool {
 			_, ok := providers[string(u)+"::"+string(id)]
 			return ok
@@ -147,6 +150,12 @@ func (s *Snapshot) VerifyIntegrity() error {
 			return err
 		}
 		live[r.URN] = live[r.URN] || !r.Delete
+		for _, a := range r.Aliases {
+			if aliases == nil {
+				aliases = make(map[resource.URN]bool)
+			}
+			aliases[a] = true
+		}
 		if r.IsProvider() {
 			providers[string(r.URN)+"::"+string(r.ID)] = struct{}{}
 		}

@@ -3,6 +3,7 @@ package stepgen
 import (
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/providers"
@@ -280,7 +281,11 @@ func (g *Generator) newState(urn resource.URN, goal *resource.Goal, old *resourc
 		s.Created = old.Created
 		s.Modified = old.Modified
 		s.External = old.External
-		if old.URN != urn {
+		// The URNs the resource was known by stay with it, so that a
+		// record still naming an old URN (a child or dependent not yet
+		// rewritten by its own step) keeps resolving.
+		s.Aliases = slices.Clone(old.Aliases)
+		if old.URN != urn && !slices.Contains(s.Aliases, old.URN) {
 			s.Aliases = append(s.Aliases, old.URN)
 		}
 	}
