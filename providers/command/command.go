@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/internal/props"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -115,13 +116,13 @@ func (p *provider) diff(ctx context.Context, req providers.DiffRequest) (provide
 	if len(olds) == 0 {
 		olds = req.OldOutputs
 	}
-	return diffInputs(olds, req.NewInputs, inputKeys, "triggers"), nil
+	return props.Diff(olds, req.NewInputs, inputKeys, "triggers"), nil
 }
 
 func (p *provider) create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 	s, failures := readSpec(req.Inputs)
 	if len(failures) > 0 {
-		return providers.CreateResponse{}, failuresError(req.URN, failures)
+		return providers.CreateResponse{}, props.FailuresError(req.URN, failures)
 	}
 	if req.Preview {
 		return providers.CreateResponse{Outputs: s.outputs(resource.NewUnknown(), resource.NewUnknown())}, nil
@@ -144,13 +145,13 @@ func (p *provider) create(ctx context.Context, req providers.CreateRequest) (pro
 func (p *provider) update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
 	s, failures := readSpec(req.NewInputs)
 	if len(failures) > 0 {
-		return providers.UpdateResponse{}, failuresError(req.URN, failures)
+		return providers.UpdateResponse{}, props.FailuresError(req.URN, failures)
 	}
 	olds := req.OldInputs
 	if len(olds) == 0 {
 		olds = req.OldOutputs
 	}
-	if !pick(olds, runKeys).Diff(pick(s.checked, runKeys)).AnyChanges() {
+	if !props.Pick(olds, runKeys).Diff(props.Pick(s.checked, runKeys)).AnyChanges() {
 		return providers.UpdateResponse{Outputs: s.outputs(req.OldOutputs["stdout"], req.OldOutputs["stderr"])}, nil
 	}
 	if req.Preview {
@@ -176,11 +177,11 @@ func (p *provider) update(ctx context.Context, req providers.UpdateRequest) (pro
 func (p *provider) delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
 	inputs := req.Inputs
 	if len(inputs) == 0 {
-		inputs = pick(req.Outputs, inputKeys)
+		inputs = props.Pick(req.Outputs, inputKeys)
 	}
 	s, failures := readSpec(inputs)
 	if len(failures) > 0 {
-		return providers.DeleteResponse{}, failuresError(req.URN, failures)
+		return providers.DeleteResponse{}, props.FailuresError(req.URN, failures)
 	}
 	if s.delete.set && s.delete.v != "" {
 		ctx, cancel := withTimeout(ctx, req.Timeout)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/internal/props"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -62,7 +63,7 @@ func (dirType) Diff(ctx context.Context, req providers.DiffRequest) (providers.D
 	if len(olds) == 0 {
 		olds = req.OldOutputs
 	}
-	res := diffInputs(olds, req.NewInputs, dirKeys, "path")
+	res := props.Diff(olds, req.NewInputs, dirKeys, "path")
 	s, _ := readDirSpec(req.NewInputs)
 	pathDiff(&res, req.ID, s.path)
 	return res, nil
@@ -71,7 +72,7 @@ func (dirType) Diff(ctx context.Context, req providers.DiffRequest) (providers.D
 func (dirType) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 	s, failures := readDirSpec(req.Inputs)
 	if len(failures) > 0 {
-		return providers.CreateResponse{}, failuresError(req.URN, failures)
+		return providers.CreateResponse{}, props.FailuresError(req.URN, failures)
 	}
 	if req.Preview {
 		return providers.CreateResponse{Outputs: s.outputs(req.Inputs)}, nil
@@ -112,7 +113,7 @@ func makeDir(s dirSpec) (string, error) {
 func (dirType) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
 	s, failures := readDirSpec(req.NewInputs)
 	if len(failures) > 0 {
-		return providers.UpdateResponse{}, failuresError(req.URN, failures)
+		return providers.UpdateResponse{}, props.FailuresError(req.URN, failures)
 	}
 	if req.Preview {
 		return providers.UpdateResponse{Outputs: s.outputs(req.NewInputs)}, nil
@@ -172,7 +173,7 @@ func (dirType) Read(ctx context.Context, req providers.ReadRequest) (providers.R
 	inputs["permissions"] = keepSecret(inputs["permissions"], resource.NewString(mode))
 	s, failures := readDirSpec(inputs)
 	if len(failures) > 0 {
-		return providers.ReadResponse{}, failuresError(req.URN, failures)
+		return providers.ReadResponse{}, props.FailuresError(req.URN, failures)
 	}
 	return providers.ReadResponse{ID: req.ID, Inputs: inputs, Outputs: s.outputs(inputs)}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/internal/props"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -146,7 +147,7 @@ func (fileType) Diff(ctx context.Context, req providers.DiffRequest) (providers.
 	if len(olds) == 0 {
 		olds = req.OldOutputs
 	}
-	res := diffInputs(olds, req.NewInputs, fileKeys, "path")
+	res := props.Diff(olds, req.NewInputs, fileKeys, "path")
 	s, _ := readFileSpec(req.NewInputs)
 	pathDiff(&res, req.ID, s.path)
 	return res, nil
@@ -184,7 +185,7 @@ func pathDiff(res *resource.DiffResult, id resource.ID, path field[string]) {
 func (fileType) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 	s, failures := readFileSpec(req.Inputs)
 	if len(failures) > 0 {
-		return providers.CreateResponse{}, failuresError(req.URN, failures)
+		return providers.CreateResponse{}, props.FailuresError(req.URN, failures)
 	}
 	if req.Preview {
 		outs, err := s.preview(ctx, req.Inputs)
@@ -222,7 +223,7 @@ func (s fileSpec) preview(ctx context.Context, inputs resource.PropertyMap) (res
 func (fileType) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
 	s, failures := readFileSpec(req.NewInputs)
 	if len(failures) > 0 {
-		return providers.UpdateResponse{}, failuresError(req.URN, failures)
+		return providers.UpdateResponse{}, props.FailuresError(req.URN, failures)
 	}
 	if req.Preview {
 		outs, err := s.preview(ctx, req.NewInputs)
@@ -303,7 +304,7 @@ func (fileType) Read(ctx context.Context, req providers.ReadRequest) (providers.
 	inputs["permissions"] = keepSecret(inputs["permissions"], resource.NewString(mode))
 	s, failures := readFileSpec(inputs)
 	if len(failures) > 0 {
-		return providers.ReadResponse{}, failuresError(req.URN, failures)
+		return providers.ReadResponse{}, props.FailuresError(req.URN, failures)
 	}
 	return providers.ReadResponse{ID: req.ID, Inputs: inputs, Outputs: s.outputs(inputs, data, true)}, nil
 }

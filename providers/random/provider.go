@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/internal/props"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -109,7 +110,7 @@ func (p *provider) Diff(ctx context.Context, req providers.DiffRequest) (provide
 	if len(olds) == 0 {
 		olds = req.OldOutputs
 	}
-	return diffInputs(olds, req.NewInputs, k.keys()), nil
+	return props.Diff(olds, req.NewInputs, k.keys(), k.keys()...), nil
 }
 
 func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
@@ -121,7 +122,7 @@ func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (pro
 	r.only(k.keys()...)
 	generate := k.read(r)
 	if len(r.failures) > 0 {
-		return providers.CreateResponse{}, failuresError(req.URN, r.failures)
+		return providers.CreateResponse{}, props.FailuresError(req.URN, r.failures)
 	}
 	outs := r.out.Copy()
 	if req.Preview {
@@ -158,7 +159,7 @@ func (p *provider) Update(ctx context.Context, req providers.UpdateRequest) (pro
 	r.only(k.keys()...)
 	k.read(r)
 	if len(r.failures) > 0 {
-		return providers.UpdateResponse{}, failuresError(req.URN, r.failures)
+		return providers.UpdateResponse{}, props.FailuresError(req.URN, r.failures)
 	}
 	result, ok := req.OldOutputs["result"]
 	if !ok {
@@ -207,7 +208,7 @@ func (p *provider) Read(ctx context.Context, req providers.ReadRequest) (provide
 	r := newReader(inputs)
 	k.read(r)
 	if len(r.failures) > 0 {
-		return providers.ReadResponse{}, fmt.Errorf("import %s: %w", req.URN, failuresError(req.URN, r.failures))
+		return providers.ReadResponse{}, fmt.Errorf("import %s: %w", req.URN, props.FailuresError(req.URN, r.failures))
 	}
 	outs := r.out.Copy()
 	outs["result"] = result
