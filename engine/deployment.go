@@ -33,14 +33,13 @@ type deployment struct {
 	events   *eventSink
 	start    time.Time
 
-	requests chan *request
-	answers  chan stepgen.Answer
+	inbox    *inbox
 	stop     chan struct{}
 	loopDone chan struct{}
 	calls    sync.WaitGroup
 
 	mu      sync.Mutex
-	waiters map[*stepgen.Registration]chan regResult
+	waiters map[*stepgen.Registration]func(regResult)
 	begun   map[*stepgen.Step]begun
 	records []StepRecord
 	counts  map[stepgen.Op]int
@@ -71,9 +70,9 @@ type body func(ctx context.Context, d *deployment) error
 func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Option, do body) (res *Result, err error) {
 	d := &deployment{
 		e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
-		requests: make(chan *request), answers: make(chan stepgen.Answer),
+		inbox: newInbox(),
 		stop: make(chan struct{}), loopDone: make(chan struct{}),
-		waiters: map[*stepgen.Registration]chan regResult{}, begun: map[*stepgen.Step]begun{},
+		waiters: map[*stepgen.Registration]func(regResult){}, begun: map[*stepgen.Step]begun{},
 		counts: map[stepgen.Op]int{},
 	}
 	for _, o := range opts {
@@ -273,20 +272,20 @@ func (d *deployment) noteError(err error) {
 	d.mu.Unlock()
 }
 
-func (d *deployment) addWaiter(reg *stepgen.Registration, ch chan regResult) {
+func (d *deployment) addWaiter(reg *stepgen.Registration, done func(regResult)) {
 	d.mu.Lock()
-	d.waiters[reg] = ch
+	d.waiters[reg] = done
 	d.mu.Unlock()
 }
 
 // complete answers a registration, once.
 func (d *deployment) complete(reg *stepgen.Registration, r regResult) {
 	d.mu.Lock()
-	ch, ok := d.waiters[reg]
+	done, ok := d.waiters[reg]
 	delete(d.waiters, reg)
 	d.mu.Unlock()
 	if ok {
-		ch <- r
+		done(r)
 	}
 }
 

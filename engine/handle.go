@@ -51,6 +51,18 @@ type reportedError struct{ err error }
 func (e *reportedError) Error() string { return e.err.Error() }
 func (e *reportedError) Unwrap() error { return e.err }
 
+// finish records the outcome of r's registration and releases everything
+// waiting for it. It is called exactly once.
+func (r *Resource) finish(res providers.RegisterResult, err error) {
+	if err == nil {
+		r.urn, r.id, r.outputs, r.stable = res.URN, res.ID, res.Outputs, res.Stable
+	}
+	r.err = err
+	close(r.done)
+	r.ctx.fail(err)
+	r.ctx.wg.Done()
+}
+
 // Done is closed when the registration has finished (successfully or not).
 func (r *Resource) Done() <-chan struct{} { return r.done }
 

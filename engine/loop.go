@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/providers"
@@ -14,6 +15,12 @@ import (
 // generator. Registrations arrive as requests, provider calls the generator
 // asks for run on their own goroutines and come back as answers, and the
 // chains it issues go to the executor. The generator itself never blocks.
+//
+// Requests and answers reach the loop through an inbox rather than a
+// channel: whoever posts one never waits for the loop, and the loop takes
+// everything waiting at each wake-up. A registration is answered through a
+// callback when its step has completed, so nothing has to sit parked for
+// the length of a step (see BENCHMARKS.md).
 
 type requestKind int
 
@@ -25,11 +32,13 @@ const (
 
 type request struct {
 	kind    requestKind
-	goal    resource.Goal
+	goal    *resource.Goal
 	id      resource.ID
 	urn     resource.URN
 	outputs resource.PropertyMap
-	reply   chan regResult
+	// done receives the outcome, exactly once, from whichever goroutine
+	// completes the registration.
+	done func(regResult)
 }
 
 type regResult struct {
@@ -37,30 +46,110 @@ type regResult struct {
 	err error
 }
 
+// inbox holds the requests and answers the loop has yet to handle.
+type inbox struct {
+	mu       sync.Mutex
+	requests []*request
+	answers  []stepgen.Answer
+	closed   bool
+	// wake holds a token while the inbox has something the loop has not
+	// taken yet.
+	wake chan struct{}
+}
+
+func newInbox() *inbox { return &inbox{wake: make(chan struct{}, 1)} }
+
+// postRequest queues r for the loop; false if the loop has ended.
+func (b *inbox) postRequest(r *request) bool {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return false
+	}
+	b.requests = append(b.requests, r)
+	b.mu.Unlock()
+	b.signal()
+	return true
+}
+
+// postAnswer queues a provider call's answer; it is dropped once the loop
+// has ended (the operation was cancelled and nothing waits for it).
+func (b *inbox) postAnswer(a stepgen.Answer) {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
+	b.answers = append(b.answers, a)
+	b.mu.Unlock()
+	b.signal()
+}
+
+func (b *inbox) signal() {
+	select {
+	case b.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// take swaps out everything queued for the empty slices given.
+func (b *inbox) take(reqs []*request, ans []stepgen.Answer) ([]*request, []stepgen.Answer) {
+	b.mu.Lock()
+	reqs, b.requests = b.requests, reqs
+	ans, b.answers = b.answers, ans
+	b.mu.Unlock()
+	return reqs, ans
+}
+
+// close refuses everything posted from now on and returns the requests
+// still queued, for the caller to answer.
+func (b *inbox) close() []*request {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	reqs := b.requests
+	b.requests, b.answers = nil, nil
+	return reqs
+}
+
 // loop runs until stop is closed. Everything it does is quick: it never
 // waits on a provider.
 func (d *deployment) loop(ctx context.Context) {
 	defer close(d.loopDone)
+	var reqs []*request
+	var ans []stepgen.Answer
 	for {
 		select {
-		case r := <-d.requests:
-			d.handleRequest(ctx, r)
-		case a := <-d.answers:
-			d.handleAnswer(ctx, a)
+		case <-d.inbox.wake:
 		case <-d.stop:
+			for _, r := range d.inbox.close() {
+				r.done(regResult{err: errDeploymentOver})
+			}
 			return
 		}
+		reqs, ans = d.inbox.take(reqs, ans)
+		for _, a := range ans {
+			d.handleAnswer(ctx, a)
+		}
+		for _, r := range reqs {
+			d.handleRequest(ctx, r)
+		}
+		clear(ans) // drop the references: the slices are reused
+		clear(reqs)
+		reqs, ans = reqs[:0], ans[:0]
 	}
 }
 
 func (d *deployment) handleRequest(ctx context.Context, r *request) {
-	reg := &stepgen.Registration{Goal: r.goal}
+	reg := &stepgen.Registration{}
 	var acts stepgen.Actions
 	var err error
 	switch r.kind {
 	case reqRegister:
+		reg.Goal = *r.goal
 		acts, err = d.gen.Register(reg)
 	case reqRead:
+		reg.Goal = *r.goal
 		acts, err = d.gen.Read(reg, r.id)
 	case reqOutputs:
 		var chain stepgen.Chain
@@ -73,10 +162,10 @@ func (d *deployment) handleRequest(ctx context.Context, r *request) {
 	}
 	if err != nil {
 		d.noteError(err)
-		r.reply <- regResult{err: err}
+		r.done(regResult{err: err})
 		return
 	}
-	d.addWaiter(reg, r.reply)
+	d.addWaiter(reg, r.done)
 	d.dispatch(ctx, acts)
 }
 
@@ -139,7 +228,7 @@ func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
 	ans := stepgen.Answer{Call: c}
 	if c.Kind == stepgen.CallAnalyze {
 		ans.Err = d.analyze(ctx, c.New)
-		d.answer(ans)
+		d.inbox.postAnswer(ans)
 		return
 	}
 	p, err := d.Provider(c.Provider, c.Type)
@@ -155,37 +244,36 @@ func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
 			ans.Err = fmt.Errorf("unknown provider call %d", c.Kind)
 		}
 	}
-	d.answer(ans)
+	d.inbox.postAnswer(ans)
 }
 
-// answer hands a call's result back to the loop (or drops it if the loop
-// has ended because the operation was cancelled).
-func (d *deployment) answer(ans stepgen.Answer) {
-	select {
-	case d.answers <- ans:
-	case <-d.loopDone:
-	}
-}
-
-// send hands a request to the loop and waits for its reply. Requests go
-// by pointer: a registration's goroutine waits here for the whole of its
-// step, and a request (goal included) copied into each frame on the way
-// used to push that goroutine's stack past 4 KiB (see BENCHMARKS.md).
-func (d *deployment) send(ctx context.Context, r *request) (providers.RegisterResult, error) {
-	r.reply = make(chan regResult, 1)
-	select {
-	case d.requests <- r:
-	case <-d.loopDone:
-		return providers.RegisterResult{}, errDeploymentOver
-	case <-ctx.Done():
-		return providers.RegisterResult{}, context.Cause(ctx)
-	}
-	select {
-	case res := <-r.reply:
+// post hands a request to the loop; done is called with its outcome, once,
+// possibly before post returns. Errors the deployment has already counted
+// reach done wrapped in a *reportedError.
+func (d *deployment) post(r *request, done func(providers.RegisterResult, error)) {
+	r.done = func(res regResult) {
 		if res.err != nil {
-			return res.res, &reportedError{err: res.err}
+			done(res.res, &reportedError{err: res.err})
+			return
 		}
-		return res.res, nil
+		done(res.res, nil)
+	}
+	if !d.inbox.postRequest(r) {
+		done(providers.RegisterResult{}, errDeploymentOver)
+	}
+}
+
+// send hands a request to the loop and waits for its outcome.
+func (d *deployment) send(ctx context.Context, r *request) (providers.RegisterResult, error) {
+	type outcome struct {
+		res providers.RegisterResult
+		err error
+	}
+	ch := make(chan outcome, 1)
+	d.post(r, func(res providers.RegisterResult, err error) { ch <- outcome{res, err} })
+	select {
+	case o := <-ch:
+		return o.res, o.err
 	case <-ctx.Done():
 		return providers.RegisterResult{}, &reportedError{err: context.Cause(ctx)}
 	}
@@ -193,12 +281,19 @@ func (d *deployment) send(ctx context.Context, r *request) (providers.RegisterRe
 
 // RegisterResource implements monitor.Deployer.
 func (d *deployment) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
-	return d.send(ctx, &request{kind: reqRegister, goal: goal})
+	return d.send(ctx, &request{kind: reqRegister, goal: &goal})
+}
+
+// RegisterResourceAsync implements monitor.AsyncDeployer: the deployment
+// takes goal over, and done is called once the resource's step has
+// completed (or the registration failed).
+func (d *deployment) RegisterResourceAsync(_ context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
+	d.post(&request{kind: reqRegister, goal: goal}, done)
 }
 
 // ReadResource implements monitor.Deployer.
 func (d *deployment) ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error) {
-	return d.send(ctx, &request{kind: reqRead, goal: goal, id: id})
+	return d.send(ctx, &request{kind: reqRead, goal: &goal, id: id})
 }
 
 // RegisterResourceOutputs implements monitor.Deployer.

@@ -212,36 +212,96 @@ func (c *Context) start(typ, name string, custom bool, props Props, opts []Resou
 	return r
 }
 
-// launch runs r's registration on a goroutine the Context owns.
+// launch starts r's registration. When everything it depends on has
+// finished already (the common case), its goal is built at once and handed
+// to the monitor on the caller's goroutine; otherwise a goroutine the
+// Context owns waits for its dependencies first. Either way nothing waits
+// for the step itself: the monitor calls r.finish when it has completed.
 func (c *Context) launch(r *Resource, props Props, opts []ResourceOption) {
 	o := collect(opts)
 	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		defer close(r.done)
-		r.err = c.register(r, props, o)
-		c.fail(r.err)
-	}()
+	if r.readID == "" && c.ready(r, props, o) {
+		c.register(r, props, o)
+		return
+	}
+	go c.register(r, props, o)
 }
 
-// register waits for what a registration depends on, builds its goal and
-// hands it to the monitor.
-func (c *Context) register(r *Resource, props Props, o *resourceOptions) error {
+// register builds r's goal, waiting for what it depends on, and hands it to
+// the monitor.
+func (c *Context) register(r *Resource, props Props, o *resourceOptions) {
 	goal, err := c.buildGoal(r, props, o)
 	if err != nil {
-		return err
+		r.finish(providers.RegisterResult{}, err)
+		return
 	}
-	var res providers.RegisterResult
 	if r.readID != "" {
-		res, err = c.d.mon.ReadResource(c.ctx, *goal, r.readID)
-	} else {
-		res, err = c.d.mon.RegisterResource(c.ctx, *goal)
+		r.finish(c.d.mon.ReadResource(c.ctx, *goal, r.readID))
+		return
 	}
-	if err != nil {
-		return err
+	c.d.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
+}
+
+// ready reports whether nothing r's registration depends on is still
+// being registered.
+func (c *Context) ready(r *Resource, props Props, o *resourceOptions) bool {
+	parent := o.parent
+	if parent == nil && r != c.root {
+		parent = c.root
 	}
-	r.urn, r.id, r.outputs, r.stable = res.URN, res.ID, res.Outputs, res.Stable
-	return nil
+	if !finished(parent) || !finished(o.deletedWith) || !finished(o.provider) {
+		return false
+	}
+	for _, d := range o.dependsOn {
+		if !finished(d) {
+			return false
+		}
+	}
+	for _, v := range props {
+		if !resolvedNow(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// finished reports whether r is nil or its registration has finished.
+func finished(r *Resource) bool {
+	if r == nil {
+		return true
+	}
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// resolvedNow reports whether an input value holds no Output or *Resource
+// whose registration is still under way.
+func resolvedNow(v any) bool {
+	switch x := v.(type) {
+	case Output:
+		return finished(x.res)
+	case *Resource:
+		return finished(x)
+	case map[string]any:
+		for _, e := range x {
+			if !resolvedNow(e) {
+				return false
+			}
+		}
+	case Props:
+		return resolvedNow(map[string]any(x))
+	case []any:
+		for _, e := range x {
+			if !resolvedNow(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // buildGoal waits for what a registration depends on and builds its goal.

@@ -24,6 +24,16 @@ type Deployer interface {
 	ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error)
 }
 
+// AsyncDeployer is implemented by a Deployer that can answer a registration
+// through a callback, so that the caller need not wait for the step.
+type AsyncDeployer interface {
+	// RegisterResourceAsync registers a resource as RegisterResource does.
+	// It takes goal over and calls done exactly once, from any goroutine
+	// and possibly before it returns, when the resource's step has
+	// completed or the registration failed.
+	RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error))
+}
+
 // ProviderSource resolves a provider reference to a live provider, for
 // invokes, calls and constructs.
 type ProviderSource interface {
@@ -112,6 +122,11 @@ func (m *Monitor) RegisterResource(ctx context.Context, goal resource.Goal) (pro
 			return providers.RegisterResult{}, fmt.Errorf("transforming %s %q: %w", goal.Type, goal.Name, err)
 		}
 	}
+	return m.registerTransformed(ctx, goal)
+}
+
+// registerTransformed registers a resource whose transforms have run.
+func (m *Monitor) registerTransformed(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
 	if goal.Remote {
 		return m.construct(ctx, goal)
 	}
@@ -123,6 +138,49 @@ func (m *Monitor) RegisterResource(ctx context.Context, goal resource.Goal) (pro
 		goal.Provider = ref
 	}
 	return m.cfg.Deployer.RegisterResource(ctx, goal)
+}
+
+// RegisterResourceAsync registers a resource without waiting for its step:
+// done is called exactly once with the outcome, from any goroutine and
+// possibly before RegisterResourceAsync returns. It takes goal over.
+//
+// When the Deployer is an AsyncDeployer and the registration's provider is
+// known already, no goroutine waits for the step. Otherwise (a remote
+// component, a default provider still being registered) a goroutine does
+// the waiting and ends when done has been called.
+func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
+	for _, t := range m.cfg.Transforms {
+		if err := t(ctx, goal); err != nil {
+			done(providers.RegisterResult{}, fmt.Errorf("transforming %s %q: %w", goal.Type, goal.Name, err))
+			return
+		}
+	}
+	ad, ok := m.cfg.Deployer.(AsyncDeployer)
+	if goal.Remote || !ok {
+		go func() { done(m.registerTransformed(ctx, *goal)) }()
+		return
+	}
+	if goal.Custom && !resource.IsProviderType(goal.Type) {
+		ref, ready, err := m.providerNow(goal.Type, goal.Provider, goal.Version)
+		switch {
+		case err != nil:
+			done(providers.RegisterResult{}, err)
+			return
+		case !ready:
+			go func() {
+				ref, err := m.providerFor(ctx, goal.Type, goal.Provider, goal.Version)
+				if err != nil {
+					done(providers.RegisterResult{}, err)
+					return
+				}
+				goal.Provider = ref
+				ad.RegisterResourceAsync(ctx, goal, done)
+			}()
+			return
+		}
+		goal.Provider = ref
+	}
+	ad.RegisterResourceAsync(ctx, goal, done)
 }
 
 // RegisterResourceOutputs records a component's outputs.
@@ -239,6 +297,31 @@ func (m *Monitor) providerFor(ctx context.Context, typ, ref, version string) (st
 		return "", &NoProviderError{Type: typ, Package: pkg}
 	}
 	return m.defaultProvider(ctx, pkg, version)
+}
+
+// providerNow is providerFor without waiting: ready is false when the
+// package's default provider is not registered yet.
+func (m *Monitor) providerNow(typ, ref, version string) (_ string, ready bool, _ error) {
+	if ref != "" {
+		ref, err := m.providerFor(context.Background(), typ, ref, version)
+		return ref, true, err
+	}
+	pkg := resource.TypePackage(typ)
+	if m.disabled[pkg] {
+		return "", true, &NoProviderError{Type: typ, Package: pkg}
+	}
+	m.mu.Lock()
+	d, ok := m.defaults[packageVersion{pkg, version}]
+	m.mu.Unlock()
+	if !ok {
+		return "", false, nil
+	}
+	select {
+	case <-d.done:
+		return d.ref, true, d.err
+	default:
+		return "", false, nil
+	}
 }
 
 // defaultProvider registers the default provider of a package and version
