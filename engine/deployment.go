@@ -71,7 +71,7 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 	d := &deployment{
 		e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
 		inbox: newInbox(),
-		stop: make(chan struct{}), loopDone: make(chan struct{}),
+		stop:  make(chan struct{}), loopDone: make(chan struct{}),
 		waiters: map[*stepgen.Registration]func(regResult){}, begun: map[*stepgen.Step]begun{},
 		counts: map[stepgen.Op]int{},
 	}
