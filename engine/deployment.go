@@ -37,6 +37,8 @@ type deployment struct {
 	stop     chan struct{}
 	loopDone chan struct{}
 	calls    sync.WaitGroup
+	// refs caches parsed provider references (string → providers.Reference).
+	refs sync.Map
 
 	mu      sync.Mutex
 	waiters map[*stepgen.Registration]func(regResult)

@@ -311,7 +311,7 @@ func (d *deployment) Provider(ref, typ string) (providers.Provider, error) {
 	if ref == "" {
 		return nil, fmt.Errorf("no provider for a resource of type %s", typ)
 	}
-	r, err := providers.ParseReference(ref)
+	r, err := d.parseReference(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -320,4 +320,18 @@ func (d *deployment) Provider(ref, typ string) (providers.Provider, error) {
 		return nil, fmt.Errorf("provider %s is unknown: it was neither registered in this run nor recorded in the stack's state", ref)
 	}
 	return p, nil
+}
+
+// parseReference parses a provider reference, remembering the result: every
+// provider call and step resolves one, and nearly all name the same few.
+func (d *deployment) parseReference(ref string) (providers.Reference, error) {
+	if r, ok := d.refs.Load(ref); ok {
+		return r.(providers.Reference), nil
+	}
+	r, err := providers.ParseReference(ref)
+	if err != nil {
+		return providers.Reference{}, err
+	}
+	d.refs.Store(ref, r)
+	return r, nil
 }
