@@ -19,7 +19,11 @@ import (
 //   - a step that changes the world is journaled as begun (durably) before
 //     its provider is called, so a crash leaves it as a pending operation;
 //   - its end is journaled before the registration that waits on it is
-//     answered, so the program never sees an outcome the state lacks;
+//     answered, so the program never sees an outcome the state lacks. The
+//     end is ordered, not necessarily durable yet (Journal.Record): it
+//     becomes durable with the next begin at the latest, and everything
+//     that depends on the step starts with one, so no durable prefix of
+//     the journal holds a dependent's begin without the step's end;
 //   - a failed step that left a resource behind is recorded with its init
 //     errors, never dropped.
 
@@ -151,18 +155,18 @@ func (d *deployment) journalEnd(ctx context.Context, s *stepgen.Step, seq uint64
 		if seq == 0 {
 			return nil
 		}
-		_, err := d.journal.Append(ctx, state.Entry{Kind: state.EntryFailure, Begin: seq})
+		_, err := d.journal.Record(ctx, state.Entry{Kind: state.EntryFailure, Begin: seq})
 		return err
 	}
 	old, new := s.Result()
 	switch {
 	case seq != 0:
-		_, err := d.journal.Append(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new})
+		_, err := d.journal.Record(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new})
 		return err
 	case old == nil && new == nil, (s.Op == stepgen.OpSame || s.Op == stepgen.OpOutputs) && sameRecord(old, new):
 		return nil
 	default:
-		_, err := d.journal.Append(ctx, state.Entry{Kind: state.EntryWrite, Old: old, New: new})
+		_, err := d.journal.Record(ctx, state.Entry{Kind: state.EntryWrite, Old: old, New: new})
 		return err
 	}
 }

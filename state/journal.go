@@ -52,6 +52,16 @@ type Journal interface {
 	// holds (see Fold.Apply) is rejected with *EntryError and not written.
 	// After a storage error the journal accepts no more entries.
 	Append(ctx context.Context, e Entry) (seq uint64, err error)
+	// Record records e like Append, but under GroupCommit it returns once
+	// e is ordered rather than durable: e is handed to the operating
+	// system if no flush is under way, and in any case becomes durable no
+	// later than the next entry an Append waits for, Commit or Close.
+	// Storage keeps entries in order, so no later entry is ever durable
+	// without e. It is for entries nothing outside the journal acts on
+	// before a later durable entry, such as a step's end: whatever depends
+	// on that step begins with an Append. Under the other policies it is
+	// Append.
+	Record(ctx context.Context, e Entry) (seq uint64, err error)
 	// Snapshot returns the current fold of the journal.
 	Snapshot() (*Snapshot, error)
 	// Commit folds the journal into a snapshot, writes it atomically,
@@ -142,6 +152,18 @@ func (j *journal) continueFrom(data []byte) error {
 
 // Append implements Journal.
 func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
+	return j.add(ctx, &e, true)
+}
+
+// Record implements Journal.
+func (j *journal) Record(ctx context.Context, e Entry) (uint64, error) {
+	return j.add(ctx, &e, false)
+}
+
+// add appends e, waiting until it is durable if wait is set (see Record).
+// e is taken by pointer so that Append's and Record's frames stay small:
+// they are on the deepest path of a step's goroutine (see BENCHMARKS.md).
+func (j *journal) add(ctx context.Context, e *Entry, wait bool) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -154,7 +176,7 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 	// be durable, and with thousands of steps waiting at once a buffer held
 	// through the wait was a fresh 4 KiB allocation for each of them.
 	buf := entryBuffers.Get().(*[]byte)
-	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
+	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], e, j.mgr)
 	if err != nil {
 		entryBuffers.Put(buf)
 		return 0, fmt.Errorf("state: encoding a journal entry: %w", err)
@@ -170,7 +192,7 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 		return 0, err
 	}
 	e.Seq = j.nextSeq
-	if err := j.fold.apply(e, !unknowns); err != nil {
+	if err := j.fold.apply(*e, !unknowns); err != nil {
 		entryBuffers.Put(buf)
 		return 0, err
 	}
@@ -180,7 +202,7 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 	entryBuffers.Put(buf)
 	j.size += int64(len(j.buf) - n)
 	j.entries++
-	if err := j.waitDurable(e.Seq); err != nil {
+	if err := j.settle(e.Seq, wait); err != nil {
 		return 0, err
 	}
 	if j.size > j.limit && !j.closed && j.err == nil {
@@ -200,6 +222,29 @@ func (j *journal) usable() error {
 	if j.err != nil {
 		return fmt.Errorf("state: the journal of stack %q failed earlier and accepts no more entries: %w", j.stack, j.err)
 	}
+	return nil
+}
+
+// settle makes the record with this seq durable (wait) or, under
+// GroupCommit without wait, hands the buffer to the operating system
+// unless a leader is flushing (the next batch then takes it). Called with
+// j.mu held.
+func (j *journal) settle(seq uint64, wait bool) error {
+	if wait || j.c.opts.sync != GroupCommit {
+		return j.waitDurable(seq)
+	}
+	if j.flushing || len(j.buf) == 0 {
+		return nil
+	}
+	if _, ok := j.app.(backendAppender); ok {
+		return nil // a backend's write is its commit: leave it to the next batch
+	}
+	if err := j.app.write(j.buf); err != nil {
+		j.err = err
+		j.cond.Broadcast()
+		return err
+	}
+	j.buf = j.buf[:0]
 	return nil
 }
 
