@@ -102,20 +102,29 @@ func beginFailed(s *stepgen.Step, err error) error {
 // StepDone implements executor.Hooks.
 func (d *deployment) StepDone(ctx context.Context, es executor.Step, err error) error {
 	s := es.(*stepgen.Step)
-	d.mu.Lock()
-	b := d.begun[s]
-	delete(d.begun, s)
-	d.mu.Unlock()
 	// The step's own failure is already the executor's; only a failure to
 	// record the outcome is returned as a new one. The outcome is recorded
 	// even once the operation is cancelled: the step did run.
-	jerr := d.journalEnd(context.WithoutCancel(ctx), s, b.seq, err)
-	return d.ended(s, b, err, jerr)
+	jerr := d.journalEnd(context.WithoutCancel(ctx), s, d.beginSeq(s), err)
+	return d.ended(s, err, jerr)
+}
+
+// beginSeq returns the Seq of the begin entry of s (0 if none). It and
+// ended are apart from StepDone, whose frame is on the deepest path of a
+// step's goroutine.
+func (d *deployment) beginSeq(s *stepgen.Step) uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.begun[s].seq
 }
 
 // ended records and answers a step whose end has been journaled; jerr is
 // the failure to journal it.
-func (d *deployment) ended(s *stepgen.Step, b begun, err, jerr error) error {
+func (d *deployment) ended(s *stepgen.Step, err, jerr error) error {
+	d.mu.Lock()
+	b := d.begun[s]
+	delete(d.begun, s)
+	d.mu.Unlock()
 	if jerr != nil {
 		jerr = fmt.Errorf("recording the outcome of %s of %s: %w", s.Op, s.URN(), jerr)
 		if err == nil {

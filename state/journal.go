@@ -161,8 +161,9 @@ func (j *journal) Record(ctx context.Context, e Entry) (uint64, error) {
 }
 
 // add appends e, waiting until it is durable if wait is set (see Record).
-// e is taken by pointer so that Append's and Record's frames stay small:
-// they are on the deepest path of a step's goroutine (see BENCHMARKS.md).
+// e is taken by pointer, and the work under the mutex is in enter, so that
+// the frames above the encoder stay small: they are on the deepest path of
+// a step's goroutine (see BENCHMARKS.md).
 func (j *journal) add(ctx context.Context, e *Entry, wait bool) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -179,27 +180,43 @@ func (j *journal) add(ctx context.Context, e *Entry, wait bool) (uint64, error) 
 	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], e, j.mgr)
 	if err != nil {
 		entryBuffers.Put(buf)
-		return 0, fmt.Errorf("state: encoding a journal entry: %w", err)
+		return 0, encodeFailed(err)
 	}
-	if cap(payload) <= 1<<20 {
-		*buf = payload // keep the grown buffer for the next entry
-	}
+	*buf = payload
+	return j.enter(ctx, e, buf, !unknowns, wait)
+}
 
+// recycle returns an entry buffer to the pool, unless it grew too large to
+// keep.
+func recycle(buf *[]byte) {
+	if cap(*buf) > 1<<20 {
+		*buf = make([]byte, 0, 4096)
+	}
+	entryBuffers.Put(buf)
+}
+
+func encodeFailed(err error) error {
+	return fmt.Errorf("state: encoding a journal entry: %w", err)
+}
+
+// enter folds the encoded entry e (its payload in buf, which it
+// recycles), buffers its record and settles it.
+func (j *journal) enter(ctx context.Context, e *Entry, buf *[]byte, known, wait bool) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.usable(); err != nil {
-		entryBuffers.Put(buf)
+		recycle(buf)
 		return 0, err
 	}
 	e.Seq = j.nextSeq
-	if err := j.fold.apply(*e, !unknowns); err != nil {
-		entryBuffers.Put(buf)
+	if err := j.fold.apply(*e, known); err != nil {
+		recycle(buf)
 		return 0, err
 	}
 	j.nextSeq++
 	n := len(j.buf)
-	j.buf = appendRecord(j.buf, recordEntry, e.Seq, payload)
-	entryBuffers.Put(buf)
+	j.buf = appendRecord(j.buf, recordEntry, e.Seq, *buf)
+	recycle(buf)
 	j.size += int64(len(j.buf) - n)
 	j.entries++
 	if err := j.settle(e.Seq, wait); err != nil {
