@@ -69,15 +69,15 @@ func instanceName(ref Reference, info FactoryInfo) string {
 }
 
 // enter admits one call: it refuses calls after close, starts a lazy
-// instance, and counts the call in flight until done is called.
-func (i *instance) enter(ctx context.Context, method string, urn resource.URN) (p full, st instState, done func(), err error) {
+// instance, and counts the call in flight until release is called.
+func (i *instance) enter(ctx context.Context, method string, urn resource.URN) (p full, st instState, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, 0, nil, fmt.Errorf("provider %s: %s %s: %w", i.ref, method, urn, err)
+		return nil, 0, fmt.Errorf("provider %s: %s %s: %w", i.ref, method, urn, err)
 	}
 	i.mu.Lock()
 	if i.closed {
 		i.mu.Unlock()
-		return nil, 0, nil, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrClosed}
+		return nil, 0, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrClosed}
 	}
 	i.inflight++
 	st = i.state
@@ -91,15 +91,15 @@ func (i *instance) enter(ctx context.Context, method string, urn resource.URN) (
 	switch {
 	case st == instLazy: // the start was cut short by ctx; a later call retries
 		i.release()
-		return nil, 0, nil, fmt.Errorf("provider %s: %s %s: %w", i.ref, method, urn, cfgErr)
+		return nil, 0, fmt.Errorf("provider %s: %s %s: %w", i.ref, method, urn, cfgErr)
 	case st == instFailed:
 		i.release()
-		return nil, 0, nil, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrNotConfigured, Err: cfgErr}
+		return nil, 0, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrNotConfigured, Err: cfgErr}
 	case p == nil: // closed while it was starting
 		i.release()
-		return nil, 0, nil, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrClosed}
+		return nil, 0, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrClosed}
 	}
-	return p, st, i.release, nil
+	return p, st, nil
 }
 
 func (i *instance) release() {
@@ -211,16 +211,17 @@ func (i *instance) notConfigured(method string, urn resource.URN) *LifecycleErro
 	return &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrNotConfigured}
 }
 
-// guard runs one call: call on a configured instance, or ifUnconfigured on
-// one whose configuration had unknowns (nil means the call is refused).
+// guard runs one of the less frequent calls: call on a configured
+// instance, or ifUnconfigured on one whose configuration had unknowns (nil
+// means the call is refused).
 func guard[Resp any](ctx context.Context, i *instance, method string, urn resource.URN,
 	ifUnconfigured func(p full) (Resp, error), call func(p full) (Resp, error)) (Resp, error) {
 	var zero Resp
-	p, st, done, err := i.enter(ctx, method, urn)
+	p, st, err := i.enter(ctx, method, urn)
 	if err != nil {
 		return zero, err
 	}
-	defer done()
+	defer i.release()
 	if st == instUnconfigured {
 		if ifUnconfigured == nil {
 			return zero, i.notConfigured(method, urn)
@@ -241,45 +242,86 @@ func (i *instance) Unwrap() Provider {
 	return i.inner
 }
 
+// The calls below are admitted by enter and released when they return. An
+// instance whose configuration had unknowns (a preview) answers what it can
+// without its provider and refuses the rest. They are written out rather
+// than through a shared helper taking closures: each closure cost an
+// allocation on every provider call (BENCHMARKS.md).
+
 func (i *instance) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
-	return guard(ctx, i, "Check", req.URN,
-		func(full) (CheckResponse, error) { return CheckResponse{Inputs: req.News}, nil },
-		func(p full) (CheckResponse, error) { return p.Check(ctx, req) })
+	p, st, err := i.enter(ctx, "Check", req.URN)
+	if err != nil {
+		return CheckResponse{}, err
+	}
+	defer i.release()
+	if st == instUnconfigured {
+		return CheckResponse{Inputs: req.News}, nil
+	}
+	return p.Check(ctx, req)
 }
 
 func (i *instance) Diff(ctx context.Context, req DiffRequest) (DiffResponse, error) {
-	return guard(ctx, i, "Diff", req.URN,
-		func(full) (DiffResponse, error) { return DiffResponse{Changes: resource.DiffUnknown}, nil },
-		func(p full) (DiffResponse, error) { return p.Diff(ctx, req) })
+	p, st, err := i.enter(ctx, "Diff", req.URN)
+	if err != nil {
+		return DiffResponse{}, err
+	}
+	defer i.release()
+	if st == instUnconfigured {
+		return DiffResponse{Changes: resource.DiffUnknown}, nil
+	}
+	return p.Diff(ctx, req)
 }
 
 func (i *instance) Create(ctx context.Context, req CreateRequest) (CreateResponse, error) {
-	var unconfigured func(full) (CreateResponse, error)
-	if req.Preview {
-		unconfigured = func(full) (CreateResponse, error) { return CreateResponse{Outputs: req.Inputs.Copy()}, nil }
+	p, st, err := i.enter(ctx, "Create", req.URN)
+	if err != nil {
+		return CreateResponse{}, err
 	}
-	return guard(ctx, i, "Create", req.URN, unconfigured,
-		func(p full) (CreateResponse, error) { return p.Create(ctx, req) })
+	defer i.release()
+	if st == instUnconfigured {
+		if !req.Preview {
+			return CreateResponse{}, i.notConfigured("Create", req.URN)
+		}
+		return CreateResponse{Outputs: req.Inputs.Copy()}, nil
+	}
+	return p.Create(ctx, req)
 }
 
 func (i *instance) Read(ctx context.Context, req ReadRequest) (ReadResponse, error) {
-	return guard(ctx, i, "Read", req.URN,
-		func(full) (ReadResponse, error) {
-			return ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: req.State}, nil
-		},
-		func(p full) (ReadResponse, error) { return p.Read(ctx, req) })
+	p, st, err := i.enter(ctx, "Read", req.URN)
+	if err != nil {
+		return ReadResponse{}, err
+	}
+	defer i.release()
+	if st == instUnconfigured {
+		return ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: req.State}, nil
+	}
+	return p.Read(ctx, req)
 }
 
 func (i *instance) Update(ctx context.Context, req UpdateRequest) (UpdateResponse, error) {
-	var unconfigured func(full) (UpdateResponse, error)
-	if req.Preview {
-		unconfigured = func(full) (UpdateResponse, error) { return UpdateResponse{Outputs: req.NewInputs.Copy()}, nil }
+	p, st, err := i.enter(ctx, "Update", req.URN)
+	if err != nil {
+		return UpdateResponse{}, err
 	}
-	return guard(ctx, i, "Update", req.URN, unconfigured,
-		func(p full) (UpdateResponse, error) { return p.Update(ctx, req) })
+	defer i.release()
+	if st == instUnconfigured {
+		if !req.Preview {
+			return UpdateResponse{}, i.notConfigured("Update", req.URN)
+		}
+		return UpdateResponse{Outputs: req.NewInputs.Copy()}, nil
+	}
+	return p.Update(ctx, req)
 }
 
 func (i *instance) Delete(ctx context.Context, req DeleteRequest) (DeleteResponse, error) {
-	return guard(ctx, i, "Delete", req.URN, nil,
-		func(p full) (DeleteResponse, error) { return p.Delete(ctx, req) })
+	p, st, err := i.enter(ctx, "Delete", req.URN)
+	if err != nil {
+		return DeleteResponse{}, err
+	}
+	defer i.release()
+	if st == instUnconfigured {
+		return DeleteResponse{}, i.notConfigured("Delete", req.URN)
+	}
+	return p.Delete(ctx, req)
 }

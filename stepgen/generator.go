@@ -301,10 +301,12 @@ func (g *Generator) checkCall(w *work, old *resource.State) *Call {
 }
 
 func (g *Generator) seed(urn resource.URN) []byte {
-	h := sha256.New()
-	h.Write(g.cfg.StackSeed)
-	h.Write([]byte(urn))
-	return h.Sum(nil)
+	// One allocation: the data hashed is built in the result's own buffer
+	// when it fits, and the sum replaces it.
+	buf := make([]byte, 0, max(len(g.cfg.StackSeed)+len(urn), sha256.Size))
+	buf = append(append(buf, g.cfg.StackSeed...), urn...)
+	sum := sha256.Sum256(buf)
+	return append(buf[:0], sum[:]...)
 }
 
 // Answer takes the result of a Call and returns what to do next. An error
