@@ -200,10 +200,14 @@ func (d *deployment) submit(ctx context.Context, ch stepgen.Chain) {
 // execute hands a chain admitted by d.order to the executor.
 func (d *deployment) execute(ctx context.Context, ch stepgen.Chain) {
 	steps := make([]executor.Step, len(ch.Steps))
+	quick := true
 	for i, s := range ch.Steps {
 		steps[i] = s
+		// An unchanged resource calls no provider and journals at most an
+		// entry that waits for no sync: the loop runs it itself.
+		quick = quick && s.Op == stepgen.OpSame
 	}
-	if err := d.exec.Execute(ctx, executor.Chain{Steps: steps, Needs: ch.Needs}); err != nil {
+	if err := d.exec.Execute(ctx, executor.Chain{Steps: steps, Needs: ch.Needs, Quick: quick}); err != nil {
 		for _, s := range ch.Steps {
 			if s.Reg != nil {
 				d.complete(s.Reg, regResult{err: err})

@@ -104,6 +104,12 @@ func (e *Executor) Execute(ctx context.Context, c Chain) error {
 		return nil
 	}
 	e.pending++
+	if c.Quick {
+		e.mu.Unlock()
+		e.runChain(ctx, c)
+		e.finished()
+		return nil
+	}
 	if e.limit > 0 && e.running >= e.limit {
 		e.enqueue(job{ctx, c})
 		e.mu.Unlock()
@@ -136,11 +142,7 @@ func (e *Executor) work(ctx context.Context, c Chain) {
 		e.runChain(ctx, c)
 
 		e.mu.Lock()
-		e.pending--
-		if e.pending == 0 && e.idle != nil {
-			close(e.idle)
-			e.idle = nil
-		}
+		e.finishedLocked()
 		if e.head == len(e.queue) {
 			e.running--
 			e.mu.Unlock()
@@ -154,6 +156,21 @@ func (e *Executor) work(ctx context.Context, c Chain) {
 		}
 		e.mu.Unlock()
 		ctx, c = next.ctx, next.chain
+	}
+}
+
+// finished counts a chain as done.
+func (e *Executor) finished() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.finishedLocked()
+}
+
+func (e *Executor) finishedLocked() {
+	e.pending--
+	if e.pending == 0 && e.idle != nil {
+		close(e.idle)
+		e.idle = nil
 	}
 }
 

@@ -44,6 +44,13 @@ type Chain struct {
 	// Needs matters with Options.ContinueOnError. Without it, the first
 	// failure stops every step that has not started yet anyway.
 	Needs []resource.URN
+
+	// Quick marks a chain whose steps and hooks are known to be short and
+	// never to wait on anything outside the process (a resource found
+	// unchanged, say). Execute runs such a chain on the caller's goroutine
+	// before it returns, outside the parallelism limit, so that it costs
+	// no goroutine of its own.
+	Quick bool
 }
 
 // Hooks observes the life of every step. A host uses it to journal each
