@@ -203,9 +203,10 @@ func (d *deployment) execute(ctx context.Context, ch stepgen.Chain) {
 	quick := true
 	for i, s := range ch.Steps {
 		steps[i] = s
-		// An unchanged resource calls no provider and journals at most an
-		// entry that waits for no sync: the loop runs it itself.
-		quick = quick && s.Op == stepgen.OpSame
+		// A step that calls no provider and journals no begin (which waits
+		// for a sync) runs on the loop itself: an unchanged resource, a
+		// component, every custom resource of a preview.
+		quick = quick && s.Local() && (d.journal == nil || s.JournalOp() == "")
 	}
 	if err := d.exec.Execute(ctx, executor.Chain{Steps: steps, Needs: ch.Needs, Quick: quick}); err != nil {
 		for _, s := range ch.Steps {

@@ -117,6 +117,21 @@ func (s *Step) JournalOp() resource.OperationKind {
 	return ""
 }
 
+// Local reports whether Apply calls no provider: the step's outcome is
+// worked out from what it holds (an unchanged resource, a component, a
+// resource retained on delete, a custom resource in a preview).
+func (s *Step) Local() bool {
+	switch s.Op {
+	case OpSame, OpReplace, OpOutputs, OpDiscard:
+		return true
+	case OpCreate, OpCreateReplacement, OpUpdate:
+		return !s.New.Custom || (s.Preview && !resource.IsProviderType(s.New.Type))
+	case OpDelete, OpDeleteReplaced:
+		return s.Preview || s.JournalOp() == ""
+	}
+	return false
+}
+
 // Result is what the journal records when the step succeeds: the state
 // removed (nil for none) and the state added in its place (nil for none).
 func (s *Step) Result() (old, new *resource.State) {

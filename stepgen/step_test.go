@@ -24,6 +24,9 @@ func TestApplyCreate(t *testing.T) {
 	}}
 	h := newHost(t, stepgen.Config{}, prov)
 	s := onlyStep(t, h.mustRegister(goal("a", map[string]any{"x": 1}, func(g *resource.Goal) { g.CustomTimeouts.Create = time.Minute })))
+	if s.Local() {
+		t.Error("the create of a custom resource claims to call no provider")
+	}
 	if err := s.Apply(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -210,6 +213,9 @@ func TestApplyPreview(t *testing.T) {
 			if err := s.Apply(context.Background()); err != nil {
 				t.Fatal(err)
 			}
+			if got := s.Local(); got != (tt.wantCall == "") {
+				t.Errorf("Local() = %v, but the step called %v", got, called)
+			}
 			var want []string
 			if tt.wantCall != "" {
 				want = []string{tt.wantCall}
@@ -260,8 +266,8 @@ func TestApplyComponents(t *testing.T) {
 	prov := &providers.Func{CreateF: failOnCreate(t), UpdateF: failOnUpdate(t)}
 	h := newHost(t, stepgen.Config{Old: []*resource.State{old}}, prov)
 	s := onlyStep(t, h.mustRegister(resource.Goal{Type: group, Name: "g", Inputs: props(map[string]any{"x": 2})}))
-	if s.Op != stepgen.OpUpdate || s.JournalOp() != "" {
-		t.Fatalf("step %s journaling %q, want an update without a provider call", s.Op, s.JournalOp())
+	if s.Op != stepgen.OpUpdate || s.JournalOp() != "" || !s.Local() {
+		t.Fatalf("step %s journaling %q (local %v), want an update without a provider call", s.Op, s.JournalOp(), s.Local())
 	}
 	if err := s.Apply(context.Background()); err != nil {
 		t.Fatal(err)
