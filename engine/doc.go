@@ -34,9 +34,11 @@
 // the monitor as requests, the generator answers with provider calls to
 // make and chains to run, each provider call runs on its own goroutine and
 // its answer returns to the loop, and chains go to the executor, whose hooks
-// (hooks.go) journal each step's begin before its provider is called and its
-// end before the waiting registration is answered. A host that needs
-// another shape can wire the same parts itself; examples/wiring shows how.
+// (hooks.go) journal each step's begin (durably) before its provider is
+// called and its end (in order) before the waiting registration is
+// answered through its callback. Chains that call no provider and journal
+// no begin run on the loop itself. A host that needs another shape can wire
+// the same parts itself; examples/wiring shows how.
 //
 // # Events
 //
@@ -59,8 +61,10 @@
 //	BenchmarkSlowCheckDiff1k: 1,000 unchanged resources, Check and Diff 5 ms
 //	                                  52 ms/op: 5.2 x the 10 ms floor (10 s serially)
 //
-// Allocations are the operation's, store and program included. Each
-// registration holds a goroutine (kept within a 4 KiB stack) until its
-// step ends, and each provider call and each chain of steps gets one of
-// its own: a deployment of n resources runs up to about 2n goroutines.
+// Allocations are the operation's, store and program included. No
+// goroutine waits for a registration's step: a registration whose
+// dependencies have finished costs none, one that waits for dependencies
+// costs one until they have. Each provider call gets a goroutine, and each
+// chain of steps that calls a provider or waits for a durable begin gets
+// one (kept within a 4 KiB stack) for its length.
 package engine

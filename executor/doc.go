@@ -59,7 +59,8 @@
 // # Goroutines
 //
 // The Executor owns every goroutine it starts; all of them have finished
-// their work when Wait returns. Execute, WaitIdle and Wait are safe to call
+// their work when Wait returns. A Quick chain starts none: Execute runs it
+// on the caller's goroutine before returning. Execute, WaitIdle and Wait are safe to call
 // from many goroutines. Execute after Wait returns ErrClosed.
 //
 // # Cost

@@ -24,7 +24,7 @@
 //	defer j.Close(ctx)
 //	seq, err := j.Append(ctx, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: r})
 //	// ... call the provider only now ...
-//	_, err = j.Append(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, New: created})
+//	_, err = j.Record(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, New: created})
 //	final, err := j.Commit(ctx)
 //
 // # The write path
@@ -36,14 +36,18 @@
 // durable. Under the default GroupCommit policy, Appends that arrive while
 // an fsync is running are written and synced together by the next one, so
 // a deployment running many steps at once pays one fsync per batch, not
-// per step. A full snapshot is written only at Commit, or when the journal
+// per step. Record is Append for entries that need to be ordered but not
+// yet durable (a step's end): it returns without waiting for a sync, and
+// the entry becomes durable with the next Append's batch, since frames
+// reach storage in order. A full snapshot is written only at Commit, or when the journal
 // outgrows a bound proportional to the last snapshot (so the amortized cost
 // per entry stays constant); each is written to a temporary file, synced,
 // renamed into place and its folder synced, and only then is the journal
 // restarted.
 //
 // After a crash, Load replays the journal onto the last snapshot: a last
-// frame cut short by the crash is ignored (its Append never returned),
+// frame cut short by the crash is ignored (its Append never returned;
+// with Record, at worst the step's end is lost and it becomes pending),
 // damage anywhere else is an error that leaves the files alone, and each
 // step that began and did not end becomes a pending operation. FORMAT.md
 // documents the bytes.
