@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -134,5 +135,54 @@ func TestDiffCallsOverlapAcrossResources(t *testing.T) {
 	}
 	if f.Max() != 2 {
 		t.Errorf("max diffs in flight = %d, want 2", f.Max())
+	}
+}
+
+// Registrations waiting for a dependency hold no goroutine: they are called
+// back when it finishes. While the dependency's create is held, 500
+// registrations that need its output add (almost) no goroutines.
+func TestWaitingRegistrationsHoldNoGoroutine(t *testing.T) {
+	const waiting = 500
+	c := newCloud()
+	held, release := make(chan struct{}), make(chan struct{})
+	c.onCreate = func(ctx context.Context, name string) error {
+		if name != "base" {
+			return nil
+		}
+		close(held)
+		select {
+		case <-release:
+			return nil
+		case <-time.After(safety):
+			return fmt.Errorf("create %s was never released", name)
+		}
+	}
+	env := enginetest.New(t)
+	env.Provider("test", "", c.provider())
+	var before, during int
+	res, err := env.Up(func(ctx *engine.Context) error {
+		base := ctx.Register(thing, "base", engine.Props{"i": 0})
+		select {
+		case <-held:
+		case <-time.After(safety):
+			return fmt.Errorf("the create of base never started")
+		}
+		before = runtime.NumGoroutine()
+		for i := range waiting {
+			ctx.Register(thing, fmt.Sprintf("r%03d", i), engine.Props{"i": base.Output("i")})
+		}
+		during = runtime.NumGoroutine()
+		close(release)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stack, the default provider, base and the waiting ones.
+	if got := res.Counts["create"]; got != waiting+3 {
+		t.Errorf("%d creates, want %d", got, waiting+3)
+	}
+	if grew := during - before; grew > waiting/10 {
+		t.Errorf("%d registrations waiting for a dependency added %d goroutines", waiting, grew)
 	}
 }

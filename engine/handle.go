@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
@@ -19,6 +20,11 @@ type Resource struct {
 	custom bool
 	readID resource.ID
 	done   chan struct{}
+
+	// mu guards then: callbacks of registrations waiting for this one,
+	// called (and dropped) when it finishes.
+	mu   sync.Mutex
+	then []func()
 
 	// Set before done is closed; read only after.
 	urn     resource.URN
@@ -58,9 +64,28 @@ func (r *Resource) finish(res providers.RegisterResult, err error) {
 		r.urn, r.id, r.outputs, r.stable = res.URN, res.ID, res.Outputs, res.Stable
 	}
 	r.err = err
+	r.mu.Lock()
 	close(r.done)
+	then := r.then
+	r.then = nil
+	r.mu.Unlock()
+	for _, fn := range then {
+		fn()
+	}
 	r.ctx.fail(err)
 	r.ctx.wg.Done()
+}
+
+// onFinish calls fn once r's registration has finished: at once if it has.
+func (r *Resource) onFinish(fn func()) {
+	r.mu.Lock()
+	if finished(r) {
+		r.mu.Unlock()
+		fn()
+		return
+	}
+	r.then = append(r.then, fn)
+	r.mu.Unlock()
 }
 
 // Done is closed when the registration has finished (successfully or not).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
@@ -214,17 +215,37 @@ func (c *Context) start(typ, name string, custom bool, props Props, opts []Resou
 
 // launch starts r's registration. When everything it depends on has
 // finished already (the common case), its goal is built at once and handed
-// to the monitor on the caller's goroutine; otherwise a goroutine the
-// Context owns waits for its dependencies first. Either way nothing waits
-// for the step itself: the monitor calls r.finish when it has completed.
+// to the monitor on the caller's goroutine. Otherwise it waits without a
+// goroutine: each unfinished dependency calls it back when it finishes,
+// and the last one starts a goroutine that builds the goal (transforms are
+// the program's code, which must not run on the engine's own goroutines).
+// Either way nothing waits for the step itself: the monitor calls r.finish
+// when it has completed.
 func (c *Context) launch(r *Resource, props Props, opts []ResourceOption) {
 	o := collect(opts)
 	c.wg.Add(1)
-	if r.readID == "" && c.ready(r, props, o) {
+	if r.readID != "" {
+		go c.register(r, props, o)
+		return
+	}
+	waiting := c.unfinished(r, props, o)
+	if len(waiting) == 0 {
 		c.register(r, props, o)
 		return
 	}
-	go c.register(r, props, o)
+	// One count per dependency, and one for launch itself, so that the
+	// registration cannot start before every callback is in place.
+	var left atomic.Int32
+	left.Store(int32(len(waiting)) + 1)
+	start := func() {
+		if left.Add(-1) == 0 {
+			go c.register(r, props, o)
+		}
+	}
+	for _, w := range waiting {
+		w.onFinish(start)
+	}
+	start()
 }
 
 // register builds r's goal, waiting for what it depends on, and hands it to
@@ -242,27 +263,54 @@ func (c *Context) register(r *Resource, props Props, o *resourceOptions) {
 	c.d.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
 }
 
-// ready reports whether nothing r's registration depends on is still
-// being registered.
-func (c *Context) ready(r *Resource, props Props, o *resourceOptions) bool {
+// unfinished returns the resources r's registration depends on that are
+// still being registered.
+func (c *Context) unfinished(r *Resource, props Props, o *resourceOptions) []*Resource {
+	var out []*Resource
+	add := func(d *Resource) {
+		if !finished(d) {
+			out = append(out, d)
+		}
+	}
 	parent := o.parent
 	if parent == nil && r != c.root {
 		parent = c.root
 	}
-	if !finished(parent) || !finished(o.deletedWith) || !finished(o.provider) {
-		return false
-	}
+	add(parent)
+	add(o.deletedWith)
+	add(o.provider)
 	for _, d := range o.dependsOn {
-		if !finished(d) {
-			return false
-		}
+		add(d)
 	}
 	for _, v := range props {
-		if !resolvedNow(v) {
-			return false
+		unfinishedIn(v, &out)
+	}
+	return out
+}
+
+// unfinishedIn adds the resources of the Outputs and *Resources an input
+// value holds whose registration is still under way.
+func unfinishedIn(v any, out *[]*Resource) {
+	switch x := v.(type) {
+	case Output:
+		if !finished(x.res) {
+			*out = append(*out, x.res)
+		}
+	case *Resource:
+		if !finished(x) {
+			*out = append(*out, x)
+		}
+	case map[string]any:
+		for _, e := range x {
+			unfinishedIn(e, out)
+		}
+	case Props:
+		unfinishedIn(map[string]any(x), out)
+	case []any:
+		for _, e := range x {
+			unfinishedIn(e, out)
 		}
 	}
-	return true
 }
 
 // finished reports whether r is nil or its registration has finished.
@@ -278,31 +326,6 @@ func finished(r *Resource) bool {
 	}
 }
 
-// resolvedNow reports whether an input value holds no Output or *Resource
-// whose registration is still under way.
-func resolvedNow(v any) bool {
-	switch x := v.(type) {
-	case Output:
-		return finished(x.res)
-	case *Resource:
-		return finished(x)
-	case map[string]any:
-		for _, e := range x {
-			if !resolvedNow(e) {
-				return false
-			}
-		}
-	case Props:
-		return resolvedNow(map[string]any(x))
-	case []any:
-		for _, e := range x {
-			if !resolvedNow(e) {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 // buildGoal waits for what a registration depends on and builds its goal.
 // It is a function of its own so that its large frame is gone while
@@ -386,17 +409,12 @@ func (c *Context) RegisterTransform(t Transform) {
 func (c *Context) importSpec(spec ImportSpec) {
 	r := &Resource{ctx: c, typ: spec.Type, name: spec.Name, custom: true, done: make(chan struct{})}
 	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		defer close(r.done)
-		goal := resource.Goal{Type: spec.Type, Name: spec.Name, Custom: true, ImportID: spec.ID,
-			Parent: spec.Parent, Provider: spec.Provider, Version: spec.Version, Inputs: spec.Inputs}
-		if goal.Parent == "" && c.root != nil {
-			goal.Parent = c.root.urn
-		}
-		_, r.err = c.d.mon.RegisterResource(c.ctx, goal)
-		c.fail(r.err)
-	}()
+	goal := &resource.Goal{Type: spec.Type, Name: spec.Name, Custom: true, ImportID: spec.ID,
+		Parent: spec.Parent, Provider: spec.Provider, Version: spec.Version, Inputs: spec.Inputs}
+	if goal.Parent == "" && c.root != nil {
+		goal.Parent = c.root.urn
+	}
+	c.d.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
 }
 
 // Call calls a method of a component resource through its provider and
