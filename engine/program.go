@@ -326,7 +326,6 @@ func finished(r *Resource) bool {
 	}
 }
 
-
 // buildGoal waits for what a registration depends on and builds its goal.
 // It is a function of its own so that its large frame is gone while
 // register waits in the monitor for the step (see deployment.send).
