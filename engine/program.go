@@ -326,9 +326,9 @@ func finished(r *Resource) bool {
 	}
 }
 
-// buildGoal waits for what a registration depends on and builds its goal.
-// It is a function of its own so that its large frame is gone while
-// register waits in the monitor for the step (see deployment.send).
+// buildGoal builds a registration's goal from its options and inputs,
+// waiting for any dependency that has not finished (launch calls it once
+// all have, so it normally waits for nothing).
 func (c *Context) buildGoal(r *Resource, props Props, o *resourceOptions) (*resource.Goal, error) {
 	goal := &resource.Goal{
 		Type: r.typ, Name: r.name, Custom: r.custom, Protect: o.protect,
