@@ -205,21 +205,53 @@ func (f *Fold) apply(e Entry, knownValues bool) error {
 // keeps a journal from ever holding a state that cannot be committed. It
 // costs O(size of the resource).
 func (f *Fold) checkRecordable(r *resource.State, at *slot, knownValues bool) error {
-	count := func(u resource.URN) copies {
-		c := f.byURN[u]
-		if at != nil && at.state.URN == u {
-			c = c.add(at.state, -1) // the copy being replaced
-		}
-		return c
-	}
 	return checkResource(r, refScope{
 		// A copy marked Delete never duplicates a live one: the snapshot
 		// order puts it before the live copy of its URN.
-		live:        func(u resource.URN) bool { return !r.Delete && count(u).live > 0 },
-		seen:        func(u resource.URN) bool { return count(u).all > 0 },
+		live:        func(u resource.URN) bool { return !r.Delete && f.copiesBesides(u, at).live > 0 },
+		seen:        func(u resource.URN) bool { return f.recordedBesides(u, at) },
 		provider:    f.providerRecorded,
 		knownValues: knownValues,
 	})
+}
+
+// copiesBesides counts the recorded copies of u other than the one in slot
+// at (the copy being replaced; nil for none).
+func (f *Fold) copiesBesides(u resource.URN, at *slot) copies {
+	c := f.byURN[u]
+	if at != nil && at.state.URN == u {
+		c = c.add(at.state, -1)
+	}
+	return c
+}
+
+// recordedBesides reports whether a reference to u resolves to a record
+// other than the one in slot at: one holding u as its URN or, failing
+// that, one listing it among its aliases.
+func (f *Fold) recordedBesides(u resource.URN, at *slot) bool {
+	return f.copiesBesides(u, at).all > 0 || f.aliasRecorded(u, at)
+}
+
+// aliasRecorded reports whether a record other than the one in slot at
+// (nil for none) lists u among the URNs it was known by: a reference to a
+// renamed resource's old URN resolves to it, as it does in the snapshot
+// order and its integrity check. A record may still name the old URN
+// whether the rename has been recorded yet or not (a delete-before-replace
+// leaves a dependent's old record pending, references and all), so both
+// must be accepted. It costs O(aliases of at). It stays out of line: it
+// is the rare case of recordedBesides, on a step goroutine's stack.
+//
+//go:noinline
+func (f *Fold) aliasRecorded(u resource.URN, at *slot) bool {
+	n := f.byAlias[u]
+	if n > 0 && at != nil {
+		for _, a := range at.state.Aliases {
+			if a == u {
+				n-- // the record being replaced
+			}
+		}
+	}
+	return n > 0
 }
 
 // providerRecorded reports whether a provider resource with this URN and ID
