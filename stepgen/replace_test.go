@@ -200,6 +200,32 @@ func TestDeleteBeforeReplaceDependents(t *testing.T) {
 	}
 }
 
+// TestDeleteBeforeReplaceDependentsByOldURN: dependents whose records
+// still name a renamed resource, or a replaced dependent, by an old URN
+// (one the renamed record lists among its aliases) are found and diffed
+// with unknowns like any other.
+//
+//	ax: was a, replaced (delete-before-replace)
+//	b: input from a (ax's old URN)   → replaced → deleted
+//	e: input from bb (b's old URN)   → replaced → deleted
+func TestDeleteBeforeReplaceDependentsByOldURN(t *testing.T) {
+	ax := recorded("ax", map[string]any{"x": 1}, knownAs(urn("a")))
+	b := recorded("b", map[string]any{"a": "id-a"}, inputFrom("a", urn("a")), knownAs(urn("bb")))
+	e := recorded("e", map[string]any{"b": "id-b"}, inputFrom("b", urn("bb")))
+	dbr := replaceKeys("x")
+	dbr.DeleteBeforeReplace = true
+	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"ax": dbr, "b": replaceKeys("a"), "e": replaceKeys("b")})}
+	h := newHost(t, stepgen.Config{Old: []*resource.State{ax, b, e}}, prov)
+	chains := h.mustRegister(goal("ax", map[string]any{"x": 2}))
+	if diff := cmp.Diff([]string{"check ax", "diff ax", "check ax", "diff b", "diff e"}, h.callNames()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	want := [][]string{{"delete-replaced e", "delete-replaced b", "delete-replaced ax", "create ax"}}
+	if diff := cmp.Diff(want, opNames(chains)); diff != "" {
+		t.Errorf("chains (-want +got):\n%s", diff)
+	}
+}
+
 // TestDependentsThatCannotTell: a dependent whose provider cannot diff with
 // unknowns (an error, or DiffUnknown) is assumed to be replaced, so the old
 // resource is never deleted from under it.
