@@ -259,7 +259,6 @@ func lifecycle(t *rapid.T, maxSize int) {
 		kind := rapid.SampledFrom([]string{"up", "up", "up", "preview", "refresh", "destroy", "preview-destroy", "preview-refresh"}).Draw(t, fmt.Sprintf("op%d", n))
 		if (kind == "up" || kind == "preview") && rapid.Bool().Draw(t, fmt.Sprintf("newProgram%d", n)) {
 			prog = drawProgram(t, isCustom)
-			w.pinRenames(t, prog)
 		}
 		var opts []engine.Option
 		if rapid.Bool().Draw(t, fmt.Sprintf("continueOnError%d", n)) {
@@ -273,56 +272,6 @@ func lifecycle(t *rapid.T, maxSize int) {
 		w.cloud.Fail(drawFailures(t, size, n))
 		t.Logf("operation %d: %s with %d options, failures %v, of:%v", n, kind, len(opts), w.cloud.failures, prog)
 		w.operate(t, kind, prog, opts)
-	}
-}
-
-// pinRenames keeps the name a referenced resource has in the state. A
-// rename of a resource other records refer to now keeps the state loadable
-// (TestRegressionRenameOfReferencedResource), but combined with a
-// delete-before-replace of a referrer it can still leave a record the
-// journal refuses (see TESTING.md); generated only with GROUNDWORK_KNOWN=1.
-func (w *lifecycleWorld) pinRenames(t *rapid.T, p program) {
-	if os.Getenv("GROUNDWORK_KNOWN") == "1" {
-		return
-	}
-	snap, err := w.store.Load(bg, "dev")
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	referenced := map[string]bool{}
-	current := map[string]bool{} // recorded names
-	for _, r := range snap.Resources {
-		current[r.URN.Name()] = true
-		refs := slices.Concat(r.Dependencies, []resource.URN{r.Parent, r.DeletedWith})
-		for _, us := range r.PropertyDependencies {
-			refs = append(refs, us...)
-		}
-		for _, u := range refs {
-			if u != "" {
-				referenced[u.Name()] = true
-			}
-		}
-	}
-	for _, s := range p.slots {
-		if s == nil {
-			continue
-		}
-		for _, j := range slices.Concat(s.deps, []int{s.parent, s.ref, s.deletedWith}) {
-			if j >= 0 {
-				referenced[slotName(j, false)], referenced[slotName(j, true)] = true, true
-			}
-		}
-	}
-	for i, s := range p.slots {
-		if s == nil || !(referenced[slotName(i, false)] || referenced[slotName(i, true)]) {
-			continue
-		}
-		switch {
-		case current[slotName(i, true)]:
-			s.renamed = true
-		case current[slotName(i, false)]:
-			s.renamed = false
-		}
 	}
 }
 
