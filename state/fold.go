@@ -24,6 +24,10 @@ type Fold struct {
 	// byAlias counts the records that list a URN among their aliases: a
 	// reference to a renamed resource's old URN resolves through them.
 	byAlias map[resource.URN]int
+	// providerAliases counts, by old URN and ID, the provider records that
+	// list that URN among their aliases: a provider reference written
+	// before a provider was renamed resolves through them.
+	providerAliases map[stateKey]int
 
 	pending      []*pendingSlot // pending operations in begin order; nil marks a cleared one
 	pendingHoles int
@@ -83,14 +87,15 @@ func NewFold(base *Snapshot, lastSeq uint64, inFlight []InFlight) (*Fold, error)
 		base = &Snapshot{}
 	}
 	f := &Fold{
-		manifest: base.Manifest,
-		secrets:  base.Secrets,
-		slots:    make([]*slot, 0, len(base.Resources)),
-		byKey:    make(map[stateKey]*slot, len(base.Resources)),
-		byURN:    make(map[resource.URN]copies, len(base.Resources)),
-		byAlias:  make(map[resource.URN]int),
-		bySeq:    make(map[uint64]*pendingSlot),
-		lastSeq:  lastSeq,
+		manifest:        base.Manifest,
+		secrets:         base.Secrets,
+		slots:           make([]*slot, 0, len(base.Resources)),
+		byKey:           make(map[stateKey]*slot, len(base.Resources)),
+		byURN:           make(map[resource.URN]copies, len(base.Resources)),
+		byAlias:         make(map[resource.URN]int),
+		providerAliases: make(map[stateKey]int),
+		bySeq:           make(map[uint64]*pendingSlot),
+		lastSeq:         lastSeq,
 	}
 	for _, r := range base.Resources {
 		if r == nil {
@@ -255,14 +260,15 @@ func (f *Fold) aliasRecorded(u resource.URN, at *slot) bool {
 }
 
 // providerRecorded reports whether a provider resource with this URN and ID
-// is recorded (live or marked Delete).
+// is recorded (live or marked Delete), or a provider resource with this ID
+// that was renamed from this URN (lists it among its aliases).
 func (f *Fold) providerRecorded(u resource.URN, id resource.ID) bool {
 	for _, del := range []bool{false, true} {
 		if s := f.byKey[stateKey{u, id, del}]; s != nil && s.state.IsProvider() {
 			return true
 		}
 	}
-	return false
+	return f.providerAliases[stateKey{urn: u, id: id}] > 0
 }
 
 // mutate records new in place of old: in old's slot when they share a URN,
@@ -293,8 +299,8 @@ func (f *Fold) addSlot(r *resource.State) {
 
 func (f *Fold) index(s *slot) {
 	f.byURN[s.state.URN] = f.byURN[s.state.URN].add(s.state, 1)
-	for _, a := range s.state.Aliases {
-		f.byAlias[a]++
+	if len(s.state.Aliases) > 0 {
+		f.indexAliases(s.state, 1)
 	}
 	k := keyOf(s.state)
 	head := f.byKey[k]
@@ -309,10 +315,8 @@ func (f *Fold) index(s *slot) {
 }
 
 func (f *Fold) unindex(s *slot) {
-	for _, a := range s.state.Aliases {
-		if f.byAlias[a]--; f.byAlias[a] <= 0 {
-			delete(f.byAlias, a)
-		}
+	if len(s.state.Aliases) > 0 {
+		f.indexAliases(s.state, -1)
 	}
 	if c := f.byURN[s.state.URN].add(s.state, -1); c.all > 0 {
 		f.byURN[s.state.URN] = c
@@ -336,6 +340,27 @@ func (f *Fold) unindex(s *slot) {
 		}
 	}
 	s.next = nil
+}
+
+// indexAliases adds n (1 or -1) to the counts of the URNs r was known by,
+// and for a provider record to those of the references it answers for. It
+// stays out of line: records rarely have aliases, and index and unindex
+// run on a step goroutine's stack.
+//
+//go:noinline
+func (f *Fold) indexAliases(r *resource.State, n int) {
+	provider := r.IsProvider()
+	for _, a := range r.Aliases {
+		if f.byAlias[a] += n; f.byAlias[a] <= 0 {
+			delete(f.byAlias, a)
+		}
+		if provider {
+			k := stateKey{urn: a, id: r.ID}
+			if f.providerAliases[k] += n; f.providerAliases[k] <= 0 {
+				delete(f.providerAliases, k)
+			}
+		}
+	}
 }
 
 // compactSlots drops removed slots once they are the majority, so removals
@@ -414,6 +439,7 @@ func (f *Fold) Checkpoint() (*Snapshot, []InFlight) {
 	clear(f.byKey)
 	clear(f.byURN)
 	clear(f.byAlias)
+	clear(f.providerAliases)
 	for _, r := range s.Resources {
 		f.addSlot(r)
 	}

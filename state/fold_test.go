@@ -340,3 +340,31 @@ func TestFoldResolvesAliases(t *testing.T) {
 		})
 	}
 }
+
+// TestFoldResolvesProviderAliases: a provider resource renamed through an
+// alias keeps its ID; a record written afterwards may still reference it
+// by its old URN, and nothing else answers for that reference.
+func TestFoldResolvesProviderAliases(t *testing.T) {
+	prov := newProvider("default", "p1")
+	renamed := prov.Clone()
+	renamed.URN, renamed.Aliases = testURN("pulumi:providers:aws", "renamed"), []resource.URN{prov.URN}
+	a := newBucket("a", prov) // names the provider by its old URN
+	f := mustFold(t, &Snapshot{Resources: []*resource.State{prov}})
+	applyAll(t, f,
+		Entry{Kind: EntryWrite, Old: prov, New: renamed},
+		Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: a},
+		Entry{Kind: EntrySuccess, Begin: 2, New: a})
+	if err := f.Snapshot().VerifyIntegrity(); err != nil {
+		t.Errorf("the fold fails integrity: %v", err)
+	}
+	other := newBucket("b", prov)
+	other.Provider = string(prov.URN) + "::p2" // another ID
+	var ee *EntryError
+	if err := f.Apply(Entry{Kind: EntryWrite, New: other, Seq: f.LastSeq() + 1}); !errors.As(err, &ee) {
+		t.Errorf("a provider reference by the old URN with another ID: Apply = %v; want *EntryError", err)
+	}
+	applyAll(t, f, Entry{Kind: EntryWrite, Old: a}, Entry{Kind: EntryWrite, Old: renamed})
+	if err := f.Apply(Entry{Kind: EntryWrite, New: a, Seq: f.LastSeq() + 1}); !errors.As(err, &ee) {
+		t.Errorf("a provider reference by the old URN once the provider is gone: Apply = %v; want *EntryError", err)
+	}
+}
