@@ -1,6 +1,8 @@
 package stepgen
 
 import (
+	"slices"
+
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -66,4 +68,20 @@ func addAliases(m map[resource.URN]resource.URN, s *resource.State) map[resource
 		m[a] = s.URN
 	}
 	return m
+}
+
+// renamedProvider reports whether two provider references ("<URN>::<ID>")
+// name the same provider resource, renamed in between: the registration of
+// the new reference's URN took over the provider record that the old
+// reference names (by its URN, or by one of its aliases), and both have
+// its ID. Such a change of reference is no change of provider.
+func (g *Generator) renamedProvider(oldRef, newRef string) bool {
+	oldURN, newURN := providerURN(oldRef), providerURN(newRef)
+	if oldURN == "" || newURN == "" {
+		return false
+	}
+	id := newRef[len(newURN):] // "::<ID>"
+	rec := g.seen[newURN]
+	return rec != nil && oldRef[len(oldURN):] == id && resource.IsProviderType(rec.Type) &&
+		"::"+string(rec.ID) == id && (rec.URN == oldURN || slices.Contains(rec.Aliases, oldURN))
 }

@@ -384,6 +384,45 @@ func TestProviderChangeOutsideDefaults(t *testing.T) {
 	}
 }
 
+// TestRenamedExplicitProvider: an explicit provider renamed through an
+// alias keeps its ID, so a resource whose reference changes only by that
+// rename is diffed as usual, not replaced — whether the rename happens in
+// this run or the provider record was renamed in an earlier one. A
+// reference to another ID is a change of provider.
+func TestRenamedExplicitProvider(t *testing.T) {
+	renamedURN := resource.NewURN(testStack, testProject, "", providers.ProviderType("test"), "renamed")
+	provState := &resource.State{Type: providers.ProviderType("test"), URN: provURN, Custom: true, ID: "prov-1"}
+	renamedState := provState.Clone()
+	renamedState.URN, renamedState.Aliases = renamedURN, []resource.URN{provURN}
+	tests := []struct {
+		name    string
+		prov    *resource.State // the provider's record
+		newID   resource.ID     // the ID the new reference names
+		wantOps [][]string
+	}{
+		{name: "renamed in this run", prov: provState, newID: "prov-1", wantOps: [][]string{{"same a"}}},
+		{name: "renamed in an earlier run", prov: renamedState, newID: "prov-1", wantOps: [][]string{{"same a"}}},
+		{name: "another ID", prov: provState, newID: "prov-9", wantOps: [][]string{{"replace a", "create-replacement a"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := recorded("a", map[string]any{"x": 1}) // names the provider by provRef
+			prov := &providers.Func{DiffF: diffBy(nil), DiffConfigF: diffBy(nil)}
+			h := newHost(t, stepgen.Config{Old: []*resource.State{tt.prov, a}}, prov)
+			h.apply(h.mustRegister(resource.Goal{
+				Type: providers.ProviderType("test"), Name: "renamed", Custom: true,
+				Aliases: []resource.Alias{{Name: "explicit"}},
+			}))
+			chains := h.mustRegister(goal("a", map[string]any{"x": 1}, func(g *resource.Goal) {
+				g.Provider = providers.NewReference(renamedURN, tt.newID).String()
+			}))
+			if diff := cmp.Diff(tt.wantOps, opNames(chains)); diff != "" {
+				t.Errorf("chains (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestDependentAlreadyDeleted: a dependent that an interrupted
 // delete-before-replace already deleted (recorded as pending replacement)
 // is not deleted again: its step only carries the record over.
