@@ -371,3 +371,74 @@ func TestRegressionRefreshKeepsReferencesToRenamedResources(t *testing.T) {
 		}
 	}
 }
+
+// Renaming (through an alias) an explicit provider keeps its ID: it is the
+// same provider, and the resources it manages are not replaced. Their
+// records name it by a reference ("<URN>::<ID>") with its old URN until
+// their own steps rewrite them, and that reference must keep resolving, in
+// the state and in the registry of provider instances. The run that
+// renamed it failed ("provider … is unknown"), after marking the resource
+// for replacement, and left a stack that no longer loaded.
+func TestRegressionRenameOfExplicitProvider(t *testing.T) {
+	tests := []struct {
+		name string
+		fail map[string]failMode // in the run that renames the provider
+		then string              // what runs next: "up", "destroy" or "refresh"
+	}{
+		{name: "the resource updates", then: "up"},
+		{name: "the resource's update fails, then up", fail: map[string]failMode{"update r": failPlain}, then: "up"},
+		{name: "the resource's update fails, then destroy", fail: map[string]failMode{"update r": failPlain}, then: "destroy"},
+		{name: "the resource's update fails, then refresh", fail: map[string]failMode{"update r": failPlain}, then: "refresh"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCloud()
+			env := newEnv(t, c)
+			prog := func(name string, val int, opts ...engine.ResourceOption) engine.Program {
+				return func(ctx *engine.Context) error {
+					p := ctx.Provider("fz", name, engine.Props{}, opts...)
+					ctx.Register(thing, "r", engine.Props{"val": val}, engine.Provider(p))
+					return nil
+				}
+			}
+			if _, err := env.Up(prog("p", 1)); err != nil {
+				t.Fatal(err)
+			}
+			id := named(env.Snapshot().Resources, "r").ID
+			c.Fail(tt.fail)
+			renamed := prog("px", 2, engine.Aliases(resource.Alias{Name: "p"}))
+			_, err := env.Up(renamed)
+			if (err != nil) != (tt.fail != nil) {
+				t.Fatalf("up that renames the provider: %v", err)
+			}
+			c.Fail(nil)
+			snap := env.Snapshot() // fails the test if the stack does not load
+			if r := named(snap.Resources, "r"); r == nil || r.ID != id {
+				t.Fatalf("r = %+v; want it kept (id %s), not replaced", r, id)
+			}
+			switch tt.then {
+			case "up":
+				_, err = env.Up(renamed)
+			case "destroy":
+				_, err = env.Destroy()
+			case "refresh":
+				_, err = env.Engine().Refresh(bg)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", tt.then, err)
+			}
+			snap = env.Snapshot()
+			live := c.Live()
+			switch r := named(snap.Resources, "r"); {
+			case tt.then == "destroy":
+				if len(snap.Resources) != 0 || len(live) != 0 {
+					t.Errorf("after destroy: %d records, %d resources", len(snap.Resources), len(live))
+				}
+			case r == nil || r.ID != id || len(live) != 1:
+				t.Errorf("r = %+v, %d resources exist; want r kept (id %s)", r, len(live), id)
+			case tt.then == "up" && !r.Inputs["val"].DeepEquals(resource.NewNumber(2)):
+				t.Errorf("r's inputs are %v; want val 2", r.Inputs)
+			}
+		})
+	}
+}
