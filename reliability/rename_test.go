@@ -10,6 +10,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 )
 
 // Regression tests for renames (through aliases) of resources that other
@@ -438,6 +439,61 @@ func TestRegressionRenameOfExplicitProvider(t *testing.T) {
 				t.Errorf("r = %+v, %d resources exist; want r kept (id %s)", r, len(live), id)
 			case tt.then == "up" && !r.Inputs["val"].DeepEquals(resource.NewNumber(2)):
 				t.Errorf("r's inputs are %v; want val 2", r.Inputs)
+			}
+		})
+	}
+}
+
+// A crash in the middle of a run that renames a resource and replaces a
+// referrer of it leaves a journal whose records name the resource by its
+// old URN: a pending delete of the referrer, or the referrer's pending
+// replacement record. Replaying it must give a stack that loads, and the
+// next runs must converge.
+func TestRegressionCrashDuringRenameOfReferencedResource(t *testing.T) {
+	for _, at := range []string{"delete", "create"} {
+		t.Run("dies as b's "+at+" begins", func(t *testing.T) {
+			c := newCloud()
+			env := newEnv(t, c)
+			store := env.Store.(*state.MemoryStore)
+			if _, err := env.Up(func(ctx *engine.Context) error {
+				a := ctx.Register(thing, "a", engine.Props{})
+				ctx.Register(thing, "b", engine.Props{"gen": 1}, engine.DependsOn(a), engine.DeleteBeforeReplace())
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			renamed := func(ctx *engine.Context) error {
+				a := ctx.Register(thing, "ax", engine.Props{}, engine.Aliases(resource.Alias{Name: "a"}))
+				ctx.Register(thing, "b", engine.Props{"gen": 2}, engine.DependsOn(a), engine.DeleteBeforeReplace())
+				return nil
+			}
+			var crash frozen
+			c.hook = func(_ context.Context, op string, urn resource.URN) error {
+				if op == at && urn.Name() == "b" && crash == nil {
+					crash = freeze(store, env.Stack)
+					return errInjected
+				}
+				return nil
+			}
+			if _, err := env.Up(renamed); err == nil {
+				t.Fatal("the run was meant to die")
+			}
+			c.hook = nil
+			crash.restore(t, store, env.Stack)
+			snap := env.Snapshot() // fails the test if the replayed stack does not load
+			if len(snap.PendingOperations) != 1 {
+				t.Fatalf("%d pending operations after the crash; want b's", len(snap.PendingOperations))
+			}
+			if _, err := env.Engine().Refresh(bg); err != nil {
+				t.Fatalf("refresh: %v", err)
+			}
+			if _, err := env.Up(renamed); err != nil {
+				t.Fatalf("up after the crash: %v", err)
+			}
+			snap = env.Snapshot()
+			ax, b := named(snap.Resources, "ax"), named(snap.Resources, "b")
+			if len(snap.PendingOperations) != 0 || ax == nil || b == nil || b.PendingReplacement || len(c.Live()) != 2 {
+				t.Errorf("after the retry: %d pending, ax %v, b %+v, %d resources exist; want ax and b, each once", len(snap.PendingOperations), ax != nil, b, len(c.Live()))
 			}
 		})
 	}
