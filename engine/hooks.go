@@ -139,10 +139,26 @@ func (d *deployment) ended(s *stepgen.Step, err, jerr error) error {
 		}
 		return jerr
 	}
+	if s.Old != nil && s.New != nil && s.Old.URN != s.New.URN {
+		d.renamed(s)
+	}
 	if s.Reg != nil && answers(s.Op) {
 		d.complete(s.Reg, regResult{res: result(s)})
 	}
 	return nil
+}
+
+// renamed takes note of a step that renamed its resource (through an
+// alias). A provider resource that keeps its ID is the same provider: its
+// new reference is answered by the instance of its old one, before the
+// resources it manages, which wait for it, can use it. It is apart from
+// ended, whose frame is on every step's path.
+//
+//go:noinline
+func (d *deployment) renamed(s *stepgen.Step) {
+	if resource.IsProviderType(s.New.Type) && s.New.ID == s.Old.ID && s.New.ID != "" {
+		d.registry.Alias(providers.NewReference(s.New.URN, s.New.ID), providers.NewReference(s.Old.URN, s.Old.ID))
+	}
 }
 
 // StepSkipped implements executor.Hooks.

@@ -15,7 +15,9 @@ import (
 // dependency, property dependency or deleted-with target that no longer
 // exists is dropped, and a resource whose parent is gone takes the
 // nearest ancestor that remains as its parent. A copy marked Delete that
-// is gone takes no reference away while its URN has another copy.
+// is gone takes no reference away while its URN has another copy. A
+// reference to a URN a renamed resource was known by (one of its Aliases)
+// stands or goes with that resource.
 func (d *deployment) dropGone(ctx context.Context, chains []stepgen.Chain) error {
 	var gone []*resource.State
 	for _, ch := range chains {
@@ -47,8 +49,10 @@ func (d *deployment) dropGone(ctx context.Context, chains []stepgen.Chain) error
 	for _, r := range snap.Resources {
 		if !isGone[key{r.URN, r.ID, r.Delete}] {
 			present[r.URN] = true
+			markAliases(present, r)
 		}
 	}
+	inheritParents(parentOf, gone)
 	for _, r := range snap.Resources {
 		if isGone[key{r.URN, r.ID, r.Delete}] {
 			continue
@@ -86,8 +90,12 @@ func unreference(r *resource.State, present map[resource.URN]bool, parentOf map[
 		return nil
 	}
 	n := r.Clone()
-	for missing(n.Parent) {
-		n.Parent = parentOf[n.Parent]
+	// Bounded: a parent chain that loops through gone resources (which no
+	// snapshot that passed its integrity check holds) ends at no parent.
+	for i := 0; missing(n.Parent); i++ {
+		if n.Parent = parentOf[n.Parent]; i > len(parentOf) {
+			n.Parent = ""
+		}
 	}
 	if missing(n.DeletedWith) {
 		n.DeletedWith = ""
@@ -108,4 +116,24 @@ func unreference(r *resource.State, present map[resource.URN]bool, parentOf map[
 		}
 	}
 	return n
+}
+
+// markAliases adds the URNs r was known by to present: references to them
+// resolve to r.
+func markAliases(present map[resource.URN]bool, r *resource.State) {
+	for _, a := range r.Aliases {
+		present[a] = true
+	}
+}
+
+// inheritParents lets a reference to a URN a gone resource was known by
+// climb to that resource's parent, as a reference to its URN does.
+func inheritParents(parentOf map[resource.URN]resource.URN, gone []*resource.State) {
+	for _, g := range gone {
+		for _, a := range g.Aliases {
+			if _, ok := parentOf[a]; !ok {
+				parentOf[a] = g.Parent
+			}
+		}
+	}
 }

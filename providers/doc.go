@@ -56,7 +56,8 @@
 //     parameterized (a generic bridge becoming "aws", say).
 //   - Live instances by Reference, returned by Get. Load records the
 //     provider resources of a previous snapshot; their instances start on
-//     first use.
+//     first use. A renamed provider resource answers to its old references
+//     too (Alias).
 //   - The provider resources' lifecycle: the Registry is the Provider of
 //     provider resources. Check runs the package's CheckConfig and Diff its
 //     DiffConfig (on an unconfigured instance kept per package version);

@@ -41,7 +41,10 @@ type Registry struct {
 	closed    bool
 	factories map[string][]*factoryEntry // by package, ascending versions
 	instances map[Reference]*instance
-	checkers  map[FactoryInfo]*checker
+	// aliases maps a reference to the one whose instance answers for it
+	// (see Alias).
+	aliases  map[Reference]Reference
+	checkers map[FactoryInfo]*checker
 }
 
 var _ Provider = (*Registry)(nil)
@@ -64,6 +67,7 @@ func NewRegistry(opts ...Option) *Registry {
 		newID:     newUUID,
 		factories: map[string][]*factoryEntry{},
 		instances: map[Reference]*instance{},
+		aliases:   map[Reference]Reference{},
 		checkers:  map[FactoryInfo]*checker{},
 	}
 	for _, o := range opts {
@@ -105,14 +109,48 @@ func (r *Registry) isClosed() bool {
 //
 // Like every wrapper in this package, the instance implements all optional
 // interfaces; detect abilities by calling (see CheckConfig, Invoke, ...).
+//
+// A reference that has no instance of its own is answered by the instance
+// of the reference it is an alias of (see Alias).
 func (r *Registry) Get(ref Reference) (Provider, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	inst, ok := r.instances[ref]
 	if !ok {
-		return nil, false
+		if inst, ok = r.aliased(ref); !ok {
+			return nil, false
+		}
 	}
 	return inst, true
+}
+
+// aliased returns the instance of the reference ref is an alias of. Called
+// with r.mu held.
+func (r *Registry) aliased(ref Reference) (*instance, bool) {
+	target, ok := r.aliases[ref]
+	if !ok {
+		return nil, false
+	}
+	inst, ok := r.instances[target]
+	return inst, ok
+}
+
+// Alias makes the instance recorded under target answer for ref too,
+// whenever no instance is recorded under ref itself. A provider resource
+// renamed through an alias keeps its ID, so it is the same provider under
+// another URN: the resources it manages name it by its new reference once
+// their steps rewrite their records, and by its old one until then. Load
+// aliases the old references of every provider resource it records (their
+// Aliases) to the new; a host that renames a provider resource without
+// starting it again (its configuration unchanged) aliases the new
+// reference to the old. An alias does not chain: target must have an
+// instance of its own.
+func (r *Registry) Alias(ref, target Reference) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ref != target {
+		r.aliases[ref] = target
+	}
 }
 
 // Load records the provider resources among states (others are skipped),
@@ -175,6 +213,11 @@ func (r *Registry) load(ctx context.Context, s *resource.State) error {
 		r.mu.Unlock()
 		return fmt.Errorf("load provider %s: %w", ref, ErrRegistryClosed)
 	}
+	for _, a := range s.Aliases {
+		if old := NewReference(a, s.ID); old != ref {
+			r.aliases[old] = ref
+		}
+	}
 	old := r.instances[ref]
 	if old != nil && old.serves(version, inst.config) {
 		r.mu.Unlock()
@@ -201,11 +244,16 @@ func (r *Registry) swap(inst *instance) (*instance, error) {
 	return old, nil
 }
 
-// forget removes the instance recorded under ref and returns it.
+// forget removes the instance recorded under ref, or else under the
+// reference ref is an alias of, and returns it.
 func (r *Registry) forget(ref Reference) *instance {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	inst := r.instances[ref]
+	inst, ok := r.instances[ref]
+	if !ok {
+		ref = r.aliases[ref]
+		inst = r.instances[ref]
+	}
 	delete(r.instances, ref)
 	return inst
 }

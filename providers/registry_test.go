@@ -404,3 +404,54 @@ func TestLoadReconciles(t *testing.T) {
 		t.Errorf("configure events = %v", got)
 	}
 }
+
+// TestRegistryAliases: a provider resource renamed through an alias keeps
+// its ID and its instance. Load answers its old references (its Aliases)
+// with the instance of its new one; Alias answers a new reference with
+// the instance of an old one; an instance of its own wins; deleting the
+// resource by either reference shuts the one instance down.
+func TestRegistryAliases(t *testing.T) {
+	rec := &recorder{}
+	r := newCloudRegistry(t, rec)
+	ctx := t.Context()
+	oldURN, newURN := providerURN("cloud", "old"), providerURN("cloud", "new")
+	renamed := &resource.State{Type: providers.ProviderType("cloud"), URN: newURN, ID: "x", Custom: true,
+		Inputs: resource.PropertyMap{"region": str("us")}, Aliases: []resource.URN{oldURN}}
+	if err := r.Load(ctx, []*resource.State{renamed}); err != nil {
+		t.Fatal(err)
+	}
+	oldRef, newRef := providers.NewReference(oldURN, "x"), providers.NewReference(newURN, "x")
+	if mustGet(t, r, oldRef) != mustGet(t, r, newRef) {
+		t.Error("the old reference of a loaded provider resource is not answered by its instance")
+	}
+	if _, ok := r.Get(providers.NewReference(oldURN, "other-id")); ok {
+		t.Error("an alias answers for another ID")
+	}
+
+	// A rename in this run: the new reference takes the old one's instance.
+	r2 := newCloudRegistry(t, &recorder{})
+	ref, _ := createProvider(t, r2, oldURN, resource.PropertyMap{"region": str("us")}, false)
+	renamedRef := providers.NewReference(newURN, ref.ID)
+	if _, ok := r2.Get(renamedRef); ok {
+		t.Fatal("a reference nobody recorded is answered")
+	}
+	r2.Alias(renamedRef, ref)
+	if mustGet(t, r2, renamedRef) != mustGet(t, r2, ref) {
+		t.Error("Alias: the new reference is not answered by the old one's instance")
+	}
+	if _, err := r2.Delete(ctx, providers.DeleteRequest{URN: newURN, ID: ref.ID}); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []providers.Reference{ref, renamedRef} {
+		if _, ok := r2.Get(x); ok {
+			t.Errorf("after the delete by its new reference, %s is still answered", x)
+		}
+	}
+
+	// An instance of its own wins over an alias.
+	own, _ := createProvider(t, r, newURN, resource.PropertyMap{"region": str("eu")}, false)
+	r.Alias(own, oldRef)
+	if mustGet(t, r, own) == mustGet(t, r, oldRef) {
+		t.Error("an alias hides a reference's own instance")
+	}
+}

@@ -25,10 +25,10 @@ import (
 // up, refresh, destroy and their previews, with targets and
 // continue-on-error) of random programs (parents, dependencies, property
 // dependencies, explicit and default providers, protect,
-// delete-before-replace, ignore- and replace-on-changes, aliases,
-// retain-on-delete, deleted-with) against a provider that fails at random
-// steps (plainly, or after creating or updating: providers.InitError), and
-// checks after every operation:
+// delete-before-replace, ignore- and replace-on-changes, aliases (renames,
+// of the explicit provider too), retain-on-delete, deleted-with) against a
+// provider that fails at random steps (plainly, or after creating or
+// updating: providers.InitError), and checks after every operation:
 //
 //   - it returned (within a bound: no deadlock) and left no goroutine of
 //     the engine running;
@@ -79,6 +79,9 @@ type slot struct {
 type program struct {
 	slots   []*slot // nil: not registered
 	provCfg int
+	// provRenamed names the explicit provider "explicitx" instead of
+	// "explicit" (each an alias of the other).
+	provRenamed bool
 }
 
 func (p program) names() []string {
@@ -94,6 +97,9 @@ func (p program) names() []string {
 // String describes the program for failure logs.
 func (p program) String() string {
 	var b strings.Builder
+	if p.provRenamed {
+		b.WriteString(" (explicit provider renamed)")
+	}
 	for i, s := range p.slots {
 		if s == nil {
 			continue
@@ -116,7 +122,8 @@ const group = "fz:index:Group"
 // drawProgram draws a program over size slots; custom[i] says which slots
 // are custom resources (fixed for a whole case).
 func drawProgram(t *rapid.T, custom []bool) program {
-	p := program{slots: make([]*slot, len(custom)), provCfg: rapid.IntRange(0, 1).Draw(t, "provCfg")}
+	p := program{slots: make([]*slot, len(custom)), provCfg: rapid.IntRange(0, 1).Draw(t, "provCfg"),
+		provRenamed: rapid.IntRange(0, 3).Draw(t, "provRenamed") == 0}
 	often := func(label string) bool { return rapid.IntRange(0, 4).Draw(t, label) == 0 }
 	for i := range custom {
 		if rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("present%d", i)) == 0 {
@@ -169,7 +176,11 @@ func (p program) run(ctx *engine.Context) error {
 	var prov *engine.Resource
 	for _, s := range p.slots {
 		if s != nil && s.explicit {
-			prov = ctx.Provider("fz", "explicit", engine.Props{"cfg": p.provCfg})
+			name, was := "explicit", "explicitx"
+			if p.provRenamed {
+				name, was = was, name
+			}
+			prov = ctx.Provider("fz", name, engine.Props{"cfg": p.provCfg}, engine.Aliases(resource.Alias{Name: was}))
 			break
 		}
 	}
@@ -259,7 +270,6 @@ func lifecycle(t *rapid.T, maxSize int) {
 		kind := rapid.SampledFrom([]string{"up", "up", "up", "preview", "refresh", "destroy", "preview-destroy", "preview-refresh"}).Draw(t, fmt.Sprintf("op%d", n))
 		if (kind == "up" || kind == "preview") && rapid.Bool().Draw(t, fmt.Sprintf("newProgram%d", n)) {
 			prog = drawProgram(t, isCustom)
-			w.pinRenames(t, prog)
 		}
 		var opts []engine.Option
 		if rapid.Bool().Draw(t, fmt.Sprintf("continueOnError%d", n)) {
@@ -273,56 +283,6 @@ func lifecycle(t *rapid.T, maxSize int) {
 		w.cloud.Fail(drawFailures(t, size, n))
 		t.Logf("operation %d: %s with %d options, failures %v, of:%v", n, kind, len(opts), w.cloud.failures, prog)
 		w.operate(t, kind, prog, opts)
-	}
-}
-
-// pinRenames keeps the name a referenced resource has in the state. A
-// rename of a resource other records refer to now keeps the state loadable
-// (TestRegressionRenameOfReferencedResource), but combined with a
-// delete-before-replace of a referrer it can still leave a record the
-// journal refuses (see TESTING.md); generated only with GROUNDWORK_KNOWN=1.
-func (w *lifecycleWorld) pinRenames(t *rapid.T, p program) {
-	if os.Getenv("GROUNDWORK_KNOWN") == "1" {
-		return
-	}
-	snap, err := w.store.Load(bg, "dev")
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	referenced := map[string]bool{}
-	current := map[string]bool{} // recorded names
-	for _, r := range snap.Resources {
-		current[r.URN.Name()] = true
-		refs := slices.Concat(r.Dependencies, []resource.URN{r.Parent, r.DeletedWith})
-		for _, us := range r.PropertyDependencies {
-			refs = append(refs, us...)
-		}
-		for _, u := range refs {
-			if u != "" {
-				referenced[u.Name()] = true
-			}
-		}
-	}
-	for _, s := range p.slots {
-		if s == nil {
-			continue
-		}
-		for _, j := range slices.Concat(s.deps, []int{s.parent, s.ref, s.deletedWith}) {
-			if j >= 0 {
-				referenced[slotName(j, false)], referenced[slotName(j, true)] = true, true
-			}
-		}
-	}
-	for i, s := range p.slots {
-		if s == nil || !(referenced[slotName(i, false)] || referenced[slotName(i, true)]) {
-			continue
-		}
-		switch {
-		case current[slotName(i, true)]:
-			s.renamed = true
-		case current[slotName(i, false)]:
-			s.renamed = false
-		}
 	}
 }
 

@@ -19,11 +19,18 @@ import (
 // between resources are by URN, so each is resolved to the live
 // (non-Delete) state of that URN, or, if there is none, to the last Delete
 // copy in the list. A Delete copy therefore has dependencies but never
-// dependents. References to URNs that are not in the list are ignored, so
-// a graph may be built over part of a snapshot.
+// dependents. A reference to a URN that no state holds resolves to the
+// state that lists it among its Aliases (a renamed resource whose old URN a
+// record still names), preferring a live state, as the state package orders
+// and checks snapshots. References to URNs that are not in the list are
+// ignored, so a graph may be built over part of a snapshot. Lookup and the
+// methods that take URNs know states by their own URNs only.
 type Graph struct {
 	states []*State
 	byURN  map[URN]int32
+	// byAlias resolves references to old URNs of renamed states; nil when
+	// no state has aliases.
+	byAlias map[URN]int32
 	// Dependencies of node i are deps[depOff[i]:depOff[i+1]], and its
 	// dependents are revs[revOff[i]:revOff[i+1]], each sorted by index.
 	depOff, deps []int32
@@ -54,6 +61,7 @@ func NewGraph(states []*State) (*Graph, error) {
 			g.byURN[s.URN] = int32(i)
 		}
 	}
+	g.indexAliases()
 	g.depOff = make([]int32, n+1)
 	g.deps = make([]int32, 0, n*2)
 	var scratch []int32
@@ -67,6 +75,23 @@ func NewGraph(states []*State) (*Graph, error) {
 	return g, nil
 }
 
+// indexAliases fills byAlias with the aliases no state holds as its URN.
+func (g *Graph) indexAliases() {
+	for i, s := range g.states {
+		for _, a := range s.Aliases {
+			if _, held := g.byURN[a]; held {
+				continue
+			}
+			if g.byAlias == nil {
+				g.byAlias = make(map[URN]int32)
+			}
+			if j, ok := g.byAlias[a]; !ok || (g.states[j].Delete && !s.Delete) {
+				g.byAlias[a] = int32(i)
+			}
+		}
+	}
+}
+
 // appendTargets appends the nodes s refers to.
 func (g *Graph) appendTargets(out []int32, s *State) []int32 {
 	add := func(u URN) {
@@ -74,6 +99,8 @@ func (g *Graph) appendTargets(out []int32, s *State) []int32 {
 			return
 		}
 		if j, ok := g.byURN[u]; ok {
+			out = append(out, j)
+		} else if j, ok := g.byAlias[u]; ok {
 			out = append(out, j)
 		}
 	}

@@ -478,3 +478,36 @@ func BenchmarkAntichains100k(b *testing.B) {
 		}
 	}
 }
+
+// TestGraphResolvesAliases: a reference to a URN no state holds resolves
+// to the state that lists it among its aliases (a renamed resource),
+// preferring a live state; a state that holds the URN wins.
+func TestGraphResolvesAliases(t *testing.T) {
+	renamed := func(name string, was ...string) *resource.State {
+		s := st(name)
+		for _, w := range was {
+			s.Aliases = append(s.Aliases, urn(w))
+		}
+		return s
+	}
+	old := renamed("ax", "a")
+	old.Delete = true
+	g := mustGraph(t, old, renamed("ax", "a"), st("b", "a"), st("c", "b"))
+	if diff := cmp.Diff([]string{"b"}, names(g.DependentsOf(urn("ax")))); diff != "" {
+		t.Errorf("DependentsOf(ax) (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"b", "c"}, names(g.TransitiveDependents(urn("ax")))); diff != "" {
+		t.Errorf("TransitiveDependents(ax) (-want +got):\n%s", diff)
+	}
+	if _, ok := g.Lookup(urn("a")); ok {
+		t.Error("Lookup resolves an alias; it knows states by their own URNs")
+	}
+
+	g = mustGraph(t, st("a"), renamed("ax", "a"), st("b", "a"))
+	if diff := cmp.Diff([]string{"b"}, names(g.DependentsOf(urn("a")))); diff != "" {
+		t.Errorf("DependentsOf(a), which holds the URN (-want +got):\n%s", diff)
+	}
+	if got := g.DependentsOf(urn("ax")); len(got) != 0 {
+		t.Errorf("DependentsOf(ax) = %v; want none", names(got))
+	}
+}

@@ -24,6 +24,10 @@ type Fold struct {
 	// byAlias counts the records that list a URN among their aliases: a
 	// reference to a renamed resource's old URN resolves through them.
 	byAlias map[resource.URN]int
+	// providerAliases counts, by old URN and ID, the provider records that
+	// list that URN among their aliases: a provider reference written
+	// before a provider was renamed resolves through them.
+	providerAliases map[stateKey]int
 
 	pending      []*pendingSlot // pending operations in begin order; nil marks a cleared one
 	pendingHoles int
@@ -83,14 +87,15 @@ func NewFold(base *Snapshot, lastSeq uint64, inFlight []InFlight) (*Fold, error)
 		base = &Snapshot{}
 	}
 	f := &Fold{
-		manifest: base.Manifest,
-		secrets:  base.Secrets,
-		slots:    make([]*slot, 0, len(base.Resources)),
-		byKey:    make(map[stateKey]*slot, len(base.Resources)),
-		byURN:    make(map[resource.URN]copies, len(base.Resources)),
-		byAlias:  make(map[resource.URN]int),
-		bySeq:    make(map[uint64]*pendingSlot),
-		lastSeq:  lastSeq,
+		manifest:        base.Manifest,
+		secrets:         base.Secrets,
+		slots:           make([]*slot, 0, len(base.Resources)),
+		byKey:           make(map[stateKey]*slot, len(base.Resources)),
+		byURN:           make(map[resource.URN]copies, len(base.Resources)),
+		byAlias:         make(map[resource.URN]int),
+		providerAliases: make(map[stateKey]int),
+		bySeq:           make(map[uint64]*pendingSlot),
+		lastSeq:         lastSeq,
 	}
 	for _, r := range base.Resources {
 		if r == nil {
@@ -205,32 +210,65 @@ func (f *Fold) apply(e Entry, knownValues bool) error {
 // keeps a journal from ever holding a state that cannot be committed. It
 // costs O(size of the resource).
 func (f *Fold) checkRecordable(r *resource.State, at *slot, knownValues bool) error {
-	count := func(u resource.URN) copies {
-		c := f.byURN[u]
-		if at != nil && at.state.URN == u {
-			c = c.add(at.state, -1) // the copy being replaced
-		}
-		return c
-	}
 	return checkResource(r, refScope{
 		// A copy marked Delete never duplicates a live one: the snapshot
 		// order puts it before the live copy of its URN.
-		live:        func(u resource.URN) bool { return !r.Delete && count(u).live > 0 },
-		seen:        func(u resource.URN) bool { return count(u).all > 0 },
+		live:        func(u resource.URN) bool { return !r.Delete && f.copiesBesides(u, at).live > 0 },
+		seen:        func(u resource.URN) bool { return f.recordedBesides(u, at) },
 		provider:    f.providerRecorded,
 		knownValues: knownValues,
 	})
 }
 
+// copiesBesides counts the recorded copies of u other than the one in slot
+// at (the copy being replaced; nil for none).
+func (f *Fold) copiesBesides(u resource.URN, at *slot) copies {
+	c := f.byURN[u]
+	if at != nil && at.state.URN == u {
+		c = c.add(at.state, -1)
+	}
+	return c
+}
+
+// recordedBesides reports whether a reference to u resolves to a record
+// other than the one in slot at: one holding u as its URN or, failing
+// that, one listing it among its aliases.
+func (f *Fold) recordedBesides(u resource.URN, at *slot) bool {
+	return f.copiesBesides(u, at).all > 0 || f.aliasRecorded(u, at)
+}
+
+// aliasRecorded reports whether a record other than the one in slot at
+// (nil for none) lists u among the URNs it was known by: a reference to a
+// renamed resource's old URN resolves to it, as it does in the snapshot
+// order and its integrity check. A record may still name the old URN
+// whether the rename has been recorded yet or not (a delete-before-replace
+// leaves a dependent's old record pending, references and all), so both
+// must be accepted. It costs O(aliases of at). It stays out of line: it
+// is the rare case of recordedBesides, on a step goroutine's stack.
+//
+//go:noinline
+func (f *Fold) aliasRecorded(u resource.URN, at *slot) bool {
+	n := f.byAlias[u]
+	if n > 0 && at != nil {
+		for _, a := range at.state.Aliases {
+			if a == u {
+				n-- // the record being replaced
+			}
+		}
+	}
+	return n > 0
+}
+
 // providerRecorded reports whether a provider resource with this URN and ID
-// is recorded (live or marked Delete).
+// is recorded (live or marked Delete), or a provider resource with this ID
+// that was renamed from this URN (lists it among its aliases).
 func (f *Fold) providerRecorded(u resource.URN, id resource.ID) bool {
 	for _, del := range []bool{false, true} {
 		if s := f.byKey[stateKey{u, id, del}]; s != nil && s.state.IsProvider() {
 			return true
 		}
 	}
-	return false
+	return f.providerAliases[stateKey{urn: u, id: id}] > 0
 }
 
 // mutate records new in place of old: in old's slot when they share a URN,
@@ -261,8 +299,8 @@ func (f *Fold) addSlot(r *resource.State) {
 
 func (f *Fold) index(s *slot) {
 	f.byURN[s.state.URN] = f.byURN[s.state.URN].add(s.state, 1)
-	for _, a := range s.state.Aliases {
-		f.byAlias[a]++
+	if len(s.state.Aliases) > 0 {
+		f.indexAliases(s.state, 1)
 	}
 	k := keyOf(s.state)
 	head := f.byKey[k]
@@ -277,10 +315,8 @@ func (f *Fold) index(s *slot) {
 }
 
 func (f *Fold) unindex(s *slot) {
-	for _, a := range s.state.Aliases {
-		if f.byAlias[a]--; f.byAlias[a] <= 0 {
-			delete(f.byAlias, a)
-		}
+	if len(s.state.Aliases) > 0 {
+		f.indexAliases(s.state, -1)
 	}
 	if c := f.byURN[s.state.URN].add(s.state, -1); c.all > 0 {
 		f.byURN[s.state.URN] = c
@@ -304,6 +340,27 @@ func (f *Fold) unindex(s *slot) {
 		}
 	}
 	s.next = nil
+}
+
+// indexAliases adds n (1 or -1) to the counts of the URNs r was known by,
+// and for a provider record to those of the references it answers for. It
+// stays out of line: records rarely have aliases, and index and unindex
+// run on a step goroutine's stack.
+//
+//go:noinline
+func (f *Fold) indexAliases(r *resource.State, n int) {
+	provider := r.IsProvider()
+	for _, a := range r.Aliases {
+		if f.byAlias[a] += n; f.byAlias[a] <= 0 {
+			delete(f.byAlias, a)
+		}
+		if provider {
+			k := stateKey{urn: a, id: r.ID}
+			if f.providerAliases[k] += n; f.providerAliases[k] <= 0 {
+				delete(f.providerAliases, k)
+			}
+		}
+	}
 }
 
 // compactSlots drops removed slots once they are the majority, so removals
@@ -382,6 +439,7 @@ func (f *Fold) Checkpoint() (*Snapshot, []InFlight) {
 	clear(f.byKey)
 	clear(f.byURN)
 	clear(f.byAlias)
+	clear(f.providerAliases)
 	for _, r := range s.Resources {
 		f.addSlot(r)
 	}

@@ -265,3 +265,106 @@ func urnList(rs []*resource.State) []string {
 	}
 	return out
 }
+
+// TestFoldResolvesAliases: a record may name a renamed resource by an old
+// URN, one the renamed record lists among its aliases, whether the rename
+// is recorded yet or not; the reference resolves as it does in the
+// snapshot order and its integrity check.
+func TestFoldResolvesAliases(t *testing.T) {
+	prov := newProvider("default", "p1")
+	a := newBucket("a", prov)
+	b := newBucket("b", prov, a.URN)
+	ax := newBucket("ax", prov)
+	ax.ID, ax.Aliases = a.ID, []resource.URN{a.URN}
+	bPending := b.Clone()
+	bPending.PendingReplacement = true
+
+	f := mustFold(t, &Snapshot{Resources: []*resource.State{prov, a, b}})
+	applyAll(t, f,
+		Entry{Kind: EntryWrite, Old: a, New: ax}, // the rename
+		// b's old record, written again after the rename: a
+		// delete-before-replace leaves it pending.
+		Entry{Kind: EntryBegin, Op: resource.OperationDeleting, Old: b},
+		Entry{Kind: EntrySuccess, Begin: 2, Old: b, New: bPending})
+	got := f.Snapshot()
+	if diff := cmp.Diff([]resource.URN{prov.URN, ax.URN, b.URN}, urns(got)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if err := got.VerifyIntegrity(); err != nil {
+		t.Errorf("the fold fails integrity: %v", err)
+	}
+
+	rejects := []struct {
+		name    string
+		entries []Entry
+	}{
+		{
+			// As VerifyIntegrity sees it, a record's own aliases are not
+			// recorded before it.
+			name: "a record naming an old URN of its own",
+			entries: []Entry{{Kind: EntryWrite, Old: a, New: func() *resource.State {
+				r := ax.Clone()
+				r.Dependencies = []resource.URN{a.URN}
+				return r
+			}()}},
+		},
+		{
+			name: "an update naming an old URN of its own",
+			entries: []Entry{{Kind: EntryWrite, Old: a, New: ax}, {Kind: EntryWrite, Old: ax, New: func() *resource.State {
+				r := ax.Clone()
+				r.Dependencies = []resource.URN{a.URN}
+				return r
+			}()}},
+		},
+		{
+			name: "a reference to an old URN once the renamed record is gone",
+			entries: []Entry{
+				{Kind: EntryWrite, Old: a, New: ax},
+				{Kind: EntryWrite, Old: b},
+				{Kind: EntryWrite, Old: ax},
+				{Kind: EntryWrite, New: b},
+			},
+		},
+	}
+	for _, tc := range rejects {
+		t.Run(tc.name, func(t *testing.T) {
+			f := mustFold(t, &Snapshot{Resources: []*resource.State{prov, a, b}})
+			last := len(tc.entries) - 1
+			applyAll(t, f, tc.entries[:last]...)
+			e := tc.entries[last]
+			e.Seq = f.LastSeq() + 1
+			var ee *EntryError
+			if err := f.Apply(e); !errors.As(err, &ee) {
+				t.Fatalf("Apply = %v; want *EntryError", err)
+			}
+		})
+	}
+}
+
+// TestFoldResolvesProviderAliases: a provider resource renamed through an
+// alias keeps its ID; a record written afterwards may still reference it
+// by its old URN, and nothing else answers for that reference.
+func TestFoldResolvesProviderAliases(t *testing.T) {
+	prov := newProvider("default", "p1")
+	renamed := prov.Clone()
+	renamed.URN, renamed.Aliases = testURN("pulumi:providers:aws", "renamed"), []resource.URN{prov.URN}
+	a := newBucket("a", prov) // names the provider by its old URN
+	f := mustFold(t, &Snapshot{Resources: []*resource.State{prov}})
+	applyAll(t, f,
+		Entry{Kind: EntryWrite, Old: prov, New: renamed},
+		Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: a},
+		Entry{Kind: EntrySuccess, Begin: 2, New: a})
+	if err := f.Snapshot().VerifyIntegrity(); err != nil {
+		t.Errorf("the fold fails integrity: %v", err)
+	}
+	other := newBucket("b", prov)
+	other.Provider = string(prov.URN) + "::p2" // another ID
+	var ee *EntryError
+	if err := f.Apply(Entry{Kind: EntryWrite, New: other, Seq: f.LastSeq() + 1}); !errors.As(err, &ee) {
+		t.Errorf("a provider reference by the old URN with another ID: Apply = %v; want *EntryError", err)
+	}
+	applyAll(t, f, Entry{Kind: EntryWrite, Old: a}, Entry{Kind: EntryWrite, Old: renamed})
+	if err := f.Apply(Entry{Kind: EntryWrite, New: a, Seq: f.LastSeq() + 1}); !errors.As(err, &ee) {
+		t.Errorf("a provider reference by the old URN once the provider is gone: Apply = %v; want *EntryError", err)
+	}
+}

@@ -120,10 +120,13 @@ func ParseProviderReference(ref string) (urn resource.URN, id resource.ID, ok bo
 //   - no two live copies of a URN: a URN may repeat only when every earlier
 //     copy is marked Delete;
 //   - each parent, dependency, property dependency and deleted-with target
-//     names a resource recorded earlier in Resources;
+//     names a resource recorded earlier in Resources, by its URN or, for a
+//     renamed resource, by a URN it lists among its Aliases (the URNs it
+//     was known by, which records written before the rename still name);
 //   - each provider reference "<URN>::<ID>" names a provider resource (type
-//     "pulumi:providers:...") with that URN and ID recorded earlier, and
-//     every custom resource that is not a provider has one;
+//     "pulumi:providers:...") recorded earlier with that ID and that URN
+//     (or, renamed since, listing it among its Aliases), and every custom
+//     resource that is not a provider has one;
 //   - no input or output anywhere holds an unknown value, in Resources or
 //     in PendingOperations.
 //
@@ -158,6 +161,9 @@ func (s *Snapshot) VerifyIntegrity() error {
 		}
 		if r.IsProvider() {
 			providers[string(r.URN)+"::"+string(r.ID)] = struct{}{}
+			for _, a := range r.Aliases {
+				providers[string(a)+"::"+string(r.ID)] = struct{}{}
+			}
 		}
 	}
 	for _, op := range s.PendingOperations {

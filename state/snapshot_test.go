@@ -20,6 +20,14 @@ func TestVerifyIntegrity(t *testing.T) {
 	}
 	deleted := with(a, func(s *resource.State) { s.Delete = true })
 	missing := testURN("aws:s3/bucket:Bucket", "missing")
+	// Renamed through aliases: records written before still name them by
+	// their old URNs.
+	renamedProv := with(prov, func(s *resource.State) {
+		s.URN, s.Aliases = testURN("pulumi:providers:aws", "renamed"), []resource.URN{prov.URN}
+	})
+	renamedA := with(a, func(s *resource.State) {
+		s.URN, s.Aliases = testURN("aws:s3/bucket:Bucket", "a2"), []resource.URN{a.URN}
+	})
 
 	cases := []struct {
 		name    string
@@ -65,6 +73,15 @@ func TestVerifyIntegrity(t *testing.T) {
 			s.Inputs = resource.PropertyMap{"k": resource.NewUnknown()}
 		})}}, rule: RuleUnknownValue, urn: a.URN},
 		{name: "pending without resource", pending: []resource.Operation{{Kind: resource.OperationCreating}}, rule: RuleInvalidResource},
+		{name: "references by old URNs of renamed resources", res: []*resource.State{renamedProv, renamedA, with(newBucket("b", prov, a.URN), func(s *resource.State) {
+			s.Parent, s.DeletedWith = a.URN, a.URN
+			s.PropertyDependencies = map[resource.PropertyKey][]resource.URN{"x": {a.URN}}
+		})}},
+		{name: "reference by an old URN before the renamed record", res: []*resource.State{renamedProv, newBucket("b", renamedProv, a.URN), renamedA},
+			rule: RuleDependencyOrder, urn: testURN("aws:s3/bucket:Bucket", "b")},
+		{name: "provider reference by an old URN with another ID", res: []*resource.State{renamedProv, with(a, func(s *resource.State) {
+			s.Provider = string(prov.URN) + "::other"
+		})}, rule: RuleProviderUnresolved, urn: a.URN},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,7 +20,7 @@ func (g *Generator) afterFirstCheck(w *work) (Actions, error) {
 		w.diff = resource.DiffResult{Changes: resource.DiffSome}
 		return g.startReplace(w)
 	}
-	if w.old.Provider != w.new.Provider {
+	if w.old.Provider != w.new.Provider && !g.renamedProvider(w.old.Provider, w.new.Provider) {
 		if call := g.providerDiffCall(w); call != nil {
 			return Actions{Calls: []*Call{call}}, nil
 		}

@@ -64,6 +64,8 @@ func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
 		return nil
 	}
 	going := make(map[resource.URN]bool, len(doomed))
+	// renamed maps the URNs going resources were once known by to theirs.
+	var renamed map[resource.URN]resource.URN
 	for _, s := range doomed {
 		// The old copy of a replaced resource shares its URN with the
 		// live record, which is what dependents depend on.
@@ -71,12 +73,27 @@ func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
 			continue
 		}
 		going[s.URN] = true
+		renamed = addAliases(renamed, s)
+	}
+	// goingAs returns the URN of the going resource a reference to dep
+	// names, or "".
+	goingAs := func(dep resource.URN) resource.URN {
+		if going[dep] {
+			return dep
+		}
+		if u, ok := renamed[dep]; ok && !g.holds(dep) {
+			return u
+		}
+		return ""
 	}
 	check := func(s *resource.State) error {
 		var err error
 		forEachDependency(s, func(dep resource.URN) {
-			if err == nil && going[dep] && !going[s.URN] {
-				err = &DanglingDependentError{URN: dep, Dependent: s.URN}
+			if err != nil || going[s.URN] {
+				return
+			}
+			if u := goingAs(dep); u != "" {
+				err = &DanglingDependentError{URN: u, Dependent: s.URN}
 			}
 		})
 		return err
@@ -106,6 +123,7 @@ func (g *Generator) deleteAntichains(doomed []*resource.State) [][]Chain {
 	for i, s := range doomed {
 		byURN[s.URN] = append(byURN[s.URN], i)
 	}
+	resolveAliases(byURN, doomed) // a record may name a renamed one by an old URN
 	// dependents[i] lists the doomed resources that depend on doomed[i];
 	// blockers[i] counts them: i can be deleted once they are gone.
 	dependents := make([][]int, len(doomed))

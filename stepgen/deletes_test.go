@@ -66,6 +66,27 @@ func TestDeletesOrder(t *testing.T) {
 			wantOrder: [][]string{{"delete a", "delete b"}, {"delete g", "delete c"}, {"delete explicit"}},
 			wantNeeds: map[string][]string{"g": {"a"}, "c": {"b"}, "explicit": {"a", "b", "c"}},
 		},
+		{
+			name: "a reference by a renamed resource's old URN",
+			old: []*resource.State{
+				recorded("ax", nil, knownAs(urn("a"))),
+				recorded("b", nil, dependsOn(urn("a"))),
+				recorded("c", nil, inputFrom("v", urn("a"))),
+				recorded("d", nil, func(s *resource.State) { s.DeletedWith = urn("a") }),
+			},
+			wantOrder: [][]string{{"delete b", "delete c", "delete d"}, {"delete ax"}},
+			wantNeeds: map[string][]string{"ax": {"b", "c", "d"}},
+		},
+		{
+			name: "a record holding the URN wins over an alias",
+			old: []*resource.State{
+				recorded("a", nil),
+				recorded("ax", nil, knownAs(urn("a"))),
+				recorded("b", nil, dependsOn(urn("a"))),
+			},
+			wantOrder: [][]string{{"delete ax", "delete b"}, {"delete a"}},
+			wantNeeds: map[string][]string{"a": {"b"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,6 +160,15 @@ func TestDeleteSteps(t *testing.T) {
 			name: "deletedWith a resource deleted too: goes with it",
 			old: []*resource.State{
 				recorded("a", nil),
+				recorded("b", nil, func(s *resource.State) { s.DeletedWith = urn("a") }),
+			},
+			deleted: "b",
+			wantOp:  stepgen.OpDelete,
+		},
+		{
+			name: "deletedWith a renamed resource deleted too, by its old URN: goes with it",
+			old: []*resource.State{
+				recorded("ax", nil, knownAs(urn("a"))),
 				recorded("b", nil, func(s *resource.State) { s.DeletedWith = urn("a") }),
 			},
 			deleted: "b",

@@ -71,6 +71,11 @@ func dependsOn(urns ...resource.URN) func(*resource.State) {
 	return func(s *resource.State) { s.Dependencies = append(s.Dependencies, urns...) }
 }
 
+// knownAs records the URNs a renamed resource was known by.
+func knownAs(urns ...resource.URN) func(*resource.State) {
+	return func(s *resource.State) { s.Aliases = append(s.Aliases, urns...) }
+}
+
 // inputFrom records that input key came from the resources urns (and so
 // depends on them).
 func inputFrom(key string, urns ...resource.URN) func(*resource.State) {

@@ -52,7 +52,8 @@ type dependentsWork struct {
 // whose diff asks for a replacement are deleted. Dependents tied only by
 // dependsOn, or whose affected inputs update in place, stay.
 func (g *Generator) startDependents(w *work) (Actions, error) {
-	w.dbr = &dependentsWork{replaced: map[resource.URN]bool{w.old.URN: true}}
+	w.dbr = &dependentsWork{replaced: map[resource.URN]bool{}}
+	markReplaced(w.dbr.replaced, w.old)
 	graph, err := resource.NewGraph(g.liveOlds())
 	if err == nil {
 		for _, u := range graph.TransitiveDependents(w.old.URN) {
@@ -133,7 +134,7 @@ func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 	// conservative answer keeps the old resource from being deleted while
 	// something still needs it.
 	if a.Err != nil || a.Diff.Replace() || a.Diff.Changes == resource.DiffUnknown {
-		w.dbr.replaced[dep.URN] = true
+		markReplaced(w.dbr.replaced, dep)
 		w.dbr.doomed = append(w.dbr.doomed, dep)
 	}
 	return g.nextDependent(w)

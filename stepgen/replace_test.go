@@ -200,6 +200,32 @@ func TestDeleteBeforeReplaceDependents(t *testing.T) {
 	}
 }
 
+// TestDeleteBeforeReplaceDependentsByOldURN: dependents whose records
+// still name a renamed resource, or a replaced dependent, by an old URN
+// (one the renamed record lists among its aliases) are found and diffed
+// with unknowns like any other.
+//
+//	ax: was a, replaced (delete-before-replace)
+//	b: input from a (ax's old URN)   → replaced → deleted
+//	e: input from bb (b's old URN)   → replaced → deleted
+func TestDeleteBeforeReplaceDependentsByOldURN(t *testing.T) {
+	ax := recorded("ax", map[string]any{"x": 1}, knownAs(urn("a")))
+	b := recorded("b", map[string]any{"a": "id-a"}, inputFrom("a", urn("a")), knownAs(urn("bb")))
+	e := recorded("e", map[string]any{"b": "id-b"}, inputFrom("b", urn("bb")))
+	dbr := replaceKeys("x")
+	dbr.DeleteBeforeReplace = true
+	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"ax": dbr, "b": replaceKeys("a"), "e": replaceKeys("b")})}
+	h := newHost(t, stepgen.Config{Old: []*resource.State{ax, b, e}}, prov)
+	chains := h.mustRegister(goal("ax", map[string]any{"x": 2}))
+	if diff := cmp.Diff([]string{"check ax", "diff ax", "check ax", "diff b", "diff e"}, h.callNames()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	want := [][]string{{"delete-replaced e", "delete-replaced b", "delete-replaced ax", "create ax"}}
+	if diff := cmp.Diff(want, opNames(chains)); diff != "" {
+		t.Errorf("chains (-want +got):\n%s", diff)
+	}
+}
+
 // TestDependentsThatCannotTell: a dependent whose provider cannot diff with
 // unknowns (an error, or DiffUnknown) is assumed to be replaced, so the old
 // resource is never deleted from under it.
@@ -353,6 +379,45 @@ func TestProviderChangeOutsideDefaults(t *testing.T) {
 			}
 			if diff := cmp.Diff([]string{"check a", "check a"}, h.callNames()); diff != "" {
 				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRenamedExplicitProvider: an explicit provider renamed through an
+// alias keeps its ID, so a resource whose reference changes only by that
+// rename is diffed as usual, not replaced — whether the rename happens in
+// this run or the provider record was renamed in an earlier one. A
+// reference to another ID is a change of provider.
+func TestRenamedExplicitProvider(t *testing.T) {
+	renamedURN := resource.NewURN(testStack, testProject, "", providers.ProviderType("test"), "renamed")
+	provState := &resource.State{Type: providers.ProviderType("test"), URN: provURN, Custom: true, ID: "prov-1"}
+	renamedState := provState.Clone()
+	renamedState.URN, renamedState.Aliases = renamedURN, []resource.URN{provURN}
+	tests := []struct {
+		name    string
+		prov    *resource.State // the provider's record
+		newID   resource.ID     // the ID the new reference names
+		wantOps [][]string
+	}{
+		{name: "renamed in this run", prov: provState, newID: "prov-1", wantOps: [][]string{{"same a"}}},
+		{name: "renamed in an earlier run", prov: renamedState, newID: "prov-1", wantOps: [][]string{{"same a"}}},
+		{name: "another ID", prov: provState, newID: "prov-9", wantOps: [][]string{{"replace a", "create-replacement a"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := recorded("a", map[string]any{"x": 1}) // names the provider by provRef
+			prov := &providers.Func{DiffF: diffBy(nil), DiffConfigF: diffBy(nil)}
+			h := newHost(t, stepgen.Config{Old: []*resource.State{tt.prov, a}}, prov)
+			h.apply(h.mustRegister(resource.Goal{
+				Type: providers.ProviderType("test"), Name: "renamed", Custom: true,
+				Aliases: []resource.Alias{{Name: "explicit"}},
+			}))
+			chains := h.mustRegister(goal("a", map[string]any{"x": 1}, func(g *resource.Goal) {
+				g.Provider = providers.NewReference(renamedURN, tt.newID).String()
+			}))
+			if diff := cmp.Diff(tt.wantOps, opNames(chains)); diff != "" {
+				t.Errorf("chains (-want +got):\n%s", diff)
 			}
 		})
 	}
