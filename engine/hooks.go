@@ -78,18 +78,26 @@ func (d *deployment) emitStart(s *stepgen.Step) {
 
 // journalBegin records that s begins, before its provider is called.
 func (d *deployment) journalBegin(ctx context.Context, s *stepgen.Step) (uint64, error) {
-	e := state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old}
-	if s.New != nil {
-		// A copy: Apply fills in the step's state while the journal may
-		// still hold the begin entry.
-		cp := *s.New
-		e.New = &cp
-	}
-	seq, err := d.journal.Append(ctx, e)
+	cp := beginCopy(s.New)
+	seq, err := d.journal.Append(ctx, state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: cp})
 	if err != nil {
 		return 0, beginFailed(s, err)
 	}
 	return seq, nil
+}
+
+// beginCopy returns a copy of a step's new state (nil for none) for its
+// begin entry: Apply fills in the step's state while the journal may still
+// hold the entry. It is apart from journalBegin, whose frame is on the
+// deepest path of a step's goroutine.
+//
+//go:noinline
+func beginCopy(s *resource.State) *resource.State {
+	if s == nil {
+		return nil
+	}
+	cp := *s
+	return &cp
 }
 
 // beginFailed wraps the failure to journal the begin of s. It is apart
@@ -183,6 +191,9 @@ func (d *deployment) journalEnd(ctx context.Context, s *stepgen.Step, seq uint64
 		_, err := d.journal.Record(ctx, state.Entry{Kind: state.EntryFailure, Begin: seq})
 		return err
 	}
+	if s.With() != nil {
+		return d.journalWith(ctx, s, seq)
+	}
 	old, new := s.Result()
 	switch {
 	case seq != 0:
@@ -194,6 +205,23 @@ func (d *deployment) journalEnd(ctx context.Context, s *stepgen.Step, seq uint64
 		_, err := d.journal.Record(ctx, state.Entry{Kind: state.EntryWrite, Old: old, New: new})
 		return err
 	}
+}
+
+// journalWith records the successful delete of a resource others are
+// deleted with (deletedWith): its record and theirs leave the state in
+// this one entry, so only once its delete succeeded, and all at once
+// (their own steps record nothing). It is apart from journalEnd, whose
+// frame is on the deepest path of a step's goroutine.
+//
+//go:noinline
+func (d *deployment) journalWith(ctx context.Context, s *stepgen.Step, seq uint64) error {
+	old, _ := s.Result()
+	e := state.Entry{Kind: state.EntryWrite, Old: old, With: s.With()}
+	if seq != 0 {
+		e.Kind, e.Begin = state.EntrySuccess, seq
+	}
+	_, err := d.journal.Append(ctx, e)
+	return err
 }
 
 func (d *deployment) record(s *stepgen.Step, err error, took time.Duration, skipped bool) {

@@ -63,13 +63,13 @@ func TestRegressionRenameOfReferencedResource(t *testing.T) {
 	}
 }
 
-// A resource deleted with another (deletedWith) leaves the state before
-// the resource it goes with is deleted — dependents first — without a
-// provider call. If that delete then fails, the first resource still
-// exists but is no longer recorded. Removing it only after the other's
-// delete succeeded needs both records to go in one journal entry.
-func TestKnownDeletedWithTargetDeleteFails(t *testing.T) {
-	knownIssue(t)
+// A resource deleted with another (deletedWith) left the state before the
+// resource it goes with was deleted — dependents first — without a
+// provider call. When that delete then failed, the first resource still
+// existed but was no longer recorded. Its record now leaves in the journal
+// entry that records the other's delete (TestDeletedWith covers the
+// variants).
+func TestRegressionDeletedWithTargetDeleteFails(t *testing.T) {
 	c := newCloud()
 	env := newEnv(t, c)
 	if _, err := env.Up(func(ctx *engine.Context) error {

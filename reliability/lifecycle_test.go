@@ -38,7 +38,7 @@ import (
 //     unchanged;
 //   - the state forgets nothing: every resource that exists is recorded,
 //     unless it was let go on purpose (retain-on-delete, or deleted with
-//     another resource);
+//     another resource whose delete succeeded);
 //   - the state holds what the world holds: every recorded resource exists
 //     with exactly the recorded inputs and outputs, so every step that
 //     succeeded, before or after a failure, is recorded;
@@ -383,11 +383,12 @@ func (w *lifecycleWorld) operate(t *rapid.T, kind string, prog program, opts []e
 // records every one as it is.
 func (w *lifecycleWorld) checkWorld(t *rapid.T, kind string, before, after *state.Snapshot) {
 	for _, r := range before.Resources {
-		if r.RetainOnDelete || r.DeletedWith != "" {
+		if r.RetainOnDelete {
 			w.letGo[r.ID] = true
 		}
 	}
 	live := w.cloud.Live()
+	w.letGoWith(before, after, live)
 	recorded := map[resource.ID]*resource.State{}
 	for _, r := range after.Resources {
 		if r.Type != thing {
@@ -421,6 +422,40 @@ func (w *lifecycleWorld) checkWorld(t *rapid.T, kind string, before, after *stat
 	for _, id := range slices.Sorted(maps.Keys(live)) {
 		if recorded[id] == nil && !w.letGo[id] {
 			t.Fatalf("after %s: %s (%s) exists but the state forgot it", kind, id, live[id].URN)
+		}
+	}
+}
+
+// letGoWith lets go the resources deleted with another (deletedWith) that
+// left the state together with it: a copy of their target left the state
+// in the same operation and no longer exists, or was let go itself. The
+// fake world does not delete one resource with another, so they still
+// exist. A resource whose target's delete failed must stay recorded.
+func (w *lifecycleWorld) letGoWith(before, after *state.Snapshot, live map[resource.ID]phys) {
+	type key struct {
+		urn resource.URN
+		id  resource.ID
+	}
+	stays := map[key]bool{}
+	for _, r := range after.Resources {
+		stays[key{r.URN, r.ID}] = true
+	}
+	// gone holds the URNs (and former URNs) of which a copy left the state
+	// and is gone. The snapshot lists a target before what goes with it,
+	// so one pass resolves chains.
+	gone := map[resource.URN]bool{}
+	for _, r := range before.Resources {
+		if stays[key{r.URN, r.ID}] {
+			continue
+		}
+		if r.DeletedWith != "" && gone[r.DeletedWith] {
+			w.letGo[r.ID] = true
+		}
+		if _, exists := live[r.ID]; !exists || r.Type != thing || w.letGo[r.ID] {
+			gone[r.URN] = true
+			for _, a := range r.Aliases {
+				gone[a] = true
+			}
 		}
 	}
 }

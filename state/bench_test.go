@@ -193,8 +193,8 @@ func BenchmarkFold10k(b *testing.B) {
 	defer reportCPU(b)()
 	for b.Loop() {
 		f, _ := NewFold(&Snapshot{Resources: stack.Resources[:1]}, 0, nil)
-		for _, e := range entries {
-			if err := f.apply(e, true); err != nil {
+		for i := range entries {
+			if err := f.apply(&entries[i], true); err != nil {
 				b.Fatal(err)
 			}
 		}

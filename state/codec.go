@@ -224,10 +224,10 @@ func appendTime(b []byte, name string, t time.Time) []byte {
 	return append(b, '"')
 }
 
-// checkVersion reads the "version" member of a snapshot or journal header.
-// Files written by this package begin with it, so the common case costs no
-// full scan.
-func checkVersion(data []byte, what, member string) (int, error) {
+// checkVersion reads the "version" member of a snapshot or journal header
+// (named member) and checks it is at most newest. Files written by this
+// package begin with it, so the common case costs no full scan.
+func checkVersion(data []byte, what, member string, newest int) (int, error) {
 	prefix := `{"` + member + `":`
 	v := -1
 	if bytes.HasPrefix(data, []byte(prefix)) {
@@ -249,8 +249,8 @@ func checkVersion(data []byte, what, member string) (int, error) {
 			return 0, fmt.Errorf("state: the %s has no format version; it is not a groundwork %s", what, what)
 		}
 	}
-	if v > FormatVersion {
-		return v, &FormatVersionError{What: what, Found: v, Supported: FormatVersion}
+	if v > newest {
+		return v, &FormatVersionError{What: what, Found: v, Supported: newest}
 	}
 	if v < 1 {
 		return v, fmt.Errorf("state: the %s has format version %d, which never existed", what, v)
@@ -261,8 +261,9 @@ func checkVersion(data []byte, what, member string) (int, error) {
 // encodeEntry writes the payload of one journal entry (its Seq lives in the
 // record frame). It records only what the fold reads: for a begin, the
 // resource of the pending operation; for an end or a write, Old's identity
-// (URN, ID, Delete) and New in full. Replaying the record therefore gives
-// an Entry that folds exactly as the original did.
+// (URN, ID, Delete), the identities of the records in With, and New in
+// full. Replaying the record therefore gives an Entry that folds exactly
+// as the original did.
 //
 // The encoding is appended to b. unknowns reports whether a recorded
 // resource holds an unknown value.
@@ -298,6 +299,9 @@ func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) 
 			return nil, false, err
 		}
 	}
+	if en.With != nil {
+		b = appendWith(b, *en.With)
+	}
 	if new != nil {
 		b = append(b, `,"new":`...)
 		if en.Kind == EntryClearPending {
@@ -307,6 +311,21 @@ func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) 
 		}
 	}
 	return append(b, '}'), e.unknowns, nil
+}
+
+// appendWith writes an entry's With: the identity of each record. It is
+// apart from encodeEntry, whose frame is on every step's path.
+//
+//go:noinline
+func appendWith(b []byte, with []*resource.State) []byte {
+	b = append(b, `,"with":[`...)
+	for i, s := range with {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendIdentity(b, s)
+	}
+	return append(b, ']')
 }
 
 // appendIdentity writes just what identifies a recorded resource.

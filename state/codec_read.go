@@ -18,7 +18,7 @@ import (
 // the recorded secrets state before any property value is read, so a wrong
 // passphrase fails first.
 func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapshot, error) {
-	version, err := checkVersion(data, "snapshot", "version")
+	version, err := checkVersion(data, "snapshot", "version", FormatVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -331,6 +331,10 @@ func (ed *entryDecoder) decode(ctx context.Context, payload []byte, seq uint64, 
 			old, err = d.raw(0)
 		case "new":
 			new, err = d.raw(0)
+		case "with":
+			var with []*resource.State
+			with, err = d.identities()
+			e.With = &with
 		default:
 			err = d.skip(0)
 		}
@@ -366,6 +370,17 @@ func (ed *entryDecoder) decode(ctx context.Context, payload []byte, seq uint64, 
 		e.New, err = read(new)
 	}
 	return e, err
+}
+
+// identities reads a list of resource identities (an entry's With).
+func (d *decoder) identities() ([]*resource.State, error) {
+	var out []*resource.State
+	err := d.eachElement(func() error {
+		s, err := d.identity()
+		out = append(out, s)
+		return err
+	})
+	return out, err
 }
 
 // identity reads a resource record's URN, ID, Delete flag and type, and

@@ -16,7 +16,8 @@ const (
 	// durable before the provider is called.
 	EntryBegin EntryKind = iota + 1
 	// EntrySuccess ends the step that began at Begin: it clears that
-	// pending operation, removes Old (if set) and records New (if set).
+	// pending operation, removes Old (if set) and the records listed in
+	// With, and records New (if set).
 	EntrySuccess
 	// EntryFailure ends the step that began at Begin without changing
 	// any resource: it only clears the pending operation. A step that
@@ -26,7 +27,8 @@ const (
 	// EntryWrite changes resources at once, with no step around it: it
 	// applies Old→New like EntrySuccess. The engine uses it, for example,
 	// to mark the old copy of a resource Delete just before its
-	// replacement is created.
+	// replacement is created. It removes the records listed in With as
+	// EntrySuccess does.
 	EntryWrite
 	// EntryClearPending drops a pending operation inherited from an
 	// earlier run that crashed: the first inherited operation of kind Op
@@ -70,6 +72,24 @@ type Entry struct {
 	Old *resource.State
 	// New is the resource the entry records; nil for none.
 	New *resource.State
+	// With, when set, points to records that leave the state together
+	// with Old, in this same entry, each matched like Old by URN, ID and
+	// Delete flag. The engine lists the resources deleted with Old's
+	// (deletedWith): their records must go exactly when the delete of
+	// Old's resource is recorded, not before it (that delete may fail)
+	// and not after it (a crash in between would leave records naming a
+	// resource that is gone). Only an EntrySuccess or EntryWrite that
+	// removes Old (New nil) may carry With. It is a pointer so that the
+	// Entry every step passes to Append stays small (see BENCHMARKS.md).
+	With *[]*resource.State
+}
+
+// with returns the records e.With lists, or nil.
+func (e *Entry) with() []*resource.State {
+	if e.With == nil {
+		return nil
+	}
+	return *e.With
 }
 
 // validate checks the shape of e, independently of any fold.
@@ -80,6 +100,11 @@ func (e *Entry) validate() error {
 	for _, s := range []*resource.State{e.Old, e.New} {
 		if s != nil && s.URN == "" {
 			return bad("a resource in the entry has no URN")
+		}
+	}
+	if e.With != nil {
+		if err := e.validateWith(); err != nil {
+			return err
 		}
 	}
 	switch e.Kind {
@@ -104,6 +129,25 @@ func (e *Entry) validate() error {
 		}
 	default:
 		return bad("unknown entry kind")
+	}
+	return nil
+}
+
+// validateWith checks the shape of an entry with With. It is apart from
+// validate, which every Append runs, so that an entry without With pays
+// nothing for it.
+func (e *Entry) validateWith() error {
+	bad := func(reason string) error { return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: reason} }
+	if e.Kind != EntrySuccess && e.Kind != EntryWrite {
+		return bad("only a success or write entry may remove records with Old")
+	}
+	if e.Old == nil || e.New != nil {
+		return bad("records may leave with Old only in an entry that removes Old (Old set, New nil)")
+	}
+	for _, s := range *e.With {
+		if s == nil || s.URN == "" {
+			return bad("a record listed in With has no URN")
+		}
 	}
 	return nil
 }

@@ -132,13 +132,14 @@ func (f *Fold) LastSeq() uint64 { return f.lastSeq }
 // that is not recorded, a malformed entry, or a resource that would break
 // an integrity rule once recorded (see EntryError) — is rejected with an
 // *EntryError and leaves the fold unchanged.
-func (f *Fold) Apply(e Entry) error { return f.apply(e, false) }
+func (f *Fold) Apply(e Entry) error { return f.apply(&e, false) }
 
 // apply is Apply; knownValues says the caller has established that the
 // resources the entry records hold no unknown values (an encoder or
 // decoder notices unknowns as it passes them), which spares searching the
-// property maps again.
-func (f *Fold) apply(e Entry, knownValues bool) error {
+// property maps again. It takes the entry by pointer so that the frames of
+// Append, which calls it on every step, stay small.
+func (f *Fold) apply(e *Entry, knownValues bool) error {
 	if err := e.validate(); err != nil {
 		return err
 	}
@@ -160,6 +161,9 @@ func (f *Fold) apply(e Entry, knownValues bool) error {
 		if at = f.byKey[keyOf(e.Old)]; at == nil {
 			return reject("Old (%s, id %q, delete=%t) is not recorded", e.Old.URN, e.Old.ID, e.Old.Delete)
 		}
+	}
+	if e.With != nil {
+		return f.applyWith(e, p, at)
 	}
 	if e.New != nil && (e.Kind == EntrySuccess || e.Kind == EntryWrite) {
 		if err := f.checkRecordable(e.New, at, knownValues); err != nil {
@@ -198,6 +202,39 @@ func (f *Fold) apply(e Entry, knownValues bool) error {
 			return reject("no pending %s operation on %s is inherited from an earlier run", e.Op, r.URN)
 		}
 		f.removePending(q)
+	}
+	f.lastSeq = e.Seq
+	return nil
+}
+
+// applyWith applies an entry that removes Old (at) and the records listed
+// in With together (validate has checked its shape: a success or a write,
+// New nil). Every record must be recorded, and each is removed once: the
+// batch is resolved as a whole before anything changes, in O(len(With)),
+// so a rejected entry changes nothing.
+func (f *Fold) applyWith(e *Entry, p *pendingSlot, at *slot) error {
+	with := e.with()
+	taken := make(map[*slot]bool, len(with)+1)
+	taken[at] = true
+	slots := make([]*slot, len(with))
+	for i, w := range with {
+		s := f.byKey[keyOf(w)]
+		for s != nil && taken[s] {
+			s = s.next // another copy with the same identity
+		}
+		if s == nil {
+			return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: fmt.Sprintf(
+				"%s (id %q, delete=%t), listed to leave with Old, is not recorded, or is listed twice", w.URN, w.ID, w.Delete)}
+		}
+		taken[s] = true
+		slots[i] = s
+	}
+	if p != nil {
+		f.removePending(p)
+	}
+	f.mutate(at, e.Old, nil)
+	for _, s := range slots {
+		f.remove(s)
 	}
 	f.lastSeq = e.Seq
 	return nil
@@ -281,14 +318,19 @@ func (f *Fold) mutate(at *slot, old, new *resource.State) {
 		return
 	}
 	if at != nil {
-		f.unindex(at)
-		f.slots[at.pos] = nil
-		f.holes++
-		f.compactSlots()
+		f.remove(at)
 	}
 	if new != nil {
 		f.addSlot(new)
 	}
+}
+
+// remove drops the record in slot s.
+func (f *Fold) remove(s *slot) {
+	f.unindex(s)
+	f.slots[s.pos] = nil
+	f.holes++
+	f.compactSlots()
 }
 
 func (f *Fold) addSlot(r *resource.State) {

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -144,15 +145,26 @@ func TestFuzzSeeds(t *testing.T) {
 	b := newBucket("new", prov)
 	b.Outputs["pw"] = resource.NewSecret(resource.NewString("p"))
 	old := base.Resources[2]
+	marked := old.Clone()
+	marked.Delete = true
 	entries := []Entry{
 		{Kind: EntryBegin, Seq: 1, Op: resource.OperationCreating, New: b},
 		{Kind: EntrySuccess, Seq: 2, Begin: 1, New: b},
 		{Kind: EntryBegin, Seq: 3, Op: resource.OperationDeleting, Old: old},
 		{Kind: EntryFailure, Seq: 4, Begin: 3},
-		{Kind: EntryWrite, Seq: 5, Old: old, New: func() *resource.State { c := old.Clone(); c.Delete = true; return c }()},
+		{Kind: EntryWrite, Seq: 5, Old: old, New: marked},
 		{Kind: EntryBegin, Seq: 6, Op: resource.OperationUpdating, Old: b, New: b},
+		// Format 2: a delete that takes another record with it.
+		{Kind: EntryBegin, Seq: 7, Op: resource.OperationDeleting, Old: base.Resources[1]},
+		{Kind: EntrySuccess, Seq: 8, Begin: 7, Old: base.Resources[1], With: &[]*resource.State{marked}},
 	}
 	raw := headerRecord(data, 1, nil)
+	// A journal of format 1, as an older groundwork wrote it.
+	v1, err := json.Marshal(journalHeader{Format: 1, Base: baseID(data), FirstSeq: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw1 := appendRecord(nil, recordHeader, 0, v1)
 	var payloads [][]byte
 	for _, e := range entries {
 		p, _, err := encodeEntry(ctx, nil, &e, mgr)
@@ -161,9 +173,13 @@ func TestFuzzSeeds(t *testing.T) {
 		}
 		payloads = append(payloads, p)
 		raw = appendRecord(raw, recordEntry, e.Seq, p)
+		if e.Seq <= 6 {
+			raw1 = appendRecord(raw1, recordEntry, e.Seq, p)
+		}
 	}
 	writeSeed(t, "FuzzReplayJournal", "raw", raw, false)
 	writeSeed(t, "FuzzReplayJournal", "raw-torn", raw[:len(raw)-7], false)
+	writeSeed(t, "FuzzReplayJournal", "raw-format1", raw1, false)
 	writeSeed(t, "FuzzReplayJournal", "framed", bytes.Join(payloads, []byte{0x1e}), true)
 }
 

@@ -21,9 +21,10 @@ import (
 //   - EntryBegin adds the pending operation {Resource: New, or Old if New
 //     is nil; Kind: Op}.
 //   - EntrySuccess clears its begin's pending operation; then the resource
-//     that matches Old (same URN, ID and Delete flag) is removed, and New
-//     is recorded — in Old's place when Old has the same URN, else at the
-//     end.
+//     that matches Old (same URN, ID and Delete flag) is removed, with
+//     every resource listed in With (matched the same way), and New is
+//     recorded — in Old's place when Old has the same URN, else at the
+//     end. The removals of one entry happen together or not at all.
 //   - EntryFailure clears its begin's pending operation and nothing else.
 //   - EntryWrite applies Old→New as EntrySuccess does, with no pending
 //     operation (for instant changes such as marking an old copy Delete).
@@ -209,7 +210,7 @@ func (j *journal) enter(ctx context.Context, e *Entry, buf *[]byte, known, wait 
 		return 0, err
 	}
 	e.Seq = j.nextSeq
-	if err := j.fold.apply(*e, known); err != nil {
+	if err := j.fold.apply(e, known); err != nil {
 		recycle(buf)
 		return 0, err
 	}

@@ -33,7 +33,7 @@ func baseID(snapshot []byte) string {
 
 // headerRecord frames the header of a journal that continues snapshot.
 func headerRecord(snapshot []byte, firstSeq uint64, inFlight []InFlight) []byte {
-	h := journalHeader{Format: FormatVersion, Base: baseID(snapshot), FirstSeq: firstSeq}
+	h := journalHeader{Format: JournalFormatVersion, Base: baseID(snapshot), FirstSeq: firstSeq}
 	for _, f := range inFlight {
 		h.InFlight = append(h.InFlight, wireInFlight{Seq: f.Seq, Pending: f.Pending})
 	}
@@ -94,7 +94,7 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 		}
 		// Unknown values are not searched for entry by entry: Load checks
 		// the integrity of the whole result, which finds them.
-		if err := fold.apply(e, true); err != nil {
+		if err := fold.apply(&e, true); err != nil {
 			return fmt.Errorf("state: the journal cannot be replayed at byte %d: %w", r.offset, err)
 		}
 		switch e.Kind {
@@ -130,7 +130,7 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 }
 
 func decodeHeader(payload []byte) (*journalHeader, error) {
-	if _, err := checkVersion(payload, "journal", "format"); err != nil {
+	if _, err := checkVersion(payload, "journal", "format", JournalFormatVersion); err != nil {
 		return nil, err
 	}
 	var h journalHeader

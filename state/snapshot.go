@@ -11,10 +11,17 @@ import (
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// FormatVersion is the version of the snapshot and journal formats this
-// package writes. It reads every version up to and including this one and
-// rejects newer files (see FORMAT.md).
+// FormatVersion is the version of the snapshot format this package
+// writes. It reads every version up to and including this one and rejects
+// newer files (see FORMAT.md).
 const FormatVersion = 1
+
+// JournalFormatVersion is the version of the journal format this package
+// writes, in each journal's header; like FormatVersion, it reads every
+// version up to this one and rejects newer journals. Version 2 added the
+// entries' "with" member (records that leave the state together with
+// Old), which a version 1 reader would ignore and so misread.
+const JournalFormatVersion = 2
 
 // Snapshot is the recorded state of one stack at one moment: its resources
 // in dependency order (every resource after its parent, dependencies,

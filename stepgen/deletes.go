@@ -12,7 +12,8 @@ import (
 // order they must run: no member of an antichain depends on another, and a
 // resource is deleted only after everything that depends on it. The chains
 // of one antichain may run in parallel; each antichain must finish before
-// the next starts.
+// the next starts. A resource deleted with another that goes too follows
+// that one in its chain (see deleteGroups and Step.With).
 //
 // Deleting a protected resource is an error; nothing is deleted then.
 func (g *Generator) Deletes() ([][]Chain, error) {
@@ -114,7 +115,10 @@ func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
 }
 
 // deleteAntichains orders deletes by the reverse dependency graph among the
-// doomed resources and cuts the order into antichains, in O(V+E).
+// doomed resources and cuts the order into antichains, in O(V+E). A
+// resource deleted with another that is doomed too has no chain of its own:
+// its delete follows the other's in that one's chain (see deleteGroups), and
+// the graph is ordered with each such group as one node.
 func (g *Generator) deleteAntichains(doomed []*resource.State) [][]Chain {
 	if len(doomed) == 0 {
 		return nil
@@ -124,66 +128,252 @@ func (g *Generator) deleteAntichains(doomed []*resource.State) [][]Chain {
 		byURN[s.URN] = append(byURN[s.URN], i)
 	}
 	resolveAliases(byURN, doomed) // a record may name a renamed one by an old URN
-	// dependents[i] lists the doomed resources that depend on doomed[i];
-	// blockers[i] counts them: i can be deleted once they are gone.
+	// dependents[i] lists the doomed resources that depend on doomed[i].
 	dependents := make([][]int, len(doomed))
-	blockers := make([]int, len(doomed))
 	for i, s := range doomed {
 		forEachDependency(s, func(dep resource.URN) {
 			for _, j := range byURN[dep] {
 				if j != i {
 					dependents[j] = append(dependents[j], i)
-					blockers[j]++
 				}
 			}
 		})
 	}
-	var chains [][]Chain
-	ready := make([]int, 0, len(doomed))
-	for i := range doomed {
-		if blockers[i] == 0 {
-			ready = append(ready, i)
+	groups := newDeleteGroups(doomed, byURN)
+	for {
+		layers, stuck := groups.order(doomed, byURN, dependents)
+		if !groups.dissolve(stuck) {
+			return g.deleteChains(doomed, layers, dependents, groups)
 		}
 	}
-	for len(ready) > 0 {
-		layer := make([]Chain, 0, len(ready))
-		var next []int
-		for _, i := range ready {
-			layer = append(layer, g.deleteChain(doomed[i], doomed, dependents[i], byURN))
-			forEachDependency(doomed[i], func(dep resource.URN) {
-				for _, j := range byURN[dep] {
-					if j != i {
-						blockers[j]--
-						if blockers[j] == 0 {
-							next = append(next, j)
-						}
-					}
-				}
-			})
+}
+
+// deleteChains builds the chains of each antichain of layers: one chain per
+// node, which deletes it and then the resources deleted with it. A chain
+// needs every doomed resource that depends on one of the resources it
+// deletes, outside the chain.
+func (g *Generator) deleteChains(doomed []*resource.State, layers [][]int, dependents [][]int, groups *deleteGroups) [][]Chain {
+	chains := make([][]Chain, 0, len(layers))
+	for _, layer := range layers {
+		out := make([]Chain, 0, len(layer))
+		for _, n := range layer {
+			st := g.deleteStep(doomed[n])
+			needs := make([]resource.URN, 0, len(dependents[n]))
+			for _, d := range dependents[n] {
+				needs = append(needs, doomed[d].URN)
+			}
+			riders := groups.ridersOf(n)
+			if len(riders) == 0 {
+				out = append(out, Chain{Steps: []*Step{st}, Needs: needs})
+				continue
+			}
+			steps := make([]*Step, 0, 1+len(riders))
+			steps = append(steps, st)
+			with := make([]*resource.State, 0, len(riders))
+			for _, r := range riders {
+				rs := g.deleteStep(doomed[r])
+				rs.skipProvider, rs.goesWith = true, true
+				steps = append(steps, rs)
+				with = append(with, doomed[r])
+			}
+			st.with = &with
+			out = append(out, Chain{Steps: steps, Needs: groups.needs(n, doomed, dependents)})
 		}
-		chains = append(chains, layer)
-		ready = next
+		chains = append(chains, out)
 	}
 	return chains
 }
 
-func (g *Generator) deleteChain(s *resource.State, doomed []*resource.State, dependents []int, byURN map[resource.URN][]int) Chain {
+// deleteStep returns the step that deletes s on its own.
+func (g *Generator) deleteStep(s *resource.State) *Step {
 	op := OpDelete
 	if s.Delete {
 		op = OpDeleteReplaced
 	}
 	st := g.step(op, s.URN, s, nil, nil)
-	if s.PendingReplacement || (s.DeletedWith != "" && len(byURN[s.DeletedWith]) > 0) {
-		// Its physical resource is already gone (a delete-before-replace
-		// deleted it) or goes away with the one it was deleted with; only
-		// the record is removed.
-		st.skipProvider = true
+	// Its physical resource is already gone: a delete-before-replace
+	// deleted it; only the record is removed.
+	st.skipProvider = s.PendingReplacement
+	return st
+}
+
+// deleteGroups gathers each doomed resource deleted with another doomed one
+// (deletedWith) around the delete that takes it along: that of the last
+// resource of its chain of targets (c, for a and b in a → b → c, each
+// deleted with the next). Such a resource — a rider — is not deleted
+// through its provider, and its record leaves the state in the journal
+// entry of that delete (Step.With), once it succeeded: never before, since
+// the delete may fail and the rider would then exist unrecorded. A group is
+// ordered as one node: what depends on any member is deleted before it, and
+// what any member depends on, after it.
+//
+// A resource goes with its target only when exactly one recorded copy of
+// the target is doomed: when several are (a live record and an old copy
+// left by an earlier replacement), which holds it is unknown. And a group
+// that something outside it both depends on and is depended on by (a table
+// deleted with its database that also depends on a schema in that
+// database) cannot be removed at once; it is dissolved. Those riders are
+// deleted through their providers, like any other resource.
+//
+// A nil *deleteGroups has no groups.
+type deleteGroups struct {
+	// node[i] is the index of the resource whose chain deletes doomed[i]:
+	// the end of its chain of targets for a rider, i otherwise.
+	node []int
+	// riders[n] lists the riders of node n, in the order of doomed.
+	riders map[int][]int
+}
+
+// newDeleteGroups finds the riders among doomed; it returns nil when there
+// are none.
+func newDeleteGroups(doomed []*resource.State, byURN map[resource.URN][]int) *deleteGroups {
+	var target []int // target[i]: the doomed copy doomed[i] goes with, or -1
+	for i, s := range doomed {
+		if s.DeletedWith == "" {
+			continue
+		}
+		copies := byURN[s.DeletedWith]
+		if len(copies) != 1 || copies[0] == i {
+			continue
+		}
+		if target == nil {
+			target = make([]int, len(doomed))
+			for j := range target {
+				target[j] = -1
+			}
+		}
+		target[i] = copies[0]
 	}
+	if target == nil {
+		return nil
+	}
+	gr := &deleteGroups{node: make([]int, len(doomed)), riders: map[int][]int{}}
+	for i := range gr.node {
+		gr.node[i] = i
+	}
+	for i := range doomed {
+		if r := chainEnd(target, i); r != i && r >= 0 {
+			gr.node[i] = r
+			gr.riders[r] = append(gr.riders[r], i)
+		}
+	}
+	return gr
+}
+
+// chainEnd follows i's chain of targets to its end, or returns -1 if the
+// chain is a cycle (an invalid state). It shortens the chain as it goes,
+// so following every chain costs O(V) in all.
+func chainEnd(target []int, i int) int {
+	r := i
+	for n := 0; target[r] >= 0; n++ {
+		if n > len(target) {
+			return -1
+		}
+		r = target[r]
+	}
+	for target[i] >= 0 && target[i] != r {
+		i, target[i] = target[i], r
+	}
+	return r
+}
+
+// nodeOf returns the node whose chain deletes doomed[i].
+func (gr *deleteGroups) nodeOf(i int) int {
+	if gr == nil {
+		return i
+	}
+	return gr.node[i]
+}
+
+// ridersOf returns the riders of node n.
+func (gr *deleteGroups) ridersOf(n int) []int {
+	if gr == nil {
+		return nil
+	}
+	return gr.riders[n]
+}
+
+// order cuts the graph of nodes into antichains, dependents first (Kahn's
+// algorithm, O(V+E)). stuck lists the nodes that never became ready: they
+// are on a cycle, or depend on one.
+func (gr *deleteGroups) order(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int) (layers [][]int, stuck []int) {
+	// blockers[n] counts the dependencies on node n of other nodes: n can
+	// be deleted once they are gone.
+	blockers := make([]int, len(doomed))
+	for i, ds := range dependents {
+		for _, d := range ds {
+			if n := gr.nodeOf(i); gr.nodeOf(d) != n {
+				blockers[n]++
+			}
+		}
+	}
+	ready := make([]int, 0, len(doomed))
+	for i := range doomed {
+		if gr.nodeOf(i) == i && blockers[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	for len(ready) > 0 {
+		layers = append(layers, ready)
+		var next []int
+		release := func(n, m int) {
+			forEachDependency(doomed[m], func(dep resource.URN) {
+				for _, j := range byURN[dep] {
+					if b := gr.nodeOf(j); j != m && b != n {
+						if blockers[b]--; blockers[b] == 0 {
+							next = append(next, b)
+						}
+					}
+				}
+			})
+		}
+		for _, n := range ready {
+			release(n, n)
+			for _, m := range gr.ridersOf(n) {
+				release(n, m)
+			}
+		}
+		ready = next
+	}
+	for i, b := range blockers {
+		if b > 0 && gr.nodeOf(i) == i {
+			stuck = append(stuck, i)
+		}
+	}
+	return layers, stuck
+}
+
+// dissolve breaks up the groups of the stuck nodes: a group that something
+// outside it both depends on and is depended on by can never go at once.
+// (Nodes stuck on a cycle the state itself holds lose their groups too.)
+// It reports whether it dissolved any.
+func (gr *deleteGroups) dissolve(stuck []int) bool {
+	if gr == nil {
+		return false
+	}
+	dissolved := false
+	for _, n := range stuck {
+		for _, r := range gr.riders[n] {
+			gr.node[r] = r
+			dissolved = true
+		}
+		delete(gr.riders, n)
+	}
+	return dissolved
+}
+
+// needs returns the URNs of the doomed resources outside node n's group
+// that depend on one of its members.
+func (gr *deleteGroups) needs(n int, doomed []*resource.State, dependents [][]int) []resource.URN {
 	var needs []resource.URN
-	for _, d := range dependents {
-		needs = append(needs, doomed[d].URN)
+	for _, m := range append([]int{n}, gr.riders[n]...) {
+		for _, d := range dependents[m] {
+			if gr.node[d] != n {
+				needs = append(needs, doomed[d].URN)
+			}
+		}
 	}
-	return Chain{Steps: []*Step{st}, Needs: needs}
+	return needs
 }
 
 // forEachDependency calls fn for every resource s depends on: its parent,

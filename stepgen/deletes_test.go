@@ -63,8 +63,10 @@ func TestDeletesOrder(t *testing.T) {
 				recorded("b", nil, func(s *resource.State) { s.DeletedWith = urn("c") }),
 				recorded("c", nil),
 			},
-			wantOrder: [][]string{{"delete a", "delete b"}, {"delete g", "delete c"}, {"delete explicit"}},
-			wantNeeds: map[string][]string{"g": {"a"}, "c": {"b"}, "explicit": {"a", "b", "c"}},
+			// b goes with c: its delete follows c's in c's chain, and
+			// nothing else depends on either.
+			wantOrder: [][]string{{"delete a", "delete c", "delete b"}, {"delete g", "delete explicit"}},
+			wantNeeds: map[string][]string{"g": {"a"}, "explicit": {"a", "b", "c"}},
 		},
 		{
 			name: "a reference by a renamed resource's old URN",
@@ -74,8 +76,10 @@ func TestDeletesOrder(t *testing.T) {
 				recorded("c", nil, inputFrom("v", urn("a"))),
 				recorded("d", nil, func(s *resource.State) { s.DeletedWith = urn("a") }),
 			},
-			wantOrder: [][]string{{"delete b", "delete c", "delete d"}, {"delete ax"}},
-			wantNeeds: map[string][]string{"ax": {"b", "c", "d"}},
+			// d goes with ax (named by its old URN): its delete follows
+			// ax's in ax's chain.
+			wantOrder: [][]string{{"delete b", "delete c"}, {"delete ax", "delete d"}},
+			wantNeeds: map[string][]string{"ax": {"b", "c"}},
 		},
 		{
 			name: "a record holding the URN wins over an alias",
@@ -154,24 +158,6 @@ func TestDeleteSteps(t *testing.T) {
 			name:    "component: no provider",
 			old:     []*resource.State{{Type: group, URN: groupURN("g")}},
 			deleted: "g",
-			wantOp:  stepgen.OpDelete,
-		},
-		{
-			name: "deletedWith a resource deleted too: goes with it",
-			old: []*resource.State{
-				recorded("a", nil),
-				recorded("b", nil, func(s *resource.State) { s.DeletedWith = urn("a") }),
-			},
-			deleted: "b",
-			wantOp:  stepgen.OpDelete,
-		},
-		{
-			name: "deletedWith a renamed resource deleted too, by its old URN: goes with it",
-			old: []*resource.State{
-				recorded("ax", nil, knownAs(urn("a"))),
-				recorded("b", nil, func(s *resource.State) { s.DeletedWith = urn("a") }),
-			},
-			deleted: "b",
 			wantOp:  stepgen.OpDelete,
 		},
 		{

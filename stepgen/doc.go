@@ -30,7 +30,10 @@
 //
 // After the program, Deletes returns the deletions as antichains of the
 // reverse dependency graph: each antichain may run in parallel, one after
-// another.
+// another. A resource deleted with another that goes too (deletedWith)
+// rides in that one's chain: its step calls no provider and records
+// nothing, and the other's step lists its record in With, to leave the
+// state in the same journal entry as the other's.
 //
 // Steps (Step) are the unit the executor runs. Each knows how to Apply
 // itself against its provider, what pending operation it represents while it

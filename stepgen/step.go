@@ -66,21 +66,29 @@ type Step struct {
 	Diff resource.DiffResult
 	// Keys are the top-level properties that changed.
 	Keys []resource.PropertyKey
-	// Preview steps call no provider that could change anything.
-	Preview bool
 
 	providers ProviderSource
 	now       func() time.Time
+	// with, on the delete of a resource others are deleted with, lists
+	// the records that leave the state together with Old (see With).
+	with *[]*resource.State
+	// seed is the random seed for the Check an import makes.
+	seed []byte
+
+	// Preview steps call no provider that could change anything.
+	Preview bool
 	// skipProvider removes the record without calling the provider (a
-	// resource deleted together with another).
+	// resource deleted together with another, or already gone).
 	skipProvider bool
+	// goesWith marks the delete of a resource deleted with another: it
+	// records nothing itself, since its record leaves in the journal
+	// entry of the other's delete (the step that has it in With).
+	goesWith bool
 	// skipRecord marks a step that leaves no record (an untargeted
 	// resource that does not exist yet).
 	skipRecord bool
 	// gone marks a refresh that found its resource no longer exists.
 	gone bool
-	// seed is the random seed for the Check an import makes.
-	seed []byte
 }
 
 // URN returns the URN of the resource the step acts on.
@@ -135,7 +143,7 @@ func (s *Step) Local() bool {
 // Result is what the journal records when the step succeeds: the state
 // removed (nil for none) and the state added in its place (nil for none).
 func (s *Step) Result() (old, new *resource.State) {
-	if s.skipRecord || s.gone {
+	if s.skipRecord || s.gone || s.goesWith {
 		return nil, nil
 	}
 	switch s.Op {
@@ -152,6 +160,15 @@ func (s *Step) Result() (old, new *resource.State) {
 		return s.Old, s.New
 	}
 }
+
+// With returns, for the delete of a resource that others are deleted with
+// (deletedWith), the records that must leave the state in the same journal
+// entry as Old — after the provider's delete succeeded, never before — and
+// nil for any other step. It is the value for state.Entry.With. The
+// deletes of those resources come after this step in its chain, call no
+// provider and record nothing themselves; when this step fails they are
+// skipped, and their records stay.
+func (s *Step) With() *[]*resource.State { return s.with }
 
 // Gone reports whether a refresh step found its resource (Old) no longer
 // exists. Such a step records nothing itself: other records may still

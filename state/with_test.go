@@ -1,0 +1,301 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// withStack is a provider, a database, two tables deleted with it (one
+// through the other: a chain), and an unrelated bucket.
+func withStack() (s *Snapshot, db, t1, t2, other *resource.State) {
+	prov := newProvider("default", "p1")
+	db = newBucket("db", prov)
+	t1 = newBucket("t1", prov, db.URN)
+	t1.DeletedWith = db.URN
+	t2 = newBucket("t2", prov)
+	t2.DeletedWith = t1.URN
+	other = newBucket("other", prov)
+	return &Snapshot{Resources: []*resource.State{prov, db, t1, t2, other}}, db, t1, t2, other
+}
+
+func withList(rs ...*resource.State) *[]*resource.State { return &rs }
+
+// TestFoldWith: an entry that removes Old removes the records listed in
+// With too, in the same entry; a write does as a success does; an empty
+// With is an ordinary removal.
+func TestFoldWith(t *testing.T) {
+	base, db, t1, t2, other := withStack()
+	prov := base.Resources[0]
+	// Two records may share an identity (URN, ID, Delete): each listing
+	// removes one.
+	twin := other.Clone()
+	twin.Delete = true
+	twin2 := twin.Clone()
+	cases := []struct {
+		name    string
+		base    []*resource.State
+		entries []Entry
+		want    []*resource.State
+	}{
+		{
+			name: "a successful delete takes the chain deleted with it",
+			entries: []Entry{
+				{Kind: EntryBegin, Op: resource.OperationDeleting, Old: db},
+				{Kind: EntrySuccess, Begin: 1, Old: db, With: withList(t1, t2)},
+			},
+			want: []*resource.State{prov, other},
+		},
+		{
+			name:    "a write (a target retained, or with no provider) does the same",
+			entries: []Entry{{Kind: EntryWrite, Old: db, With: withList(t2, t1)}},
+			want:    []*resource.State{prov, other},
+		},
+		{
+			name:    "an empty With is an ordinary removal",
+			entries: []Entry{{Kind: EntryWrite, Old: other, With: withList()}},
+			want:    []*resource.State{prov, db, t1, t2},
+		},
+		{
+			name:    "records sharing an identity are removed one per listing",
+			base:    []*resource.State{prov, db, t1, t2, other, twin, twin2},
+			entries: []Entry{{Kind: EntryWrite, Old: twin, With: withList(twin2)}},
+			want:    []*resource.State{prov, db, t1, t2, other},
+		},
+		{
+			name: "a failed delete removes nothing",
+			entries: []Entry{
+				{Kind: EntryBegin, Op: resource.OperationDeleting, Old: db},
+				{Kind: EntryFailure, Begin: 1},
+			},
+			want: []*resource.State{prov, db, t1, t2, other},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := base
+			if tc.base != nil {
+				b = &Snapshot{Resources: tc.base}
+			}
+			f := mustFold(t, b)
+			applyAll(t, f, tc.entries...)
+			got := f.Snapshot()
+			if diff := cmp.Diff(urnList(tc.want), urnList(got.Resources)); diff != "" {
+				t.Errorf("resources (-want +got):\n%s", diff)
+			}
+			if len(got.PendingOperations) != 0 {
+				t.Errorf("pending operations left: %v", pendingOf(got))
+			}
+			if err := got.VerifyIntegrity(); err != nil {
+				t.Errorf("the fold fails integrity: %v", err)
+			}
+		})
+	}
+}
+
+// TestFoldRejectsWith: a With that does not fit is rejected as a whole and
+// leaves the fold unchanged: nothing in the batch is removed.
+func TestFoldRejectsWith(t *testing.T) {
+	base, db, t1, t2, _ := withStack()
+	unknown := newBucket("nowhere", base.Resources[0])
+	cases := []struct {
+		name string
+		e    Entry
+	}{
+		{"on a begin", Entry{Kind: EntryBegin, Op: resource.OperationDeleting, Old: db, With: withList(t1)}},
+		{"on a failure", Entry{Kind: EntryFailure, Begin: 1, With: withList(t1)}},
+		{"on a clear-pending", Entry{Kind: EntryClearPending, Op: resource.OperationDeleting, Old: db, With: withList(t1)}},
+		{"without Old", Entry{Kind: EntryWrite, New: unknown, With: withList(t1)}},
+		{"with a New", Entry{Kind: EntryWrite, Old: db, New: db, With: withList(t1)}},
+		{"a member not recorded", Entry{Kind: EntryWrite, Old: db, With: withList(t1, unknown)}},
+		{"a member listed twice", Entry{Kind: EntryWrite, Old: db, With: withList(t1, t2, t1)}},
+		{"Old listed again", Entry{Kind: EntryWrite, Old: db, With: withList(db)}},
+		{"a member with another ID", Entry{Kind: EntryWrite, Old: db, With: withList(func() *resource.State { r := t1.Clone(); r.ID = "x"; return r }())}},
+		{"a member marked Delete that is not", Entry{Kind: EntryWrite, Old: db, With: withList(func() *resource.State { r := t1.Clone(); r.Delete = true; return r }())}},
+		{"a nil member", Entry{Kind: EntryWrite, Old: db, With: withList(t1, nil)}},
+		{"a member without URN", Entry{Kind: EntryWrite, Old: db, With: withList(&resource.State{})}},
+		{"a success whose step is unknown", Entry{Kind: EntrySuccess, Begin: 99, Old: db, With: withList(t1)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := mustFold(t, base)
+			applyAll(t, f, Entry{Kind: EntryBegin, Op: resource.OperationDeleting, Old: db})
+			before := f.Snapshot()
+			e := tc.e
+			e.Seq = f.LastSeq() + 1
+			err := f.Apply(e)
+			var ee *EntryError
+			if !errors.As(err, &ee) {
+				t.Fatalf("Apply = %v; want *EntryError", err)
+			}
+			if diff := cmp.Diff(before, f.Snapshot(), propertyOpts); diff != "" {
+				t.Errorf("a rejected entry changed the fold:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestJournalWithCrash records the delete of db with the tables deleted
+// with it, then cuts the journal at every byte: whatever a crash left, the
+// stack loads; the tables leave the state exactly when db's delete is
+// recorded (the one record holding all three), never before.
+func TestJournalWithCrash(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		mustLock(t, s, "dev")
+		base, db, t1, t2, _ := withStack()
+		j := openJournalT(t, s, "dev", base)
+		begin := mustAppend(t, j, Entry{Kind: EntryBegin, Op: resource.OperationDeleting, Old: db})
+		running, _ := j.Snapshot()
+		mustAppend(t, j, Entry{Kind: EntrySuccess, Begin: begin, Old: db, With: withList(t1, t2)})
+		done, _ := j.Snapshot()
+		if diff := cmp.Diff([]string{"p1", "other-id"}, idsOf(done)); diff != "" {
+			t.Fatalf("after the delete (-want +got):\n%s", diff)
+		}
+		journal := h.files("dev")[fileJournal]
+		var starts []int
+		if _, err := scanRecords(journal, func(r record) error { starts = append(starts, int(r.offset)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 3 {
+			t.Fatalf("the journal holds %d records, want a header and two entries", len(starts))
+		}
+		loader := h.open()
+		for cut := starts[1]; cut <= len(journal); cut++ {
+			h.setFile("dev", fileJournal, journal[:cut])
+			got, err := loader.Load(ctx, "dev")
+			if err != nil {
+				t.Fatalf("cut at %d of %d: %v", cut, len(journal), err)
+			}
+			want := base
+			switch {
+			case cut == len(journal):
+				want = done
+			case cut >= starts[2]:
+				want = running
+			}
+			if diff := cmp.Diff(want, got, snapshotOpts, propertyOpts); diff != "" {
+				t.Fatalf("cut at %d of %d (-want +got):\n%s", cut, len(journal), diff)
+			}
+		}
+	})
+}
+
+// TestJournalFormatVersions: the journal header says format
+// JournalFormatVersion; a journal of format 1 (before With) still
+// replays; a newer one is refused with *FormatVersionError, and left as it
+// is.
+func TestJournalFormatVersions(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		mustLock(t, s, "dev")
+		base := chainStack(1)
+		j := openJournalT(t, s, "dev", base)
+		create(t, j, newBucket("a", base.Resources[0]))
+		live, _ := j.Snapshot()
+		journal := h.files("dev")[fileJournal]
+		var header journalHeader
+		var rest []byte // the entries, after the header
+		if _, err := scanRecords(journal, func(r record) error {
+			if r.typ == recordHeader {
+				return json.Unmarshal(r.payload, &header)
+			}
+			if rest == nil {
+				rest = journal[r.offset:]
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if header.Format != JournalFormatVersion {
+			t.Errorf("the header says format %d, want %d", header.Format, JournalFormatVersion)
+		}
+		withFormat := func(v int) []byte {
+			h := header
+			h.Format = v
+			payload, err := json.Marshal(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return append(appendRecord(nil, recordHeader, 0, payload), rest...)
+		}
+
+		old := withFormat(1)
+		h.setFile("dev", fileJournal, old)
+		got, err := h.open().Load(ctx, "dev")
+		if err != nil {
+			t.Fatalf("a format 1 journal: %v", err)
+		}
+		if diff := cmp.Diff(live, got, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("a format 1 journal replays (-want +got):\n%s", diff)
+		}
+
+		newer := withFormat(JournalFormatVersion + 1)
+		h.setFile("dev", fileJournal, newer)
+		var fv *FormatVersionError
+		if _, err := h.open().Load(ctx, "dev"); !errors.As(err, &fv) || fv.What != "journal" || fv.Supported != JournalFormatVersion {
+			t.Errorf("a newer journal: Load = %v; want *FormatVersionError for the journal", err)
+		}
+		if after := h.files("dev")[fileJournal]; !cmp.Equal(newer, after) {
+			t.Error("Load changed a journal it cannot read")
+		}
+	})
+}
+
+// TestEntryWithRoundTrip: With is written as the identities of its records
+// and read back as such, in order.
+func TestEntryWithRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	_, db, t1, t2, _ := withStack()
+	t2old := t2.Clone()
+	t2old.Delete = true
+	for _, e := range []Entry{
+		{Kind: EntrySuccess, Begin: 7, Old: db, With: withList(t1, t2old)},
+		{Kind: EntryWrite, Old: db, With: withList()},
+		{Kind: EntryWrite, Old: db},
+	} {
+		payload, _, err := encodeEntry(ctx, nil, &e, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := newEntryDecoder(nil).decode(ctx, payload, 0, true)
+		if err != nil {
+			t.Fatalf("%s: %v", payload, err)
+		}
+		if (got.With == nil) != (e.With == nil) {
+			t.Fatalf("%s: With read back as %v", payload, got.With)
+		}
+		var want, read []string
+		for _, s := range e.with() {
+			want = append(want, string(s.URN)+"/"+string(s.ID)+"/"+boolName(s.Delete))
+		}
+		for _, s := range got.with() {
+			read = append(read, string(s.URN)+"/"+string(s.ID)+"/"+boolName(s.Delete))
+		}
+		if diff := cmp.Diff(want, read); diff != "" {
+			t.Errorf("%s: With (-want +got):\n%s", payload, diff)
+		}
+	}
+}
+
+func boolName(b bool) string {
+	if b {
+		return "delete"
+	}
+	return "live"
+}
+
+func idsOf(s *Snapshot) []string {
+	var out []string
+	for _, r := range s.Resources {
+		out = append(out, string(r.ID))
+	}
+	return out
+}
