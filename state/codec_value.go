@@ -315,19 +315,22 @@ func appendString(b []byte, s string) []byte {
 
 // plainPrefix returns the length of the longest prefix of s that a JSON
 // string holds as it is and that is ASCII: no quote, backslash, control
-// character or byte from 0x80 up. It looks at eight bytes at a time.
+// character or byte from 0x80 up.
 func plainPrefix(s string) int {
+	return plainPrefixBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// plainPrefixBytes is plainPrefix for bytes. It looks at eight bytes at a
+// time.
+func plainPrefixBytes(p []byte) int {
 	i := 0
-	if len(s) >= 8 {
-		p := unsafe.Slice(unsafe.StringData(s), len(s))
-		for ; i+8 <= len(p); i += 8 {
-			if special8(binary.LittleEndian.Uint64(p[i:])) {
-				break
-			}
+	for ; i+8 <= len(p); i += 8 {
+		if special8(binary.LittleEndian.Uint64(p[i:])) {
+			break
 		}
 	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || !plainASCII[c] {
+	for ; i < len(p); i++ {
+		if c := p[i]; c >= utf8.RuneSelf || !plainASCII[c] {
 			break
 		}
 	}
