@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -61,14 +63,8 @@ func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeH
 	}
 	b = append(b, `,"resources":[`...)
 	var err error
-	for i, r := range s.Resources {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n"...)
-		if b, err = e.appendState(ctx, b, r); err != nil {
-			return nil, err
-		}
+	if b, err = appendStates(ctx, b, s.Resources, mgr); err != nil {
+		return nil, err
 	}
 	b = append(b, "\n]"...)
 	if len(s.PendingOperations) > 0 {
@@ -88,6 +84,59 @@ func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeH
 		b = append(b, "\n]"...)
 	}
 	return append(b, "}\n"...), nil
+}
+
+// parallelStates is the least number of resources worth encoding on more
+// than one core.
+const parallelStates = 2000
+
+// appendStates writes the records of a snapshot's resources array, each on
+// a line of its own after a comma (but the first). A large array is cut
+// into one run of records per core, encoded concurrently into buffers of
+// their own, then joined in order: the bytes are the same, and so is the
+// error (the first record's that fails).
+func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr secrets.Manager) ([]byte, error) {
+	n := min(runtime.GOMAXPROCS(0), len(states)/(parallelStates/2))
+	if n < 2 {
+		return appendStateRun(ctx, b, states, 0, mgr)
+	}
+	per := (len(states) + n - 1) / n
+	start := len(b)
+	bufs := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for k := 1; k < n; k++ {
+		run := states[min(k*per, len(states)):min((k+1)*per, len(states))]
+		wg.Go(func() {
+			bufs[k], errs[k] = appendStateRun(ctx, make([]byte, 0, (cap(b)-start)/n), run, k*per, mgr)
+		})
+	}
+	b, errs[0] = appendStateRun(ctx, b, states[:per], 0, mgr)
+	wg.Wait()
+	for k := range n {
+		if errs[k] != nil {
+			return nil, errs[k]
+		}
+		b = append(b, bufs[k]...)
+	}
+	return b, nil
+}
+
+// appendStateRun writes states, the run of a resources array that begins
+// at index first.
+func appendStateRun(ctx context.Context, b []byte, states []*resource.State, first int, mgr secrets.Manager) ([]byte, error) {
+	e := valueEncoder{mgr: mgr}
+	var err error
+	for i, r := range states {
+		if i+first > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n"...)
+		if b, err = e.appendState(ctx, b, r); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 func appendSecretsState(b []byte, sec *SecretsState) ([]byte, error) {

@@ -3,8 +3,10 @@ package state
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,5 +101,46 @@ func TestParallelResourcesFallBack(t *testing.T) {
 	_, _, serr := readResources(t, broken, mgr, false)
 	if err == nil || serr == nil || !strings.Contains(err.Error(), "resource 3000: ") || !strings.HasSuffix(err.Error(), serr.Error()) {
 		t.Fatalf("want the serial read's error %v, got %v", serr, err)
+	}
+}
+
+// TestParallelEncodingMatchesSerial encodes a large stack on one core and
+// on several: the bytes are the same, and so is the error when two records
+// cannot be encoded (the first one's).
+func TestParallelEncodingMatchesSerial(t *testing.T) {
+	ctx := context.Background()
+	prov := newProvider("default", "p1")
+	snap := &Snapshot{Resources: []*resource.State{prov}}
+	for i := range 3000 {
+		snap.Resources = append(snap.Resources, newBucket(fmt.Sprintf("b%d", i), prov))
+	}
+	encode := func(procs int, s *Snapshot) ([]byte, error) {
+		old := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(old)
+		return encodeSnapshot(ctx, s, nil, 0)
+	}
+	want, err := encode(1, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := *snap
+	broken.Resources = slices.Clone(snap.Resources)
+	for _, i := range []int{1700, 2900} { // a secret, and no manager to seal it
+		r := broken.Resources[i].Clone()
+		r.Outputs = resource.PropertyMap{"s": resource.NewSecret(resource.NewString("x"))}
+		broken.Resources[i] = r
+	}
+	_, wantErr := encode(1, &broken)
+	if wantErr == nil || !strings.Contains(wantErr.Error(), "b1699") {
+		t.Fatalf("want an error naming b1699, got %v", wantErr)
+	}
+	for _, procs := range []int{2, 3, 8} {
+		got, err := encode(procs, snap)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%d cores: the encoding differs (%v)", procs, err)
+		}
+		if _, err := encode(procs, &broken); err == nil || err.Error() != wantErr.Error() {
+			t.Fatalf("%d cores: error %v, want %v", procs, err, wantErr)
+		}
 	}
 }
