@@ -101,14 +101,14 @@ func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr s
 		return appendStateRun(ctx, b, states, 0, mgr)
 	}
 	per := (len(states) + n - 1) / n
-	start := len(b)
+	hint := (cap(b) - len(b)) / n
 	bufs := make([][]byte, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for k := 1; k < n; k++ {
 		run := states[min(k*per, len(states)):min((k+1)*per, len(states))]
 		wg.Go(func() {
-			bufs[k], errs[k] = appendStateRun(ctx, make([]byte, 0, (cap(b)-start)/n), run, k*per, mgr)
+			bufs[k], errs[k] = appendStateRun(ctx, make([]byte, 0, hint), run, k*per, mgr)
 		})
 	}
 	b, errs[0] = appendStateRun(ctx, b, states[:per], 0, mgr)
