@@ -68,6 +68,9 @@ type Journal interface {
 // each encoding into the journal's batch at once.
 var entryBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
+// maxSpareBatch bounds the buffer a journal keeps between group commits.
+const maxSpareBatch = 8 << 20
+
 // journal is the Journal of both stores: a Fold in memory, framed records
 // in storage, group commit and compaction.
 type journal struct {
@@ -90,6 +93,9 @@ type journal struct {
 	limit    int64 // compact when size exceeds this
 	snapSize int   // size of the last snapshot written
 	entries  int   // entries since the last checkpoint
+	// base is the snapshot file a continued journal's header is still to
+	// be written for (see continueFrom); nil once it is.
+	base []byte
 }
 
 var _ Journal = (*journal)(nil)
@@ -121,22 +127,36 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 }
 
 // continueFrom starts the journal on the stored snapshot file data, which
-// holds the fold's base, instead of writing that snapshot again.
+// holds the fold's base, instead of writing that snapshot again. The
+// journal's header, which names data by its SHA-256, is written just
+// before the first entry (see start): an operation that records nothing —
+// an unchanged rerun — then neither hashes the snapshot nor writes and
+// syncs a journal, and a crash before the first entry leaves the snapshot
+// alone, which is what a header with no entries would have replayed to.
 func (j *journal) continueFrom(data []byte) error {
-	header := headerRecord(data, j.nextSeq, nil)
-	st := j.c.st
-	if err := st.replace(j.stack, fileJournal, header); err != nil {
-		return fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
-	}
-	app, err := st.openAppend(j.stack, fileJournal)
-	if err != nil {
-		return fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
-	}
-	j.app = app
+	j.base = data
 	j.snapSize = len(data)
-	j.size = int64(len(header))
+	j.size = 0
 	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
 	j.entries = 0
+	return nil
+}
+
+// start writes the header of a journal that continueFrom began. Called
+// with j.mu held; an error is sticky, as for every storage error.
+func (j *journal) start() error {
+	header := headerRecord(j.base, j.nextSeq, nil)
+	st := j.c.st
+	err := st.replace(j.stack, fileJournal, header)
+	if err == nil {
+		j.app, err = st.openAppend(j.stack, fileJournal)
+	}
+	if err != nil {
+		j.err = fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
+		return j.err
+	}
+	j.base = nil
+	j.size += int64(len(header))
 	return nil
 }
 
@@ -165,7 +185,7 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := j.usable(); err != nil {
+	if err := j.ready(); err != nil {
 		entryBuffers.Put(buf)
 		return 0, err
 	}
@@ -191,6 +211,18 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 		}
 	}
 	return e.Seq, nil
+}
+
+// ready is usable, for an entry about to be appended: it first writes the
+// header of a continued journal that has none yet.
+func (j *journal) ready() error {
+	if err := j.usable(); err != nil {
+		return err
+	}
+	if j.base != nil {
+		return j.start()
+	}
+	return nil
 }
 
 func (j *journal) usable() error {
@@ -228,7 +260,10 @@ func (j *journal) waitDurable(seq uint64) error {
 			err = j.app.sync()
 		}
 		j.mu.Lock()
-		if cap(batch) <= 1<<20 {
+		// Keep the batch's buffer for the batch after next: when thousands
+		// of steps begin at once a batch holds megabytes, and growing a
+		// fresh buffer to that size again was most of appendRecord's time.
+		if cap(batch) <= maxSpareBatch {
 			j.spare = batch[:0]
 		}
 		j.flushing = false
@@ -341,7 +376,7 @@ func (j *journal) Commit(ctx context.Context) (*Snapshot, error) {
 	if err := j.usable(); err != nil {
 		return nil, err
 	}
-	if j.entries == 0 && j.app != nil {
+	if j.entries == 0 && (j.app != nil || j.base != nil) {
 		// Nothing since the last checkpoint: the stored snapshot is the
 		// fold already, and rewriting it would make an unchanged rerun
 		// cost a full snapshot write.
