@@ -93,9 +93,11 @@ type journal struct {
 	limit    int64 // compact when size exceeds this
 	snapSize int   // size of the last snapshot written
 	entries  int   // entries since the last checkpoint
-	// base is the snapshot file a continued journal's header is still to
-	// be written for (see continueFrom); nil once it is.
-	base []byte
+	// base is the snapshot file the journal's header is still to be
+	// written for, with the steps in flight in it (see start); nil once it
+	// is.
+	base     []byte
+	inFlight []InFlight
 }
 
 var _ Journal = (*journal)(nil)
@@ -120,7 +122,7 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 		}
 		return j, nil
 	}
-	if _, err := j.checkpointLocked(ctx); err != nil {
+	if _, err := j.checkpointLocked(ctx, false); err != nil {
 		return nil, err
 	}
 	return j, nil
@@ -134,7 +136,7 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 // syncs a journal, and a crash before the first entry leaves the snapshot
 // alone, which is what a header with no entries would have replayed to.
 func (j *journal) continueFrom(data []byte) error {
-	j.base = data
+	j.base, j.inFlight = data, nil
 	j.snapSize = len(data)
 	j.size = 0
 	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
@@ -142,10 +144,11 @@ func (j *journal) continueFrom(data []byte) error {
 	return nil
 }
 
-// start writes the header of a journal that continueFrom began. Called
+// start writes the header of a journal on the snapshot file j.base (see
+// continueFrom and checkpointLocked), replacing any journal there. Called
 // with j.mu held; an error is sticky, as for every storage error.
 func (j *journal) start() error {
-	header := headerRecord(j.base, j.nextSeq, nil)
+	header := headerRecord(j.base, j.nextSeq, j.inFlight)
 	st := j.c.st
 	err := st.replace(j.stack, fileJournal, header)
 	if err == nil {
@@ -153,9 +156,10 @@ func (j *journal) start() error {
 	}
 	if err != nil {
 		j.err = fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
+		j.cond.Broadcast()
 		return j.err
 	}
-	j.base = nil
+	j.base, j.inFlight = nil, nil
 	j.size += int64(len(header))
 	return nil
 }
@@ -206,7 +210,7 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 	if j.size > j.limit && !j.closed && j.err == nil {
 		// A failed compaction changes nothing durable; try again once the
 		// journal has doubled. Commit reports a lasting problem.
-		if _, err := j.checkpointLocked(ctx); err != nil && j.err == nil {
+		if _, err := j.checkpointLocked(ctx, false); err != nil && j.err == nil {
 			j.limit = 2 * j.size
 		}
 	}
@@ -307,7 +311,13 @@ func (j *journal) flushLocked() error {
 // restarts the journal with a header that continues the Seq numbering and
 // ties running steps to their pending operations. Called with j.mu held
 // (or before the journal is shared).
-func (j *journal) checkpointLocked(ctx context.Context) (*Snapshot, error) {
+//
+// With lazy set (Commit: the operation usually ends right after), the new
+// header is written only before the next entry, if one comes (see start):
+// until then the old journal, which names the snapshot replaced, is stale
+// and Load ignores it, as it does after a crash between the two writes;
+// Close removes it.
+func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, error) {
 	if j.app != nil {
 		if err := j.flushLocked(); err != nil {
 			return nil, err
@@ -324,35 +334,31 @@ func (j *journal) checkpointLocked(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state: encoding stack %q: %w", j.stack, err)
 	}
-	header := headerRecord(data, j.nextSeq, inFlight)
-	st := j.c.st
-	if err := st.replace(j.stack, fileSnapshot, data); err != nil {
+	if err := j.c.st.replace(j.stack, fileSnapshot, data); err != nil {
 		return nil, fmt.Errorf("state: writing stack %q: %w", j.stack, err)
 	}
 	// From here on the old journal is stale: failing to start the new one
 	// means no later entry could be replayed, so the journal stops.
-	fail := func(err error) (*Snapshot, error) {
-		j.err = fmt.Errorf("state: restarting the journal of stack %q: %w", j.stack, err)
-		j.cond.Broadcast()
-		return nil, j.err
-	}
 	if j.app != nil {
-		if err := j.app.close(); err != nil {
-			return fail(err)
-		}
+		err := j.app.close()
 		j.app = nil
-	}
-	if err := st.replace(j.stack, fileJournal, header); err != nil {
-		return fail(err)
-	}
-	if j.app, err = st.openAppend(j.stack, fileJournal); err != nil {
-		return fail(err)
+		if err != nil {
+			j.err = fmt.Errorf("state: restarting the journal of stack %q: %w", j.stack, err)
+			j.cond.Broadcast()
+			return nil, j.err
+		}
 	}
 	j.fold.manifest = snap.Manifest
 	j.snapSize = len(data)
-	j.size = int64(len(header))
+	j.size = 0
 	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
 	j.entries = 0
+	j.base, j.inFlight = data, inFlight
+	if !lazy {
+		if err := j.start(); err != nil {
+			return nil, err
+		}
+	}
 	return snap, nil
 }
 
@@ -382,7 +388,7 @@ func (j *journal) Commit(ctx context.Context) (*Snapshot, error) {
 		// cost a full snapshot write.
 		return j.fold.Snapshot(), nil
 	}
-	return j.checkpointLocked(ctx)
+	return j.checkpointLocked(ctx, true)
 }
 
 // Close implements Journal.

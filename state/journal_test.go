@@ -438,3 +438,60 @@ func TestJournalOnLoadedSnapshot(t *testing.T) {
 		}
 	})
 }
+
+// TestCommitRestartsTheJournalBeforeItsNextEntry: Commit writes the
+// snapshot and leaves the new journal's header to the next entry. Until
+// then the old journal is stale, so a crash loads the committed snapshot;
+// after it, the new journal continues the committed snapshot; Close
+// removes a journal that has no entry.
+func TestCommitRestartsTheJournalBeforeItsNextEntry(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		mustLock(t, s, "dev")
+		base := chainStack(1)
+		prov := base.Resources[0]
+		j := openJournalT(t, s, "dev", base)
+		create(t, j, newBucket("a", prov))
+		committed, err := j.Commit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := h.open().Load(ctx, "dev") // a crash here
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(committed, loaded, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("after Commit (-committed +loaded):\n%s", diff)
+		}
+
+		create(t, j, newBucket("b", prov))
+		var header *journalHeader
+		if _, err := scanRecords(h.files("dev")[fileJournal], func(r record) error {
+			if header == nil {
+				header, err = decodeHeader(r.payload)
+			}
+			return err
+		}); err != nil || header == nil || header.Base != baseID(h.files("dev")[fileSnapshot]) || header.FirstSeq != 3 {
+			t.Fatalf("the journal after Commit does not continue the committed snapshot from Seq 3: %+v, %v", header, err)
+		}
+		live, _ := j.Snapshot()
+		loaded, err = h.open().Load(ctx, "dev") // a crash here
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(live, loaded, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("after the next entry (-live +loaded):\n%s", diff)
+		}
+
+		if _, err := j.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := h.files("dev")[fileJournal]; ok {
+			t.Error("Close left a journal with no entries")
+		}
+	})
+}
