@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -37,12 +36,11 @@ const (
 	tagOutput  = "$output"
 )
 
-// valueEncoder appends property values to a buffer. members is scratch
-// space for sorting an object's members by key, shared by nested objects
-// stack-wise.
+// valueEncoder appends property values to a buffer. keys is scratch space
+// for sorting object keys, shared by nested objects stack-wise.
 type valueEncoder struct {
-	mgr     secrets.Manager
-	members []member
+	mgr  secrets.Manager
+	keys []resource.PropertyKey
 	// unsorted skips sorting object keys: journal entries are read only by
 	// replay, so they need no stable order, while snapshots get one.
 	unsorted bool
@@ -82,35 +80,29 @@ func tagShaped(m resource.PropertyMap) bool {
 	return false
 }
 
-// member is one member of an object.
-type member struct {
-	key   resource.PropertyKey
-	value resource.PropertyValue
-}
-
 // appendMembers writes m as a JSON object with sorted keys, without
 // escaping its shape.
 func (e *valueEncoder) appendMembers(ctx context.Context, b []byte, m resource.PropertyMap) ([]byte, error) {
-	start := len(e.members)
-	for k, v := range m {
-		e.members = append(e.members, member{k, v})
+	start := len(e.keys)
+	for k := range m {
+		e.keys = append(e.keys, k)
 	}
-	end := len(e.members)
-	slices.SortFunc(e.members[start:end], func(x, y member) int { return strings.Compare(string(x.key), string(y.key)) })
+	end := len(e.keys)
+	slices.Sort(e.keys[start:end])
 	b = append(b, '{')
 	var err error
 	for i := start; i < end; i++ {
 		if i > start {
 			b = append(b, ',')
 		}
-		b = appendString(b, string(e.members[i].key))
+		k := e.keys[i]
+		b = appendString(b, string(k))
 		b = append(b, ':')
-		if b, err = e.appendValue(ctx, b, e.members[i].value); err != nil {
+		if b, err = e.appendValue(ctx, b, m[k]); err != nil {
 			break
 		}
 	}
-	clear(e.members[start:end]) // hold no values
-	e.members = e.members[:start]
+	e.keys = e.keys[:start]
 	return append(b, '}'), err
 }
 
@@ -236,7 +228,7 @@ func (e *valueEncoder) appendSealed(ctx context.Context, b []byte, v resource.Pr
 	if e.mgr == nil {
 		return b, ErrNoSecretsManager
 	}
-	inner := valueEncoder{mgr: e.mgr, members: e.members[len(e.members):], unsorted: e.unsorted}
+	inner := valueEncoder{mgr: e.mgr, keys: e.keys[len(e.keys):], unsorted: e.unsorted}
 	pt, err := inner.appendValue(ctx, nil, v)
 	e.unknowns = e.unknowns || inner.unknowns
 	if err == nil {
