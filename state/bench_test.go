@@ -21,6 +21,9 @@ func reportCPU(b *testing.B) func() {
 	}
 }
 
+// ReportCPU is reportCPU for the benchmarks of package state_test.
+var ReportCPU = reportCPU
+
 // benchResource is a custom resource of typical size: about ten inputs and
 // a dozen outputs, one of them secret, with a nested object and an array.
 func benchResource(i int, prov *resource.State) *resource.State {

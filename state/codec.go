@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -61,14 +63,8 @@ func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeH
 	}
 	b = append(b, `,"resources":[`...)
 	var err error
-	for i, r := range s.Resources {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n"...)
-		if b, err = e.appendState(ctx, b, r); err != nil {
-			return nil, err
-		}
+	if b, err = appendStates(ctx, b, s.Resources, mgr); err != nil {
+		return nil, err
 	}
 	b = append(b, "\n]"...)
 	if len(s.PendingOperations) > 0 {
@@ -90,6 +86,59 @@ func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeH
 	return append(b, "}\n"...), nil
 }
 
+// parallelStates is the least number of resources worth encoding on more
+// than one core.
+const parallelStates = 2000
+
+// appendStates writes the records of a snapshot's resources array, each on
+// a line of its own after a comma (but the first). A large array is cut
+// into one run of records per core, encoded concurrently into buffers of
+// their own, then joined in order: the bytes are the same, and so is the
+// error (the first record's that fails).
+func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr secrets.Manager) ([]byte, error) {
+	n := min(runtime.GOMAXPROCS(0), len(states)/(parallelStates/2))
+	if n < 2 {
+		return appendStateRun(ctx, b, states, 0, mgr)
+	}
+	per := (len(states) + n - 1) / n
+	hint := (cap(b) - len(b)) / n
+	bufs := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for k := 1; k < n; k++ {
+		run := states[min(k*per, len(states)):min((k+1)*per, len(states))]
+		wg.Go(func() {
+			bufs[k], errs[k] = appendStateRun(ctx, make([]byte, 0, hint), run, k*per, mgr)
+		})
+	}
+	b, errs[0] = appendStateRun(ctx, b, states[:per], 0, mgr)
+	wg.Wait()
+	for k := range n {
+		if errs[k] != nil {
+			return nil, errs[k]
+		}
+		b = append(b, bufs[k]...)
+	}
+	return b, nil
+}
+
+// appendStateRun writes states, the run of a resources array that begins
+// at index first.
+func appendStateRun(ctx context.Context, b []byte, states []*resource.State, first int, mgr secrets.Manager) ([]byte, error) {
+	e := valueEncoder{mgr: mgr}
+	var err error
+	for i, r := range states {
+		if i+first > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n"...)
+		if b, err = e.appendState(ctx, b, r); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
 func appendSecretsState(b []byte, sec *SecretsState) ([]byte, error) {
 	b = append(b, `,"secrets":{"type":`...)
 	b = appendString(b, sec.Type)
@@ -105,6 +154,11 @@ func appendSecretsState(b []byte, sec *SecretsState) ([]byte, error) {
 }
 
 // appendState writes one resource. Empty fields are left out.
+//
+// It runs on the engine's step goroutines (journal.Append), whose stacks
+// are small: members most resources leave empty are written by
+// appendStateRare, out of line, so that their locals do not enlarge this
+// frame (see BENCHMARKS.md).
 func (e *valueEncoder) appendState(ctx context.Context, b []byte, s *resource.State) ([]byte, error) {
 	if s == nil {
 		return append(b, "null"...), nil
@@ -129,30 +183,54 @@ func (e *valueEncoder) appendState(ctx context.Context, b []byte, s *resource.St
 		b = appendURNs(b, s.Dependencies)
 	}
 	if len(s.PropertyDependencies) > 0 {
-		b = append(b, `,"propertyDependencies":{`...)
-		for i, k := range sortedKeys(s.PropertyDependencies) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, string(k))
-			b = append(b, ':')
-			b = appendURNs(b, s.PropertyDependencies[k])
-		}
-		b = append(b, '}')
+		b = appendPropertyDependencies(b, s.PropertyDependencies)
 	}
 	var err error
 	if s.Inputs != nil {
 		b = append(b, `,"inputs":`...)
 		if b, err = e.appendMap(ctx, b, s.Inputs); err != nil {
-			return b, fmt.Errorf("encoding the inputs of %s: %w", s.URN, err)
+			return b, mapError("inputs", s.URN, err)
 		}
 	}
 	if s.Outputs != nil {
 		b = append(b, `,"outputs":`...)
 		if b, err = e.appendMap(ctx, b, s.Outputs); err != nil {
-			return b, fmt.Errorf("encoding the outputs of %s: %w", s.URN, err)
+			return b, mapError("outputs", s.URN, err)
 		}
 	}
+	if len(s.InitErrors)+len(s.IgnoreChanges)+len(s.ReplaceOnChanges)+len(s.AdditionalSecretOutputs)+len(s.Aliases) > 0 ||
+		!s.CustomTimeouts.IsZero() {
+		b = appendStateRare(b, s)
+	}
+	b = appendTime(b, "created", s.Created)
+	b = appendTime(b, "modified", s.Modified)
+	return append(b, '}'), nil
+}
+
+//go:noinline
+func mapError(side string, urn resource.URN, err error) error {
+	return fmt.Errorf("encoding the %s of %s: %w", side, urn, err)
+}
+
+//go:noinline
+func appendPropertyDependencies(b []byte, deps map[resource.PropertyKey][]resource.URN) []byte {
+	b = append(b, `,"propertyDependencies":{`...)
+	for i, k := range sortedKeys(deps) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, string(k))
+		b = append(b, ':')
+		b = appendURNs(b, deps[k])
+	}
+	return append(b, '}')
+}
+
+// appendStateRare writes the members of a resource after its outputs that
+// most resources leave empty.
+//
+//go:noinline
+func appendStateRare(b []byte, s *resource.State) []byte {
 	b = appendStrings(b, "initErrors", s.InitErrors)
 	b = appendStrings(b, "ignoreChanges", s.IgnoreChanges)
 	b = appendStrings(b, "replaceOnChanges", s.ReplaceOnChanges)
@@ -183,9 +261,7 @@ func (e *valueEncoder) appendState(ctx context.Context, b []byte, s *resource.St
 		}
 		b = append(b, '}')
 	}
-	b = appendTime(b, "created", s.Created)
-	b = appendTime(b, "modified", s.Modified)
-	return append(b, '}'), nil
+	return b
 }
 
 func appendBool(b []byte, name string, v bool) []byte {
@@ -220,8 +296,38 @@ func appendTime(b []byte, name string, t time.Time) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, `":"`...)
-	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = appendRFC3339Nano(b, t)
 	return append(b, '"')
+}
+
+// appendRFC3339Nano appends t in UTC as time.RFC3339Nano formats it,
+// without going through the general layout interpreter: a snapshot holds
+// two times per resource.
+func appendRFC3339Nano(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	hour, min, sec := t.Clock()
+	b = append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+min/10), byte('0'+min%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10))
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, 'Z')
 }
 
 // checkVersion reads the "version" member of a snapshot or journal header

@@ -141,6 +141,7 @@ func (d *decoder) tagged(ctx context.Context, tag string, depth int) (resource.P
 		if !d.literal("true") {
 			err = errors.New("want true")
 		}
+		d.scope.unknowns = true
 		v = resource.NewUnknown()
 	case tagAsset:
 		var a *resource.Asset
@@ -258,6 +259,7 @@ func (d *decoder) ref() (resource.PropertyValue, error) {
 	if err == nil && r.URN == "" {
 		err = errors.New("a resource reference needs a URN")
 	}
+	d.scope.unknowns = d.scope.unknowns || r.IDUnknown
 	return resource.NewResourceReference(r), err
 }
 
@@ -290,6 +292,7 @@ func (d *decoder) output(ctx context.Context, depth int) (resource.PropertyValue
 	if err != nil {
 		return resource.PropertyValue{}, err
 	}
+	d.scope.unknowns = d.scope.unknowns || !o.Known
 	switch {
 	case o.Known && o.Secret:
 		o.Element, err = d.unseal(ctx, string(ciphertext), depth)
@@ -314,6 +317,7 @@ func (d *decoder) unseal(ctx context.Context, ct string, depth int) (resource.Pr
 	}
 	defer clear(pt)
 	sub := d.sub(pt)
+	sub.alias = false // pt is wiped on return: its strings are copied
 	v, err := sub.value(ctx, depth+1)
 	if err == nil {
 		err = sub.end()

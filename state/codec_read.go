@@ -16,14 +16,23 @@ import (
 
 // decodeSnapshot reads a snapshot file. open is asked for the manager of
 // the recorded secrets state before any property value is read, so a wrong
-// passphrase fails first.
+// passphrase fails first. The snapshot's strings share data's bytes: the
+// caller must never change them afterwards.
 func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapshot, error) {
+	s, _, err := decodeSnapshotValues(ctx, data, open)
+	return s, err
+}
+
+// decodeSnapshotValues is decodeSnapshot; unknowns reports whether a
+// property value it read is or holds an unknown (which the integrity check
+// rejects; when it is false the check need not search for them).
+func decodeSnapshotValues(ctx context.Context, data []byte, open openManager) (_ *Snapshot, unknowns bool, err error) {
 	version, err := checkVersion(data, "snapshot", "version", FormatVersion)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	s := &Snapshot{Manifest: Manifest{Version: version}}
-	d := newDecoder(data, nil)
+	d := newAliasingDecoder(data, nil)
 	opened := false
 	openSecrets := func() error {
 		if opened {
@@ -37,8 +46,12 @@ func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapsh
 		d.mgr = mgr
 		return err
 	}
-	// Resources are read once the secrets section is known; a file that
-	// lists them first (ours never does) is read in two steps.
+	// Resources are read once the secrets section is known. A file that
+	// lists them first is read in two steps — unless it holds no secret at
+	// all, as is the case for every file written without a secrets manager
+	// (ours list the secrets section first when there is one): then a first
+	// attempt without a manager succeeds, and is what the two steps would
+	// give. Any error sends it back to the two steps, which report it.
 	var resources, pending []byte
 	err = d.eachMember(func(key []byte) (err error) {
 		switch string(key) {
@@ -61,7 +74,7 @@ func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapsh
 				if err = openSecrets(); err == nil {
 					s.Resources, err = d.states(ctx)
 				}
-			} else {
+			} else if !d.attempt(func() (err error) { s.Resources, err = d.states(ctx); return err }) {
 				resources, err = d.raw(0)
 			}
 		case "pendingOperations":
@@ -69,7 +82,7 @@ func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapsh
 				if err = openSecrets(); err == nil {
 					s.PendingOperations, err = d.operations(ctx)
 				}
-			} else {
+			} else if !d.attempt(func() (err error) { s.PendingOperations, err = d.operations(ctx); return err }) {
 				pending, err = d.raw(0)
 			}
 		default:
@@ -92,11 +105,24 @@ func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapsh
 	if err != nil {
 		var se *syntaxError
 		if errors.As(err, &se) {
-			return nil, fmt.Errorf("state: the snapshot is malformed: %w", err)
+			return nil, false, fmt.Errorf("state: the snapshot is malformed: %w", err)
 		}
-		return nil, err
+		return nil, false, err
 	}
-	return s, nil
+	return s, d.scope.unknowns, nil
+}
+
+// attempt runs read, which reads one value; if it fails, attempt puts d
+// back where it was and reports false. A failed attempt leaves the scope's
+// flags as they are, which can only make them more cautious.
+func (d *decoder) attempt(read func() error) bool {
+	d.space()
+	start := d.pos
+	if err := read(); err != nil {
+		d.pos = start
+		return false
+	}
+	return true
 }
 
 func (d *decoder) secretsState() (*SecretsState, error) {
@@ -125,7 +151,17 @@ func (d *decoder) secretsState() (*SecretsState, error) {
 	return sec, err
 }
 
+// states reads an array of resource records.
 func (d *decoder) states(ctx context.Context) ([]*resource.State, error) {
+	if d.alias && len(d.data)-d.pos >= 2*parallelChunk {
+		if out, ok := d.statesParallel(ctx); ok {
+			return out, nil
+		}
+	}
+	return d.statesSerial(ctx)
+}
+
+func (d *decoder) statesSerial(ctx context.Context) ([]*resource.State, error) {
 	var out []*resource.State
 	err := d.eachElement(func() error {
 		if err := ctx.Err(); err != nil {
@@ -296,11 +332,11 @@ func (d *decoder) urns() ([]resource.URN, error) {
 // entries of a replay.
 type entryDecoder struct {
 	mgr   secrets.Manager
-	names map[string]string
+	scope *decodeScope
 }
 
 func newEntryDecoder(mgr secrets.Manager) *entryDecoder {
-	return &entryDecoder{mgr: mgr, names: make(map[string]string)}
+	return &entryDecoder{mgr: mgr, scope: &decodeScope{names: make(map[string]string)}}
 }
 
 // decode reads the payload of one journal record. With lazy set, the
@@ -308,7 +344,7 @@ func newEntryDecoder(mgr secrets.Manager) *entryDecoder {
 // Delete, type): a replay needs the rest only for steps that never ended,
 // and reads those again at the end (see replay).
 func (ed *entryDecoder) decode(ctx context.Context, payload []byte, seq uint64, lazy bool) (Entry, error) {
-	d := &decoder{data: payload, mgr: ed.mgr, names: ed.names}
+	d := &decoder{data: payload, mgr: ed.mgr, scope: ed.scope}
 	e := Entry{Seq: seq}
 	var old, new []byte
 	err := d.eachMember(func(key []byte) (err error) {

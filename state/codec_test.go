@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -130,24 +131,27 @@ func TestPropertyValueRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	mgr := testManager(t)
 	for name, v := range propertyCases() {
-		t.Run(name, func(t *testing.T) {
-			in := resource.PropertyMap{"v": v}
-			e := valueEncoder{mgr: mgr}
-			data, err := e.appendMap(ctx, nil, in)
-			if err != nil {
-				t.Fatalf("encode: %v", err)
-			}
-			if !json.Valid(data) {
-				t.Fatalf("encoding is not valid JSON: %s", data)
-			}
-			out, err := decodeMap(ctx, data, mgr)
-			if err != nil {
-				t.Fatalf("decode %s: %v", data, err)
-			}
-			if diff := cmp.Diff(in, out, propertyOpts); diff != "" {
-				t.Errorf("round trip changed the value (-in +out):\n%s\nencoding: %s", diff, data)
-			}
-		})
+		// Snapshots sort object keys; journal entries do not.
+		for _, unsorted := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/unsorted=%t", name, unsorted), func(t *testing.T) {
+				in := resource.PropertyMap{"v": v, "w": v}
+				e := valueEncoder{mgr: mgr, unsorted: unsorted}
+				data, err := e.appendMap(ctx, nil, in)
+				if err != nil {
+					t.Fatalf("encode: %v", err)
+				}
+				if !json.Valid(data) {
+					t.Fatalf("encoding is not valid JSON: %s", data)
+				}
+				out, err := decodeMap(ctx, data, mgr)
+				if err != nil {
+					t.Fatalf("decode %s: %v", data, err)
+				}
+				if diff := cmp.Diff(in, out, propertyOpts); diff != "" {
+					t.Errorf("round trip changed the value (-in +out):\n%s\nencoding: %s", diff, data)
+				}
+			})
+		}
 	}
 }
 

@@ -2,11 +2,13 @@ package state
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state/secrets"
@@ -47,17 +49,35 @@ type valueEncoder struct {
 	unknowns bool
 }
 
+// appendMap writes m as an object, wrapped in a "$object" tag when its
+// shape would read as a tag. It is on the journal's encoder path, which
+// runs on small goroutine stacks: whatever needs large locals (map
+// iterators, rare value kinds) lives in functions of its own.
 func (e *valueEncoder) appendMap(ctx context.Context, b []byte, m resource.PropertyMap) ([]byte, error) {
-	if len(m) == 1 {
-		for k := range m {
-			if len(k) > 0 && k[0] == '$' {
-				b = append(b, `{"`+tagObject+`":`...)
-				b, err := e.appendMembers(ctx, b, m)
-				return append(b, '}'), err
-			}
-		}
+	wrap := len(m) == 1 && tagShaped(m)
+	if wrap {
+		b = append(b, `{"`+tagObject+`":`...)
 	}
-	return e.appendMembers(ctx, b, m)
+	var err error
+	if e.unsorted {
+		b, err = e.appendMembersUnsorted(ctx, b, m)
+	} else {
+		b, err = e.appendMembers(ctx, b, m)
+	}
+	if wrap {
+		b = append(b, '}')
+	}
+	return b, err
+}
+
+// tagShaped reports whether the one key of m begins with "$".
+//
+//go:noinline
+func tagShaped(m resource.PropertyMap) bool {
+	for k := range m {
+		return len(k) > 0 && k[0] == '$'
+	}
+	return false
 }
 
 // appendMembers writes m as a JSON object with sorted keys, without
@@ -68,9 +88,7 @@ func (e *valueEncoder) appendMembers(ctx context.Context, b []byte, m resource.P
 		e.keys = append(e.keys, k)
 	}
 	end := len(e.keys)
-	if !e.unsorted {
-		slices.Sort(e.keys[start:end])
-	}
+	slices.Sort(e.keys[start:end])
 	b = append(b, '{')
 	var err error
 	for i := start; i < end; i++ {
@@ -88,8 +106,30 @@ func (e *valueEncoder) appendMembers(ctx context.Context, b []byte, m resource.P
 	return append(b, '}'), err
 }
 
-func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.PropertyValue) ([]byte, error) {
+// appendMembersUnsorted writes m as a JSON object in map order (journal
+// entries need no stable order): no key slice to fill, and no lookup per
+// key.
+func (e *valueEncoder) appendMembersUnsorted(ctx context.Context, b []byte, m resource.PropertyMap) ([]byte, error) {
+	b = append(b, '{')
+	comma := false
 	var err error
+	for k, v := range m {
+		if comma {
+			b = append(b, ',')
+		}
+		comma = true
+		b = appendString(b, string(k))
+		b = append(b, ':')
+		if b, err = e.appendValue(ctx, b, v); err != nil {
+			break
+		}
+	}
+	return append(b, '}'), err
+}
+
+// appendValue writes one value. Plain kinds are written here; the others by
+// appendTagged, out of line.
+func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.PropertyValue) ([]byte, error) {
 	switch v.Kind() {
 	case resource.KindNull:
 		b = append(b, "null"...)
@@ -105,6 +145,7 @@ func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.Pro
 			if i > 0 {
 				b = append(b, ',')
 			}
+			var err error
 			if b, err = e.appendValue(ctx, b, x); err != nil {
 				return b, err
 			}
@@ -112,6 +153,18 @@ func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.Pro
 		b = append(b, ']')
 	case resource.KindObject:
 		return e.appendMap(ctx, b, v.ObjectValue())
+	default:
+		return e.appendTagged(ctx, b, v)
+	}
+	return b, nil
+}
+
+// appendTagged writes a value of a kind that is encoded as a tag.
+//
+//go:noinline
+func (e *valueEncoder) appendTagged(ctx context.Context, b []byte, v resource.PropertyValue) ([]byte, error) {
+	var err error
+	switch v.Kind() {
 	case resource.KindAsset:
 		b = append(b, `{"`+tagAsset+`":`...)
 		b = appendAsset(b, v.AssetValue())
@@ -216,8 +269,13 @@ var plainASCII = func() (t [utf8.RuneSelf]bool) {
 // encoding/json does.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	i := plainPrefix(s)
+	if i == len(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if plainASCII[c] {
@@ -253,6 +311,47 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plainPrefix returns the length of the longest prefix of s that a JSON
+// string holds as it is and that is ASCII: no quote, backslash, control
+// character or byte from 0x80 up.
+func plainPrefix(s string) int {
+	return plainPrefixBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// plainPrefixBytes is plainPrefix for bytes. It looks at eight bytes at a
+// time.
+func plainPrefixBytes(p []byte) int {
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		if special8(binary.LittleEndian.Uint64(p[i:])) {
+			break
+		}
+	}
+	for ; i < len(p); i++ {
+		if c := p[i]; c >= utf8.RuneSelf || !plainASCII[c] {
+			break
+		}
+	}
+	return i
+}
+
+const (
+	lsb8 = 0x0101010101010101
+	msb8 = 0x8080808080808080
+)
+
+// special8 reports whether any of the eight bytes in x is a quote, a
+// backslash, a control character or 0x80 and up (a SWAR test: a byte that
+// is zero after the xor, or below 0x20, sets its top bit).
+func special8(x uint64) bool {
+	quote := x ^ (lsb8 * '"')
+	backslash := x ^ (lsb8 * '\\')
+	t := (quote - lsb8) &^ quote
+	t |= (backslash - lsb8) &^ backslash
+	t |= x - lsb8*0x20 // borrows into the top bit for bytes below 0x20
+	return (t|x)&msb8 != 0
 }
 
 func appendURNs(b []byte, us []resource.URN) []byte {

@@ -69,13 +69,21 @@ type core struct {
 
 // loadedSnapshot is a snapshot Load returned as the stack's snapshot file
 // holds it (no journal replayed): what the caller got, and the file's
-// identity.
+// bytes (which the snapshot's strings share, so keeping them costs
+// nothing).
 type loadedSnapshot struct {
 	snap      *Snapshot
 	resources []*resource.State
 	secrets   *SecretsState
-	pending   int
-	base      string // baseID of the file
+	pending   []resource.Operation
+	data      []byte
+}
+
+// unchanged reports whether base is the very snapshot l records, as Load
+// returned it.
+func (l *loadedSnapshot) unchanged(base *Snapshot) bool {
+	return l.snap == base && base.Manifest.Version == FormatVersion && base.Secrets == l.secrets &&
+		slices.Equal(base.PendingOperations, l.pending) && slices.Equal(base.Resources, l.resources)
 }
 
 type cachedManager struct {
@@ -202,11 +210,11 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	if snapData == nil {
 		return &Snapshot{Manifest: Manifest{Version: FormatVersion}}, nil
 	}
-	base, err := decodeSnapshot(ctx, snapData, c.opener(stack))
+	base, unknowns, err := decodeSnapshotValues(ctx, snapData, c.opener(stack))
 	if err != nil {
 		return nil, fmt.Errorf("state: loading stack %q: %w", stack, err)
 	}
-	if err := base.VerifyIntegrity(); err != nil {
+	if err := base.verifyIntegrity(!unknowns); err != nil {
 		return nil, fmt.Errorf("state: stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
 	}
 	if len(journal) == 0 {
@@ -232,7 +240,7 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 // it.
 func (c *core) remember(stack string, snap *Snapshot, data []byte) {
 	l := loadedSnapshot{snap: snap, resources: slices.Clone(snap.Resources), secrets: snap.Secrets,
-		pending: len(snap.PendingOperations), base: baseID(data)}
+		pending: slices.Clone(snap.PendingOperations), data: data}
 	c.mu.Lock()
 	c.loaded[stack] = l
 	c.mu.Unlock()
@@ -256,18 +264,26 @@ func (c *core) continuing(stack string, base *Snapshot, mgr secrets.Manager) []b
 	l, ok := c.loaded[stack]
 	delete(c.loaded, stack)
 	c.mu.Unlock()
-	if !ok || l.snap != base || base.Manifest.Version != FormatVersion || base.Secrets != l.secrets ||
-		len(base.PendingOperations) != l.pending || !slices.Equal(base.Resources, l.resources) {
+	if !ok || !l.unchanged(base) {
 		return nil
 	}
 	if mgr != nil && (base.Secrets == nil || base.Secrets.Type != mgr.Type() || !sameJSON(string(mgr.State()), base.Secrets.State)) {
 		return nil
 	}
 	data, err := c.st.read(stack, fileSnapshot)
-	if err != nil || baseID(data) != l.base {
+	if err != nil || !bytes.Equal(data, l.data) {
 		return nil
 	}
 	return data
+}
+
+// verifiedByLoad reports whether base is the very snapshot Load last
+// returned for the stack, unchanged: Load checked its integrity already.
+func (c *core) verifiedByLoad(stack string, base *Snapshot) bool {
+	c.mu.Lock()
+	l, ok := c.loaded[stack]
+	c.mu.Unlock()
+	return ok && l.unchanged(base)
 }
 
 // Lock implements Store.
@@ -500,8 +516,12 @@ func (c *core) OpenJournal(ctx context.Context, stack string, base *Snapshot) (J
 	if !c.holds(stack) {
 		return nil, fmt.Errorf("state: opening a journal on stack %q: %w", stack, ErrNotLocked)
 	}
-	if err := base.VerifyIntegrity(); err != nil {
-		return nil, fmt.Errorf("state: opening a journal on stack %q: the base snapshot: %w", stack, err)
+	// A stack of 10,000 resources takes milliseconds to check: not again
+	// when Load just did (the engine opens its journal on what it loaded).
+	if !c.verifiedByLoad(stack, base) {
+		if err := base.VerifyIntegrity(); err != nil {
+			return nil, fmt.Errorf("state: opening a journal on stack %q: the base snapshot: %w", stack, err)
+		}
 	}
 	c.mu.Lock()
 	if _, open := c.journals[stack]; open {

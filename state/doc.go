@@ -78,20 +78,21 @@
 // secret.
 //
 //   - Recording one update step — a begin and a success entry — costs the
-//     same whatever the stack's size: about 21 µs on a 1,000-resource stack
-//     and about 22 µs on a 100,000-resource one (16-29 µs over six paired
-//     runs), with 21 allocations and 1.5 KB. This benchmark uses SyncNever,
-//     so it measures the journal's own work (encoding, encryption, framing,
+//     same whatever the stack's size: 13-19 µs on a 1,000-resource stack
+//     and on a 100,000-resource one (three runs each, interleaved with the
+//     code before issue #9's state work, which took 15-26 µs), with 10
+//     allocations and 0.5 KB. This benchmark uses SyncNever, so it measures the journal's own work (encoding, encryption, framing,
 //     fold, write) rather than the fsync, whose latency is the same for any
 //     stack and which GroupCommit shares among concurrent steps: from 16
 //     goroutines with real fsyncs a step costs about 50 µs under
 //     GroupCommit and 235 µs under SyncEveryEntry.
 //   - Replaying a journal of 10,000 creates (20,000 entries, 21 MB) onto
 //     its snapshot — checksums, decoding, decryption, the fold and the
-//     dependency sort — takes 0.22-0.36 s; the fold alone takes about
-//     24 ms.
+//     dependency sort — takes 0.19-0.31 s; the fold alone takes 8-12 ms.
 //   - Loading a 10,000-resource snapshot (10 MB) from a FileStore — read,
-//     decode, 10,000 decryptions, integrity check — takes 0.19-0.28 s and
-//     allocates 68 MB in 46 allocations per resource; saving one takes
-//     0.12-0.18 s, fsync included.
+//     decode, 10,000 decryptions, integrity check — takes 0.13-0.24 s
+//     (0.16-0.17 s of CPU) and allocates 61 MB in 27 allocations per
+//     resource; saving one takes 0.12-0.18 s, fsync included. Without
+//     secrets (BENCHMARKS.md, W1) loading 10,000 resources takes 52-58 ms
+//     of CPU, spread over the cores.
 package state

@@ -62,6 +62,16 @@ func (f *fileStorage) read(stack, name string) ([]byte, error) {
 	return os.ReadFile(f.path(stack, name))
 }
 
+// exists implements statStorage: every Unlock asks whether the stack has a
+// snapshot, which is no reason to read megabytes.
+func (f *fileStorage) exists(stack, name string) (bool, error) {
+	_, err := os.Stat(f.path(stack, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // ensureDir creates the stack's folder, syncing the root so the new entry
 // survives a crash.
 func (f *fileStorage) ensureDir(stack string) error {

@@ -19,31 +19,26 @@ type Fold struct {
 
 	slots []*slot // resources in recorded order; nil marks a removed one
 	holes int
-	byKey map[stateKey]*slot
-	byURN map[resource.URN]copies
+	// byURN holds the first slot indexed for each URN; the others with
+	// that URN (rarely more than one: a copy marked Delete beside a live
+	// one) follow through slot.next, in the order they were indexed.
+	byURN map[resource.URN]*slot
+	slab  []slot // slots not yet used, allocated in batches
 	// byAlias counts the records that list a URN among their aliases: a
 	// reference to a renamed resource's old URN resolves through them.
 	byAlias map[resource.URN]int
 	// providerAliases counts, by old URN and ID, the provider records that
 	// list that URN among their aliases: a provider reference written
 	// before a provider was renamed resolves through them.
-	providerAliases map[stateKey]int
+	providerAliases map[providerKey]int
 
 	pending      []*pendingSlot // pending operations in begin order; nil marks a cleared one
 	pendingHoles int
 	bySeq        map[uint64]*pendingSlot
+	pendingSlab  []pendingSlot
 
 	lastSeq uint64
 }
-
-// stateKey identifies a recorded resource for matching an entry's Old.
-type stateKey struct {
-	urn    resource.URN
-	id     resource.ID
-	delete bool
-}
-
-func keyOf(s *resource.State) stateKey { return stateKey{s.URN, s.ID, s.Delete} }
 
 // copies counts the recorded copies of a URN, and the live ones among them.
 type copies struct{ all, live int }
@@ -59,8 +54,11 @@ func (c copies) add(s *resource.State, n int) copies {
 type slot struct {
 	state *resource.State
 	pos   int
-	next  *slot // the next slot with the same key, in recorded order
+	next  *slot // the next slot with the same URN, in indexed order
 }
+
+// slabSize is how many slots (or pending slots) a fold allocates at once.
+const slabSize = 128
 
 type pendingSlot struct {
 	op  resource.Operation
@@ -90,10 +88,9 @@ func NewFold(base *Snapshot, lastSeq uint64, inFlight []InFlight) (*Fold, error)
 		manifest:        base.Manifest,
 		secrets:         base.Secrets,
 		slots:           make([]*slot, 0, len(base.Resources)),
-		byKey:           make(map[stateKey]*slot, len(base.Resources)),
-		byURN:           make(map[resource.URN]copies, len(base.Resources)),
+		byURN:           make(map[resource.URN]*slot, len(base.Resources)),
 		byAlias:         make(map[resource.URN]int),
-		providerAliases: make(map[stateKey]int),
+		providerAliases: make(map[providerKey]int),
 		bySeq:           make(map[uint64]*pendingSlot),
 		lastSeq:         lastSeq,
 	}
@@ -158,7 +155,7 @@ func (f *Fold) apply(e *Entry, knownValues bool) error {
 	}
 	var at *slot
 	if e.Old != nil && (e.Kind == EntrySuccess || e.Kind == EntryWrite) {
-		if at = f.byKey[keyOf(e.Old)]; at == nil {
+		if at = f.find(e.Old.URN, e.Old.ID, e.Old.Delete); at == nil {
 			return reject("Old (%s, id %q, delete=%t) is not recorded", e.Old.URN, e.Old.ID, e.Old.Delete)
 		}
 	}
@@ -218,9 +215,9 @@ func (f *Fold) applyWith(e *Entry, p *pendingSlot, at *slot) error {
 	taken[at] = true
 	slots := make([]*slot, len(with))
 	for i, w := range with {
-		s := f.byKey[keyOf(w)]
-		for s != nil && taken[s] {
-			s = s.next // another copy with the same identity
+		s := f.byURN[w.URN]
+		for s != nil && (taken[s] || s.state.ID != w.ID || s.state.Delete != w.Delete) {
+			s = s.next // another copy, or a copy already taken
 		}
 		if s == nil {
 			return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: fmt.Sprintf(
@@ -260,9 +257,11 @@ func (f *Fold) checkRecordable(r *resource.State, at *slot, knownValues bool) er
 // copiesBesides counts the recorded copies of u other than the one in slot
 // at (the copy being replaced; nil for none).
 func (f *Fold) copiesBesides(u resource.URN, at *slot) copies {
-	c := f.byURN[u]
-	if at != nil && at.state.URN == u {
-		c = c.add(at.state, -1)
+	var c copies
+	for s := f.byURN[u]; s != nil; s = s.next {
+		if s != at {
+			c = c.add(s.state, 1)
+		}
 	}
 	return c
 }
@@ -301,17 +300,34 @@ func (f *Fold) aliasRecorded(u resource.URN, at *slot) bool {
 // that was renamed from this URN (lists it among its aliases).
 func (f *Fold) providerRecorded(u resource.URN, id resource.ID) bool {
 	for _, del := range []bool{false, true} {
-		if s := f.byKey[stateKey{u, id, del}]; s != nil && s.state.IsProvider() {
+		if s := f.find(u, id, del); s != nil && s.state.IsProvider() {
 			return true
 		}
 	}
-	return f.providerAliases[stateKey{urn: u, id: id}] > 0
+	return f.providerAliases[providerKey{urn: u, id: id}] > 0
+}
+
+// find returns the first slot indexed with this URN, ID and Delete flag.
+func (f *Fold) find(u resource.URN, id resource.ID, del bool) *slot {
+	for s := f.byURN[u]; s != nil; s = s.next {
+		if s.state.ID == id && s.state.Delete == del {
+			return s
+		}
+	}
+	return nil
 }
 
 // mutate records new in place of old: in old's slot when they share a URN,
 // else old is removed and new appended.
 func (f *Fold) mutate(at *slot, old, new *resource.State) {
 	if at != nil && new != nil && new.URN == old.URN {
+		if at.next == nil && f.byURN[at.state.URN] == at && len(at.state.Aliases)+len(new.Aliases) == 0 {
+			// The only copy indexed for its URN, with no aliases:
+			// unindexing and indexing it again would leave the index as it
+			// is.
+			at.state = new
+			return
+		}
 		f.unindex(at)
 		at.state = new
 		f.index(at)
@@ -329,25 +345,29 @@ func (f *Fold) mutate(at *slot, old, new *resource.State) {
 func (f *Fold) remove(s *slot) {
 	f.unindex(s)
 	f.slots[s.pos] = nil
+	s.state = nil // the slab that holds the slot must not keep the state alive
 	f.holes++
 	f.compactSlots()
 }
 
 func (f *Fold) addSlot(r *resource.State) {
-	s := &slot{state: r, pos: len(f.slots)}
+	if len(f.slab) == 0 {
+		f.slab = make([]slot, slabSize)
+	}
+	s := &f.slab[0]
+	f.slab = f.slab[1:]
+	*s = slot{state: r, pos: len(f.slots)}
 	f.slots = append(f.slots, s)
 	f.index(s)
 }
 
 func (f *Fold) index(s *slot) {
-	f.byURN[s.state.URN] = f.byURN[s.state.URN].add(s.state, 1)
 	if len(s.state.Aliases) > 0 {
 		f.indexAliases(s.state, 1)
 	}
-	k := keyOf(s.state)
-	head := f.byKey[k]
+	head := f.byURN[s.state.URN]
 	if head == nil {
-		f.byKey[k] = s
+		f.byURN[s.state.URN] = s
 		return
 	}
 	for head.next != nil {
@@ -360,18 +380,13 @@ func (f *Fold) unindex(s *slot) {
 	if len(s.state.Aliases) > 0 {
 		f.indexAliases(s.state, -1)
 	}
-	if c := f.byURN[s.state.URN].add(s.state, -1); c.all > 0 {
-		f.byURN[s.state.URN] = c
-	} else {
-		delete(f.byURN, s.state.URN)
-	}
-	k := keyOf(s.state)
-	head := f.byKey[k]
+	u := s.state.URN
+	head := f.byURN[u]
 	if head == s {
 		if s.next == nil {
-			delete(f.byKey, k)
+			delete(f.byURN, u)
 		} else {
-			f.byKey[k] = s.next
+			f.byURN[u] = s.next
 		}
 	} else {
 		for head != nil && head.next != s {
@@ -397,7 +412,7 @@ func (f *Fold) indexAliases(r *resource.State, n int) {
 			delete(f.byAlias, a)
 		}
 		if provider {
-			k := stateKey{urn: a, id: r.ID}
+			k := providerKey{urn: a, id: r.ID}
 			if f.providerAliases[k] += n; f.providerAliases[k] <= 0 {
 				delete(f.providerAliases, k)
 			}
@@ -423,7 +438,12 @@ func (f *Fold) compactSlots() {
 }
 
 func (f *Fold) addPending(op resource.Operation, seq uint64) {
-	p := &pendingSlot{op: op, seq: seq, pos: len(f.pending)}
+	if len(f.pendingSlab) == 0 {
+		f.pendingSlab = make([]pendingSlot, slabSize)
+	}
+	p := &f.pendingSlab[0]
+	f.pendingSlab = f.pendingSlab[1:]
+	*p = pendingSlot{op: op, seq: seq, pos: len(f.pending)}
 	f.pending = append(f.pending, p)
 	if seq != 0 {
 		f.bySeq[seq] = p
@@ -435,6 +455,7 @@ func (f *Fold) removePending(p *pendingSlot) {
 		delete(f.bySeq, p.seq)
 	}
 	f.pending[p.pos] = nil
+	p.op = resource.Operation{} // the slab that holds p must not keep the state alive
 	f.pendingHoles++
 	if f.pendingHoles < 64 || f.pendingHoles*2 < len(f.pending) {
 		return
@@ -478,7 +499,6 @@ func (f *Fold) Checkpoint() (*Snapshot, []InFlight) {
 	s, inFlight := f.materialize()
 	f.slots = f.slots[:0]
 	f.holes = 0
-	clear(f.byKey)
 	clear(f.byURN)
 	clear(f.byAlias)
 	clear(f.providerAliases)

@@ -79,6 +79,9 @@ type Journal interface {
 // each encoding into the journal's batch at once.
 var entryBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
+// maxSpareBatch bounds the buffer a journal keeps between group commits.
+const maxSpareBatch = 8 << 20
+
 // journal is the Journal of both stores: a Fold in memory, framed records
 // in storage, group commit and compaction.
 type journal struct {
@@ -101,6 +104,11 @@ type journal struct {
 	limit    int64 // compact when size exceeds this
 	snapSize int   // size of the last snapshot written
 	entries  int   // entries since the last checkpoint
+	// base is the snapshot file the journal's header is still to be
+	// written for, with the steps in flight in it (see start); nil once it
+	// is.
+	base     []byte
+	inFlight []InFlight
 }
 
 var _ Journal = (*journal)(nil)
@@ -125,66 +133,91 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 		}
 		return j, nil
 	}
-	if _, err := j.checkpointLocked(ctx); err != nil {
+	if _, err := j.checkpointLocked(ctx, false); err != nil {
 		return nil, err
 	}
 	return j, nil
 }
 
 // continueFrom starts the journal on the stored snapshot file data, which
-// holds the fold's base, instead of writing that snapshot again.
+// holds the fold's base, instead of writing that snapshot again. The
+// journal's header, which names data by its SHA-256, is written just
+// before the first entry (see start): an operation that records nothing —
+// an unchanged rerun — then neither hashes the snapshot nor writes and
+// syncs a journal, and a crash before the first entry leaves the snapshot
+// alone, which is what a header with no entries would have replayed to.
 func (j *journal) continueFrom(data []byte) error {
-	header := headerRecord(data, j.nextSeq, nil)
-	st := j.c.st
-	if err := st.replace(j.stack, fileJournal, header); err != nil {
-		return fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
-	}
-	app, err := st.openAppend(j.stack, fileJournal)
-	if err != nil {
-		return fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
-	}
-	j.app = app
+	j.base, j.inFlight = data, nil
 	j.snapSize = len(data)
-	j.size = int64(len(header))
+	j.size = 0
 	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
 	j.entries = 0
 	return nil
 }
 
+// start writes the header of a journal on the snapshot file j.base (see
+// continueFrom and checkpointLocked), replacing any journal there. Called
+// with j.mu held; an error is sticky, as for every storage error.
+func (j *journal) start() error {
+	header := headerRecord(j.base, j.nextSeq, j.inFlight)
+	st := j.c.st
+	err := st.replace(j.stack, fileJournal, header)
+	if err == nil {
+		j.app, err = st.openAppend(j.stack, fileJournal)
+	}
+	if err != nil {
+		j.err = fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
+		j.cond.Broadcast()
+		return j.err
+	}
+	j.base, j.inFlight = nil, nil
+	j.size += int64(len(header))
+	return nil
+}
+
 // Append implements Journal.
 func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
-	return j.add(ctx, &e, true)
+	buf, known, err := j.encode(ctx, &e)
+	if err != nil {
+		return 0, err
+	}
+	return j.enter(ctx, &e, buf, known, true)
 }
 
 // Record implements Journal.
 func (j *journal) Record(ctx context.Context, e Entry) (uint64, error) {
-	return j.add(ctx, &e, false)
+	buf, known, err := j.encode(ctx, &e)
+	if err != nil {
+		return 0, err
+	}
+	return j.enter(ctx, &e, buf, known, false)
 }
 
-// add appends e, waiting until it is durable if wait is set (see Record).
-// e is taken by pointer, and the work under the mutex is in enter, so that
-// the frames above the encoder stay small: they are on the deepest path of
-// a step's goroutine (see BENCHMARKS.md).
-func (j *journal) add(ctx context.Context, e *Entry, wait bool) (uint64, error) {
+// encode checks e and encodes it into a pooled buffer; known reports that
+// it holds no unknown value. Append and Record call it and enter in turn,
+// rather than through a shared function, so that only their own small
+// frames sit above the encoder's: they are on the deepest path of a step's
+// goroutine (see BENCHMARKS.md).
+func (j *journal) encode(ctx context.Context, e *Entry) (buf *[]byte, known bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return nil, false, err
 	}
 	e.Seq = 0
 	if err := e.validate(); err != nil {
-		return 0, err
+		return nil, false, err
 	}
 	// The buffer goes back to the pool once the payload is copied into the
 	// batch, not when Append returns: Append then waits for the batch to
 	// be durable, and with thousands of steps waiting at once a buffer held
 	// through the wait was a fresh 4 KiB allocation for each of them.
-	buf := entryBuffers.Get().(*[]byte)
+	buf = entryBuffers.Get().(*[]byte)
 	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], e, j.mgr)
 	if err != nil {
 		entryBuffers.Put(buf)
-		return 0, encodeFailed(err)
+		return nil, false, encodeFailed(err)
 	}
 	*buf = payload
-	return j.enter(ctx, e, buf, !unknowns, wait)
+	return buf, !unknowns, nil
 }
 
 // recycle returns an entry buffer to the pool, unless it grew too large to
@@ -205,7 +238,7 @@ func encodeFailed(err error) error {
 func (j *journal) enter(ctx context.Context, e *Entry, buf *[]byte, known, wait bool) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := j.usable(); err != nil {
+	if err := j.ready(); err != nil {
 		recycle(buf)
 		return 0, err
 	}
@@ -226,11 +259,23 @@ func (j *journal) enter(ctx context.Context, e *Entry, buf *[]byte, known, wait 
 	if j.size > j.limit && !j.closed && j.err == nil {
 		// A failed compaction changes nothing durable; try again once the
 		// journal has doubled. Commit reports a lasting problem.
-		if _, err := j.checkpointLocked(ctx); err != nil && j.err == nil {
+		if _, err := j.checkpointLocked(ctx, false); err != nil && j.err == nil {
 			j.limit = 2 * j.size
 		}
 	}
 	return e.Seq, nil
+}
+
+// ready is usable, for an entry about to be appended: it first writes the
+// header of a continued journal that has none yet.
+func (j *journal) ready() error {
+	if err := j.usable(); err != nil {
+		return err
+	}
+	if j.base != nil {
+		return j.start()
+	}
+	return nil
 }
 
 func (j *journal) usable() error {
@@ -291,7 +336,10 @@ func (j *journal) waitDurable(seq uint64) error {
 			err = j.app.sync()
 		}
 		j.mu.Lock()
-		if cap(batch) <= 1<<20 {
+		// Keep the batch's buffer for the batch after next: when thousands
+		// of steps begin at once a batch holds megabytes, and growing a
+		// fresh buffer to that size again was most of appendRecord's time.
+		if cap(batch) <= maxSpareBatch {
 			j.spare = batch[:0]
 		}
 		j.flushing = false
@@ -335,7 +383,13 @@ func (j *journal) flushLocked() error {
 // restarts the journal with a header that continues the Seq numbering and
 // ties running steps to their pending operations. Called with j.mu held
 // (or before the journal is shared).
-func (j *journal) checkpointLocked(ctx context.Context) (*Snapshot, error) {
+//
+// With lazy set (Commit: the operation usually ends right after), the new
+// header is written only before the next entry, if one comes (see start):
+// until then the old journal, which names the snapshot replaced, is stale
+// and Load ignores it, as it does after a crash between the two writes;
+// Close removes it.
+func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, error) {
 	if j.app != nil {
 		if err := j.flushLocked(); err != nil {
 			return nil, err
@@ -343,42 +397,40 @@ func (j *journal) checkpointLocked(ctx context.Context) (*Snapshot, error) {
 	}
 	snap, inFlight := j.fold.Checkpoint()
 	snap.Manifest = j.c.stamp()
-	if err := snap.VerifyIntegrity(); err != nil {
+	// Unknown values need no search: the base was checked when the journal
+	// opened, and every entry's resources when it was applied.
+	if err := snap.verifyIntegrity(true); err != nil {
 		return nil, fmt.Errorf("state: not writing stack %q: %w", j.stack, err)
 	}
 	data, err := encodeSnapshot(ctx, snap, j.mgr, j.snapSize)
 	if err != nil {
 		return nil, fmt.Errorf("state: encoding stack %q: %w", j.stack, err)
 	}
-	header := headerRecord(data, j.nextSeq, inFlight)
-	st := j.c.st
-	if err := st.replace(j.stack, fileSnapshot, data); err != nil {
+	if err := j.c.st.replace(j.stack, fileSnapshot, data); err != nil {
 		return nil, fmt.Errorf("state: writing stack %q: %w", j.stack, err)
 	}
 	// From here on the old journal is stale: failing to start the new one
 	// means no later entry could be replayed, so the journal stops.
-	fail := func(err error) (*Snapshot, error) {
-		j.err = fmt.Errorf("state: restarting the journal of stack %q: %w", j.stack, err)
-		j.cond.Broadcast()
-		return nil, j.err
-	}
 	if j.app != nil {
-		if err := j.app.close(); err != nil {
-			return fail(err)
-		}
+		err := j.app.close()
 		j.app = nil
-	}
-	if err := st.replace(j.stack, fileJournal, header); err != nil {
-		return fail(err)
-	}
-	if j.app, err = st.openAppend(j.stack, fileJournal); err != nil {
-		return fail(err)
+		if err != nil {
+			j.err = fmt.Errorf("state: restarting the journal of stack %q: %w", j.stack, err)
+			j.cond.Broadcast()
+			return nil, j.err
+		}
 	}
 	j.fold.manifest = snap.Manifest
 	j.snapSize = len(data)
-	j.size = int64(len(header))
+	j.size = 0
 	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
 	j.entries = 0
+	j.base, j.inFlight = data, inFlight
+	if !lazy {
+		if err := j.start(); err != nil {
+			return nil, err
+		}
+	}
 	return snap, nil
 }
 
@@ -402,13 +454,13 @@ func (j *journal) Commit(ctx context.Context) (*Snapshot, error) {
 	if err := j.usable(); err != nil {
 		return nil, err
 	}
-	if j.entries == 0 && j.app != nil {
+	if j.entries == 0 && (j.app != nil || j.base != nil) {
 		// Nothing since the last checkpoint: the stored snapshot is the
 		// fold already, and rewriting it would make an unchanged rerun
 		// cost a full snapshot write.
 		return j.fold.Snapshot(), nil
 	}
-	return j.checkpointLocked(ctx)
+	return j.checkpointLocked(ctx, true)
 }
 
 // Close implements Journal.

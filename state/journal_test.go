@@ -368,3 +368,130 @@ func TestSyncPolicies(t *testing.T) {
 		j.Close(ctx)
 	}
 }
+
+// TestJournalOnLoadedSnapshot covers a journal opened on the snapshot Load
+// just returned: it continues the snapshot file rather than writing it
+// again, and writes nothing at all — not even its header — until its first
+// entry, so an operation that changes nothing leaves the stack's files as
+// they were. A crash after that entry replays it.
+func TestJournalOnLoadedSnapshot(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		if err := s.Save(ctx, "dev", chainStack(3)); err != nil {
+			t.Fatal(err)
+		}
+		snapFile := h.files("dev")[fileSnapshot]
+
+		mustLock(t, s, "dev")
+		loaded, err := s.Load(ctx, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := openJournalT(t, s, "dev", loaded)
+		committed, err := j.Commit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(loaded, committed, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("Commit with no entries (-loaded +committed):\n%s", diff)
+		}
+		if err := j.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		files := h.files("dev")
+		if _, ok := files[fileJournal]; ok {
+			t.Error("a journal with no entries was written")
+		}
+		if !cmp.Equal(files[fileSnapshot], snapFile) {
+			t.Error("the snapshot file changed though nothing was recorded")
+		}
+
+		loaded, err = s.Load(ctx, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		j = openJournalT(t, s, "dev", loaded)
+		if _, ok := h.files("dev")[fileJournal]; ok {
+			t.Error("the journal was written before its first entry")
+		}
+		extra := newBucket("extra", loaded.Resources[0])
+		create(t, j, extra)
+		journal := h.files("dev")[fileJournal]
+		var header *journalHeader
+		if _, err := scanRecords(journal, func(r record) error {
+			if header == nil {
+				header, err = decodeHeader(r.payload)
+			}
+			return err
+		}); err != nil || header == nil || header.Base != baseID(snapFile) || header.FirstSeq != 1 {
+			t.Fatalf("the journal does not begin with a header continuing the snapshot: %+v, %v", header, err)
+		}
+
+		// The process dies here.
+		got, err := h.open().Load(ctx, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(got.Resources); n != len(loaded.Resources)+1 || got.Resources[n-1].URN != extra.URN {
+			t.Errorf("the replayed stack does not end with the created resource: %d resources", n)
+		}
+	})
+}
+
+// TestCommitRestartsTheJournalBeforeItsNextEntry: Commit writes the
+// snapshot and leaves the new journal's header to the next entry. Until
+// then the old journal is stale, so a crash loads the committed snapshot;
+// after it, the new journal continues the committed snapshot; Close
+// removes a journal that has no entry.
+func TestCommitRestartsTheJournalBeforeItsNextEntry(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		mustLock(t, s, "dev")
+		base := chainStack(1)
+		prov := base.Resources[0]
+		j := openJournalT(t, s, "dev", base)
+		create(t, j, newBucket("a", prov))
+		committed, err := j.Commit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := h.open().Load(ctx, "dev") // a crash here
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(committed, loaded, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("after Commit (-committed +loaded):\n%s", diff)
+		}
+
+		create(t, j, newBucket("b", prov))
+		var header *journalHeader
+		if _, err := scanRecords(h.files("dev")[fileJournal], func(r record) error {
+			if header == nil {
+				header, err = decodeHeader(r.payload)
+			}
+			return err
+		}); err != nil || header == nil || header.Base != baseID(h.files("dev")[fileSnapshot]) || header.FirstSeq != 3 {
+			t.Fatalf("the journal after Commit does not continue the committed snapshot from Seq 3: %+v, %v", header, err)
+		}
+		live, _ := j.Snapshot()
+		loaded, err = h.open().Load(ctx, "dev") // a crash here
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(live, loaded, snapshotOpts, propertyOpts); diff != "" {
+			t.Errorf("after the next entry (-live +loaded):\n%s", diff)
+		}
+
+		if _, err := j.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := h.files("dev")[fileJournal]; ok {
+			t.Error("Close left a journal with no entries")
+		}
+	})
+}

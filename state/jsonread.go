@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
@@ -17,23 +18,48 @@ const maxValueDepth = 10000
 
 // decoder is a small hand-written JSON reader for the state formats: one
 // pass over the bytes, no intermediate tree, no reflection, and an error —
-// never a panic — for any malformed input. Names that repeat across a
-// stack (URNs, types, property keys) are interned, so a 10,000-resource
-// snapshot holds each of them once.
+// never a panic — for any malformed input.
+//
+// Strings are made one of two ways. A decoder that may alias its input
+// (see newAliasingDecoder) returns strings that share the input's bytes:
+// a snapshot's strings then cost no allocation and no copy. Otherwise
+// names that repeat (URNs, types, property keys) are interned, so that a
+// journal's entries hold each of them once.
 type decoder struct {
 	data  []byte
 	pos   int
-	mgr   secrets.Manager   // nil when the store has no secrets provider
-	names map[string]string // interned strings, shared with sub-decoders
+	mgr   secrets.Manager // nil when the store has no secrets provider
+	alias bool            // strings may share data's bytes, which never change
+	scope *decodeScope    // shared with sub-decoders
+}
+
+// decodeScope is what a decoder shares with the sub-decoders it starts.
+type decodeScope struct {
+	names map[string]string // interned strings (unused when aliasing)
+	// unknowns is set once an unknown value (or an unknown output, or a
+	// reference whose ID is unknown) has been read.
+	unknowns bool
+	// The last time read, as text and parsed: records written together
+	// carry the same times.
+	timeText string
+	time     time.Time
 }
 
 func newDecoder(data []byte, mgr secrets.Manager) *decoder {
-	return &decoder{data: data, mgr: mgr, names: make(map[string]string)}
+	return &decoder{data: data, mgr: mgr, scope: &decodeScope{names: make(map[string]string)}}
 }
 
-// sub returns a decoder for other bytes that shares d's manager and names.
+// newAliasingDecoder returns a decoder whose strings share data's bytes:
+// the caller must never change data afterwards.
+func newAliasingDecoder(data []byte, mgr secrets.Manager) *decoder {
+	return &decoder{data: data, mgr: mgr, alias: true, scope: &decodeScope{}}
+}
+
+// sub returns a decoder for other bytes that shares d's manager and scope;
+// they must be bytes of d's input, or bytes that never change, if d
+// aliases.
 func (d *decoder) sub(data []byte) *decoder {
-	return &decoder{data: data, mgr: d.mgr, names: d.names}
+	return &decoder{data: data, mgr: d.mgr, alias: d.alias, scope: d.scope}
 }
 
 // syntaxError reports malformed JSON.
@@ -69,6 +95,10 @@ func (d *decoder) peek() byte {
 }
 
 func (d *decoder) consume(c byte) bool {
+	if d.pos < len(d.data) && d.data[d.pos] == c { // no white space first: the common case
+		d.pos++
+		return true
+	}
 	if d.peek() == c {
 		d.pos++
 		return true
@@ -169,7 +199,7 @@ func (d *decoder) str() (string, error) {
 	return d.string()
 }
 
-// name reads a string and interns it.
+// name reads a string and interns it (or aliases it; see decoder).
 func (d *decoder) name() (string, error) {
 	if d.null() {
 		return "", nil
@@ -185,12 +215,32 @@ func (d *decoder) name() (string, error) {
 }
 
 func (d *decoder) intern(b []byte) string {
-	if s, ok := d.names[string(b)]; ok {
+	if d.alias {
+		return d.text(b)
+	}
+	names := d.scope.names
+	if names == nil {
+		return string(b)
+	}
+	if s, ok := names[string(b)]; ok {
 		return s
 	}
 	s := string(b)
-	d.names[s] = s
+	names[s] = s
 	return s
+}
+
+// text returns the bytes of a string that stringBytes read: shared with
+// the input if d aliases it (an escaped string's bytes are fresh ones,
+// which nothing changes either), else copied.
+func (d *decoder) text(b []byte) string {
+	if !d.alias {
+		return string(b)
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // flag reads true, false or null (false).
@@ -240,14 +290,25 @@ func (d *decoder) strs(names bool) ([]string, error) {
 
 // time reads an RFC 3339 time that can be written back (years 0-9999).
 func (d *decoder) time() (time.Time, error) {
-	s, err := d.str()
-	if err != nil || s == "" {
+	if d.null() {
+		return time.Time{}, nil
+	}
+	if d.peek() != '"' {
+		return time.Time{}, d.fail("want a string")
+	}
+	b, err := d.stringBytes()
+	if err != nil || len(b) == 0 {
 		return time.Time{}, err
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
+	sc := d.scope
+	if string(b) == sc.timeText {
+		return sc.time, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
 	if y := t.UTC().Year(); err != nil || y < 0 || y > 9999 {
 		return time.Time{}, d.fail("want an RFC 3339 time in the years 0-9999")
 	}
+	sc.timeText, sc.time = string(b), t
 	return t, nil
 }
 
@@ -378,15 +439,21 @@ func (d *decoder) number() (float64, error) {
 // string reads the JSON string at d.pos.
 func (d *decoder) string() (string, error) {
 	b, err := d.stringBytes()
-	return string(b), err
+	return d.text(b), err
 }
 
 // stringBytes reads the JSON string at d.pos. The result aliases the input
 // when the string has no escapes; invalid UTF-8 becomes U+FFFD.
 func (d *decoder) stringBytes() ([]byte, error) {
 	start := d.pos + 1
+	// The common case: plain ASCII up to the closing quote.
+	i := start + plainPrefixBytes(d.data[min(start, len(d.data)):])
+	if i < len(d.data) && d.data[i] == '"' {
+		d.pos = i + 1
+		return d.data[start:i], nil
+	}
 	ascii := true
-	for i := start; i < len(d.data); i++ {
+	for ; i < len(d.data); i++ {
 		switch c := d.data[i]; {
 		case c == '"':
 			d.pos = i + 1

@@ -92,6 +92,14 @@ func (m *memStorage) read(stack, name string) ([]byte, error) {
 	return bytes.Clone(data), nil
 }
 
+// exists implements statStorage.
+func (m *memStorage) exists(stack, name string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.stacks[stack][name]
+	return ok, nil
+}
+
 func (m *memStorage) replace(stack, name string, data []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

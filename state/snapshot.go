@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -115,7 +114,10 @@ func (e *IntegrityError) Error() string {
 // ParseProviderReference splits a provider reference "<URN>::<ID>" at its
 // last "::". ok is false when either half is empty.
 func ParseProviderReference(ref string) (urn resource.URN, id resource.ID, ok bool) {
-	i := strings.LastIndex(ref, "::")
+	i := len(ref) - 2 // the last "::", found from the end: IDs are short
+	for i >= 0 && (ref[i] != ':' || ref[i+1] != ':') {
+		i--
+	}
 	if i <= 0 || i+2 >= len(ref) {
 		return "", "", false
 	}
@@ -139,21 +141,34 @@ func ParseProviderReference(ref string) (urn resource.URN, id resource.ID, ok bo
 //
 // The error is an *IntegrityError for the first violation. The check is
 // linear in the number of resources plus references (and property values).
-func (s *Snapshot) VerifyIntegrity() error {
+func (s *Snapshot) VerifyIntegrity() error { return s.verifyIntegrity(false) }
+
+// providerKey identifies a provider resource by URN and ID.
+type providerKey struct {
+	urn resource.URN
+	id  resource.ID
+}
+
+// verifyIntegrity is VerifyIntegrity; knownValues says the caller has
+// established that no input or output holds an unknown value (a decoder or
+// an encoder notices them as it passes them), which spares searching the
+// property maps again.
+func (s *Snapshot) verifyIntegrity(knownValues bool) error {
 	// live[u] is true once a live copy of u was seen, false if only
 	// Delete-marked copies were.
 	live := make(map[resource.URN]bool, len(s.Resources))
 	// aliases holds the URNs earlier records were once known by: a
 	// reference to a renamed resource's old URN resolves to it.
 	var aliases map[resource.URN]bool
-	providers := make(map[string]struct{})
+	providers := make(map[providerKey]struct{})
 	scope := refScope{
 		live: func(u resource.URN) bool { return live[u] },
 		seen: func(u resource.URN) bool { _, ok := live[u]; return ok || aliases[u] },
 		provider: func(u resource.URN, id resource.ID) bool {
-			_, ok := providers[string(u)+"::"+string(id)]
+			_, ok := providers[providerKey{u, id}]
 			return ok
 		},
+		knownValues: knownValues,
 	}
 	for _, r := range s.Resources {
 		if err := checkResource(r, scope); err != nil {
@@ -167,9 +182,9 @@ func (s *Snapshot) VerifyIntegrity() error {
 			aliases[a] = true
 		}
 		if r.IsProvider() {
-			providers[string(r.URN)+"::"+string(r.ID)] = struct{}{}
+			providers[providerKey{r.URN, r.ID}] = struct{}{}
 			for _, a := range r.Aliases {
-				providers[string(a)+"::"+string(r.ID)] = struct{}{}
+				providers[providerKey{a, r.ID}] = struct{}{}
 			}
 		}
 	}
@@ -177,6 +192,9 @@ func (s *Snapshot) VerifyIntegrity() error {
 		r := op.Resource
 		if r == nil || r.URN == "" {
 			return &IntegrityError{Rule: RuleInvalidResource, Detail: "a pending operation has no resource or no URN"}
+		}
+		if knownValues {
+			continue
 		}
 		if err := checkUnknowns(r); err != nil {
 			return err

@@ -117,6 +117,10 @@ func TestParseProviderReference(t *testing.T) {
 		"":        {},
 		"::id":    {},
 		"urn::":   {},
+		":":       {},
+		"a:::b":   {"a:", "b"},
+		"a::::b":  {"a::", "b"},
+		"ab:":     {},
 	} {
 		u, id, ok := ParseProviderReference(ref)
 		if ok != (want[0] != "") || string(u) != want[0] || string(id) != want[1] {

@@ -59,6 +59,7 @@ func BenchmarkSaveW1(b *testing.B) {
 	s := benchFileStore(b)
 	snap := w1Stack(10_000)
 	b.ReportAllocs()
+	defer state.ReportCPU(b)()
 	for b.Loop() {
 		if err := s.Save(ctx, "dev", snap); err != nil {
 			b.Fatal(err)
@@ -75,6 +76,7 @@ func BenchmarkLoadW1(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer state.ReportCPU(b)()
 	for b.Loop() {
 		if _, err := s.Load(ctx, "dev"); err != nil {
 			b.Fatal(err)
@@ -101,6 +103,7 @@ func BenchmarkJournalStepW1(b *testing.B) {
 	root, prov := base.Resources[0].URN, base.Resources[2].Provider
 	now := time.Now()
 	b.ReportAllocs()
+	defer state.ReportCPU(b)()
 	i := 10_000
 	for b.Loop() {
 		r := w1Resource(i, root, prov, now)
@@ -187,6 +190,7 @@ func benchConcurrentSteps(b *testing.B, s state.Store) {
 func BenchmarkVerifyIntegrityW1(b *testing.B) {
 	snap := w1Stack(10_000)
 	b.ReportAllocs()
+	defer state.ReportCPU(b)()
 	for b.Loop() {
 		if err := snap.VerifyIntegrity(); err != nil {
 			b.Fatal(err)
