@@ -347,12 +347,11 @@ func (c *Context) buildGoal(r *Resource, props Props, o *resourceOptions) (*reso
 		}
 		goal.Parent = parent.urn
 	}
-	deps := map[resource.URN]bool{}
 	for _, d := range o.dependsOn {
 		if err := d.awaitDep(c.ctx, r); err != nil {
 			return nil, err
 		}
-		deps[d.urn] = true
+		goal.Dependencies = append(goal.Dependencies, d.urn)
 	}
 	if o.deletedWith != nil {
 		if err := o.deletedWith.awaitDep(c.ctx, r); err != nil {
@@ -375,15 +374,13 @@ func (c *Context) buildGoal(r *Resource, props Props, o *resourceOptions) (*reso
 	if len(propDeps) > 0 {
 		goal.PropertyDependencies = propDeps
 		for _, us := range propDeps {
-			for _, u := range us {
-				deps[u] = true
-			}
+			goal.Dependencies = append(goal.Dependencies, us...)
 		}
 	}
-	for u := range deps {
-		goal.Dependencies = append(goal.Dependencies, u)
+	if len(goal.Dependencies) > 1 {
+		slices.Sort(goal.Dependencies)
+		goal.Dependencies = slices.Compact(goal.Dependencies)
 	}
-	slices.Sort(goal.Dependencies)
 
 	c.mu.Lock()
 	transforms := c.transforms
