@@ -176,48 +176,50 @@ func (j *journal) start() error {
 }
 
 // Append implements Journal.
+//
+// Append and Record are written out rather than sharing a function around
+// the encoder: they are on the deepest path of a step's goroutine, and an
+// extra frame above the encoder's made every step's stack grow past its
+// first size (see BENCHMARKS.md).
 func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
-	buf, known, err := j.encode(ctx, &e)
-	if err != nil {
+	if err := j.check(ctx, &e); err != nil {
 		return 0, err
 	}
-	return j.enter(ctx, &e, buf, known, true)
+	buf := entryBuffers.Get().(*[]byte)
+	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
+	if err != nil {
+		return 0, encodeFailed(buf, err)
+	}
+	*buf = payload
+	return j.enter(ctx, &e, buf, !unknowns, true)
 }
 
 // Record implements Journal.
 func (j *journal) Record(ctx context.Context, e Entry) (uint64, error) {
-	buf, known, err := j.encode(ctx, &e)
-	if err != nil {
+	if err := j.check(ctx, &e); err != nil {
 		return 0, err
 	}
-	return j.enter(ctx, &e, buf, known, false)
-}
-
-// encode checks e and encodes it into a pooled buffer; known reports that
-// it holds no unknown value. Append and Record call it and enter in turn,
-// rather than through a shared function, so that only their own small
-// frames sit above the encoder's: they are on the deepest path of a step's
-// goroutine (see BENCHMARKS.md).
-func (j *journal) encode(ctx context.Context, e *Entry) (buf *[]byte, known bool, err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, false, err
-	}
-	e.Seq = 0
-	if err := e.validate(); err != nil {
-		return nil, false, err
-	}
-	// The buffer goes back to the pool once the payload is copied into the
-	// batch, not when Append returns: Append then waits for the batch to
-	// be durable, and with thousands of steps waiting at once a buffer held
-	// through the wait was a fresh 4 KiB allocation for each of them.
-	buf = entryBuffers.Get().(*[]byte)
-	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], e, j.mgr)
+	buf := entryBuffers.Get().(*[]byte)
+	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
 	if err != nil {
-		entryBuffers.Put(buf)
-		return nil, false, encodeFailed(err)
+		return 0, encodeFailed(buf, err)
 	}
 	*buf = payload
-	return buf, !unknowns, nil
+	return j.enter(ctx, &e, buf, !unknowns, false)
+}
+
+// check refuses an entry before it is encoded: the operation is over, or
+// the entry is malformed. The encoding buffer taken next goes back to the
+// pool once the payload is copied into the batch, not when Append returns:
+// Append then waits for the batch to be durable, and with thousands of
+// steps waiting at once a buffer held through the wait was a fresh 4 KiB
+// allocation for each of them.
+func (j *journal) check(ctx context.Context, e *Entry) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	e.Seq = 0
+	return e.validate()
 }
 
 // recycle returns an entry buffer to the pool, unless it grew too large to
@@ -229,7 +231,10 @@ func recycle(buf *[]byte) {
 	entryBuffers.Put(buf)
 }
 
-func encodeFailed(err error) error {
+// encodeFailed returns the buffer an entry failed to encode into to the
+// pool and wraps the failure.
+func encodeFailed(buf *[]byte, err error) error {
+	entryBuffers.Put(buf)
 	return fmt.Errorf("state: encoding a journal entry: %w", err)
 }
 
