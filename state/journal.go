@@ -53,10 +53,13 @@ type Journal interface {
 	// holds (see Fold.Apply) is rejected with *EntryError and not written.
 	// After a storage error the journal accepts no more entries.
 	Append(ctx context.Context, e Entry) (seq uint64, err error)
-	// Record records e like Append, but under GroupCommit it returns once
-	// e is ordered rather than durable: e is handed to the operating
-	// system if no flush is under way, and in any case becomes durable no
-	// later than the next entry an Append waits for, Commit or Close.
+	// Record records e like Append, but under GroupCommit on a file or
+	// memory store it returns once e is ordered rather than durable: e is
+	// handed to the operating system (at once, or as soon as a flush under
+	// way is done), so it survives the process being killed, and becomes
+	// durable no later than the next entry an Append waits for, Commit or
+	// Close. A backend (PostgreSQL) has no such middle ground: there it
+	// waits like Append.
 	// Storage keeps entries in order, so no later entry is ever durable
 	// without e. It is for entries nothing outside the journal acts on
 	// before a later durable entry, such as a step's end: whatever depends
@@ -98,6 +101,7 @@ type journal struct {
 	spare    []byte
 	durable  uint64 // every Seq up to this is durable
 	flushing bool   // a leader is writing outside the mutex
+	handOff  bool   // Record left entries for the leader to write after its flush
 	err      error  // sticky storage error
 	closed   bool
 	size     int64 // journal bytes, buffered ones included
@@ -294,18 +298,26 @@ func (j *journal) usable() error {
 }
 
 // settle makes the record with this seq durable (wait) or, under
-// GroupCommit without wait, hands the buffer to the operating system
-// unless a leader is flushing (the next batch then takes it). Called with
-// j.mu held.
+// GroupCommit without wait, hands the buffer to the operating system: at
+// once, or when the leader flushing now is done (handOffLocked). A
+// backend has nothing between memory and durable, so there it waits.
+// Called with j.mu held.
 func (j *journal) settle(seq uint64, wait bool) error {
 	if wait || j.c.opts.sync != GroupCommit {
 		return j.waitDurable(seq)
 	}
-	if j.flushing || len(j.buf) == 0 {
+	if _, ok := j.app.(backendAppender); ok {
+		// A backend's write is its commit: there is no ordered but not
+		// yet durable place to hand the entry to, and one left in memory
+		// would be lost if the operation then stalled.
+		return j.waitDurable(seq)
+	}
+	if j.flushing {
+		j.handOff = true // the leader writes it when its flush is done
 		return nil
 	}
-	if _, ok := j.app.(backendAppender); ok {
-		return nil // a backend's write is its commit: leave it to the next batch
+	if len(j.buf) == 0 {
+		return nil
 	}
 	if err := j.app.write(j.buf); err != nil {
 		j.err = err
@@ -352,9 +364,27 @@ func (j *journal) waitDurable(seq uint64) error {
 			j.err = err
 		} else {
 			j.durable = upTo
+			err = j.handOffLocked()
 		}
 		j.cond.Broadcast()
 	}
+	return nil
+}
+
+// handOffLocked writes (without a sync) what Record left in the buffer
+// while a flush was under way, so that it reaches the operating system
+// now rather than with whatever Append comes next, which may be a long
+// time away (a step waiting on a slow provider). A later sync covers it.
+func (j *journal) handOffLocked() error {
+	if !j.handOff || j.flushing || len(j.buf) == 0 {
+		return nil
+	}
+	j.handOff = false
+	if err := j.app.write(j.buf); err != nil {
+		j.err = err
+		return err
+	}
+	j.buf = j.buf[:0]
 	return nil
 }
 
