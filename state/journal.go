@@ -345,8 +345,11 @@ func (j *journal) waitDurable(seq uint64) error {
 			continue
 		}
 		j.flushing = true
+		// The spare buffer becomes the batch being gathered, and stops
+		// being the spare: left there, it would still be handed out after
+		// a batch too large to keep as the next spare, while in use.
 		batch, upTo := j.buf, j.nextSeq-1
-		j.buf = j.spare[:0]
+		j.buf, j.spare = j.spare[:0], nil
 		j.mu.Unlock()
 		err := j.app.write(batch)
 		if err == nil {

@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -330,6 +331,56 @@ func TestGroupCommitBatchesConcurrentAppends(t *testing.T) {
 	}
 	if len(got.Resources) != 1+workers*steps || len(got.PendingOperations) != 0 {
 		t.Errorf("replayed %d resources, %d pending", len(got.Resources), len(got.PendingOperations))
+	}
+}
+
+// A group-commit batch too large to keep as the spare buffer (over 1 MiB)
+// used to leave that buffer handed out twice: the next leader wrote — and,
+// in a keyed journal, sealed — a batch that appenders were overwriting.
+// Under -race that is a data race; without, the journal did not replay.
+func TestGroupCommitLargeBatches(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opt  Option
+	}{{"keyed", fastSecrets()}, {"unkeyed", WithSecrets(nil)}} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			mem := NewMemoryStore(tt.opt)
+			cs := &countingStorage{storage: mem.mem} // each sync sleeps: batches gather
+			s := &MemoryStore{core: newCore(cs, []Option{tt.opt}, defaultOptions()), mem: mem.mem}
+			mustLock(t, s, "dev")
+			base := chainStack(0)
+			j := openJournalT(t, s, "dev", base)
+			blob := resource.NewString(strings.Repeat("x", 128<<10))
+			const workers, steps = 16, 6
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range steps {
+						r := newBucket("w"+name(w)+"-"+name(i), base.Resources[0])
+						r.Inputs["blob"] = blob
+						b, err := j.Append(ctx, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: r})
+						if err == nil {
+							_, err = j.Append(ctx, Entry{Kind: EntrySuccess, Begin: b, New: r})
+						}
+						if err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			got, err := s.Load(ctx, "dev")
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if len(got.Resources) != 1+workers*steps || len(got.PendingOperations) != 0 {
+				t.Errorf("replayed %d resources, %d pending", len(got.Resources), len(got.PendingOperations))
+			}
+		})
 	}
 }
 
