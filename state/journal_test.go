@@ -351,8 +351,8 @@ func TestGroupCommitLargeBatches(t *testing.T) {
 			mustLock(t, s, "dev")
 			base := chainStack(0)
 			j := openJournalT(t, s, "dev", base)
-			blob := resource.NewString(strings.Repeat("x", 128<<10))
-			const workers, steps = 16, 6
+			blob := resource.NewString(strings.Repeat("x", 640<<10)) // 16 entries of it outgrow maxSpareBatch
+			const workers, steps = 16, 4
 			var wg sync.WaitGroup
 			for w := range workers {
 				wg.Add(1)
