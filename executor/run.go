@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"runtime/debug"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -135,6 +136,7 @@ func (e *Executor) noteCanceled(cause error) {
 // error, so that a bug in one step fails that step and nothing else.
 
 func apply(ctx context.Context, s Step, urn resource.URN) (err error) {
+	err = errRunning
 	defer recoverPanic(&err, urn, "Apply")
 	return s.Apply(ctx)
 }
@@ -143,6 +145,7 @@ func (e *Executor) starting(ctx context.Context, s Step, urn resource.URN) (err 
 	if e.hooks == nil {
 		return nil
 	}
+	err = errRunning
 	defer recoverPanic(&err, urn, "StepStarting")
 	return e.hooks.StepStarting(ctx, s)
 }
@@ -151,6 +154,7 @@ func (e *Executor) done(ctx context.Context, s Step, urn resource.URN, stepErr e
 	if e.hooks == nil {
 		return nil
 	}
+	err = errRunning
 	defer recoverPanic(&err, urn, "StepDone")
 	return e.hooks.StepDone(ctx, s, stepErr)
 }
@@ -159,14 +163,25 @@ func (e *Executor) skipped(ctx context.Context, s Step, urn resource.URN, reason
 	if e.hooks == nil {
 		return nil
 	}
+	err = errRunning
 	defer recoverPanic(&err, urn, "StepSkipped")
 	e.hooks.StepSkipped(ctx, s, reason)
 	return nil
 }
 
-// recoverPanic must be deferred directly: it turns a panic in the deferring
-// function into *err.
+// errRunning is the error of a call into a step or a hook while it runs:
+// every normal return replaces it, so recoverPanic finding it still there
+// means the call is panicking (or its goroutine is exiting).
+var errRunning = errors.New("step call still running")
+
+// recoverPanic must be deferred directly, after *err is set to errRunning:
+// it turns a panic in the deferring function into *err. It calls recover
+// only when the function did not return, because recover's frame is large
+// enough to make a step goroutine's stack grow (BENCHMARKS.md).
 func recoverPanic(err *error, urn resource.URN, fn string) {
+	if *err != errRunning {
+		return
+	}
 	if v := recover(); v != nil {
 		*err = &PanicError{URN: urn, Func: fn, Value: v, Stack: debug.Stack()}
 	}
