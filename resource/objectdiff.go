@@ -57,6 +57,31 @@ func (m PropertyMap) Diff(news PropertyMap) *ObjectDiff {
 	return diffMaps(m, news)
 }
 
+// ChangedKeys returns, sorted, the keys Diff would report as added, deleted
+// or updated between m (the old values) and news, without building the
+// diff: a null value counts as absent. It returns nil when nothing changed.
+func (m PropertyMap) ChangedKeys(news PropertyMap) []PropertyKey {
+	var keys []PropertyKey
+	for k, o := range m {
+		n, inNew := news[k]
+		switch {
+		case o.IsNull():
+			if inNew && !n.IsNull() {
+				keys = append(keys, k)
+			}
+		case !inNew || n.IsNull() || !valuesSame(o, n):
+			keys = append(keys, k)
+		}
+	}
+	for k, n := range news {
+		if _, inOld := m[k]; !inOld && !n.IsNull() {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // AnyChanges reports whether d records any add, delete or update. It is
 // false for a nil diff.
 func (d *ObjectDiff) AnyChanges() bool {

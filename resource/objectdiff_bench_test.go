@@ -38,4 +38,13 @@ func BenchmarkDiffW1(b *testing.B) {
 			}
 		}
 	})
+	b.Run("changed-keys", func(b *testing.B) {
+		old, news := w1Inputs("0"), w1Inputs("1")
+		b.ReportAllocs()
+		for b.Loop() {
+			if len(old.ChangedKeys(news)) != 4 {
+				b.Fatal("wrong keys")
+			}
+		}
+	})
 }

@@ -33,6 +33,9 @@ func TestDiffEqual(t *testing.T) {
 			if d := mustMap(t, tt.old).Diff(mustMap(t, tt.new)); d != nil {
 				t.Errorf("Diff = %+v, want nil", d)
 			}
+			if keys := mustMap(t, tt.old).ChangedKeys(mustMap(t, tt.new)); keys != nil {
+				t.Errorf("PropertyMap.ChangedKeys = %v, want nil", keys)
+			}
 		})
 	}
 }
@@ -128,6 +131,9 @@ func TestDiff(t *testing.T) {
 			}
 			if !got.AnyChanges() {
 				t.Errorf("AnyChanges() = false")
+			}
+			if diff := cmp.Diff(got.ChangedKeys(), tt.old.ChangedKeys(tt.new)); diff != "" {
+				t.Errorf("PropertyMap.ChangedKeys disagrees with the diff's (-diff's +map's):\n%s", diff)
 			}
 		})
 	}

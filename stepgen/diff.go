@@ -43,10 +43,7 @@ func changedKeysOf(d resource.DiffResult, olds, news resource.PropertyMap) []res
 		slices.Sort(keys)
 		return keys
 	}
-	if od := olds.Diff(news); od != nil {
-		return od.ChangedKeys()
-	}
-	return nil
+	return olds.ChangedKeys(news)
 }
 
 // applyIgnoreChanges gives each ignored path of the new inputs the value it
