@@ -69,8 +69,32 @@ func instanceName(ref Reference, info FactoryInfo) string {
 }
 
 // enter admits one call: it refuses calls after close, starts a lazy
-// instance, and counts the call in flight until release is called.
-func (i *instance) enter(ctx context.Context, method string, urn resource.URN) (p full, st instState, err error) {
+// instance, and counts the call in flight until release is called. Only
+// the path of a started instance is here; the rest is in enterSlow, so
+// that enter's frame stays small on every provider call's goroutine.
+func (i *instance) enter(ctx context.Context, method string, urn resource.URN) (full, instState, error) {
+	if ctx.Err() == nil {
+		i.mu.Lock()
+		if !i.closed && i.state != instLazy && i.inner != nil {
+			i.inflight++
+			p, st := i.inner, i.state
+			i.mu.Unlock()
+			if st != instFailed {
+				return p, st, nil
+			}
+			i.release()
+		} else {
+			i.mu.Unlock()
+		}
+	}
+	return i.enterSlow(ctx, method, urn)
+}
+
+// enterSlow is enter for a canceled call, a closed, lazy or failed
+// instance.
+//
+//go:noinline
+func (i *instance) enterSlow(ctx context.Context, method string, urn resource.URN) (p full, st instState, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("provider %s: %s %s: %w", i.ref, method, urn, err)
 	}
