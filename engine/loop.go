@@ -243,6 +243,16 @@ func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
 		switch c.Kind {
 		case stepgen.CallCheck:
 			ans.Check, ans.Err = p.Check(ctx, c.Check)
+			if c.DiffAfterCheck && ans.Err == nil && len(ans.Check.Failures) == 0 {
+				// The generator's next question: answer it now rather than
+				// after a round trip through the loop.
+				req := c.Diff
+				if req.NewInputs = ans.Check.Inputs; req.NewInputs == nil {
+					req.NewInputs = resource.PropertyMap{}
+				}
+				ans.Diff, ans.DiffErr = p.Diff(ctx, req)
+				ans.Diffed = true
+			}
 		case stepgen.CallDiff:
 			ans.Diff, ans.Err = p.Diff(ctx, c.Diff)
 		default:

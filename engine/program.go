@@ -94,14 +94,21 @@ func (c *Context) call(program Program) (err error) {
 // fail records a registration error the deployment has not reported
 // itself.
 func (c *Context) fail(err error) {
-	var reported *reportedError
-	var dep *DependencyError
-	if err == nil || errors.As(err, &reported) || errors.As(err, &dep) {
+	if err == nil || isReported(err) {
 		return
 	}
 	c.mu.Lock()
 	c.errs = append(c.errs, err)
 	c.mu.Unlock()
+}
+
+// isReported reports whether err is one the deployment has reported: its
+// own failure or a dependency's. It is apart from fail, which every
+// registration calls, because the targets of errors.As escape to the heap.
+func isReported(err error) bool {
+	var reported *reportedError
+	var dep *DependencyError
+	return errors.As(err, &reported) || errors.As(err, &dep)
 }
 
 // Register declares a custom resource managed by its package's provider.

@@ -1,6 +1,7 @@
 package stepgen
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/providers"
@@ -31,7 +32,20 @@ func (g *Generator) afterFirstCheck(w *work) (Actions, error) {
 	if g.cfg.InputsOnlyDiff {
 		return g.afterDiff(w, resource.DiffResult{Changes: resource.DiffUnknown})
 	}
+	if e := w.early; e.ok {
+		// The Diff was made right after the Check (diffFollowsCheck).
+		w.early = earlyDiff{}
+		return g.diffAnswered(w, e.diff, e.err)
+	}
 	return g.diffCall(w), nil
+}
+
+// diffRequest is the provider Diff of w's old state and new inputs.
+func (g *Generator) diffRequest(w *work) providers.DiffRequest {
+	return providers.DiffRequest{
+		URN: w.new.URN, ID: w.old.ID, OldInputs: w.old.Inputs, OldOutputs: w.old.Outputs,
+		NewInputs: w.new.Inputs, IgnoreChanges: w.new.IgnoreChanges,
+	}
 }
 
 func (g *Generator) diffCall(w *work) Actions {
@@ -41,11 +55,16 @@ func (g *Generator) diffCall(w *work) Actions {
 	}
 	return Actions{Calls: []*Call{{
 		Kind: CallDiff, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, work: w, phase: phaseDiff,
-		Diff: providers.DiffRequest{
-			URN: w.new.URN, ID: w.old.ID, OldInputs: w.old.Inputs, OldOutputs: w.old.Outputs,
-			NewInputs: w.new.Inputs, IgnoreChanges: w.new.IgnoreChanges,
-		},
+		Diff: g.diffRequest(w),
 	}}}
+}
+
+// diffAnswered goes on from a provider Diff's answer.
+func (g *Generator) diffAnswered(w *work, d resource.DiffResult, err error) (Actions, error) {
+	if err != nil {
+		return Actions{}, fmt.Errorf("diffing %s: %w", w.new.URN, err)
+	}
+	return g.afterDiff(w, d)
 }
 
 func (g *Generator) recheck(w *work) *Call {

@@ -21,6 +21,12 @@
 //     when the provider cannot tell), applies replaceOnChanges, and issues
 //     same, update or replace.
 //
+// Where the Diff is certain to follow a successful Check, the Check call
+// says so (Call.DiffAfterCheck) and carries the Diff request but for the
+// checked inputs; the engine makes both calls on one goroutine and answers
+// them together (Answer.Diffed), and the generator goes on from the Diff
+// without asking for it. A host that ignores the field is asked as before.
+//
 // A replacement is re-checked without the old inputs and then, by default,
 // created before the old copy is deleted: the old copy is marked Delete and
 // removed after the program, with everything else the program no longer

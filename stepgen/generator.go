@@ -79,6 +79,14 @@ type Call struct {
 	Type     string
 	Check    providers.CheckRequest
 	Diff     providers.DiffRequest
+	// DiffAfterCheck, on a Check call, says that the registration will
+	// need a Diff as soon as its Check succeeds, unless the checked inputs
+	// are refused. A caller may make that Diff at once, on the same
+	// goroutine: Diff holds the request with every field but NewInputs,
+	// which are the checked inputs (an empty map for none). It then
+	// answers with Diffed set, and Diff and DiffErr filled in. A caller
+	// that ignores the field gets a Diff call later instead.
+	DiffAfterCheck bool
 	// New is the checked resource an analyze call is about.
 	New *resource.State
 
@@ -95,6 +103,11 @@ type Answer struct {
 	Check providers.CheckResponse
 	Diff  providers.DiffResponse
 	Err   error
+	// Diffed says that a Check call's answer also carries the Diff its
+	// DiffAfterCheck asked for: its response in Diff, its error in
+	// DiffErr.
+	Diffed  bool
+	DiffErr error
 }
 
 // Chain is a sequence of steps that must run in order. Needs names the
@@ -129,8 +142,18 @@ type work struct {
 	new  *resource.State
 	diff resource.DiffResult
 	keys []resource.PropertyKey
+	// early holds a Diff made right after the Check (Call.DiffAfterCheck)
+	// until the decision that needs it.
+	early earlyDiff
 	// dbr tracks the dependents of a delete-before-replace.
 	dbr *dependentsWork
+}
+
+// earlyDiff is the outcome of a Diff made right after a Check.
+type earlyDiff struct {
+	diff resource.DiffResult
+	err  error
+	ok   bool
 }
 
 // Generator turns registrations into steps. It is a pure, single-threaded
@@ -297,7 +320,20 @@ func (g *Generator) checkCall(w *work, old *resource.State) *Call {
 	if old != nil {
 		req.Olds = old.Inputs
 	}
-	return &Call{Kind: CallCheck, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, Check: req, work: w, phase: phaseCheck}
+	c := &Call{Kind: CallCheck, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, Check: req, work: w, phase: phaseCheck}
+	if old != nil && g.diffFollowsCheck(w) {
+		c.DiffAfterCheck = true
+		c.Diff = g.diffRequest(w)
+	}
+	return c
+}
+
+// diffFollowsCheck reports whether a custom resource's first Check, when
+// it succeeds, leads straight to a provider Diff: the path afterFirstCheck
+// takes to diffCall.
+func (g *Generator) diffFollowsCheck(w *work) bool {
+	return w.old != nil && !w.old.PendingReplacement && !g.replace[w.new.URN] &&
+		w.old.Provider == w.new.Provider && !g.cfg.InputsOnlyDiff && !g.cfg.Analyze && w.new.Custom
 }
 
 func (g *Generator) seed(urn resource.URN) []byte {
@@ -338,6 +374,9 @@ func (g *Generator) Answer(a Answer) (Actions, error) {
 		if a.Call.phase == phaseRecheck {
 			return g.replacement(w)
 		}
+		if a.Diffed {
+			w.early = earlyDiff{diff: a.Diff, err: a.DiffErr, ok: true}
+		}
 		if g.cfg.Analyze {
 			return Actions{Calls: []*Call{{Kind: CallAnalyze, Reg: w.reg, Type: w.new.Type, New: w.new, work: w, phase: phaseAnalyze}}}, nil
 		}
@@ -358,10 +397,7 @@ func (g *Generator) Answer(a Answer) (Actions, error) {
 		}
 		return g.diffCall(w), nil
 	case phaseDiff:
-		if a.Err != nil {
-			return Actions{}, fmt.Errorf("diffing %s: %w", urn, a.Err)
-		}
-		return g.afterDiff(w, a.Diff)
+		return g.diffAnswered(w, a.Diff, a.Err)
 	case phaseDependents:
 		return g.dependentAnswered(w, a)
 	}

@@ -107,7 +107,11 @@ type host struct {
 	prov *providers.Func
 	// analyze answers analyzer calls; nil accepts everything.
 	analyze func(*resource.State) error
-	calls   []*stepgen.Call
+	// eager makes the Diff a Check call's DiffAfterCheck asks for at
+	// once, as the engine does, and records it in diffed.
+	eager  bool
+	diffed []providers.DiffRequest
+	calls  []*stepgen.Call
 }
 
 // newHost builds a generator for cfg (stack, project, clock and provider
@@ -188,6 +192,15 @@ func (h *host) answer(c *stepgen.Call) stepgen.Answer {
 		a.Check, a.Err = h.prov.CheckConfig(ctx, c.Check)
 	case c.Kind == stepgen.CallCheck:
 		a.Check, a.Err = h.prov.Check(ctx, c.Check)
+		if h.eager && c.DiffAfterCheck && a.Err == nil && len(a.Check.Failures) == 0 {
+			req := c.Diff
+			if req.NewInputs = a.Check.Inputs; req.NewInputs == nil {
+				req.NewInputs = resource.PropertyMap{}
+			}
+			h.diffed = append(h.diffed, req)
+			a.Diff, a.DiffErr = h.prov.Diff(ctx, req)
+			a.Diffed = true
+		}
 	case c.Kind == stepgen.CallDiff && isProvider:
 		a.Diff, a.Err = h.prov.DiffConfig(ctx, c.Diff)
 	case c.Kind == stepgen.CallDiff:
