@@ -53,10 +53,12 @@ func TestDiffAfterCheck(t *testing.T) {
 			wantOps:   [][]string{{"replace a", "create-replacement a"}},
 		},
 		{
-			name:      "diff fails",
-			old:       []*resource.State{recorded("a", map[string]any{"x": 1})},
-			goal:      goal("a", map[string]any{"x": 2}),
-			diff:      func(context.Context, providers.DiffRequest) (providers.DiffResponse, error) { return providers.DiffResponse{}, errDiff },
+			name: "diff fails",
+			old:  []*resource.State{recorded("a", map[string]any{"x": 1})},
+			goal: goal("a", map[string]any{"x": 2}),
+			diff: func(context.Context, providers.DiffRequest) (providers.DiffResponse, error) {
+				return providers.DiffResponse{}, errDiff
+			},
 			wantAfter: true,
 			wantErr:   errDiff,
 		},
