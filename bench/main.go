@@ -203,7 +203,11 @@ func (p *printer) print(m *Measurement) {
 	if m.BoundMS != nil {
 		fmt.Fprintf(&b, "  bound=%.0fms ratio=%.3f", *m.BoundMS, *m.RatioToBound)
 		if m.ProviderPathMS != nil {
-			fmt.Fprintf(&b, " (provider's own path %.1fms, engine overhead %.1fms)", *m.ProviderPathMS, *m.EngineOverheadMS)
+			fmt.Fprintf(&b, " (provider's own path %.1fms, engine overhead %.1fms", *m.ProviderPathMS, *m.EngineOverheadMS)
+			if m.OverheadStartMS != nil {
+				fmt.Fprintf(&b, ": %.1fms before the first Create, %.1fms after the last", *m.OverheadStartMS, *m.OverheadEndMS)
+			}
+			b.WriteString(")")
 		}
 	}
 	if m.Antichains != nil {

@@ -77,6 +77,14 @@ type Measurement struct {
 	// what the engine adds to the chain.
 	ProviderPathMS   *float64 `json:"provider_path_ms,omitempty"`
 	EngineOverheadMS *float64 `json:"engine_overhead_ms,omitempty"`
+	// OverheadStartMS and OverheadEndMS split the overhead: the median
+	// time from the operation's start to the first Create (opening the
+	// store, the program's first registrations, the journal's first
+	// durable begin) and from the last Create's end to the operation's
+	// end (the last step's record, the final snapshot, closing). The rest
+	// is spent between the levels of the chains.
+	OverheadStartMS *float64 `json:"overhead_start_ms,omitempty"`
+	OverheadEndMS   *float64 `json:"overhead_end_ms,omitempty"`
 	// Antichains and OrderOK report, for W5, how many antichains the
 	// deletes (or creates) formed and whether every provider call saw its
 	// dependencies present (creates) or its dependents gone, antichain by
@@ -127,6 +135,8 @@ type childResult struct {
 	SnapshotBytes int64  `json:"snapshot_bytes"`
 	BoundNanos    int64  `json:"bound_nanos,omitempty"`
 	ProviderPath  int64  `json:"provider_path_nanos,omitempty"`
+	BeforeFirst   int64  `json:"before_first_nanos,omitempty"`
+	AfterLast     int64  `json:"after_last_nanos,omitempty"`
 	Antichains    int    `json:"antichains,omitempty"`
 	OrderOK       *bool  `json:"order_ok,omitempty"`
 }
@@ -260,6 +270,14 @@ func summarize(s spec, rs []childResult, loadAvg float64) *Measurement {
 		slices.Sort(over)
 		p, o := round1(ms(median(paths))), round1(ms(median(over)))
 		m.ProviderPathMS, m.EngineOverheadMS = &p, &o
+		starts, ends := make([]int64, len(rs)), make([]int64, len(rs))
+		for i, r := range rs {
+			starts[i], ends[i] = r.BeforeFirst, r.AfterLast
+		}
+		slices.Sort(starts)
+		slices.Sort(ends)
+		st, en := round1(ms(median(starts))), round1(ms(median(ends)))
+		m.OverheadStartMS, m.OverheadEndMS = &st, &en
 	}
 	if rs[0].OrderOK != nil {
 		ok := true
@@ -336,7 +354,8 @@ func runChild(arg string) error {
 		Nanos: took.Nanoseconds(), CPUNanos: cpu.Nanoseconds(), Goroutines: goroutines, StackBytes: stacks, PeakRSSKB: ru.Maxrss, RSSReset: reset,
 		Mallocs: after.Mallocs - before.Mallocs, ProgramMalloc: progMallocs, AllocBytes: after.TotalAlloc - before.TotalAlloc,
 		Written: wrote, SnapshotBytes: b.snapshotSize(),
-		BoundNanos: extra.bound.Nanoseconds(), ProviderPath: extra.providerPath.Nanoseconds(), Antichains: extra.antichains, OrderOK: extra.orderOK,
+		BoundNanos: extra.bound.Nanoseconds(), ProviderPath: extra.providerPath.Nanoseconds(),
+		BeforeFirst: extra.beforeFirst.Nanoseconds(), AfterLast: extra.afterLast.Nanoseconds(), Antichains: extra.antichains, OrderOK: extra.orderOK,
 	}
 	out, _ := json.Marshal(r)
 	_, err = fmt.Println(string(out))

@@ -35,9 +35,16 @@ type bench struct {
 	deps [][]int
 	// order checks W5's provider calls.
 	order *orderCheck
-	// took records how long each W2 Create took, by resource name.
-	took sync.Map
+	// took records how long each W2 Create took, by resource name;
+	// spans when each began and ended.
+	took  sync.Map
+	spans sync.Map
+	// opStart and opEnd bracket W2's operation.
+	opStart, opEnd time.Time
 }
+
+// span is when one provider call began and ended.
+type span struct{ start, end time.Time }
 
 func newBench(s spec) (*bench, error) {
 	b := &bench{s: s}
@@ -122,8 +129,13 @@ type extra struct {
 	// operation's longest chain (W2): what the bound assumes is exactly
 	// the sleep, the timer's lateness included.
 	providerPath time.Duration
-	antichains   int
-	orderOK      *bool
+	// beforeFirst is, for W2, the time from the operation's start to the
+	// first Create, and afterLast from the last Create's end to the
+	// operation's end: the engine's fixed costs, apart from what it adds
+	// between the levels of the chains.
+	beforeFirst, afterLast time.Duration
+	antichains             int
+	orderOK                *bool
 }
 
 // workload is one of the workloads.
@@ -336,7 +348,9 @@ var w2 = &workload{
 			if err := sleep(ctx, w2Sleep); err != nil {
 				return providers.CreateResponse{}, err
 			}
-			b.took.Store(req.URN.Name(), time.Since(start))
+			end := time.Now()
+			b.took.Store(req.URN.Name(), end.Sub(start))
+			b.spans.Store(req.URN.Name(), span{start, end})
 			return providers.CreateResponse{ID: resource.ID("id-" + req.URN.Name()), Outputs: req.Inputs}, nil
 		}
 		return p
@@ -344,6 +358,8 @@ var w2 = &workload{
 	setup0: func(*bench, string) error { return nil },
 	run: func(b *bench, _ string) (*engine.Result, error) {
 		chains := max(b.s.N/w2Depth, 1)
+		b.opStart = time.Now()
+		defer func() { b.opEnd = time.Now() }()
 		return b.up(func(ctx *engine.Context) error {
 			for c := range chains {
 				var prev engine.Output
@@ -370,7 +386,21 @@ var w2 = &workload{
 			}
 			path = max(path, sum)
 		}
-		return extra{bound: w2Depth * w2Sleep, providerPath: path}, expectCount(res, stepgen.OpCreate, chains*w2Depth)
+		var first, last time.Time
+		b.spans.Range(func(_, v any) bool {
+			sp := v.(span)
+			if first.IsZero() || sp.start.Before(first) {
+				first = sp.start
+			}
+			if sp.end.After(last) {
+				last = sp.end
+			}
+			return true
+		})
+		return extra{
+			bound: w2Depth * w2Sleep, providerPath: path,
+			beforeFirst: first.Sub(b.opStart), afterLast: b.opEnd.Sub(last),
+		}, expectCount(res, stepgen.OpCreate, chains*w2Depth)
 	},
 }
 
