@@ -2,24 +2,19 @@ package reliability_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 )
 
-// Known issues: failures the tests found whose fix needs a redesign
-// (described in TESTING.md). Each is skipped unless GROUNDWORK_KNOWN=1, so
-// that the suite stays green while the issue is open; the lifecycle
-// fuzzer avoids generating them (see drawProgram).
-func knownIssue(t *testing.T) {
-	t.Helper()
-	if os.Getenv("GROUNDWORK_KNOWN") != "1" {
-		t.Skip("known issue that needs a redesign (see TESTING.md); run with GROUNDWORK_KNOWN=1")
-	}
-}
+// Regression tests for the three failures TESTING.md once listed as known
+// issues needing a redesign: renames of referenced resources, deleted-with,
+// and edited plain values. Each has been fixed.
 
 // Renaming (through an alias) a resource that other records refer to
 // leaves those records naming its old URN until their own steps rewrite
@@ -94,15 +89,16 @@ func TestRegressionDeletedWithTargetDeleteFails(t *testing.T) {
 	}
 }
 
-// An edit of a plain (non-secret) value in the snapshot file goes
-// unnoticed: only ciphertexts are authenticated, and the integrity rules
-// check structure, not content. Detecting it needs a MAC over the whole
-// snapshot (and each journal record) keyed by the stack's secrets manager.
-func TestKnownEditedPlainValueIsAccepted(t *testing.T) {
-	knownIssue(t)
+// An edit of a plain (non-secret) value in the snapshot file used to go
+// unnoticed: only ciphertexts were authenticated, and the integrity rules
+// check structure, not content. Every snapshot now ends with a MAC keyed
+// by the stack's secrets manager (and every journal record carries one),
+// which Load checks before it reads any value.
+func TestRegressionEditedPlainValueIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	store := fileStore(t, dir)
-	if _, err := secretEngine(t, store, newCloud()).Up(bg, func(ctx *engine.Context) error {
+	c := newCloud()
+	if _, err := secretEngine(t, store, c).Up(bg, func(ctx *engine.Context) error {
 		ctx.Register(thing, "a", engine.Props{"password": resource.NewSecret(resource.NewString("hunter2")), "size": 3})
 		return nil
 	}); err != nil {
@@ -120,7 +116,19 @@ func TestKnownEditedPlainValueIsAccepted(t *testing.T) {
 	if err := os.WriteFile(path, edited, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Load(bg, "dev"); err == nil {
-		t.Error("a snapshot whose plain value was edited loads without complaint")
+	_, err = store.Load(bg, "dev")
+	var ae *state.AuthenticationError
+	if !errors.As(err, &ae) || ae.Stack != "dev" || ae.File != "snapshot" || ae.Missing {
+		t.Fatalf("Load of a snapshot whose plain value was edited = %v; want a *state.AuthenticationError", err)
+	}
+	changes := c.Changes()
+	if _, err := secretEngine(t, fileStore(t, dir), c).Up(bg, func(ctx *engine.Context) error {
+		ctx.Register(thing, "a", engine.Props{"size": 5})
+		return nil
+	}); !errors.As(err, &ae) {
+		t.Errorf("Up on the edited snapshot = %v; want a *state.AuthenticationError", err)
+	}
+	if c.Changes() != changes {
+		t.Error("Up changed the world despite the edited snapshot")
 	}
 }

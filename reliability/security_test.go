@@ -215,7 +215,10 @@ func folderText(t testing.TB, dir string) string {
 
 // TestTamperedState edits the snapshot file the way an attacker or a bad
 // disk might and checks that the stack is refused with a clear error
-// before anything happens: no provider call, no file changed.
+// before anything happens: no provider call, no file changed. Any edit of
+// the body is caught first by the snapshot's MAC (keyed by the passphrase);
+// the checks behind it (ciphertexts, integrity) are tested in package
+// state with snapshots sealed under the right key.
 func TestTamperedState(t *testing.T) {
 	setup := func(t *testing.T) (dir string, store *state.FileStore, c *fakeCloud, snapshot string) {
 		dir = t.TempDir()
@@ -231,10 +234,19 @@ func TestTamperedState(t *testing.T) {
 		}
 		return dir, store, c, filepath.Join(dir, "dev", "snapshot.json")
 	}
+	// refused: Load's *state.AuthenticationError for the snapshot, its MAC
+	// missing or not matching.
+	refused := func(missing bool) func(error) bool {
+		return func(err error) bool {
+			var ae *state.AuthenticationError
+			return errors.As(err, &ae) && ae.File == "snapshot" && ae.Missing == missing
+		}
+	}
 	tests := []struct {
 		name   string
 		edit   func(t *testing.T, data string) string
 		wantIs error
+		wantAs func(error) bool
 		want   string
 	}{
 		{
@@ -251,7 +263,7 @@ func TestTamperedState(t *testing.T) {
 				}
 				return data[:j] + flip + data[j+1:]
 			},
-			wantIs: secrets.ErrCiphertext,
+			wantAs: refused(false),
 		},
 		{
 			name: "a ciphertext moved to another value",
@@ -262,7 +274,12 @@ func TestTamperedState(t *testing.T) {
 				}
 				return strings.Replace(data, `"size":3`, `"size":{"$secret":"`+m[1]+`x"}`, 1)
 			},
-			wantIs: secrets.ErrCiphertext,
+			wantAs: refused(false),
+		},
+		{
+			name:   "a plain value edited",
+			edit:   func(t *testing.T, data string) string { return strings.Replace(data, `"size":3`, `"size":4`, 1) },
+			wantAs: refused(false),
 		},
 		{
 			name: "a resource removed while another depends on it",
@@ -275,7 +292,7 @@ func TestTamperedState(t *testing.T) {
 				// Rename a's URN: b's dependency and parent-order break.
 				return data[:loc[0]] + strings.Replace(data[loc[0]:loc[1]], "::a\"", "::renamed\"", 1) + data[loc[1]:]
 			},
-			want: "integrity",
+			wantAs: refused(false),
 		},
 		{
 			name: "a provider reference pointed elsewhere",
@@ -286,7 +303,20 @@ func TestTamperedState(t *testing.T) {
 				}
 				return re.ReplaceAllString(data, `${1}not-the-provider-id"`)
 			},
-			want: "integrity",
+			wantAs: refused(false),
+		},
+		{
+			name:   "the MAC removed",
+			edit:   func(t *testing.T, data string) string { return removeMAC(t, data) },
+			wantAs: refused(true),
+		},
+		{
+			name: "a plain value edited, the MAC removed and the file made format 1",
+			edit: func(t *testing.T, data string) string {
+				data = strings.Replace(removeMAC(t, data), `{"version":2,`, `{"version":1,`, 1)
+				return strings.Replace(data, `"size":3`, `"size":4`, 1)
+			},
+			wantAs: refused(true),
 		},
 		{
 			name: "a secrets state with a changed salt",
@@ -317,13 +347,13 @@ func TestTamperedState(t *testing.T) {
 			}
 			before := folderText(t, dir)
 			_, err = store.Load(bg, "dev")
-			checkTamperError(t, "Load", err, tt.wantIs, tt.want)
+			checkTamperError(t, "Load", err, tt.wantIs, tt.wantAs, tt.want)
 			changes := c.Changes()
 			_, err = secretEngine(t, fileStore(t, dir), c).Up(bg, func(ctx *engine.Context) error {
 				ctx.Register(thing, "a", engine.Props{"size": 4})
 				return nil
 			})
-			checkTamperError(t, "Up", err, tt.wantIs, tt.want)
+			checkTamperError(t, "Up", err, tt.wantIs, tt.wantAs, tt.want)
 			if c.Changes() != changes {
 				t.Error("Up changed the world despite the tampered state")
 			}
@@ -334,13 +364,26 @@ func TestTamperedState(t *testing.T) {
 	}
 }
 
-func checkTamperError(t *testing.T, what string, err, wantIs error, want string) {
+// removeMAC removes the "mac" member that ends a snapshot file
+// (state/FORMAT.md), leaving valid JSON.
+func removeMAC(t *testing.T, data string) string {
+	t.Helper()
+	i := strings.LastIndex(data, `,"mac":"`)
+	if i < 0 {
+		t.Fatalf("no \"mac\" member in the snapshot:\n%s", data)
+	}
+	return data[:i] + "}\n"
+}
+
+func checkTamperError(t *testing.T, what string, err, wantIs error, wantAs func(error) bool, want string) {
 	t.Helper()
 	switch {
 	case err == nil:
 		t.Fatalf("%s accepted the tampered state", what)
 	case wantIs != nil && !errors.Is(err, wantIs):
 		t.Errorf("%s: err = %v; want one wrapping %v", what, err, wantIs)
+	case wantAs != nil && !wantAs(err):
+		t.Errorf("%s: err = %v; not the error wanted", what, err)
 	case want != "" && !strings.Contains(err.Error(), want):
 		t.Errorf("%s: err = %v; want it to mention %q", what, err, want)
 	case !strings.Contains(err.Error(), `"dev"`):

@@ -154,12 +154,16 @@ func journalOf10k(b *testing.B) (base *Snapshot, baseData, journal []byte, fx *f
 		create(b, j, r)
 	}
 	files := s.Files("dev")
-	base, err = decodeSnapshot(ctx, files[fileSnapshot], s.opener("dev"))
+	base, err = decodeSnapshot(ctx, files[fileSnapshot], s.opener("dev"), &snapshotAuth{stack: "dev", keyed: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	mgr, _ := s.manager(ctx, "dev", base.Secrets)
-	return base, files[fileSnapshot], files[fileJournal], &fuzzFixture{mgr: mgr}
+	mac, err := newRecordMAC(mgr)
+	if err != nil || mac == nil {
+		b.Fatalf("no record MAC: %v", err)
+	}
+	return base, files[fileSnapshot], files[fileJournal], &fuzzFixture{mgr: mgr, mac: mac}
 }
 
 // BenchmarkReplay10k folds a 20,000-entry journal (10,000 creates) into a
@@ -171,7 +175,7 @@ func BenchmarkReplay10k(b *testing.B) {
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		snap, err := replay(context.Background(), base, baseData, journal, fx.mgr)
+		snap, err := replay(context.Background(), base, baseData, journal, fx.mgr, "dev", fx.mac)
 		if err != nil || len(snap.Resources) != 10_001 {
 			b.Fatal(err)
 		}

@@ -38,7 +38,8 @@ func (e *FormatVersionError) Error() string {
 type openManager func(ctx context.Context, recorded *SecretsState) (secrets.Manager, error)
 
 // encodeSnapshot writes s in the current format. Its secrets section
-// describes mgr (or repeats s.Secrets when there is no manager).
+// describes mgr (or repeats s.Secrets when there is no manager), and its
+// last member is the MAC over the rest (see sealSnapshot).
 func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeHint int) ([]byte, error) {
 	e := valueEncoder{mgr: mgr}
 	b := make([]byte, 0, max(sizeHint+sizeHint/8, 4096))
@@ -83,7 +84,7 @@ func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeH
 		}
 		b = append(b, "\n]"...)
 	}
-	return append(b, "}\n"...), nil
+	return sealSnapshot(b, mgr)
 }
 
 // parallelStates is the least number of resources worth encoding on more

@@ -81,7 +81,7 @@ func TestParallelResourcesFallBack(t *testing.T) {
 	// Record separators inside every record: a member whose value is an
 	// array of objects, one per line.
 	padded := bytes.ReplaceAll(data, []byte(`"inputs":{`), []byte("\"inputs\":{\"pad\":[1,\n{\"a\":1},\n{\"b\":2}],"))
-	got, err := decodeSnapshot(ctx, padded, open)
+	got, err := decodeSnapshot(ctx, padded, open, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestParallelResourcesFallBack(t *testing.T) {
 	// the record by its position.
 	at := bytes.LastIndex(data, []byte(`"region":`)) + len(`"region":`)
 	broken := append(append(bytes.Clone(data[:at]), "tru"...), data[at:]...)
-	_, err = decodeSnapshot(ctx, broken, open)
+	_, err = decodeSnapshot(ctx, broken, open, nil)
 	_, _, serr := readResources(t, broken, mgr, false)
 	if err == nil || serr == nil || !strings.Contains(err.Error(), "resource 3000: ") || !strings.HasSuffix(err.Error(), serr.Error()) {
 		t.Fatalf("want the serial read's error %v, got %v", serr, err)

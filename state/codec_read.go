@@ -16,40 +16,58 @@ import (
 
 // decodeSnapshot reads a snapshot file. open is asked for the manager of
 // the recorded secrets state before any property value is read, so a wrong
-// passphrase fails first. The snapshot's strings share data's bytes: the
-// caller must never change them afterwards.
-func decodeSnapshot(ctx context.Context, data []byte, open openManager) (*Snapshot, error) {
-	s, _, err := decodeSnapshotValues(ctx, data, open)
+// passphrase fails first; then, if auth is set, the file's MAC is checked
+// (snapshotAuth.check), still before any property value is read. The
+// snapshot's strings share data's bytes: the caller must never change them
+// afterwards.
+func decodeSnapshot(ctx context.Context, data []byte, open openManager, auth *snapshotAuth) (*Snapshot, error) {
+	s, _, err := decodeSnapshotValues(ctx, data, open, auth)
 	return s, err
 }
 
 // decodeSnapshotValues is decodeSnapshot; unknowns reports whether a
 // property value it read is or holds an unknown (which the integrity check
 // rejects; when it is false the check need not search for them).
-func decodeSnapshotValues(ctx context.Context, data []byte, open openManager) (_ *Snapshot, unknowns bool, err error) {
+func decodeSnapshotValues(ctx context.Context, data []byte, open openManager, auth *snapshotAuth) (_ *Snapshot, unknowns bool, err error) {
 	version, err := checkVersion(data, "snapshot", "version", FormatVersion)
 	if err != nil {
 		return nil, false, err
 	}
 	s := &Snapshot{Manifest: Manifest{Version: version}}
 	d := newAliasingDecoder(data, nil)
+	// A store without secrets decides on the file's checksum whatever its
+	// secrets section says (secretsBlind): it checks it now, so that
+	// values met before that section are read after the check too.
+	checked := auth == nil
+	if !checked && auth.secretsBlind(data) {
+		if err := auth.check(version, data, nil, nil); err != nil {
+			return nil, false, err
+		}
+		checked = true
+	}
 	opened := false
 	openSecrets := func() error {
 		if opened {
 			return nil
 		}
 		opened = true
-		if s.Secrets == nil {
+		if s.Secrets != nil {
+			mgr, err := open(ctx, s.Secrets)
+			if err != nil {
+				return err
+			}
+			d.mgr = mgr
+		}
+		if checked {
 			return nil
 		}
-		mgr, err := open(ctx, s.Secrets)
-		d.mgr = mgr
-		return err
+		return auth.check(version, data, s.Secrets, d.mgr)
 	}
-	// Resources are read once the secrets section is known. A file that
-	// lists them first is read in two steps — unless it holds no secret at
-	// all, as is the case for every file written without a secrets manager
-	// (ours list the secrets section first when there is one): then a first
+	// Resources are read once the secrets section is known, and the MAC
+	// checked. A file that lists them first is read in two steps — unless
+	// it holds no secret at all, as is the case for every file written
+	// without a secrets manager (ours list the secrets section first when
+	// there is one), and its checksum is checked already: then a first
 	// attempt without a manager succeeds, and is what the two steps would
 	// give. Any error sends it back to the two steps, which report it.
 	var resources, pending []byte
@@ -74,7 +92,7 @@ func decodeSnapshotValues(ctx context.Context, data []byte, open openManager) (_
 				if err = openSecrets(); err == nil {
 					s.Resources, err = d.states(ctx)
 				}
-			} else if !d.attempt(func() (err error) { s.Resources, err = d.states(ctx); return err }) {
+			} else if !checked || !d.attempt(func() (err error) { s.Resources, err = d.states(ctx); return err }) {
 				resources, err = d.raw(0)
 			}
 		case "pendingOperations":
@@ -82,7 +100,7 @@ func decodeSnapshotValues(ctx context.Context, data []byte, open openManager) (_
 				if err = openSecrets(); err == nil {
 					s.PendingOperations, err = d.operations(ctx)
 				}
-			} else if !d.attempt(func() (err error) { s.PendingOperations, err = d.operations(ctx); return err }) {
+			} else if !checked || !d.attempt(func() (err error) { s.PendingOperations, err = d.operations(ctx); return err }) {
 				pending, err = d.raw(0)
 			}
 		default:

@@ -238,7 +238,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			t.Errorf("decode asked for manager %+v; want the one that wrote the file", rec)
 		}
 		return mgr, nil
-	})
+	}, &snapshotAuth{stack: "dev", keyed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,10 +262,10 @@ func TestSnapshotRoundTrip(t *testing.T) {
 
 func TestDecodeRejectsNewerFormat(t *testing.T) {
 	for _, data := range []string{
-		`{"version":2,"manifest":{},"resources":[]}`,
+		`{"version":3,"manifest":{},"resources":[]}`,
 		`{"resources":[], "version": 7}`,
 	} {
-		_, err := decodeSnapshot(context.Background(), []byte(data), nil)
+		_, err := decodeSnapshot(context.Background(), []byte(data), nil, nil)
 		var fv *FormatVersionError
 		if !errors.As(err, &fv) || fv.Found <= FormatVersion {
 			t.Errorf("decode(%s) = %v; want *FormatVersionError", data, err)
@@ -290,7 +290,7 @@ func TestDecodeErrors(t *testing.T) {
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
 			open := func(context.Context, *SecretsState) (secrets.Manager, error) { return nil, nil }
-			if _, err := decodeSnapshot(context.Background(), []byte(data), open); err == nil {
+			if _, err := decodeSnapshot(context.Background(), []byte(data), open, nil); err == nil {
 				t.Errorf("decode succeeded; want an error")
 			}
 		})

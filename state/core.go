@@ -77,6 +77,7 @@ type loadedSnapshot struct {
 	secrets   *SecretsState
 	pending   []resource.Operation
 	data      []byte
+	alg       string // algorithm of the file's "mac" member; "" for none
 }
 
 // unchanged reports whether base is the very snapshot l records, as Load
@@ -210,15 +211,16 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	if snapData == nil {
 		return &Snapshot{Manifest: Manifest{Version: FormatVersion}}, nil
 	}
-	base, unknowns, err := decodeSnapshotValues(ctx, snapData, c.opener(stack))
+	auth := &snapshotAuth{stack: stack, keyed: c.opts.secrets != nil, trust: c.opts.trustUnauthenticated}
+	base, unknowns, err := decodeSnapshotValues(ctx, snapData, c.opener(stack), auth)
 	if err != nil {
-		return nil, fmt.Errorf("state: loading stack %q: %w", stack, err)
+		return nil, loadError(err, "state: loading stack %q: %w", stack)
 	}
 	if err := base.verifyIntegrity(!unknowns); err != nil {
 		return nil, fmt.Errorf("state: stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
 	}
 	if len(journal) == 0 {
-		c.remember(stack, base, snapData)
+		c.remember(stack, base, snapData, auth.alg)
 		return base, nil
 	}
 	c.forget(stack)
@@ -226,9 +228,15 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, err := replay(ctx, base, snapData, journal, mgr)
+	var mac *recordMAC
+	if auth.alg == macHMAC {
+		if mac, err = newRecordMAC(mgr); err != nil {
+			return nil, err
+		}
+	}
+	snap, err := replay(ctx, base, snapData, journal, mgr, stack, mac)
 	if err != nil {
-		return nil, fmt.Errorf("state: stack %q: replaying the journal: %w", stack, err)
+		return nil, loadError(err, "state: stack %q: replaying the journal: %w", stack)
 	}
 	if err := snap.VerifyIntegrity(); err != nil {
 		return nil, fmt.Errorf("state: stack %q: the snapshot with its journal replayed fails its integrity check (neither file was changed): %w", stack, err)
@@ -236,11 +244,20 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	return snap, nil
 }
 
+// loadError wraps err with the stack's name, unless err is an
+// *AuthenticationError, which names the stack and says what to do itself.
+func loadError(err error, format, stack string) error {
+	if ae := (*AuthenticationError)(nil); errors.As(err, &ae) {
+		return ae
+	}
+	return fmt.Errorf(format, stack, err)
+}
+
 // remember records that Load returned snap as the snapshot file data holds
-// it.
-func (c *core) remember(stack string, snap *Snapshot, data []byte) {
+// it, authenticated by a "mac" member of algorithm alg ("" for none).
+func (c *core) remember(stack string, snap *Snapshot, data []byte, alg string) {
 	l := loadedSnapshot{snap: snap, resources: slices.Clone(snap.Resources), secrets: snap.Secrets,
-		pending: slices.Clone(snap.PendingOperations), data: data}
+		pending: slices.Clone(snap.PendingOperations), data: data, alg: alg}
 	c.mu.Lock()
 	c.loaded[stack] = l
 	c.mu.Unlock()
@@ -255,16 +272,18 @@ func (c *core) forget(stack string) {
 // continuing returns the bytes of the stack's snapshot file if base is the
 // very snapshot Load last returned from that file, unchanged (the same
 // resources, pending operations and secrets state, the state of mgr, the
-// journal's secrets manager) and the file is still the one it was read
-// from. A journal opened on base can then continue the file instead of
-// writing the same snapshot again, which for a stack of 10,000 resources
-// cost as much as the rest of an unchanged rerun (see BENCHMARKS.md).
+// journal's secrets manager), the file carries the MAC the journal would
+// write (so its records are tagged exactly when it is keyed), and the file
+// is still the one it was read from. A journal opened on base can then
+// continue the file instead of writing the same snapshot again, which for
+// a stack of 10,000 resources cost as much as the rest of an unchanged
+// rerun (see BENCHMARKS.md).
 func (c *core) continuing(stack string, base *Snapshot, mgr secrets.Manager) []byte {
 	c.mu.Lock()
 	l, ok := c.loaded[stack]
 	delete(c.loaded, stack)
 	c.mu.Unlock()
-	if !ok || !l.unchanged(base) {
+	if !ok || !l.unchanged(base) || l.alg != macAlg(mgr) {
 		return nil
 	}
 	if mgr != nil && (base.Secrets == nil || base.Secrets.Type != mgr.Type() || !sameJSON(string(mgr.State()), base.Secrets.State)) {

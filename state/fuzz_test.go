@@ -33,6 +33,7 @@ type fuzzFixture struct {
 	data []byte
 	snap *Snapshot
 	mgr  secrets.Manager
+	mac  *recordMAC // keyed by mgr: the fixture's journals are tagged
 }
 
 func loadFuzzFixture(t testing.TB) *fuzzFixture {
@@ -44,9 +45,12 @@ func loadFuzzFixture(t testing.TB) *fuzzFixture {
 	fx.snap, err = decodeSnapshot(context.Background(), data, func(ctx context.Context, rec *SecretsState) (secrets.Manager, error) {
 		fx.mgr, err = secrets.OpenPassphrase(testPassphrase, rec.State)
 		return fx.mgr, err
-	})
+	}, &snapshotAuth{stack: "fuzz", keyed: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fx.mac, err = newRecordMAC(fx.mgr); err != nil || fx.mac == nil {
+		t.Fatalf("the fixture's manager gives no record MAC: %v", err)
 	}
 	return fx
 }
@@ -60,12 +64,18 @@ func (fx *fuzzFixture) open(ctx context.Context, rec *SecretsState) (secrets.Man
 	return fx.mgr, nil
 }
 
+// FuzzDecodeSnapshot reads raw bytes as a snapshot twice: as Load does,
+// checking its MAC first, and without the check, so that the fuzzer also
+// reaches the decoder behind it.
 func FuzzDecodeSnapshot(f *testing.F) {
 	fx := loadFuzzFixture(f)
 	f.Add(fx.data)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := context.Background()
-		snap, err := decodeSnapshot(ctx, data, fx.open)
+		for _, keyed := range []bool{false, true} {
+			_, _ = decodeSnapshot(ctx, data, fx.open, &snapshotAuth{stack: "fuzz", keyed: keyed})
+		}
+		snap, err := decodeSnapshot(ctx, data, fx.open, nil)
 		if err != nil {
 			return
 		}
@@ -76,7 +86,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a decoded snapshot does not encode: %v", err)
 		}
-		back, err := decodeSnapshot(ctx, again, fx.open)
+		back, err := decodeSnapshot(ctx, again, fx.open, &snapshotAuth{stack: "fuzz", keyed: true})
 		if err != nil {
 			t.Fatalf("a re-encoded snapshot does not decode: %v\n%s", err, again)
 		}
@@ -86,27 +96,44 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	})
 }
 
-// FuzzReplayJournal replays raw bytes as a journal on the fixture's base.
-// With framed set, data is instead split at 0x1e into entry payloads that
-// get valid frames behind a valid header, so the fuzzer reaches the entry
-// decoder and the fold rather than stopping at a checksum.
+// FuzzReplayJournal replays raw bytes as a journal on the fixture's base,
+// twice: as a keyed journal, whose records must carry tags, and as a
+// journal behind a snapshot without a keyed MAC, whose records must not
+// (so that plain journals, those of format 1 among them, reach the entry
+// decoder too). With framed set, data is instead split at 0x1e into entry
+// payloads that get valid frames and tags behind a valid header, so the
+// fuzzer reaches the entry decoder and the fold rather than stopping at a
+// checksum or a MAC.
 func FuzzReplayJournal(f *testing.F) {
 	fx := loadFuzzFixture(f)
 	f.Fuzz(func(t *testing.T, data []byte, framed bool) {
 		ctx := context.Background()
 		journal := data
 		if framed {
-			journal = headerRecord(fx.data, 1, nil)
-			for i, p := range bytes.Split(data, []byte{0x1e}) {
-				journal = appendRecord(journal, recordEntry, uint64(i+1), p)
+			journal = tagJournal(fx, 1, bytes.Split(data, []byte{0x1e}))
+		}
+		for _, mac := range []*recordMAC{fx.mac, nil} {
+			snap, err := replay(ctx, fx.snap, fx.data, journal, fx.mgr, "fuzz", mac)
+			if err != nil {
+				continue
 			}
+			_ = snap.VerifyIntegrity()
 		}
-		snap, err := replay(ctx, fx.snap, fx.data, journal, fx.mgr)
-		if err != nil {
-			return
-		}
-		_ = snap.VerifyIntegrity()
 	})
+}
+
+// tagJournal frames payloads as the entries, from Seq first on, of a
+// journal that continues the fixture's base, tagged as a journal keyed by
+// the fixture's manager is.
+func tagJournal(fx *fuzzFixture, first uint64, payloads [][]byte) []byte {
+	journal := headerRecord(fx.data, first, nil, fx.mac)
+	var prev [macSize]byte
+	copy(prev[:], journal[len(journal)-macSize:])
+	for i, p := range payloads {
+		journal = appendTagged(journal, recordTaggedEntry, first+uint64(i), p, fx.mac, &prev)
+		copy(prev[:], journal[len(journal)-macSize:])
+	}
+	return journal
 }
 
 // TestFuzzSeeds checks the corpus is in place, and rewrites it with
@@ -138,6 +165,11 @@ func TestFuzzSeeds(t *testing.T) {
 	writeSeed(t, "FuzzDecodeSnapshot", "base", data)
 	writeSeed(t, "FuzzDecodeSnapshot", "every-kind", fullData)
 	writeSeed(t, "FuzzDecodeSnapshot", "small", []byte(`{"version":1,"manifest":{"time":"2024-01-01T00:00:00Z"},"resources":[{"urn":"u","type":"a:b:C","inputs":{"x":[1,{"$number":"NaN"},{"$object":{"$y":true}}]}}]}`))
+	unkeyed, err := encodeSnapshot(ctx, chainStack(1), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSeed(t, "FuzzDecodeSnapshot", "unkeyed", unkeyed)
 
 	// Journal seeds: raw journals continuing the base, and framed entry
 	// lists.
@@ -158,8 +190,8 @@ func TestFuzzSeeds(t *testing.T) {
 		{Kind: EntryBegin, Seq: 7, Op: resource.OperationDeleting, Old: base.Resources[1]},
 		{Kind: EntrySuccess, Seq: 8, Begin: 7, Old: base.Resources[1], With: &[]*resource.State{marked}},
 	}
-	raw := headerRecord(data, 1, nil)
-	// A journal of format 1, as an older groundwork wrote it.
+	// A journal of format 1, as an older groundwork wrote it: plain
+	// records, as behind a snapshot without a keyed MAC.
 	v1, err := json.Marshal(journalHeader{Format: 1, Base: baseID(data), FirstSeq: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -172,11 +204,15 @@ func TestFuzzSeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		payloads = append(payloads, p)
-		raw = appendRecord(raw, recordEntry, e.Seq, p)
 		if e.Seq <= 6 {
 			raw1 = appendRecord(raw1, recordEntry, e.Seq, p)
 		}
 	}
+	mac, err := newRecordMAC(mgr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := tagJournal(&fuzzFixture{data: data, mac: mac}, 1, payloads)
 	writeSeed(t, "FuzzReplayJournal", "raw", raw, false)
 	writeSeed(t, "FuzzReplayJournal", "raw-torn", raw[:len(raw)-7], false)
 	writeSeed(t, "FuzzReplayJournal", "raw-format1", raw1, false)

@@ -91,6 +91,15 @@ type journal struct {
 	c     *core
 	stack string
 	mgr   secrets.Manager
+	// mac tags the records when mgr can authenticate. An entry's record is
+	// framed with room for its tag; whoever writes it (a group-commit
+	// leader or a hand-out, outside mu, or flushLocked) seals the batch in
+	// order, chaining from chain, just before it is written, so that mu is
+	// not held while the HMAC runs: with thousands of steps appending at
+	// once, it was (W1 destroy on the memory store, 8-17 % more CPU).
+	// mac's state and chain belong to the writer: touched only by the
+	// goroutine that has set flushing, or under mu with no flush running.
+	mac *recordMAC
 
 	mu       sync.Mutex
 	cond     sync.Cond // signals durable, flushing or err changes
@@ -100,14 +109,15 @@ type journal struct {
 	buf      []byte // records not yet handed to storage
 	spare    []byte
 	durable  uint64 // every Seq up to this is durable
-	flushing bool   // a leader is writing outside the mutex
+	flushing bool   // a leader (or a hand-out) is writing outside the mutex
 	handOff  bool   // Record left entries for the leader to write after its flush
 	err      error  // sticky storage error
 	closed   bool
-	size     int64 // journal bytes, buffered ones included
-	limit    int64 // compact when size exceeds this
-	snapSize int   // size of the last snapshot written
-	entries  int   // entries since the last checkpoint
+	size     int64         // journal bytes, buffered ones included
+	limit    int64         // compact when size exceeds this
+	snapSize int           // size of the last snapshot written
+	entries  int           // entries since the last checkpoint
+	chain    [macSize]byte // tag of the last record sealed (with mac)
 	// base is the snapshot file the journal's header is still to be
 	// written for, with the steps in flight in it (see start); nil once it
 	// is.
@@ -124,6 +134,9 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 	}
 	j := &journal{c: c, stack: stack, mgr: mgr, nextSeq: 1}
 	j.cond.L = &j.mu
+	if j.mac, err = newRecordMAC(mgr); err != nil {
+		return nil, err
+	}
 	snap := *base
 	if mgr != nil {
 		snap.Secrets = &SecretsState{Type: mgr.Type(), State: mgr.State()}
@@ -145,11 +158,13 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 
 // continueFrom starts the journal on the stored snapshot file data, which
 // holds the fold's base, instead of writing that snapshot again. The
-// journal's header, which names data by its SHA-256, is written just
-// before the first entry (see start): an operation that records nothing —
-// an unchanged rerun — then neither hashes the snapshot nor writes and
-// syncs a journal, and a crash before the first entry leaves the snapshot
-// alone, which is what a header with no entries would have replayed to.
+// journal's header, which names data (by its MAC, or else its SHA-256)
+// and is the first link of a keyed journal's chain of tags, is written
+// just before the first entry (see start): an operation that records
+// nothing — an unchanged rerun — then neither names the snapshot nor
+// writes and syncs a journal, and a crash before the first entry leaves
+// the snapshot alone, which is what a header with no entries would have
+// replayed to.
 func (j *journal) continueFrom(data []byte) error {
 	j.base, j.inFlight = data, nil
 	j.snapSize = len(data)
@@ -160,10 +175,13 @@ func (j *journal) continueFrom(data []byte) error {
 }
 
 // start writes the header of a journal on the snapshot file j.base (see
-// continueFrom and checkpointLocked), replacing any journal there. Called
-// with j.mu held; an error is sticky, as for every storage error.
+// continueFrom and checkpointLocked), replacing any journal there; in a
+// keyed journal it is tagged, chained to nothing, and the next entry's tag
+// chains to it. Called with j.mu held and no flush under way (nothing has
+// been handed to storage since the checkpoint, whose flushLocked waited
+// for the last flush); an error is sticky, as for every storage error.
 func (j *journal) start() error {
-	header := headerRecord(j.base, j.nextSeq, j.inFlight)
+	header := headerRecord(j.base, j.nextSeq, j.inFlight, j.mac)
 	st := j.c.st
 	err := st.replace(j.stack, fileJournal, header)
 	if err == nil {
@@ -173,6 +191,9 @@ func (j *journal) start() error {
 		j.err = fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
 		j.cond.Broadcast()
 		return j.err
+	}
+	if j.mac != nil {
+		copy(j.chain[:], header[len(header)-macSize:])
 	}
 	j.base, j.inFlight = nil, nil
 	j.size += int64(len(header))
@@ -258,7 +279,7 @@ func (j *journal) enter(ctx context.Context, e *Entry, buf *[]byte, known, wait 
 	}
 	j.nextSeq++
 	n := len(j.buf)
-	j.buf = appendRecord(j.buf, recordEntry, e.Seq, *buf)
+	j.frame(e.Seq, *buf)
 	recycle(buf)
 	j.size += int64(len(j.buf) - n)
 	j.entries++
@@ -287,6 +308,28 @@ func (j *journal) ready() error {
 	return nil
 }
 
+// frame appends the record of entry seq to the batch: when the journal
+// is keyed, with room for a tag that write fills in. Called with j.mu
+// held, in Seq order.
+func (j *journal) frame(seq uint64, payload []byte) {
+	if j.mac == nil {
+		j.buf = appendRecord(j.buf, recordEntry, seq, payload)
+		return
+	}
+	j.buf = appendUnsealed(j.buf, recordTaggedEntry, seq, payload)
+}
+
+// write seals a batch of records — when the journal is keyed, fills in
+// their tags, chained to the records written before them — and writes it.
+// Called by the one goroutine that writes: the one that set flushing, or
+// one holding j.mu while no flush is under way.
+func (j *journal) write(batch []byte) error {
+	if j.mac != nil {
+		sealRecords(batch, j.mac, &j.chain)
+	}
+	return j.app.write(batch)
+}
+
 func (j *journal) usable() error {
 	if j.closed {
 		return ErrJournalClosed
@@ -313,19 +356,64 @@ func (j *journal) settle(seq uint64, wait bool) error {
 		return j.waitDurable(seq)
 	}
 	if j.flushing {
-		j.handOff = true // the leader writes it when its flush is done
+		j.handOff = true // the writer writes it when its flush is done
 		return nil
 	}
 	if len(j.buf) == 0 {
 		return nil
 	}
-	if err := j.app.write(j.buf); err != nil {
-		j.err = err
-		j.cond.Broadcast()
-		return err
+	return j.handOut()
+}
+
+// handOut writes the buffer, which is not empty, without a sync. Called
+// with j.mu held and no flush under way.
+//
+// An unkeyed journal writes it under the mutex: handing bytes to the
+// operating system is short. A keyed one must seal them first, and the
+// HMAC is not to run under the mutex (see journal.mac): it takes the
+// buffer and writes it outside the mutex as a leader does, flushing set,
+// so that entries keep arriving meanwhile. What Record leaves in the
+// buffer during that write (handOff) is written next, in turn; an Append
+// that arrives meanwhile waits for the write and then leads its own flush,
+// which syncs whatever came before it.
+func (j *journal) handOut() error {
+	if j.mac == nil {
+		if err := j.app.write(j.buf); err != nil {
+			j.err = err
+			j.cond.Broadcast()
+			return err
+		}
+		j.buf = j.buf[:0]
+		return nil
 	}
-	j.buf = j.buf[:0]
-	return nil
+	for {
+		batch := j.buf
+		j.buf, j.spare = j.spare[:0], nil
+		j.flushing = true
+		j.mu.Unlock()
+		err := j.write(batch)
+		j.mu.Lock()
+		j.keepSpare(batch)
+		j.flushing = false
+		j.cond.Broadcast()
+		if err != nil {
+			j.err = err
+			return err
+		}
+		if !j.handOff || len(j.buf) == 0 {
+			return nil
+		}
+		j.handOff = false
+	}
+}
+
+// keepSpare keeps a written batch's buffer for the batch after next: when
+// thousands of steps begin at once a batch holds megabytes, and growing a
+// fresh buffer to that size again was most of appendRecord's time.
+func (j *journal) keepSpare(batch []byte) {
+	if cap(batch) <= maxSpareBatch {
+		j.spare = batch[:0]
+	}
 }
 
 // waitDurable returns once the record with this seq is durable. Under
@@ -351,25 +439,23 @@ func (j *journal) waitDurable(seq uint64) error {
 		batch, upTo := j.buf, j.nextSeq-1
 		j.buf, j.spare = j.spare[:0], nil
 		j.mu.Unlock()
-		err := j.app.write(batch)
+		err := j.write(batch)
 		if err == nil {
 			err = j.app.sync()
 		}
 		j.mu.Lock()
-		// Keep the batch's buffer for the batch after next: when thousands
-		// of steps begin at once a batch holds megabytes, and growing a
-		// fresh buffer to that size again was most of appendRecord's time.
-		if cap(batch) <= maxSpareBatch {
-			j.spare = batch[:0]
-		}
+		j.keepSpare(batch)
 		j.flushing = false
 		if err != nil {
 			j.err = err
 		} else {
 			j.durable = upTo
-			err = j.handOffLocked()
 		}
 		j.cond.Broadcast()
+		if err == nil {
+			// An error here is sticky; this record is durable all the same.
+			_ = j.handOffLocked()
+		}
 	}
 	return nil
 }
@@ -383,12 +469,7 @@ func (j *journal) handOffLocked() error {
 		return nil
 	}
 	j.handOff = false
-	if err := j.app.write(j.buf); err != nil {
-		j.err = err
-		return err
-	}
-	j.buf = j.buf[:0]
-	return nil
+	return j.handOut()
 }
 
 // flushLocked writes the buffer while holding the mutex, after any leader
@@ -401,7 +482,7 @@ func (j *journal) flushLocked() error {
 		return j.err
 	}
 	if len(j.buf) > 0 {
-		err := j.app.write(j.buf)
+		err := j.write(j.buf)
 		if err == nil && j.c.opts.sync != SyncNever {
 			err = j.app.sync()
 		}

@@ -472,7 +472,7 @@ func TestJournalOnLoadedSnapshot(t *testing.T) {
 		var header *journalHeader
 		if _, err := scanRecords(journal, func(r record) error {
 			if header == nil {
-				header, err = decodeHeader(r.payload)
+				header, err = decodeTestHeader(r)
 			}
 			return err
 		}); err != nil || header == nil || header.Base != baseID(snapFile) || header.FirstSeq != 1 {
@@ -520,7 +520,7 @@ func TestCommitRestartsTheJournalBeforeItsNextEntry(t *testing.T) {
 		var header *journalHeader
 		if _, err := scanRecords(h.files("dev")[fileJournal], func(r record) error {
 			if header == nil {
-				header, err = decodeHeader(r.payload)
+				header, err = decodeTestHeader(r)
 			}
 			return err
 		}); err != nil || header == nil || header.Base != baseID(h.files("dev")[fileSnapshot]) || header.FirstSeq != 3 {
@@ -545,4 +545,13 @@ func TestCommitRestartsTheJournalBeforeItsNextEntry(t *testing.T) {
 			t.Error("Close left a journal with no entries")
 		}
 	})
+}
+
+// decodeTestHeader reads a journal's header record, tagged or not.
+func decodeTestHeader(r record) (*journalHeader, error) {
+	payload, err := untag(r)
+	if err != nil {
+		return nil, err
+	}
+	return decodeHeader(payload)
 }

@@ -11,9 +11,9 @@ import (
 )
 
 // journalHeader is the payload of the first record of every journal. It
-// ties the journal to the exact snapshot file it continues (Base, the
-// SHA-256 of that file's bytes) and says where its entries' Seqs begin and
-// which pending operations of the base are steps still running (InFlight).
+// ties the journal to the exact snapshot file it continues (Base, see
+// baseID) and says where its entries' Seqs begin and which pending
+// operations of the base are steps still running (InFlight).
 type journalHeader struct {
 	Format   int            `json:"format"`
 	Base     string         `json:"base"`
@@ -26,18 +26,31 @@ type wireInFlight struct {
 	Pending int    `json:"pending"`
 }
 
+// baseID identifies the exact bytes of a snapshot file: the value of its
+// "mac" member when that is an HMAC, which already covers every byte
+// before it (and costs nothing more to find: the file ends with it), else
+// the hex SHA-256 of the file. Every journal header and every replay need
+// it, so for an authenticated snapshot naming it costs no second pass over
+// its bytes.
 func baseID(snapshot []byte) string {
+	if seal, ok := splitSnapshotMAC(snapshot); ok && seal.alg == macHMAC && len(seal.sum) == macSize {
+		return macHMAC + ":" + hex.EncodeToString(seal.sum)
+	}
 	sum := sha256.Sum256(snapshot)
 	return hex.EncodeToString(sum[:])
 }
 
-// headerRecord frames the header of a journal that continues snapshot.
-func headerRecord(snapshot []byte, firstSeq uint64, inFlight []InFlight) []byte {
+// headerRecord frames the header of a journal that continues snapshot:
+// tagged (as the first link of the journal's chain) when m is set.
+func headerRecord(snapshot []byte, firstSeq uint64, inFlight []InFlight, m *recordMAC) []byte {
 	h := journalHeader{Format: JournalFormatVersion, Base: baseID(snapshot), FirstSeq: firstSeq}
 	for _, f := range inFlight {
 		h.InFlight = append(h.InFlight, wireInFlight{Seq: f.Seq, Pending: f.Pending})
 	}
 	payload, _ := json.Marshal(h) // cannot fail: plain fields
+	if m != nil {
+		return appendTagged(nil, recordTaggedHeader, 0, payload, m, &zeroTag)
+	}
 	return appendRecord(nil, recordHeader, 0, payload)
 }
 
@@ -46,11 +59,16 @@ func headerRecord(snapshot []byte, firstSeq uint64, inFlight []InFlight) []byte 
 // already in baseData, which a checkpoint wrote just before it crashed or
 // before the journal could be reset — and is ignored. An empty journal, or
 // one whose header record is torn, holds nothing to replay.
-func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr secrets.Manager) (*Snapshot, error) {
+//
+// mac is set when baseData carries a keyed MAC: every record of the
+// journal must then carry a tag that matches (recordChain), and none may
+// otherwise. Records are checked before they are decoded.
+func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr secrets.Manager, stack string, mac *recordMAC) (*Snapshot, error) {
 	var fold *Fold
 	stale := false
 	n := 0
 	ed := newEntryDecoder(mgr)
+	chain := &recordChain{stack: stack, mac: mac}
 	// Begin entries are read lazily; begins is where to find the full
 	// record of each step that has not ended yet.
 	begins := map[uint64][]byte{}
@@ -64,16 +82,23 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 			}
 		}
 		if fold == nil {
-			if r.typ != recordHeader {
+			if r.typ != recordHeader && r.typ != recordTaggedHeader {
 				return &CorruptJournalError{Offset: r.offset, Reason: "the first record is not a header"}
 			}
-			h, err := decodeHeader(r.payload)
+			payload, err := untag(r)
+			if err != nil {
+				return err
+			}
+			h, err := decodeHeader(payload)
 			if err != nil {
 				return err
 			}
 			if h.Base != baseID(baseData) {
 				stale = true
 				return nil
+			}
+			if err := chain.verify(r); err != nil {
+				return err
 			}
 			inFlight := make([]InFlight, len(h.InFlight))
 			for i, f := range h.InFlight {
@@ -85,10 +110,17 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 			}
 			return nil
 		}
-		if r.typ != recordEntry {
+		if r.typ != recordEntry && r.typ != recordTaggedEntry {
 			return &CorruptJournalError{Offset: r.offset, Reason: fmt.Sprintf("unexpected record type %d", r.typ)}
 		}
-		e, err := ed.decode(ctx, r.payload, r.seq, true)
+		if err := chain.verify(r); err != nil {
+			return err
+		}
+		payload, err := untag(r)
+		if err != nil {
+			return err
+		}
+		e, err := ed.decode(ctx, payload, r.seq, true)
 		if err != nil {
 			return fmt.Errorf("state: journal entry %d at byte %d: %w", r.seq, r.offset, err)
 		}
@@ -99,7 +131,7 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 		}
 		switch e.Kind {
 		case EntryBegin:
-			begins[e.Seq] = r.payload
+			begins[e.Seq] = payload
 		case EntrySuccess, EntryFailure:
 			delete(begins, e.Begin)
 		}

@@ -12,15 +12,20 @@ import (
 
 // FormatVersion is the version of the snapshot format this package
 // writes. It reads every version up to and including this one and rejects
-// newer files (see FORMAT.md).
-const FormatVersion = 1
+// newer files (see FORMAT.md). Version 2 added the "mac" member that ends
+// every snapshot; version 1 files carry none (see
+// WithUnauthenticatedSnapshots).
+const FormatVersion = 2
 
 // JournalFormatVersion is the version of the journal format this package
 // writes, in each journal's header; like FormatVersion, it reads every
 // version up to this one and rejects newer journals. Version 2 added the
 // entries' "with" member (records that leave the state together with
-// Old), which a version 1 reader would ignore and so misread.
-const JournalFormatVersion = 2
+// Old), which a version 1 reader would ignore and so misread. Version 3
+// added the tagged record types, whose bodies end with a MAC chained to
+// the record before, and a header's base that names an authenticated
+// snapshot by its MAC, neither of which a version 2 reader knows.
+const JournalFormatVersion = 3
 
 // Snapshot is the recorded state of one stack at one moment: its resources
 // in dependency order (every resource after its parent, dependencies,

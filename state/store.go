@@ -33,8 +33,10 @@ type Store interface {
 	// does not exist loads as an empty snapshot and a nil error. A file
 	// in a newer format fails with *FormatVersionError, one that breaks an
 	// integrity rule with an error wrapping *IntegrityError, a damaged
-	// journal with *CorruptJournalError, and a wrong passphrase with an
-	// error wrapping secrets.ErrWrongPassphrase — all before anything is
+	// journal with *CorruptJournalError, a snapshot or journal record
+	// edited after it was written (or lacking the MAC the store requires)
+	// with *AuthenticationError, and a wrong passphrase with an error
+	// wrapping secrets.ErrWrongPassphrase — all before anything is
 	// written.
 	Load(ctx context.Context, stack string) (*Snapshot, error)
 	// Lock reserves the stack for one operation (a short name such as
@@ -189,6 +191,9 @@ type options struct {
 	limitExtra     int64
 	libraryVersion string
 	now            func() time.Time
+	// trustUnauthenticated: Load accepts a snapshot that carries no MAC
+	// the store requires (WithUnauthenticatedSnapshots).
+	trustUnauthenticated bool
 }
 
 func defaultOptions() options {
@@ -206,6 +211,21 @@ func defaultOptions() options {
 // ErrNoSecretsManager rather than write plaintext); a MemoryStore uses a
 // random passphrase of its own.
 func WithSecrets(p SecretsProvider) Option { return func(o *options) { o.secrets = p } }
+
+// WithUnauthenticatedSnapshots lets Load accept a snapshot that carries no
+// MAC this store can check — a file in format version 1, written before
+// snapshots carried MACs, or one written by a store without a secrets
+// provider — which a store with a secrets provider otherwise refuses with
+// an *AuthenticationError, since such a file may be one whose MAC was
+// removed to get an edit past it. It is meant for one migration, by
+// someone who trusts the files: the next journal opened on the stack (by
+// any operation but a preview, even one that changes nothing) or Save
+// rewrites the snapshot with a MAC, and the option can then be dropped.
+// A MAC or checksum that is present and does not match is refused even
+// so, as is a journal whose tags are missing or wrong.
+func WithUnauthenticatedSnapshots() Option {
+	return func(o *options) { o.trustUnauthenticated = true }
+}
 
 // WithSync sets the journal's durability policy (default GroupCommit).
 func WithSync(p SyncPolicy) Option { return func(o *options) { o.sync = p } }

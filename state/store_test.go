@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -190,17 +191,25 @@ func TestLoadRejectsNewerFormatAndBrokenFiles(t *testing.T) {
 		}
 		good := h.files("dev")[fileSnapshot]
 
-		h.setFile("dev", fileSnapshot, bytes.Replace(good, []byte(`{"version":1`), []byte(`{"version":99`), 1))
+		h.setFile("dev", fileSnapshot, bytes.Replace(good, []byte(fmt.Sprintf(`{"version":%d`, FormatVersion)), []byte(`{"version":99`), 1))
 		var fv *FormatVersionError
 		if _, err := s.Load(ctx, "dev"); !errors.As(err, &fv) || fv.Found != 99 {
 			t.Errorf("Load of a newer file = %v; want *FormatVersionError", err)
 		}
 
 		// Swap two resources in the file: the provider now comes after
-		// its first user.
+		// its first user. The file is sealed with the stack's own key, as
+		// a buggy writer would have sealed it: integrity is checked behind
+		// the MAC.
 		broken := chainStack(2)
 		broken.Resources[0], broken.Resources[1] = broken.Resources[1], broken.Resources[0]
-		data, err := encodeSnapshot(ctx, broken, nil, 0)
+		mgr, err := s.(interface {
+			manager(context.Context, string, *SecretsState) (secrets.Manager, error)
+		}).manager(ctx, "dev", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := encodeSnapshot(ctx, broken, mgr, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -188,65 +189,91 @@ func TestJournalWithCrash(t *testing.T) {
 }
 
 // TestJournalFormatVersions: the journal header says format
-// JournalFormatVersion; a journal of format 1 (before With) still
-// replays; a newer one is refused with *FormatVersionError, and left as it
-// is.
+// JournalFormatVersion; journals of formats 1 (before With) and 2 (before
+// tags), whose records are plain, still replay behind a snapshot without
+// a keyed MAC; a newer one is refused with *FormatVersionError, and left
+// as it is, whether the store is keyed or not.
 func TestJournalFormatVersions(t *testing.T) {
 	ctx := context.Background()
-	forEachStore(t, func(t *testing.T, h harness) {
-		s := h.open()
-		mustLock(t, s, "dev")
-		base := chainStack(1)
-		j := openJournalT(t, s, "dev", base)
-		create(t, j, newBucket("a", base.Resources[0]))
-		live, _ := j.Snapshot()
-		journal := h.files("dev")[fileJournal]
-		var header journalHeader
-		var rest []byte // the entries, after the header
-		if _, err := scanRecords(journal, func(r record) error {
-			if r.typ == recordHeader {
-				return json.Unmarshal(r.payload, &header)
-			}
-			if rest == nil {
-				rest = journal[r.offset:]
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
+	for _, keyed := range []bool{true, false} {
+		var opts []Option
+		if !keyed {
+			opts = append(opts, noSecrets)
 		}
-		if header.Format != JournalFormatVersion {
-			t.Errorf("the header says format %d, want %d", header.Format, JournalFormatVersion)
-		}
-		withFormat := func(v int) []byte {
-			h := header
-			h.Format = v
-			payload, err := json.Marshal(h)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return append(appendRecord(nil, recordHeader, 0, payload), rest...)
-		}
+		t.Run(fmt.Sprintf("keyed=%t", keyed), func(t *testing.T) {
+			forEachStore(t, func(t *testing.T, h harness) {
+				s := h.open(opts...)
+				mustLock(t, s, "dev")
+				base := chainStack(1)
+				j := openJournalT(t, s, "dev", base)
+				create(t, j, newBucket("a", base.Resources[0]))
+				live, _ := j.Snapshot()
+				journal := h.files("dev")[fileJournal]
+				var header journalHeader
+				var typ byte
+				var rest []byte // the entries, after the header
+				if _, err := scanRecords(journal, func(r record) error {
+					if r.typ == recordHeader || r.typ == recordTaggedHeader {
+						typ = r.typ
+						payload, err := untag(r)
+						if err != nil {
+							return err
+						}
+						return json.Unmarshal(payload, &header)
+					}
+					if rest == nil {
+						rest = journal[r.offset:]
+					}
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if header.Format != JournalFormatVersion {
+					t.Errorf("the header says format %d, want %d", header.Format, JournalFormatVersion)
+				}
+				if want := map[bool]byte{true: recordTaggedHeader, false: recordHeader}[keyed]; typ != want {
+					t.Errorf("the header is a record of type %d, want %d", typ, want)
+				}
+				withFormat := func(v int) []byte {
+					h := header
+					h.Format = v
+					payload, err := json.Marshal(h)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// A newer header is refused before its tag is read:
+					// one with room for a tag will do.
+					if keyed {
+						return append(refresh(appendUnsealed(nil, recordTaggedHeader, 0, payload)), rest...)
+					}
+					return append(appendRecord(nil, recordHeader, 0, payload), rest...)
+				}
 
-		old := withFormat(1)
-		h.setFile("dev", fileJournal, old)
-		got, err := h.open().Load(ctx, "dev")
-		if err != nil {
-			t.Fatalf("a format 1 journal: %v", err)
-		}
-		if diff := cmp.Diff(live, got, snapshotOpts, propertyOpts); diff != "" {
-			t.Errorf("a format 1 journal replays (-want +got):\n%s", diff)
-		}
+				if !keyed {
+					for _, v := range []int{1, 2} {
+						h.setFile("dev", fileJournal, withFormat(v))
+						got, err := h.open(opts...).Load(ctx, "dev")
+						if err != nil {
+							t.Fatalf("a format %d journal: %v", v, err)
+						}
+						if diff := cmp.Diff(live, got, snapshotOpts, propertyOpts); diff != "" {
+							t.Errorf("a format %d journal replays (-want +got):\n%s", v, diff)
+						}
+					}
+				}
 
-		newer := withFormat(JournalFormatVersion + 1)
-		h.setFile("dev", fileJournal, newer)
-		var fv *FormatVersionError
-		if _, err := h.open().Load(ctx, "dev"); !errors.As(err, &fv) || fv.What != "journal" || fv.Supported != JournalFormatVersion {
-			t.Errorf("a newer journal: Load = %v; want *FormatVersionError for the journal", err)
-		}
-		if after := h.files("dev")[fileJournal]; !cmp.Equal(newer, after) {
-			t.Error("Load changed a journal it cannot read")
-		}
-	})
+				newer := withFormat(JournalFormatVersion + 1)
+				h.setFile("dev", fileJournal, newer)
+				var fv *FormatVersionError
+				if _, err := h.open(opts...).Load(ctx, "dev"); !errors.As(err, &fv) || fv.What != "journal" || fv.Supported != JournalFormatVersion {
+					t.Errorf("a newer journal: Load = %v; want *FormatVersionError for the journal", err)
+				}
+				if after := h.files("dev")[fileJournal]; !cmp.Equal(newer, after) {
+					t.Error("Load changed a journal it cannot read")
+				}
+			})
+		})
+	}
 }
 
 // TestEntryWithRoundTrip: With is written as the identities of its records

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
@@ -11,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"strings"
 )
 
@@ -32,6 +35,10 @@ const (
 	keySize        = 32 // AES-256
 	cipherPrefix   = "v1:"
 	checkPlaintext = "groundwork passphrase check"
+	// macKeyLabel is the HKDF info that derives the MAC key from the
+	// PBKDF2 output, so that it differs from the AES key (the PBKDF2
+	// output itself, as it has been since the first format).
+	macKeyLabel = "groundwork state mac key v1"
 )
 
 // Additional data binds each sealed blob to its purpose, so a check value can
@@ -68,11 +75,15 @@ type passphraseState struct {
 // with NewPassphrase (new stack) or OpenPassphrase (recorded state). It is
 // safe for concurrent use.
 type Passphrase struct {
-	aead  cipher.AEAD
-	state json.RawMessage
+	aead   cipher.AEAD
+	macKey []byte
+	state  json.RawMessage
 }
 
-var _ Manager = (*Passphrase)(nil)
+var (
+	_ Manager       = (*Passphrase)(nil)
+	_ Authenticator = (*Passphrase)(nil)
+)
 
 // NewPassphrase makes a manager for a stack that has no recorded secrets
 // state yet: it draws a random salt, derives the key, and seals a check
@@ -92,7 +103,7 @@ func NewPassphrase(passphrase string, opts ...PassphraseOption) (*Passphrase, er
 	if _, err := rand.Read(salt); err != nil {
 		return nil, fmt.Errorf("secrets: drawing a salt: %w", err)
 	}
-	aead, err := deriveAEAD(passphrase, salt, cfg.iterations)
+	aead, macKey, err := deriveKeys(passphrase, salt, cfg.iterations)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +115,7 @@ func NewPassphrase(passphrase string, opts ...PassphraseOption) (*Passphrase, er
 	if err != nil {
 		return nil, err
 	}
-	return &Passphrase{aead: aead, state: st}, nil
+	return &Passphrase{aead: aead, macKey: macKey, state: st}, nil
 }
 
 // OpenPassphrase re-creates the manager recorded as state (what State
@@ -121,7 +132,7 @@ func OpenPassphrase(passphrase string, state json.RawMessage) (*Passphrase, erro
 	if st.Iterations < 1 || st.Iterations > MaxIterations {
 		return nil, fmt.Errorf("secrets: the recorded iteration count %d is outside 1..%d", st.Iterations, MaxIterations)
 	}
-	aead, err := deriveAEAD(passphrase, st.Salt, st.Iterations)
+	aead, macKey, err := deriveKeys(passphrase, st.Salt, st.Iterations)
 	if err != nil {
 		return nil, err
 	}
@@ -131,20 +142,32 @@ func OpenPassphrase(passphrase string, state json.RawMessage) (*Passphrase, erro
 	}
 	// Keep the recorded bytes as they are, so a store can tell that the
 	// manager matches what it read.
-	return &Passphrase{aead: aead, state: append(json.RawMessage(nil), state...)}, nil
+	return &Passphrase{aead: aead, macKey: macKey, state: append(json.RawMessage(nil), state...)}, nil
 }
 
-func deriveAEAD(passphrase string, salt []byte, iterations int) (cipher.AEAD, error) {
+// deriveKeys derives the AES-256-GCM cipher and the MAC key from a
+// passphrase: the PBKDF2 output is the AES key, and HKDF-Expand of it
+// with a label of its own is the MAC key, so one PBKDF2 run (the costly
+// part) gives both and neither key tells anything of the other.
+func deriveKeys(passphrase string, salt []byte, iterations int) (cipher.AEAD, []byte, error) {
 	key, err := pbkdf2.Key(sha256.New, passphrase, salt, iterations, keySize)
 	if err != nil {
-		return nil, fmt.Errorf("secrets: deriving the key: %w", err)
+		return nil, nil, fmt.Errorf("secrets: deriving the key: %w", err)
+	}
+	defer clear(key)
+	macKey, err := hkdf.Expand(sha256.New, key, macKeyLabel, keySize)
+	if err != nil {
+		return nil, nil, fmt.Errorf("secrets: deriving the MAC key: %w", err)
 	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	clear(key)
-	return cipher.NewGCM(block)
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, nil, err
+	}
+	return aead, macKey, nil
 }
 
 // Type returns PassphraseType.
@@ -153,6 +176,11 @@ func (p *Passphrase) Type() string { return PassphraseType }
 // State returns the salt, iteration count and check value as JSON. It holds
 // no key material.
 func (p *Passphrase) State() json.RawMessage { return p.state }
+
+// NewMAC returns an HMAC-SHA-256 keyed with the manager's MAC key: HKDF-
+// SHA-256 (Expand, info "groundwork state mac key v1") of the PBKDF2 key,
+// never the AES key itself.
+func (p *Passphrase) NewMAC() hash.Hash { return hmac.New(sha256.New, p.macKey) }
 
 // Encrypt seals plaintext with AES-256-GCM under a random 96-bit nonce. The
 // result is "v1:" followed by the unpadded standard base64 of nonce and

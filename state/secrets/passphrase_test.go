@@ -3,6 +3,8 @@ package secrets
 import (
 	"bytes"
 	"context"
+	"crypto/pbkdf2"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,4 +115,54 @@ func ExampleNewPassphrase() {
 	// Output:
 	// db-password
 	// true
+}
+
+// The MAC key is the same for every manager opened from one recorded state
+// with the right passphrase, differs between stacks (salts), and is not
+// the AES key.
+func TestPassphraseMAC(t *testing.T) {
+	m, err := NewPassphrase("pw", WithIterations(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := OpenPassphrase("pw", m.State())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewPassphrase("pw", WithIterations(1000)) // another salt
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(h interface {
+		Write([]byte) (int, error)
+		Sum([]byte) []byte
+	}) string {
+		h.Write([]byte("a record"))
+		return fmt.Sprintf("%x", h.Sum(nil))
+	}
+	if sum(m.NewMAC()) != sum(again.NewMAC()) {
+		t.Error("a manager re-opened from its state computes another MAC")
+	}
+	if sum(m.NewMAC()) == sum(other.NewMAC()) {
+		t.Error("two stacks (salts) share a MAC key")
+	}
+	var st passphraseState
+	if err := json.Unmarshal(m.State(), &st); err != nil {
+		t.Fatal(err)
+	}
+	aesKey, err := pbkdf2.Key(sha256.New, "pw", st.Salt, st.Iterations, keySize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(aesKey, m.macKey) || len(m.macKey) != keySize {
+		t.Errorf("the MAC key (%d bytes) is the AES key", len(m.macKey))
+	}
+	h := m.NewMAC()
+	h.Write([]byte("x"))
+	first := h.Sum(nil)
+	h.Reset()
+	h.Write([]byte("x"))
+	if !bytes.Equal(first, h.Sum(nil)) {
+		t.Error("a reset MAC computes another sum")
+	}
 }

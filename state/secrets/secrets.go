@@ -9,13 +9,17 @@
 //
 // The passphrase Manager in this package derives an AES-256 key from a
 // passphrase with PBKDF2-HMAC-SHA-256 and seals each value with AES-256-GCM
-// under a fresh random nonce. See NewPassphrase.
+// under a fresh random nonce. See NewPassphrase. It is also an
+// Authenticator: it keys an HMAC-SHA-256 with a second key derived from the
+// same passphrase, which the state store uses to authenticate whole
+// snapshots and journal records.
 package secrets
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash"
 )
 
 // Manager encrypts and decrypts secret values. Implementations must be safe
@@ -32,6 +36,22 @@ type Manager interface {
 	// Decrypt opens a ciphertext made by Encrypt. A ciphertext that was
 	// tampered with, or made with another key, is an error.
 	Decrypt(ctx context.Context, ciphertext string) ([]byte, error)
+}
+
+// Authenticator is implemented by a Manager that can also authenticate
+// whole records, not just the secret values it encrypts. The state store
+// asks for it by type assertion and, when the stack's manager has it, seals
+// every snapshot and journal record with a MAC under the manager's key, so
+// that an edit of any value — secret or plain — is detected on load. A
+// Manager without it gets only an unkeyed checksum, which catches
+// accidental damage but not deliberate edits.
+type Authenticator interface {
+	// NewMAC returns a new HMAC-SHA-256 keyed with a key derived from the
+	// manager's key material, distinct from any key it encrypts with. The
+	// key must be the same whenever the manager is re-created from its
+	// State with the same secret (passphrase). Each call returns an
+	// independent hash, which callers may Reset and reuse.
+	NewMAC() hash.Hash
 }
 
 // ErrWrongPassphrase is returned when a passphrase does not open the

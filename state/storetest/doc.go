@@ -23,10 +23,12 @@
 //
 // The checks cover loading a stack that does not exist; saving and
 // loading, secrets included (encrypted where they are kept, refused with
-// a wrong passphrase); integrity checks on save and load; replaying the
-// journal after a simulated crash, with steps that never ended coming back
-// as pending operations; a torn final journal entry (ignored) and damage
-// before it (an error); compaction in the middle of an operation;
+// a wrong passphrase); integrity checks on save; snapshots and journal
+// records edited after they were written, or stripped of their MAC
+// (refused on load); replaying the journal after a simulated crash, with
+// steps that never ended coming back as pending operations; a torn final
+// journal entry (ignored) and damage before it (an error); compaction in
+// the middle of an operation;
 // concurrent appends; lock contention; lease expiry and fencing (for
 // stores whose locks expire); and listing and removing stacks.
 package storetest

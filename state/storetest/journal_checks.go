@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"strconv"
 	"sync"
 	"testing"
@@ -162,6 +164,73 @@ func (s *suite) damagedJournal(t *testing.T) {
 		}
 	}
 	s.h.SetJournal(t, stack, after)
+}
+
+// editedJournal: a journal whose records were edited after they were
+// written, their checksums recomputed so that only their MACs tell — a
+// plain value changed, a whole step removed from the middle — fails Load
+// with *state.AuthenticationError, and Load leaves the journal alone.
+func (s *suite) editedJournal(t *testing.T) {
+	const stack = "edited-journal"
+	_, after, _, _ := s.journalWithTail(t, stack)
+	frames := journalFrames(t, after)
+	if len(frames) != 5 {
+		t.Fatalf("storetest: want a journal of a header and 4 entries; it has %d records", len(frames))
+	}
+	i := bytes.Index(after, []byte(`"arn:a"`))
+	if i < 0 {
+		t.Fatalf("storetest: no \"arn:a\" in the journal")
+	}
+	edited := bytes.Clone(after)
+	edited[i+len(`"arn:`)] = 'b'
+	fixChecksums(edited)
+	// The journal without the two records of the step that created "a".
+	dropped := append(bytes.Clone(after[:frames[1]]), after[frames[3]:]...)
+	loader := s.open(t)
+	for _, c := range []struct {
+		what    string
+		journal []byte
+	}{{"a plain value edited", edited}, {"a step removed", dropped}} {
+		s.h.SetJournal(t, stack, c.journal)
+		var ae *state.AuthenticationError
+		if _, err := loader.Load(bg(), stack); !errors.As(err, &ae) || ae.File != "journal" || ae.Stack != stack {
+			t.Errorf("journal with %s: Load = %v; want *state.AuthenticationError", c.what, err)
+		}
+		if got := s.h.Journal(t, stack); !bytes.Equal(got, c.journal) {
+			t.Errorf("journal with %s: Load changed it", c.what)
+		}
+	}
+	s.h.SetJournal(t, stack, after)
+}
+
+// journalFrames returns the offset of each record of a journal
+// (state/FORMAT.md: a 12-byte frame header whose first 4 bytes are the
+// body's length, then the body).
+func journalFrames(t *testing.T, journal []byte) []int {
+	t.Helper()
+	var out []int
+	for off := 0; off < len(journal); {
+		if len(journal)-off < 12 {
+			t.Fatalf("storetest: the journal ends with %d stray bytes", len(journal)-off)
+		}
+		out = append(out, off)
+		off += 12 + int(binary.LittleEndian.Uint32(journal[off:]))
+	}
+	return out
+}
+
+// fixChecksums recomputes the body checksum (CRC-32C, bytes 8-11 of each
+// frame) of every record of a journal, as someone editing it would.
+func fixChecksums(journal []byte) {
+	table := crc32.MakeTable(crc32.Castagnoli)
+	for off := 0; off+12 <= len(journal); {
+		n := int(binary.LittleEndian.Uint32(journal[off:]))
+		if off+12+n > len(journal) {
+			return
+		}
+		binary.LittleEndian.PutUint32(journal[off+8:], crc32.Checksum(journal[off+12:off+12+n], table))
+		off += 12 + n
+	}
 }
 
 // staleJournal: a journal written against an earlier snapshot — what a

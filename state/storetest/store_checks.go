@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,8 +99,9 @@ func (s *suite) saveRefusesBrokenSnapshot(t *testing.T) {
 	}
 }
 
-// loadRefusesDamagedSnapshot: a snapshot in a newer format, or one that
-// breaks an integrity rule, fails to load, and loading it writes nothing.
+// loadRefusesDamagedSnapshot: a snapshot in a newer format, one edited
+// after it was written (its MAC no longer matches), one whose MAC was
+// removed, or one cut short fails to load, and loading it writes nothing.
 func (s *suite) loadRefusesDamagedSnapshot(t *testing.T) {
 	const stack = "damaged-load"
 	st := s.open(t)
@@ -115,20 +117,45 @@ func (s *suite) loadRefusesDamagedSnapshot(t *testing.T) {
 			t.Errorf("Load of %s changed the stored snapshot", what)
 		}
 	}
-	newer := bytes.Replace(good, []byte(`"version":1`), []byte(`"version":99`), 1)
+	newer := bytes.Replace(good, []byte(`"version":`+strconv.Itoa(state.FormatVersion)), []byte(`"version":99`), 1)
 	check("a newer format", newer, func(err error) bool {
 		var fv *state.FormatVersionError
 		return errors.As(err, &fv) && fv.Found == 99
 	})
-	check("a snapshot that breaks integrity", swapFirstResources(t, good), func(err error) bool {
-		var ie *state.IntegrityError
-		return errors.As(err, &ie) && ie.Rule == state.RuleProviderUnresolved
-	})
+	refused := func(missing bool) func(error) bool {
+		return func(err error) bool {
+			var ae *state.AuthenticationError
+			return errors.As(err, &ae) && ae.Stack == stack && ae.File == "snapshot" && ae.Missing == missing
+		}
+	}
+	check("a snapshot with two resources swapped", swapFirstResources(t, good), refused(false))
+	check("a snapshot with a plain value edited", replaceOnce(t, good, `"arn:t0"`, `"arn:t9"`), refused(false))
+	check("a snapshot whose MAC was removed", removeMAC(t, good), refused(true))
 	check("a snapshot cut short", good[:len(good)/2], func(err error) bool { return err != nil })
 	s.h.SetSnapshot(t, stack, good)
 	if got := mustLoad(t, st, stack); len(got.Resources) != 3 {
 		t.Errorf("Load of the restored snapshot = %v", names(got))
 	}
+}
+
+// replaceOnce replaces the first old in data by new.
+func replaceOnce(t *testing.T, data []byte, old, new string) []byte {
+	t.Helper()
+	if !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("storetest: no %s in the stored snapshot:\n%s", old, data)
+	}
+	return bytes.Replace(data, []byte(old), []byte(new), 1)
+}
+
+// removeMAC removes the "mac" member that ends a stored snapshot
+// (state/FORMAT.md), leaving valid JSON.
+func removeMAC(t *testing.T, data []byte) []byte {
+	t.Helper()
+	i := bytes.LastIndex(data, []byte(`,"mac":"`))
+	if i < 0 {
+		t.Fatalf("storetest: the stored snapshot has no \"mac\" member:\n%s", data)
+	}
+	return append(bytes.Clone(data[:i]), "}\n"...)
 }
 
 // swapFirstResources swaps the first two resources of a stored snapshot:

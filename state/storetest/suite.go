@@ -66,6 +66,7 @@ func Run(t *testing.T, h Harness) {
 		{"JournalReplayAfterCrash", s.journalReplayAfterCrash},
 		{"TornFinalEntry", s.tornFinalEntry},
 		{"DamagedJournal", s.damagedJournal},
+		{"EditedJournal", s.editedJournal},
 		{"StaleJournal", s.staleJournal},
 		{"CompactionMidOperation", s.compactionMidOperation},
 		{"ConcurrentAppends", s.concurrentAppends},
