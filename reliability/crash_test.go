@@ -93,6 +93,18 @@ const (
 	crashStack   = "dev"
 )
 
+// trialStore is a trial's file store folder and whether its stack is
+// keyed (world.StoreOptions).
+type trialStore struct {
+	dir   string
+	keyed bool
+}
+
+// open opens the trial's file store with opts.
+func (ts trialStore) open(opts ...state.Option) (*state.FileStore, error) {
+	return state.NewFileStore(ts.dir, append(opts, world.StoreOptions(ts.keyed)...)...)
+}
+
 // buildHelper builds the crash helper program into a temporary folder.
 // GROUNDWORK_CRASH_RACE=1 builds it with the race detector.
 func buildHelper(t *testing.T) string {
@@ -116,18 +128,21 @@ func runCrashTrial(t *testing.T, bin string, seed uint64, st *crashStats) []stri
 	n := 50 + r.IntN(151)
 	v1, v2 := world.Generate(seed, n)
 	dir := t.TempDir()
-	storeDir, ledgerPath := filepath.Join(dir, "store"), filepath.Join(dir, "ledger")
+	// Every other trial keys its stack, so that kills land amid the
+	// journal's tagged records and the snapshot's HMAC too.
+	ts, ledgerPath := trialStore{dir: filepath.Join(dir, "store"), keyed: seed%2 == 1}, filepath.Join(dir, "ledger")
 	target, version := v2, 2
 	if r.IntN(4) == 0 {
 		target, version = v1, 1 // crash while deploying from nothing
-	} else if err := deploy(storeDir, ledgerPath, v1, false); err != nil {
+	} else if err := deploy(ts, ledgerPath, v1, false); err != nil {
 		return []string{fmt.Sprintf("deploying v1 before the crash: %v", err)}
 	}
 	st.resources += target.Customs()
 
 	before := len(mustRecords(t, ledgerPath))
-	cmd := exec.Command(bin, "-store", storeDir, "-ledger", ledgerPath, "-stack", crashStack,
-		"-seed", fmt.Sprint(seed), "-n", fmt.Sprint(n), "-version", fmt.Sprint(version), "-sleep", "2ms")
+	cmd := exec.Command(bin, "-store", ts.dir, "-ledger", ledgerPath, "-stack", crashStack,
+		"-seed", fmt.Sprint(seed), "-n", fmt.Sprint(n), "-version", fmt.Sprint(version), "-sleep", "2ms",
+		fmt.Sprintf("-keyed=%v", ts.keyed))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -150,11 +165,11 @@ func runCrashTrial(t *testing.T, bin string, seed uint64, st *crashStats) []stri
 	recs := mustRecords(t, ledgerPath)
 	st.changes += len(recs) - before
 
-	v, pendingCreates := checkAfterKill(storeDir, recs, st)
+	v, pendingCreates := checkAfterKill(ts, recs, st)
 	if len(v) > 0 {
 		return v
 	}
-	return converge(storeDir, ledgerPath, target, len(recs), pendingCreates, st)
+	return converge(ts, ledgerPath, target, len(recs), pendingCreates, st)
 }
 
 // estimateChanges guesses how many physical changes deploying target
@@ -226,8 +241,8 @@ func mustRecords(t *testing.T, path string) []world.Record {
 // checkAfterKill checks what a kill left: the state loads, passes
 // integrity, forgets no physical resource and claims none that does not
 // exist. It returns the physical IDs of the pending creates.
-func checkAfterKill(storeDir string, recs []world.Record, st *crashStats) (violations []string, pendingCreates map[resource.ID]bool) {
-	store, err := state.NewFileStore(storeDir)
+func checkAfterKill(ts trialStore, recs []world.Record, st *crashStats) (violations []string, pendingCreates map[resource.ID]bool) {
+	store, err := ts.open()
 	if err != nil {
 		return []string{err.Error()}, nil
 	}
@@ -277,8 +292,8 @@ func checkAfterKill(storeDir string, recs []world.Record, st *crashStats) (viola
 
 // deploy runs an Up of spec in this process, with a provider that does
 // not sleep.
-func deploy(storeDir, ledgerPath string, spec world.Spec, refreshFirst bool) error {
-	eng, l, err := crashEngine(storeDir, ledgerPath)
+func deploy(ts trialStore, ledgerPath string, spec world.Spec, refreshFirst bool) error {
+	eng, l, err := crashEngine(ts, ledgerPath)
 	if err != nil {
 		return err
 	}
@@ -292,8 +307,8 @@ func deploy(storeDir, ledgerPath string, spec world.Spec, refreshFirst bool) err
 	return err
 }
 
-func crashEngine(storeDir, ledgerPath string) (*engine.Engine, *world.Ledger, error) {
-	store, err := state.NewFileStore(storeDir, state.WithSync(state.SyncNever))
+func crashEngine(ts trialStore, ledgerPath string) (*engine.Engine, *world.Ledger, error) {
+	store, err := ts.open(state.WithSync(state.SyncNever))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -321,21 +336,21 @@ var convergeMu sync.Mutex
 
 // converge breaks the dead helper's lock, refreshes, deploys target again
 // and checks that state and world both hold exactly the goal.
-func converge(storeDir, ledgerPath string, target world.Spec, recsAtKill int, pendingCreates map[resource.ID]bool, st *crashStats) []string {
+func converge(ts trialStore, ledgerPath string, target world.Spec, recsAtKill int, pendingCreates map[resource.ID]bool, st *crashStats) []string {
 	convergeMu.Lock()
 	defer convergeMu.Unlock()
-	store, err := state.NewFileStore(storeDir)
+	store, err := ts.open()
 	if err != nil {
 		return []string{err.Error()}
 	}
 	var before map[string]string
 	if os.Getenv("GROUNDWORK_CRASH_DEBUG") != "" {
-		before = histories(storeDir, ledgerPath)
+		before = histories(ts, ledgerPath)
 	}
 	if err := store.BreakLock(bg, crashStack); err != nil {
 		return []string{fmt.Sprintf("breaking the dead helper's lock: %v", err)}
 	}
-	if err := deploy(storeDir, ledgerPath, target, true); err != nil {
+	if err := deploy(ts, ledgerPath, target, true); err != nil {
 		if before != nil {
 			for _, m := range regexp.MustCompile(`Thing::([rn]\d+)`).FindAllStringSubmatch(err.Error(), -1) {
 				fmt.Printf("%s before the convergence:\n%s", m[1], before[m[1]])
@@ -369,7 +384,7 @@ func converge(storeDir, ledgerPath string, target world.Spec, recsAtKill int, pe
 		return v
 	}
 	// Converged means converged: one more Up changes nothing.
-	eng, l, err := crashEngine(storeDir, ledgerPath)
+	eng, l, err := crashEngine(ts, ledgerPath)
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -442,10 +457,10 @@ func compareGoal(snap *state.Snapshot, live map[resource.ID]world.Physical, want
 
 // histories describes, for GROUNDWORK_CRASH_DEBUG, what the state and the
 // ledger hold for each resource name.
-func histories(storeDir, ledgerPath string) map[string]string {
+func histories(ts trialStore, ledgerPath string) map[string]string {
 	out := map[string]string{}
 	add := func(name, format string, args ...any) { out[name] += fmt.Sprintf(format, args...) }
-	if store, err := state.NewFileStore(storeDir); err == nil {
+	if store, err := ts.open(); err == nil {
 		if snap, err := store.Load(bg, crashStack); err == nil {
 			for _, s := range snap.Resources {
 				add(s.URN.Name(), "  recorded id=%s delete=%v pendingReplacement=%v inputs=%v deps=%v\n",

@@ -24,21 +24,22 @@ func main() {
 	n := flag.Int("n", 100, "how many resources the program has")
 	version := flag.Int("version", 2, "which version of the program to deploy (1 or 2)")
 	sleep := flag.Duration("sleep", 2*time.Millisecond, "the longest a provider call sleeps")
+	keyed := flag.Bool("keyed", false, "key the stack with a passphrase (authenticated snapshots, tagged journal records)")
 	flag.Parse()
-	if err := run(*dir, *ledger, *stack, *seed, *n, *version, *sleep); err != nil {
+	if err := run(*dir, *ledger, *stack, *seed, *n, *version, *sleep, *keyed); err != nil {
 		fmt.Fprintln(os.Stderr, "crashprog:", err)
 		os.Exit(1)
 	}
 	fmt.Println("done")
 }
 
-func run(dir, ledgerPath, stack string, seed uint64, n, version int, sleep time.Duration) error {
+func run(dir, ledgerPath, stack string, seed uint64, n, version int, sleep time.Duration, keyed bool) error {
 	l, err := world.OpenLedger(ledgerPath, true)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	store, err := state.NewFileStore(dir)
+	store, err := state.NewFileStore(dir, world.StoreOptions(keyed)...)
 	if err != nil {
 		return err
 	}
