@@ -54,15 +54,17 @@
 // workloads of go run ./bench, the profiles and the known limits):
 //
 //	BenchmarkUp10k: Up of 10,000 independent resources, no-op provider
-//	  store=memory  first run         0.42-0.48 s/op   37 allocs/resource
-//	  store=memory  unchanged rerun   0.24-0.28 s/op   42 allocs/resource
-//	  store=file    first run         0.57-0.60 s/op   37 allocs/resource
-//	  store=file    unchanged rerun   0.37-0.39 s/op   42 allocs/resource
+//	  store=memory  first run         0.38-0.41 s/op   35 allocs/resource
+//	  store=memory  unchanged rerun   0.22-0.23 s/op   37 allocs/resource
+//	  store=file    first run         0.42-0.49 s/op   35 allocs/resource
+//	  store=file    unchanged rerun   0.21 s/op        37 allocs/resource
 //	BenchmarkSlowCheckDiff1k: 1,000 unchanged resources, Check and Diff 5 ms
-//	                                  56-59 ms/op: 5.6-5.9 x the 10 ms floor (10 s serially)
+//	                                  36-38 ms/op: 3.6-3.8 x the 10 ms floor (10 s serially)
 //
-// (load average about 2; the first round's figures were 0.75-1.20 s/op and
-// 53-60 allocs/resource.)
+// (load average 1.4-2; the second round's figures were 0.24-0.60 s/op,
+// 37-42 allocs/resource and 5.6-5.9 x; the first round's 0.75-1.20 s/op and
+// 53-60 allocs/resource.) An unchanged resource's Check and Diff run on one
+// goroutine (stepgen.Call.DiffAfterCheck).
 //
 // Allocations are the operation's, store and program included. No
 // goroutine waits for a registration's step: a registration whose
