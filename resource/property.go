@@ -2,6 +2,7 @@ package resource
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 )
@@ -353,10 +354,14 @@ func (v PropertyValue) DeepEquals(other PropertyValue) bool {
 func (v PropertyValue) Equal(other PropertyValue) bool { return v.DeepEquals(other) }
 
 // DeepEquals reports whether m and other hold the same keys with deeply equal
-// values.
+// values. A map equals itself at once: carried-over records (an unchanged
+// resource's outputs) share their maps.
 func (m PropertyMap) DeepEquals(other PropertyMap) bool {
 	if len(m) != len(other) {
 		return false
+	}
+	if len(m) == 0 || sameMap(m, other) {
+		return true
 	}
 	for k, v := range m {
 		w, ok := other[k]
@@ -365,6 +370,11 @@ func (m PropertyMap) DeepEquals(other PropertyMap) bool {
 		}
 	}
 	return true
+}
+
+// sameMap reports whether a and b are one map.
+func sameMap(a, b PropertyMap) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // Copy returns a shallow copy of m.

@@ -93,6 +93,11 @@ func TestDeepEquals(t *testing.T) {
 		return resource.NewObject(m)
 	}
 	s, n := resource.NewString, resource.NewNumber
+	// shared is one map, NaN and unknown included, compared with itself.
+	shared := obj("x", n(math.NaN()), "u", resource.NewUnknown(), "s", s("v"))
+	changedMap := shared.ObjectValue().Copy()
+	changedMap["s"] = s("w")
+	changed := resource.NewObject(changedMap)
 	tests := []struct {
 		name string
 		a, b resource.PropertyValue
@@ -117,6 +122,9 @@ func TestDeepEquals(t *testing.T) {
 		{"outputs known vs unknown", resource.NewOutput(resource.Output{Known: true}), resource.NewOutput(resource.Output{}), false},
 		{"outputs deps", resource.NewOutput(resource.Output{Known: true, Element: n(1), Dependencies: []resource.URN{"a"}}), resource.NewOutput(resource.Output{Known: true, Element: n(1)}), false},
 		{"unknown output drops its element", resource.NewOutput(resource.Output{Element: n(1)}), resource.NewOutput(resource.Output{}), true},
+		{"one map", shared, shared, true},
+		{"one map and an equal copy", shared, resource.NewObject(shared.ObjectValue().Copy()), true},
+		{"one map and a changed copy", shared, changed, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
