@@ -25,10 +25,10 @@ const (
 
 // spec is a Command's inputs, read and defaulted.
 type spec struct {
-	create, update, delete field[string]
-	dir, stdin             field[string]
-	env                    field[map[string]string]
-	shell                  field[bool]
+	create, update, delete props.Field[string]
+	dir, stdin             props.Field[string]
+	env                    props.Field[map[string]string]
+	shell                  props.Field[bool]
 	// secret is set if any input is secret.
 	secret bool
 	// checked are the inputs with defaults filled in.
@@ -36,44 +36,44 @@ type spec struct {
 }
 
 func readSpec(m resource.PropertyMap) (spec, []providers.CheckFailure) {
-	r := newReader(m)
-	r.only(inputKeys...)
+	r := reader{props.NewReader(m)}
+	r.Only(inputKeys...)
 	s := spec{
-		create: r.str("create", true),
-		update: r.str("update", false),
-		delete: r.str("delete", false),
-		dir:    r.str("dir", false),
-		stdin:  r.str("stdin", false),
+		create: r.RequiredStr("create"),
+		update: r.Str("update"),
+		delete: r.Str("delete"),
+		dir:    r.Str("dir"),
+		stdin:  r.Str("stdin"),
 		env:    r.env("environment"),
-		shell:  r.boolean("shell", false),
+		shell:  r.Bool("shell", false),
 		secret: m.ContainsSecrets(),
 	}
-	if s.create.set && !s.create.unknown && s.create.v == "" {
-		r.fail("create", "must not be empty")
+	if s.create.Set && !s.create.Unknown && s.create.Value == "" {
+		r.Fail("create", "must not be empty")
 	}
-	if v, set, unknown := r.value("triggers"); set && !unknown && !v.IsArray() {
-		r.fail("triggers", "must be an array, not %s", v.Kind())
+	if v, set, unknown := r.Value("triggers"); set && !unknown && !v.IsArray() {
+		r.Fail("triggers", "must be an array, not %s", v.Kind())
 	}
-	if !s.shell.unknown && !s.shell.v {
+	if !s.shell.Unknown && !s.shell.Value {
 		// Without a shell, the command lines must split into words.
 		for _, c := range []struct {
 			key string
-			f   field[string]
+			f   props.Field[string]
 		}{{"create", s.create}, {"update", s.update}, {"delete", s.delete}} {
-			if c.f.set && !c.f.unknown && c.f.v != "" {
-				if _, err := splitArgs(c.f.v); err != nil {
-					r.fail(c.key, "%v (or set shell to true to run it with /bin/sh)", err)
+			if c.f.Set && !c.f.Unknown && c.f.Value != "" {
+				if _, err := splitArgs(c.f.Value); err != nil {
+					r.Fail(c.key, "%v (or set shell to true to run it with /bin/sh)", err)
 				}
 			}
 		}
 	}
-	s.checked = r.out
-	return s, r.failures
+	s.checked = r.Out()
+	return s, r.Failures()
 }
 
 // known reports whether every input that running a command needs is known.
 func (s spec) known() bool {
-	for _, u := range []bool{s.create.unknown, s.update.unknown, s.delete.unknown, s.dir.unknown, s.stdin.unknown, s.env.unknown, s.shell.unknown} {
+	for _, u := range []bool{s.create.Unknown, s.update.Unknown, s.delete.Unknown, s.dir.Unknown, s.stdin.Unknown, s.env.Unknown, s.shell.Unknown} {
 		if u {
 			return false
 		}
@@ -83,7 +83,7 @@ func (s spec) known() bool {
 
 // invocation is how to run line in the spec's directory and environment.
 func (s spec) invocation(op, line string, prev resource.PropertyMap) invocation {
-	inv := invocation{op: op, line: line, shell: s.shell.v, dir: s.dir.v, env: s.env.v, stdin: s.stdin.v, secret: s.secret}
+	inv := invocation{op: op, line: line, shell: s.shell.Value, dir: s.dir.Value, env: s.env.Value, stdin: s.stdin.Value, secret: s.secret}
 	for _, e := range [][2]string{{"stdout", StdoutEnv}, {"stderr", StderrEnv}} {
 		if v := prev[resource.PropertyKey(e[0])].Unwrap(); v.IsString() && len(v.StringValue()) <= maxEnvOutput {
 			inv.extraEnv = append(inv.extraEnv, e[1]+"="+v.StringValue())
@@ -132,7 +132,7 @@ func (p *provider) create(ctx context.Context, req providers.CreateRequest) (pro
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
-	stdout, stderr, err := run(ctx, s.invocation("create", s.create.v, nil))
+	stdout, stderr, err := run(ctx, s.invocation("create", s.create.Value, nil))
 	if err != nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
 	}
@@ -160,9 +160,9 @@ func (p *provider) update(ctx context.Context, req providers.UpdateRequest) (pro
 	if !s.known() {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: the inputs have unknown values outside a preview", req.URN)
 	}
-	op, line := "update", s.update.v
-	if !s.update.set || line == "" {
-		op, line = "create", s.create.v
+	op, line := "update", s.update.Value
+	if !s.update.Set || line == "" {
+		op, line = "create", s.create.Value
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
@@ -183,10 +183,10 @@ func (p *provider) delete(ctx context.Context, req providers.DeleteRequest) (pro
 	if len(failures) > 0 {
 		return providers.DeleteResponse{}, props.FailuresError(req.URN, failures)
 	}
-	if s.delete.set && s.delete.v != "" {
+	if s.delete.Set && s.delete.Value != "" {
 		ctx, cancel := withTimeout(ctx, req.Timeout)
 		defer cancel()
-		if _, _, err := run(ctx, s.invocation("delete", s.delete.v, req.Outputs)); err != nil {
+		if _, _, err := run(ctx, s.invocation("delete", s.delete.Value, req.Outputs)); err != nil {
 			return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
 		}
 	}

@@ -18,27 +18,27 @@ import (
 var dirKeys = []string{"path", "permissions"}
 
 type dirSpec struct {
-	path field[string]
-	mode field[uint32]
+	path props.Field[string]
+	mode props.Field[uint32]
 }
 
 func readDirSpec(m resource.PropertyMap) (dirSpec, []providers.CheckFailure) {
-	r := &reader{m: m}
-	r.only(dirKeys...)
-	s := dirSpec{path: r.str("path", true), mode: r.mode("permissions", 0o755)}
-	if s.path.set && !s.path.unknown && s.path.v == "" {
-		r.fail("path", "must not be empty")
+	r := reader{props.NewReader(m)}
+	r.Only(dirKeys...)
+	s := dirSpec{path: r.RequiredStr("path"), mode: r.mode("permissions", 0o755)}
+	if s.path.Set && !s.path.Unknown && s.path.Value == "" {
+		r.Fail("path", "must not be empty")
 	}
-	return s, r.failures
+	return s, r.Failures()
 }
 
 // outputs are the path as given and the normalised permissions.
 func (s dirSpec) outputs(inputs resource.PropertyMap) resource.PropertyMap {
 	out := resource.PropertyMap{"path": inputs["path"]}
-	if s.mode.unknown {
+	if s.mode.Unknown {
 		out["permissions"] = resource.NewUnknown()
 	} else {
-		out["permissions"] = keepSecret(inputs["permissions"], resource.NewString(formatMode(s.mode.v)))
+		out["permissions"] = keepSecret(inputs["permissions"], resource.NewString(formatMode(s.mode.Value)))
 	}
 	return out
 }
@@ -52,8 +52,8 @@ func (dirType) Check(ctx context.Context, req providers.CheckRequest) (providers
 		return providers.CheckResponse{Inputs: req.News, Failures: failures}, nil
 	}
 	out := req.News.Copy()
-	if !s.mode.unknown {
-		out["permissions"] = keepSecret(req.News["permissions"], resource.NewString(formatMode(s.mode.v)))
+	if !s.mode.Unknown {
+		out["permissions"] = keepSecret(req.News["permissions"], resource.NewString(formatMode(s.mode.Value)))
 	}
 	return providers.CheckResponse{Inputs: out}, nil
 }
@@ -91,7 +91,7 @@ func (dirType) Create(ctx context.Context, req providers.CreateRequest) (provide
 // directory (not the parents, which get 0755) exactly the permissions asked
 // for. An existing directory is kept and adopted.
 func makeDir(s dirSpec) (string, error) {
-	abs, err := filepath.Abs(s.path.v)
+	abs, err := filepath.Abs(s.path.Value)
 	if err != nil {
 		return "", err
 	}
@@ -101,10 +101,10 @@ func makeDir(s dirSpec) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return "", err
 	}
-	if err := os.Mkdir(abs, fs.FileMode(s.mode.v)); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(abs, fs.FileMode(s.mode.Value)); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", err
 	}
-	if err := os.Chmod(abs, fs.FileMode(s.mode.v)); err != nil {
+	if err := os.Chmod(abs, fs.FileMode(s.mode.Value)); err != nil {
 		return "", err
 	}
 	return abs, nil
@@ -121,7 +121,7 @@ func (dirType) Update(ctx context.Context, req providers.UpdateRequest) (provide
 	if req.NewInputs.ContainsUnknowns() {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: the inputs have unknown values outside a preview", req.URN)
 	}
-	if abs, err := filepath.Abs(s.path.v); err == nil && abs != string(req.ID) {
+	if abs, err := filepath.Abs(s.path.Value); err == nil && abs != string(req.ID) {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: the path moved from %s to %s, which needs a replacement, not an update", req.URN, req.ID, abs)
 	}
 	if _, err := makeDir(s); err != nil {

@@ -21,72 +21,72 @@ var fileKeys = []string{"path", "content", "source", "permissions"}
 
 // fileSpec is a File's inputs, read and defaulted.
 type fileSpec struct {
-	path    field[string]
-	content field[string]
-	source  field[*resource.Asset]
-	mode    field[uint32]
+	path    props.Field[string]
+	content props.Field[string]
+	source  props.Field[*resource.Asset]
+	mode    props.Field[uint32]
 }
 
 func readFileSpec(m resource.PropertyMap) (fileSpec, []providers.CheckFailure) {
-	r := &reader{m: m}
-	r.only(fileKeys...)
+	r := reader{props.NewReader(m)}
+	r.Only(fileKeys...)
 	s := fileSpec{
-		path:    r.str("path", true),
-		content: r.str("content", false),
-		source:  r.asset("source"),
+		path:    r.RequiredStr("path"),
+		content: r.Str("content"),
+		source:  r.Asset("source"),
 		mode:    r.mode("permissions", 0o644),
 	}
-	if s.path.set && !s.path.unknown && s.path.v == "" {
-		r.fail("path", "must not be empty")
+	if s.path.Set && !s.path.Unknown && s.path.Value == "" {
+		r.Fail("path", "must not be empty")
 	}
-	_, hasContent, _ := r.value("content")
-	_, hasSource, _ := r.value("source")
+	_, hasContent, _ := r.Value("content")
+	_, hasSource, _ := r.Value("source")
 	switch {
 	case hasContent && hasSource:
-		r.fail("source", "set either content or source, not both")
+		r.Fail("source", "set either content or source, not both")
 	case !hasContent && !hasSource:
-		r.fail("content", "one of content (a string) or source (an asset) is required")
+		r.Fail("content", "one of content (a string) or source (an asset) is required")
 	}
-	return s, r.failures
+	return s, r.Failures()
 }
 
 // dataKnown reports whether the file's content can be known now.
 func (s fileSpec) dataKnown() bool {
-	if s.source.set {
-		return !s.source.unknown
+	if s.source.Set {
+		return !s.source.Unknown
 	}
-	return !s.content.unknown
+	return !s.content.Unknown
 }
 
 // hash is the hex SHA-256 of the content the inputs ask for: for a source
 // asset, the hash Check recorded.
 func (s fileSpec) hash(ctx context.Context) (string, bool) {
-	if s.source.set {
-		if s.source.unknown || s.source.v == nil {
+	if s.source.Set {
+		if s.source.Unknown || s.source.Value == nil {
 			return "", false
 		}
-		if s.source.v.Hash != "" {
-			return s.source.v.Hash, true
+		if s.source.Value.Hash != "" {
+			return s.source.Value.Hash, true
 		}
-		h, err := s.source.v.ComputeHash(ctx)
+		h, err := s.source.Value.ComputeHash(ctx)
 		return h, err == nil
 	}
-	if s.content.unknown {
+	if s.content.Unknown {
 		return "", false
 	}
-	sum := sha256.Sum256([]byte(s.content.v))
+	sum := sha256.Sum256([]byte(s.content.Value))
 	return hex.EncodeToString(sum[:]), true
 }
 
 func (s fileSpec) data(ctx context.Context) ([]byte, error) {
-	if s.source.set {
-		b, err := s.source.v.Bytes(ctx)
+	if s.source.Set {
+		b, err := s.source.Value.Bytes(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("source: %w", err)
 		}
 		return b, nil
 	}
-	return []byte(s.content.v), nil
+	return []byte(s.content.Value), nil
 }
 
 // outputs are the inputs as given (with permissions normalised) plus the
@@ -99,10 +99,10 @@ func (s fileSpec) outputs(inputs resource.PropertyMap, data []byte, known bool) 
 			out[resource.PropertyKey(k)] = v
 		}
 	}
-	if s.mode.unknown {
+	if s.mode.Unknown {
 		out["permissions"] = resource.NewUnknown()
 	} else {
-		out["permissions"] = keepSecret(inputs["permissions"], resource.NewString(formatMode(s.mode.v)))
+		out["permissions"] = keepSecret(inputs["permissions"], resource.NewString(formatMode(s.mode.Value)))
 	}
 	if !known {
 		out["sha256"], out["size"] = resource.NewUnknown(), resource.NewUnknown()
@@ -110,7 +110,7 @@ func (s fileSpec) outputs(inputs resource.PropertyMap, data []byte, known bool) 
 	}
 	sum := sha256.Sum256(data)
 	like := inputs["content"]
-	if s.source.set {
+	if s.source.Set {
 		like = inputs["source"]
 	}
 	out["sha256"] = keepSecret(like, resource.NewString(hex.EncodeToString(sum[:])))
@@ -127,13 +127,13 @@ func (fileType) Check(ctx context.Context, req providers.CheckRequest) (provider
 		return providers.CheckResponse{Inputs: req.News, Failures: failures}, nil
 	}
 	out := req.News.Copy()
-	if !s.mode.unknown {
-		out["permissions"] = keepSecret(req.News["permissions"], resource.NewString(formatMode(s.mode.v)))
+	if !s.mode.Unknown {
+		out["permissions"] = keepSecret(req.News["permissions"], resource.NewString(formatMode(s.mode.Value)))
 	}
-	if s.source.set && !s.source.unknown {
+	if s.source.Set && !s.source.Unknown {
 		// Hash a copy, so Diff sees content changes and the caller's asset
 		// is left alone.
-		a := *s.source.v
+		a := *s.source.Value
 		if err := a.EnsureHash(ctx); err != nil {
 			return providers.CheckResponse{Inputs: req.News, Failures: []providers.CheckFailure{{Property: "source", Reason: err.Error()}}}, nil
 		}
@@ -158,11 +158,11 @@ func (fileType) Diff(ctx context.Context, req providers.DiffRequest) (providers.
 // absolute path other than the ID. "./a" after "a" is an update that
 // changes nothing on disk, while the same relative path seen from another
 // working directory is a replacement.
-func pathDiff(res *resource.DiffResult, id resource.ID, path field[string]) {
-	if id == "" || path.unknown || !path.set {
+func pathDiff(res *resource.DiffResult, id resource.ID, path props.Field[string]) {
+	if id == "" || path.Unknown || !path.Set {
 		return
 	}
-	abs, err := filepath.Abs(path.v)
+	abs, err := filepath.Abs(path.Value)
 	same := err == nil && abs == string(id)
 	pd, changed := res.DetailedDiff["path"]
 	switch {
@@ -194,7 +194,7 @@ func (fileType) Create(ctx context.Context, req providers.CreateRequest) (provid
 	if req.Inputs.ContainsUnknowns() {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: the inputs have unknown values outside a preview", req.URN)
 	}
-	abs, err := filepath.Abs(s.path.v)
+	abs, err := filepath.Abs(s.path.Value)
 	if err != nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
 	}
@@ -202,7 +202,7 @@ func (fileType) Create(ctx context.Context, req providers.CreateRequest) (provid
 	if err != nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
 	}
-	if err := writeFile(abs, data, fs.FileMode(s.mode.v), false); err != nil {
+	if err := writeFile(abs, data, fs.FileMode(s.mode.Value), false); err != nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
 	}
 	return providers.CreateResponse{ID: resource.ID(abs), Outputs: s.outputs(req.Inputs, data, true)}, nil
@@ -232,7 +232,7 @@ func (fileType) Update(ctx context.Context, req providers.UpdateRequest) (provid
 	if req.NewInputs.ContainsUnknowns() {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: the inputs have unknown values outside a preview", req.URN)
 	}
-	abs, err := filepath.Abs(s.path.v)
+	abs, err := filepath.Abs(s.path.Value)
 	if err != nil {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
 	}
@@ -243,7 +243,7 @@ func (fileType) Update(ctx context.Context, req providers.UpdateRequest) (provid
 	if err != nil {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
 	}
-	if err := writeFile(abs, data, fs.FileMode(s.mode.v), true); err != nil {
+	if err := writeFile(abs, data, fs.FileMode(s.mode.Value), true); err != nil {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
 	}
 	return providers.UpdateResponse{Outputs: s.outputs(req.NewInputs, data, true)}, nil
@@ -295,7 +295,7 @@ func (fileType) Read(ctx context.Context, req providers.ReadRequest) (providers.
 	s, _ := readFileSpec(inputs)
 	sum := sha256.Sum256(data)
 	if old, ok := s.hash(ctx); !ok || old != hex.EncodeToString(sum[:]) {
-		if s.source.set {
+		if s.source.Set {
 			inputs["source"] = keepSecret(inputs["source"], resource.NewAssetValue(resource.NewTextAsset(string(data))))
 		} else {
 			inputs["content"] = keepSecret(inputs["content"], resource.NewString(string(data)))

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/groundwork-iac/groundwork/providers/internal/props"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -22,26 +23,26 @@ func (integerKind) keys() []string { return []string{"min", "max", "seed", "keep
 
 func (integerKind) read(r *reader) func() (resource.PropertyValue, error) {
 	r.keepers()
-	lo := r.integer("min", -maxExact, maxExact, true, 0)
-	hi := r.integer("max", -maxExact, maxExact, true, 0)
-	seed := r.str("seed", nil)
-	if lo.set && hi.set && !lo.unknown && !hi.unknown && lo.v > hi.v {
-		r.fail("max", "is %d, less than min %d", hi.v, lo.v)
+	lo := r.RequiredInt("min", -maxExact, maxExact)
+	hi := r.RequiredInt("max", -maxExact, maxExact)
+	seed := r.Str("seed")
+	if lo.Set && hi.Set && !lo.Unknown && !hi.Unknown && lo.Value > hi.Value {
+		r.Fail("max", "is %d, less than min %d", hi.Value, lo.Value)
 	}
-	if r.unknown || len(r.failures) > 0 {
+	if r.Unknown() || len(r.Failures()) > 0 {
 		return nil
 	}
 	return func() (resource.PropertyValue, error) {
-		n, err := randomIn(lo.v, hi.v, seed)
+		n, err := randomIn(lo.Value, hi.Value, seed)
 		return resource.NewNumber(float64(n)), err
 	}
 }
 
 // randomIn returns a number in [lo, hi]: uniform from crypto/rand, or, with
 // a seed, the same number every time for the same seed and range.
-func randomIn(lo, hi int64, seed field[string]) (int64, error) {
+func randomIn(lo, hi int64, seed props.Field[string]) (int64, error) {
 	span := uint64(hi-lo) + 1 // at most 2^54+1: no overflow
-	if !seed.set {
+	if !seed.Set {
 		n, err := intn(int64(span))
 		return lo + n, err
 	}
@@ -50,7 +51,7 @@ func randomIn(lo, hi int64, seed field[string]) (int64, error) {
 	limit := ^uint64(0) - ^uint64(0)%span
 	for counter := uint64(0); ; counter++ {
 		h := sha256.New()
-		h.Write([]byte(seed.v))
+		h.Write([]byte(seed.Value))
 		binary.Write(h, binary.BigEndian, counter)
 		x := binary.BigEndian.Uint64(h.Sum(nil))
 		if x < limit {
@@ -96,7 +97,7 @@ func (uuidKind) keys() []string { return []string{"keepers"} }
 
 func (uuidKind) read(r *reader) func() (resource.PropertyValue, error) {
 	r.keepers()
-	if r.unknown || len(r.failures) > 0 {
+	if r.Unknown() || len(r.Failures()) > 0 {
 		return nil
 	}
 	return func() (resource.PropertyValue, error) { return resource.NewString(newUUID()), nil }

@@ -18,15 +18,14 @@ func (petKind) keys() []string { return []string{"length", "separator", "prefix"
 
 func (petKind) read(r *reader) func() (resource.PropertyValue, error) {
 	r.keepers()
-	dash := "-"
-	length := r.integer("length", 1, maxPetLength, false, 2)
-	sep := r.str("separator", &dash)
-	prefix := r.str("prefix", nil)
-	if r.unknown || len(r.failures) > 0 {
+	length := r.IntDefault("length", 1, maxPetLength, 2)
+	sep := r.StrDefault("separator", "-")
+	prefix := r.Str("prefix")
+	if r.Unknown() || len(r.Failures()) > 0 {
 		return nil
 	}
 	return func() (resource.PropertyValue, error) {
-		name, err := petName(int(length.v), sep.v, prefix.v)
+		name, err := petName(int(length.Value), sep.Value, prefix.Value)
 		return resource.NewString(name), err
 	}
 }

@@ -52,8 +52,9 @@ func New() providers.Provider {
 type kind interface {
 	// keys are the type's inputs.
 	keys() []string
-	// read validates the inputs r holds and fills in r.out's defaults. When
-	// no input is unknown it returns the function that generates a value.
+	// read validates the inputs r holds and fills in r.Out()'s defaults.
+	// When no input is unknown it returns the function that generates a
+	// value.
 	read(r *reader) func() (resource.PropertyValue, error)
 	// parseID turns an import ID into the (unchecked) inputs and the value
 	// it stands for.
@@ -93,12 +94,12 @@ func (p *provider) Check(ctx context.Context, req providers.CheckRequest) (provi
 		return providers.CheckResponse{}, err
 	}
 	r := newReader(req.News)
-	r.only(k.keys()...)
+	r.Only(k.keys()...)
 	k.read(r)
-	if len(r.failures) > 0 {
-		return providers.CheckResponse{Inputs: req.News, Failures: r.failures}, nil
+	if len(r.Failures()) > 0 {
+		return providers.CheckResponse{Inputs: req.News, Failures: r.Failures()}, nil
 	}
-	return providers.CheckResponse{Inputs: r.out}, nil
+	return providers.CheckResponse{Inputs: r.Out()}, nil
 }
 
 func (p *provider) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
@@ -119,12 +120,12 @@ func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (pro
 		return providers.CreateResponse{}, err
 	}
 	r := newReader(req.Inputs)
-	r.only(k.keys()...)
+	r.Only(k.keys()...)
 	generate := k.read(r)
-	if len(r.failures) > 0 {
-		return providers.CreateResponse{}, props.FailuresError(req.URN, r.failures)
+	if len(r.Failures()) > 0 {
+		return providers.CreateResponse{}, props.FailuresError(req.URN, r.Failures())
 	}
-	outs := r.out.Copy()
+	outs := r.Out().Copy()
 	if req.Preview {
 		outs["result"] = resource.NewUnknown()
 		return providers.CreateResponse{Outputs: outs}, nil
@@ -132,7 +133,7 @@ func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (pro
 	if err := ctx.Err(); err != nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
 	}
-	if r.unknown {
+	if r.Unknown() {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: the inputs have unknown values outside a preview", req.URN)
 	}
 	if outs["result"], err = generate(); err != nil {
@@ -156,16 +157,16 @@ func (p *provider) Update(ctx context.Context, req providers.UpdateRequest) (pro
 		return providers.UpdateResponse{}, err
 	}
 	r := newReader(req.NewInputs)
-	r.only(k.keys()...)
+	r.Only(k.keys()...)
 	k.read(r)
-	if len(r.failures) > 0 {
-		return providers.UpdateResponse{}, props.FailuresError(req.URN, r.failures)
+	if len(r.Failures()) > 0 {
+		return providers.UpdateResponse{}, props.FailuresError(req.URN, r.Failures())
 	}
 	result, ok := req.OldOutputs["result"]
 	if !ok {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: the recorded outputs have no result to keep", req.URN)
 	}
-	outs := r.out.Copy()
+	outs := r.Out().Copy()
 	outs["result"] = result
 	return providers.UpdateResponse{Outputs: outs}, nil
 }
@@ -207,15 +208,15 @@ func (p *provider) Read(ctx context.Context, req providers.ReadRequest) (provide
 	}
 	r := newReader(inputs)
 	k.read(r)
-	if len(r.failures) > 0 {
-		return providers.ReadResponse{}, fmt.Errorf("import %s: %w", req.URN, props.FailuresError(req.URN, r.failures))
+	if len(r.Failures()) > 0 {
+		return providers.ReadResponse{}, fmt.Errorf("import %s: %w", req.URN, props.FailuresError(req.URN, r.Failures()))
 	}
-	outs := r.out.Copy()
+	outs := r.Out().Copy()
 	outs["result"] = result
 	id := req.ID
 	if result.IsSecret() {
 		// The ID is recorded in plain text; a secret must not stay in it.
 		id = newID()
 	}
-	return providers.ReadResponse{ID: id, Inputs: r.out, Outputs: outs}, nil
+	return providers.ReadResponse{ID: id, Inputs: r.Out(), Outputs: outs}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/groundwork-iac/groundwork/providers/internal/props"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -34,18 +35,18 @@ func (stringKind) keys() []string {
 // charClass is one class of characters a String may draw from.
 type charClass struct {
 	name    string
-	enabled field[bool]
-	min     field[int64]
+	enabled props.Field[bool]
+	min     props.Field[int64]
 	chars   []rune
 }
 
 func (stringKind) read(r *reader) func() (resource.PropertyValue, error) {
 	r.keepers()
-	length := r.integer("length", 1, maxStringLength, true, 0)
-	special := r.str("overrideSpecial", nil)
+	length := r.RequiredInt("length", 1, maxStringLength)
+	special := r.Str("overrideSpecial")
 	specials := specialChars
-	if special.set && !special.unknown && special.v != "" {
-		specials = special.v
+	if special.Set && !special.Unknown && special.Value != "" {
+		specials = special.Value
 	}
 	classes := []charClass{
 		{name: "upper", chars: []rune(upperChars)},
@@ -57,26 +58,26 @@ func (stringKind) read(r *reader) func() (resource.PropertyValue, error) {
 	for i := range classes {
 		c := &classes[i]
 		minKey := "min" + strings.ToUpper(c.name[:1]) + c.name[1:]
-		c.enabled = r.boolean(c.name, true)
-		c.min = r.integer(minKey, 0, maxStringLength, false, 0)
-		knownAll = knownAll && !c.enabled.unknown && !c.min.unknown
-		anyEnabled = anyEnabled || c.enabled.unknown || c.enabled.v
-		if !c.enabled.unknown && !c.enabled.v && c.min.v > 0 {
-			r.fail(minKey, "is %d, but %s is false", c.min.v, c.name)
+		c.enabled = r.Bool(c.name, true)
+		c.min = r.IntDefault(minKey, 0, maxStringLength, 0)
+		knownAll = knownAll && !c.enabled.Unknown && !c.min.Unknown
+		anyEnabled = anyEnabled || c.enabled.Unknown || c.enabled.Value
+		if !c.enabled.Unknown && !c.enabled.Value && c.min.Value > 0 {
+			r.Fail(minKey, "is %d, but %s is false", c.min.Value, c.name)
 		}
-		minSum += c.min.v
+		minSum += c.min.Value
 	}
 	if !anyEnabled {
-		r.fail("", "at least one of upper, lower, numeric and special must be true")
+		r.Fail("", "at least one of upper, lower, numeric and special must be true")
 	}
-	if knownAll && !length.unknown && length.set && minSum > length.v {
-		r.fail("length", "is %d, fewer than the %d characters the min* inputs ask for together", length.v, minSum)
+	if knownAll && !length.Unknown && length.Set && minSum > length.Value {
+		r.Fail("length", "is %d, fewer than the %d characters the min* inputs ask for together", length.Value, minSum)
 	}
-	if r.unknown || len(r.failures) > 0 {
+	if r.Unknown() || len(r.Failures()) > 0 {
 		return nil
 	}
 	return func() (resource.PropertyValue, error) {
-		s, err := generateString(int(length.v), classes)
+		s, err := generateString(int(length.Value), classes)
 		if err != nil {
 			return resource.PropertyValue{}, err
 		}
@@ -96,11 +97,11 @@ func generateString(length int, classes []charClass) (string, error) {
 	out := make([]rune, 0, length)
 	var pool []rune
 	for _, c := range classes {
-		if !c.enabled.v {
+		if !c.enabled.Value {
 			continue
 		}
 		pool = append(pool, c.chars...)
-		for range c.min.v {
+		for range c.min.Value {
 			ch, err := pick(c.chars)
 			if err != nil {
 				return "", err

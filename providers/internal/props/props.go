@@ -1,6 +1,10 @@
 // Package props holds what the built-in providers share for their inputs:
-// diffing the inputs a resource type declares, and reporting check failures
-// found outside Check as one error.
+// reading them as typed values with a Reader (collecting check failures,
+// filling in defaults, noting unknowns), diffing the inputs a resource type
+// declares, and reporting check failures found outside Check as one error.
+//
+// What is particular to one provider (a file mode, an environment, random's
+// keepers) stays in that provider, on top of the Reader.
 package props
 
 import (
