@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -39,8 +40,10 @@ type openManager func(ctx context.Context, recorded *SecretsState) (secrets.Mana
 
 // encodeSnapshot writes s in the current format. Its secrets section
 // describes mgr (or repeats s.Secrets when there is no manager), and its
-// last member is the MAC over the rest (see sealSnapshot).
-func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeHint int) ([]byte, error) {
+// last member is the MAC over the rest (see sealSnapshot). A resource whose
+// encoding enc remembers (nil for none) is copied from there: it was
+// encoded by the same manager.
+func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeHint int, enc *encodedStates) ([]byte, error) {
 	e := valueEncoder{mgr: mgr}
 	b := make([]byte, 0, max(sizeHint+sizeHint/8, 4096))
 	b = append(b, `{"version":`...)
@@ -64,7 +67,7 @@ func encodeSnapshot(ctx context.Context, s *Snapshot, mgr secrets.Manager, sizeH
 	}
 	b = append(b, `,"resources":[`...)
 	var err error
-	if b, err = appendStates(ctx, b, s.Resources, mgr); err != nil {
+	if b, err = appendStates(ctx, b, s.Resources, mgr, enc); err != nil {
 		return nil, err
 	}
 	b = append(b, "\n]"...)
@@ -96,10 +99,19 @@ const parallelStates = 2000
 // into one run of records per core, encoded concurrently into buffers of
 // their own, then joined in order: the bytes are the same, and so is the
 // error (the first record's that fails).
-func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr secrets.Manager) ([]byte, error) {
-	n := min(runtime.GOMAXPROCS(0), len(states)/(parallelStates/2))
+//
+// The records enc remembers are only copied: room for them is made at
+// once, and only the others count towards encoding on several cores.
+func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr secrets.Manager, enc *encodedStates) ([]byte, error) {
+	cached, fresh := enc.measure(states)
+	if cached > 0 {
+		// The records still to encode are guessed at the size of the
+		// remembered ones.
+		b = slices.Grow(b, cached+fresh*(cached/max(len(states)-fresh, 1))+2*len(states))
+	}
+	n := min(runtime.GOMAXPROCS(0), fresh/(parallelStates/2))
 	if n < 2 {
-		return appendStateRun(ctx, b, states, 0, mgr)
+		return appendStateRun(ctx, b, states, 0, mgr, enc)
 	}
 	per := (len(states) + n - 1) / n
 	hint := (cap(b) - len(b)) / n
@@ -109,10 +121,10 @@ func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr s
 	for k := 1; k < n; k++ {
 		run := states[min(k*per, len(states)):min((k+1)*per, len(states))]
 		wg.Go(func() {
-			bufs[k], errs[k] = appendStateRun(ctx, make([]byte, 0, hint), run, k*per, mgr)
+			bufs[k], errs[k] = appendStateRun(ctx, make([]byte, 0, hint), run, k*per, mgr, enc)
 		})
 	}
-	b, errs[0] = appendStateRun(ctx, b, states[:per], 0, mgr)
+	b, errs[0] = appendStateRun(ctx, b, states[:per], 0, mgr, enc)
 	wg.Wait()
 	for k := range n {
 		if errs[k] != nil {
@@ -124,8 +136,8 @@ func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr s
 }
 
 // appendStateRun writes states, the run of a resources array that begins
-// at index first.
-func appendStateRun(ctx context.Context, b []byte, states []*resource.State, first int, mgr secrets.Manager) ([]byte, error) {
+// at index first, copying the encodings enc remembers.
+func appendStateRun(ctx context.Context, b []byte, states []*resource.State, first int, mgr secrets.Manager, enc *encodedStates) ([]byte, error) {
 	e := valueEncoder{mgr: mgr}
 	var err error
 	for i, r := range states {
@@ -133,6 +145,10 @@ func appendStateRun(ctx context.Context, b []byte, states []*resource.State, fir
 			b = append(b, ',')
 		}
 		b = append(b, "\n"...)
+		if c := enc.get(r); c != nil {
+			b = append(b, c...)
+			continue
+		}
 		if b, err = e.appendState(ctx, b, r); err != nil {
 			return nil, err
 		}
@@ -373,9 +389,14 @@ func checkVersion(data []byte, what, member string, newest int) (int, error) {
 // as the original did.
 //
 // The encoding is appended to b. unknowns reports whether a recorded
-// resource holds an unknown value.
-func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) (_ []byte, unknowns bool, err error) {
+// resource holds an unknown value. When the entry records New in full as
+// it will stand in a snapshot (a success or a write), New is encoded
+// exactly as a snapshot encodes it, keys sorted, as the last member:
+// newAt is where it begins, and it ends just before the payload's closing
+// brace. Otherwise newAt is -1.
+func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) (_ []byte, newAt int, unknowns bool, err error) {
 	e := valueEncoder{mgr: mgr, unsorted: true}
+	newAt = -1
 	b = append(b, `{"kind":`...)
 	b = appendString(b, en.Kind.String())
 	if en.Begin != 0 {
@@ -403,7 +424,7 @@ func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) 
 			b = appendIdentity(b, old)
 		}
 		if err != nil {
-			return nil, false, err
+			return nil, -1, false, err
 		}
 	}
 	if en.With != nil {
@@ -411,13 +432,21 @@ func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) 
 	}
 	if new != nil {
 		b = append(b, `,"new":`...)
-		if en.Kind == EntryClearPending {
+		switch en.Kind {
+		case EntryClearPending:
 			b = appendIdentity(b, new)
-		} else if b, err = e.appendState(ctx, b, new); err != nil {
-			return nil, false, err
+		case EntrySuccess, EntryWrite:
+			// Sorted, as in a snapshot, so that the commit can reuse it.
+			e.unsorted = false
+			newAt = len(b)
+			fallthrough
+		default:
+			if b, err = e.appendState(ctx, b, new); err != nil {
+				return nil, -1, false, err
+			}
 		}
 	}
-	return append(b, '}'), e.unknowns, nil
+	return append(b, '}'), newAt, e.unknowns, nil
 }
 
 // appendWith writes an entry's With: the identity of each record. It is

@@ -21,7 +21,7 @@ import (
 func bigSnapshot(t *testing.T) ([]byte, secrets.Manager) {
 	t.Helper()
 	mgr := testManager(t)
-	data, err := encodeSnapshot(context.Background(), benchStack(3000), mgr, 0)
+	data, err := encodeSnapshot(context.Background(), benchStack(3000), mgr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestParallelEncodingMatchesSerial(t *testing.T) {
 	encode := func(procs int, s *Snapshot) ([]byte, error) {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
-		return encodeSnapshot(ctx, s, nil, 0)
+		return encodeSnapshot(ctx, s, nil, 0, nil)
 	}
 	want, err := encode(1, snap)
 	if err != nil {

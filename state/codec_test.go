@@ -229,7 +229,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		},
 		PendingOperations: []resource.Operation{{Resource: fullState(), Kind: resource.OperationUpdating}},
 	}
-	data, err := encodeSnapshot(ctx, in, mgr, 0)
+	data, err := encodeSnapshot(ctx, in, mgr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -482,7 +482,7 @@ func (c *core) writeSnapshot(ctx context.Context, stack string, snap *Snapshot) 
 	c.mu.Lock()
 	hint := max(c.sizes[stack], 512*len(snap.Resources))
 	c.mu.Unlock()
-	data, err := encodeSnapshot(ctx, &out, mgr, hint)
+	data, err := encodeSnapshot(ctx, &out, mgr, hint, nil)
 	if err != nil {
 		return nil, fmt.Errorf("state: encoding stack %q: %w", stack, err)
 	}

@@ -82,7 +82,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		_ = snap.VerifyIntegrity()
 		_ = sortResources(snap.Resources)
 		// Whatever decodes must encode, and read back the same.
-		again, err := encodeSnapshot(ctx, snap, fx.mgr, 0)
+		again, err := encodeSnapshot(ctx, snap, fx.mgr, 0, nil)
 		if err != nil {
 			t.Fatalf("a decoded snapshot does not encode: %v", err)
 		}
@@ -150,7 +150,7 @@ func TestFuzzSeeds(t *testing.T) {
 	}
 	base := chainStack(2)
 	base.Resources[1].Inputs["s"] = resource.NewSecret(resource.NewString("fuzz"))
-	data, err := encodeSnapshot(ctx, base, mgr, 0)
+	data, err := encodeSnapshot(ctx, base, mgr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,14 +158,14 @@ func TestFuzzSeeds(t *testing.T) {
 
 	// Snapshot seeds: the base and a snapshot holding every property kind.
 	full := &Snapshot{Resources: []*resource.State{fullState()}, PendingOperations: []resource.Operation{{Resource: fullState(), Kind: resource.OperationDeleting}}}
-	fullData, err := encodeSnapshot(ctx, full, mgr, 0)
+	fullData, err := encodeSnapshot(ctx, full, mgr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeSeed(t, "FuzzDecodeSnapshot", "base", data)
 	writeSeed(t, "FuzzDecodeSnapshot", "every-kind", fullData)
 	writeSeed(t, "FuzzDecodeSnapshot", "small", []byte(`{"version":1,"manifest":{"time":"2024-01-01T00:00:00Z"},"resources":[{"urn":"u","type":"a:b:C","inputs":{"x":[1,{"$number":"NaN"},{"$object":{"$y":true}}]}}]}`))
-	unkeyed, err := encodeSnapshot(ctx, chainStack(1), nil, 0)
+	unkeyed, err := encodeSnapshot(ctx, chainStack(1), nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestFuzzSeeds(t *testing.T) {
 	raw1 := appendRecord(nil, recordHeader, 0, v1)
 	var payloads [][]byte
 	for _, e := range entries {
-		p, _, err := encodeEntry(ctx, nil, &e, mgr)
+		p, _, _, err := encodeEntry(ctx, nil, &e, mgr)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -123,6 +123,9 @@ type journal struct {
 	// is.
 	base     []byte
 	inFlight []InFlight
+	// encoded holds the snapshot encodings of the states entries recorded
+	// since the last checkpoint, for the next one to copy.
+	encoded encodedStates
 }
 
 var _ Journal = (*journal)(nil)
@@ -211,12 +214,12 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 		return 0, err
 	}
 	buf := entryBuffers.Get().(*[]byte)
-	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
+	payload, newAt, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
 	if err != nil {
 		return 0, encodeFailed(buf, err)
 	}
 	*buf = payload
-	return j.enter(ctx, &e, buf, !unknowns, true)
+	return j.enter(ctx, &e, buf, newAt, !unknowns, true)
 }
 
 // Record implements Journal.
@@ -225,12 +228,12 @@ func (j *journal) Record(ctx context.Context, e Entry) (uint64, error) {
 		return 0, err
 	}
 	buf := entryBuffers.Get().(*[]byte)
-	payload, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
+	payload, newAt, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
 	if err != nil {
 		return 0, encodeFailed(buf, err)
 	}
 	*buf = payload
-	return j.enter(ctx, &e, buf, !unknowns, false)
+	return j.enter(ctx, &e, buf, newAt, !unknowns, false)
 }
 
 // check refuses an entry before it is encoded: the operation is over, or
@@ -264,8 +267,9 @@ func encodeFailed(buf *[]byte, err error) error {
 }
 
 // enter folds the encoded entry e (its payload in buf, which it
-// recycles), buffers its record and settles it.
-func (j *journal) enter(ctx context.Context, e *Entry, buf *[]byte, known, wait bool) (uint64, error) {
+// recycles), buffers its record and settles it. newAt is where the payload
+// holds New as a snapshot encodes it (see encodeEntry), or -1.
+func (j *journal) enter(ctx context.Context, e *Entry, buf *[]byte, newAt int, known, wait bool) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.ready(); err != nil {
@@ -278,6 +282,9 @@ func (j *journal) enter(ctx context.Context, e *Entry, buf *[]byte, known, wait 
 		return 0, err
 	}
 	j.nextSeq++
+	if newAt >= 0 && known {
+		j.encoded.put(e.New, (*buf)[newAt:len(*buf)-1])
+	}
 	n := len(j.buf)
 	j.frame(e.Seq, *buf)
 	recycle(buf)
@@ -342,10 +349,11 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, e
 	if err := snap.verifyIntegrity(true); err != nil {
 		return nil, fmt.Errorf("state: not writing stack %q: %w", j.stack, err)
 	}
-	data, err := encodeSnapshot(ctx, snap, j.mgr, j.snapSize)
+	data, err := encodeSnapshot(ctx, snap, j.mgr, j.snapSize, &j.encoded)
 	if err != nil {
 		return nil, fmt.Errorf("state: encoding stack %q: %w", j.stack, err)
 	}
+	j.encoded.reset()
 	if err := j.c.st.replace(j.stack, fileSnapshot, data); err != nil {
 		return nil, fmt.Errorf("state: writing stack %q: %w", j.stack, err)
 	}

@@ -209,7 +209,7 @@ func TestLoadRejectsNewerFormatAndBrokenFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := encodeSnapshot(ctx, broken, mgr, 0)
+		data, err := encodeSnapshot(ctx, broken, mgr, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -288,7 +288,7 @@ func TestEntryWithRoundTrip(t *testing.T) {
 		{Kind: EntryWrite, Old: db, With: withList()},
 		{Kind: EntryWrite, Old: db},
 	} {
-		payload, _, err := encodeEntry(ctx, nil, &e, nil)
+		payload, _, _, err := encodeEntry(ctx, nil, &e, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
