@@ -50,7 +50,7 @@ type regResult struct {
 type inbox struct {
 	mu       sync.Mutex
 	requests []*request
-	answers  []stepgen.Answer
+	answers  []*stepgen.Answer
 	closed   bool
 	// wake holds a token while the inbox has something the loop has not
 	// taken yet.
@@ -74,7 +74,7 @@ func (b *inbox) postRequest(r *request) bool {
 
 // postAnswer queues a provider call's answer; it is dropped once the loop
 // has ended (the operation was cancelled and nothing waits for it).
-func (b *inbox) postAnswer(a stepgen.Answer) {
+func (b *inbox) postAnswer(a *stepgen.Answer) {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -93,7 +93,7 @@ func (b *inbox) signal() {
 }
 
 // take swaps out everything queued for the empty slices given.
-func (b *inbox) take(reqs []*request, ans []stepgen.Answer) ([]*request, []stepgen.Answer) {
+func (b *inbox) take(reqs []*request, ans []*stepgen.Answer) ([]*request, []*stepgen.Answer) {
 	b.mu.Lock()
 	reqs, b.requests = b.requests, reqs
 	ans, b.answers = b.answers, ans
@@ -117,7 +117,7 @@ func (b *inbox) close() []*request {
 func (d *deployment) loop(ctx context.Context) {
 	defer close(d.loopDone)
 	var reqs []*request
-	var ans []stepgen.Answer
+	var ans []*stepgen.Answer
 	for {
 		select {
 		case <-d.inbox.wake:
@@ -169,8 +169,8 @@ func (d *deployment) handleRequest(ctx context.Context, r *request) {
 	d.dispatch(ctx, acts)
 }
 
-func (d *deployment) handleAnswer(ctx context.Context, a stepgen.Answer) {
-	acts, err := d.gen.Answer(a)
+func (d *deployment) handleAnswer(ctx context.Context, a *stepgen.Answer) {
+	acts, err := d.gen.Answer(*a)
 	if err != nil {
 		d.noteError(err)
 		d.complete(a.Call.Reg, regResult{err: err})
@@ -228,38 +228,65 @@ func (d *deployment) released(s *stepgen.Step) {
 
 // call makes one provider call for the generator on its own goroutine, so
 // that calls for different resources overlap.
+//
+// The answer lives on the heap, and the calls are made by ask and
+// diffAfterCheck below it, so that this goroutine's frames, down through
+// the registry's guards into the provider, fit in the stack a goroutine
+// starts with: one that grows must be copied, and its larger stack freed
+// again when it ends (BENCHMARKS.md).
 func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
 	defer d.calls.Done()
-	ans := stepgen.Answer{Call: c}
+	ans := &stepgen.Answer{Call: c}
+	d.ask(ctx, c, ans)
+	d.inbox.postAnswer(ans)
+}
+
+// ask makes the provider call c asks for and fills in ans.
+func (d *deployment) ask(ctx context.Context, c *stepgen.Call, ans *stepgen.Answer) {
 	if c.Kind == stepgen.CallAnalyze {
 		ans.Err = d.analyze(ctx, c.New)
-		d.inbox.postAnswer(ans)
 		return
 	}
 	p, err := d.Provider(c.Provider, c.Type)
 	if err != nil {
 		ans.Err = err
-	} else {
-		switch c.Kind {
-		case stepgen.CallCheck:
-			ans.Check, ans.Err = p.Check(ctx, c.Check)
-			if c.DiffAfterCheck && ans.Err == nil && len(ans.Check.Failures) == 0 {
-				// The generator's next question: answer it now rather than
-				// after a round trip through the loop.
-				req := c.Diff
-				if req.NewInputs = ans.Check.Inputs; req.NewInputs == nil {
-					req.NewInputs = resource.PropertyMap{}
-				}
-				ans.Diff, ans.DiffErr = p.Diff(ctx, req)
-				ans.Diffed = true
-			}
-		case stepgen.CallDiff:
-			ans.Diff, ans.Err = p.Diff(ctx, c.Diff)
-		default:
-			ans.Err = fmt.Errorf("unknown provider call %d", c.Kind)
-		}
+		return
 	}
-	d.inbox.postAnswer(ans)
+	switch c.Kind {
+	case stepgen.CallCheck:
+		check(ctx, p, c, ans)
+		if c.DiffAfterCheck && ans.Err == nil && len(ans.Check.Failures) == 0 {
+			diffAfterCheck(ctx, p, c, ans)
+		}
+	case stepgen.CallDiff:
+		diff(ctx, p, c, ans)
+	default:
+		ans.Err = fmt.Errorf("unknown provider call %d", c.Kind)
+	}
+}
+
+//go:noinline
+func check(ctx context.Context, p providers.Provider, c *stepgen.Call, ans *stepgen.Answer) {
+	ans.Check, ans.Err = p.Check(ctx, c.Check)
+}
+
+//go:noinline
+func diff(ctx context.Context, p providers.Provider, c *stepgen.Call, ans *stepgen.Answer) {
+	ans.Diff, ans.Err = p.Diff(ctx, c.Diff)
+}
+
+// diffAfterCheck answers the generator's next question, the Diff that
+// follows a successful Check, now rather than after a round trip through
+// the loop.
+//
+//go:noinline
+func diffAfterCheck(ctx context.Context, p providers.Provider, c *stepgen.Call, ans *stepgen.Answer) {
+	req := c.Diff
+	if req.NewInputs = ans.Check.Inputs; req.NewInputs == nil {
+		req.NewInputs = resource.PropertyMap{}
+	}
+	ans.Diff, ans.DiffErr = p.Diff(ctx, req)
+	ans.Diffed = true
 }
 
 // post hands a request to the loop; done is called with its outcome, once,

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,5 +145,64 @@ func TestCloseWaitsForCallsInFlight(t *testing.T) {
 	}
 	if len(got) != 5 {
 		t.Errorf("events = %v; want 2 signals, 1 return, 2 closes", got)
+	}
+}
+
+// TestCloseRacesCalls closes a provider while goroutines keep calling it:
+// every call is either refused with ErrClosed or runs to its end before
+// the provider's Close, never after it.
+func TestCloseRacesCalls(t *testing.T) {
+	for round := range 20 {
+		var mu sync.Mutex
+		closed, late := false, 0
+		r := providers.NewRegistry()
+		_ = r.RegisterFactory("busy", "1.0.0", func(context.Context) (providers.Provider, error) {
+			return &providers.Func{
+				CheckF: func(_ context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+					mu.Lock()
+					if closed {
+						late++
+					}
+					mu.Unlock()
+					return providers.CheckResponse{Inputs: req.News}, nil
+				},
+				CloseF: func(context.Context) error {
+					mu.Lock()
+					closed = true
+					mu.Unlock()
+					return nil
+				},
+			}, nil
+		})
+		ref, _ := createProvider(t, r, providerURN("busy", "p"), resource.PropertyMap{}, false)
+		p := mustGet(t, r, ref)
+		var wg sync.WaitGroup
+		var answered atomic.Int64
+		for range 8 {
+			wg.Go(func() {
+				for range 200 {
+					_, err := p.Check(context.Background(), providers.CheckRequest{URN: bucketURN, News: resource.PropertyMap{}})
+					switch {
+					case err == nil, errors.Is(err, providers.ErrClosed):
+						answered.Add(1)
+					default:
+						t.Errorf("Check = %v; want success or ErrClosed", err)
+					}
+				}
+			})
+		}
+		if err := r.Close(t.Context()); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		wg.Wait()
+		if late != 0 {
+			t.Fatalf("round %d: %d calls reached the provider after its Close", round, late)
+		}
+		if n := answered.Load(); n != 1600 {
+			t.Fatalf("round %d: %d of 1,600 calls were served or refused", round, n)
+		}
+		if _, err := p.Check(context.Background(), providers.CheckRequest{URN: bucketURN}); !errors.Is(err, providers.ErrClosed) {
+			t.Fatalf("Check after Close = %v; want ErrClosed", err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -38,14 +39,33 @@ type instance struct {
 
 	configuring sync.Mutex // serializes the lazy start
 
+	// calls counts the calls in flight, plus closedCalls once the
+	// instance is closed: every call adds itself on entry and takes itself
+	// away on release, without the lock.
+	calls atomic.Int64
+	// started is set, once, when the instance is started and either
+	// configured or unconfigured for good: calls are then admitted without
+	// the lock. Every provider call and step passes through enter, from
+	// goroutines on every core, so a lock here was contended.
+	started atomic.Pointer[startedInner]
+
 	mu       sync.Mutex
 	state    instState
 	cfgErr   error
-	inner    full // nil until started
-	closed   bool // no new calls
-	released bool // inner has been handed to Close
-	inflight int
-	drained  chan struct{} // closed when inflight reaches 0 after close
+	inner    full          // nil until started
+	closed   bool          // no new calls
+	released bool          // inner has been handed to Close
+	drained  chan struct{} // closed when the calls in flight reach 0 after close
+}
+
+// closedCalls marks instance.calls once the instance is closed.
+const closedCalls = 1 << 62
+
+// startedInner is a started instance's provider and its state
+// (instConfigured or instUnconfigured).
+type startedInner struct {
+	p  full
+	st instState
 }
 
 var _ full = (*instance)(nil)
@@ -73,21 +93,21 @@ func instanceName(ref Reference, info FactoryInfo) string {
 // the path of a started instance is here; the rest is in enterSlow, so
 // that enter's frame stays small on every provider call's goroutine.
 func (i *instance) enter(ctx context.Context, method string, urn resource.URN) (full, instState, error) {
-	if ctx.Err() == nil {
-		i.mu.Lock()
-		if !i.closed && i.state != instLazy && i.inner != nil {
-			i.inflight++
-			p, st := i.inner, i.state
-			i.mu.Unlock()
-			if st != instFailed {
-				return p, st, nil
-			}
-			i.release()
-		} else {
-			i.mu.Unlock()
+	if s := i.started.Load(); s != nil && ctx.Err() == nil {
+		if i.calls.Add(1)&closedCalls == 0 {
+			return s.p, s.st, nil
 		}
+		i.release() // closed meanwhile
 	}
 	return i.enterSlow(ctx, method, urn)
+}
+
+// markStarted lets calls in without the lock from now on. Called with
+// i.mu held, once i.inner and i.state say the instance is started.
+func (i *instance) markStarted() {
+	if i.inner != nil && (i.state == instConfigured || i.state == instUnconfigured) {
+		i.started.Store(&startedInner{p: i.inner, st: i.state})
+	}
 }
 
 // enterSlow is enter for a canceled call, a closed, lazy or failed
@@ -103,7 +123,7 @@ func (i *instance) enterSlow(ctx context.Context, method string, urn resource.UR
 		i.mu.Unlock()
 		return nil, 0, &LifecycleError{Provider: i.ref.String(), Method: method, URN: urn, Reason: ErrClosed}
 	}
-	i.inflight++
+	i.calls.Add(1)
 	st = i.state
 	i.mu.Unlock()
 	if st == instLazy {
@@ -127,10 +147,19 @@ func (i *instance) enterSlow(ctx context.Context, method string, urn resource.UR
 }
 
 func (i *instance) release() {
+	if i.calls.Add(-1) == closedCalls {
+		i.signalDrained()
+	}
+}
+
+// signalDrained tells a drainAndClose waiting for the calls in flight
+// that there are none left.
+//
+//go:noinline
+func (i *instance) signalDrained() {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	i.inflight--
-	if i.inflight == 0 && i.drained != nil {
+	if i.drained != nil {
 		close(i.drained)
 		i.drained = nil
 	}
@@ -167,6 +196,7 @@ func (i *instance) start(ctx context.Context) {
 		i.state = instConfigured
 	default:
 		i.inner, i.state = p, instConfigured
+		i.markStarted()
 	}
 	i.mu.Unlock()
 }
@@ -180,6 +210,7 @@ func (i *instance) stop() (full, bool) {
 		return nil, false
 	}
 	i.closed = true
+	i.calls.Add(closedCalls)
 	return i.inner, true
 }
 
@@ -188,7 +219,7 @@ func (i *instance) stop() (full, bool) {
 func (i *instance) drainAndClose(ctx context.Context) error {
 	i.mu.Lock()
 	var wait chan struct{}
-	if i.inflight > 0 {
+	if i.calls.Load()&^closedCalls > 0 {
 		if i.drained == nil {
 			i.drained = make(chan struct{})
 		}

@@ -284,6 +284,7 @@ func (r *Registry) launch(ctx context.Context, ref Reference, inputs resource.Pr
 		}
 		inst.state = instConfigured
 	}
+	inst.markStarted() // not shared yet: no lock needed
 	old, err := r.swap(inst)
 	if err != nil {
 		return errors.Join(err, Close(ctx, p))

@@ -41,6 +41,10 @@ type Registry struct {
 	closed    bool
 	factories map[string][]*factoryEntry // by package, ascending versions
 	instances map[Reference]*instance
+	// live mirrors instances (Reference → *instance) for Get, which every
+	// provider call and step makes: reads take no lock. It is written
+	// under mu, with instances.
+	live sync.Map
 	// aliases maps a reference to the one whose instance answers for it
 	// (see Alias).
 	aliases  map[Reference]Reference
@@ -113,6 +117,9 @@ func (r *Registry) isClosed() bool {
 // A reference that has no instance of its own is answered by the instance
 // of the reference it is an alias of (see Alias).
 func (r *Registry) Get(ref Reference) (Provider, bool) {
+	if inst, ok := r.live.Load(ref); ok {
+		return inst.(*instance), true
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	inst, ok := r.instances[ref]
@@ -224,6 +231,7 @@ func (r *Registry) load(ctx context.Context, s *resource.State) error {
 		return nil
 	}
 	r.instances[ref] = inst
+	r.live.Store(ref, inst)
 	r.mu.Unlock()
 	if old != nil {
 		return wrapf(old.shutdown(ctx), "load provider %s: shut down the instance it replaces", ref)
@@ -241,6 +249,7 @@ func (r *Registry) swap(inst *instance) (*instance, error) {
 	}
 	old := r.instances[inst.ref]
 	r.instances[inst.ref] = inst
+	r.live.Store(inst.ref, inst)
 	return old, nil
 }
 
@@ -255,6 +264,7 @@ func (r *Registry) forget(ref Reference) *instance {
 		inst = r.instances[ref]
 	}
 	delete(r.instances, ref)
+	r.live.Delete(ref)
 	return inst
 }
 
