@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -20,18 +21,20 @@ var errDeploymentOver = errors.New("the deployment has finished; no more registr
 // deployment is one operation in flight: the parts wired together and the
 // bookkeeping that joins them.
 type deployment struct {
-	e        *Engine
-	op       Operation
-	opts     options
-	preview  bool
-	base     *state.Snapshot
-	journal  state.Journal // nil in a preview
-	registry *providers.Registry
-	gen      *stepgen.Generator
-	exec     *executor.Executor
-	mon      *monitor.Monitor
-	events   *eventSink
-	start    time.Time
+	e       *Engine
+	op      Operation
+	opts    options
+	preview bool
+	base    *state.Snapshot
+	journal state.Journal // nil in a preview
+	// asyncJournal is journal when it can record without waiting.
+	asyncJournal state.AsyncJournal
+	registry     *providers.Registry
+	gen          *stepgen.Generator
+	exec         *executor.Executor
+	mon          *monitor.Monitor
+	events       *eventSink
+	start        time.Time
 
 	inbox    *inbox
 	stop     chan struct{}
@@ -94,14 +97,18 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 			}
 		}()
 	}
+	phase("start")
 	if err := d.load(ctx); err != nil {
 		return nil, err
 	}
+	phase("loaded")
 	defer d.closeProviders(ctx, &err)
 	defer d.signalOnCancel(ctx)()
 	go d.loop(ctx)
 	opErr := do(ctx, d)
+	phase("body done")
 	d.stopLoop()
+	defer phase("finished")
 	return d.finish(ctx, opErr)
 }
 
@@ -151,7 +158,12 @@ func (d *deployment) load(ctx context.Context) error {
 			return fmt.Errorf("opening the journal of stack %q: %w", cfg.Stack, err)
 		}
 	}
-	d.exec = executor.New(executor.Options{Parallelism: d.opts.parallelism, ContinueOnError: d.opts.continueOnError, Hooks: d})
+	var hooks executor.Hooks = d
+	if aj, ok := d.journal.(state.AsyncJournal); ok {
+		d.asyncJournal = aj
+		hooks = asyncHooks{deployment: d, journal: aj}
+	}
+	d.exec = executor.New(executor.Options{Parallelism: d.opts.parallelism, ContinueOnError: d.opts.continueOnError, Hooks: hooks})
 	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d, Config: cfg.Config, Preview: d.preview,
 		DisableDefaultProviders: d.opts.disableDefaults, Transforms: d.opts.transforms})
 	return nil
@@ -171,6 +183,7 @@ func (d *deployment) stopLoop() {
 // finish waits for every step, records the outcome and gathers the errors.
 func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 	execErr := d.exec.Wait()
+	phase("exec waited")
 	stackErr := d.analyzeStack(ctx)
 	res := &Result{Counts: d.counts, Steps: d.records, Outputs: d.outputs}
 	var commitErr error
@@ -181,6 +194,7 @@ func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 		if commitErr == nil {
 			res.Snapshot, commitErr = d.journal.Commit(context.WithoutCancel(ctx))
 		}
+		phase("committed")
 		if cerr := d.journal.Close(context.WithoutCancel(ctx)); cerr != nil && commitErr == nil {
 			commitErr = cerr
 		}
@@ -328,4 +342,16 @@ func joinDistinct(errs []error) error {
 		return out[0]
 	}
 	return errors.Join(out...)
+}
+
+var phaseT0 time.Time
+
+func phase(s string) {
+	if os.Getenv("GW_PHASE") == "" {
+		return
+	}
+	if s == "start" {
+		phaseT0 = time.Now()
+	}
+	fmt.Fprintf(os.Stderr, "%8.1fms %s\n", float64(time.Since(phaseT0).Microseconds())/1000, s)
 }

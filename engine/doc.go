@@ -36,8 +36,10 @@
 // its answer returns to the loop, and chains go to the executor, whose hooks
 // (hooks.go) journal each step's begin (durably) before its provider is
 // called and its end (in order) before the waiting registration is
-// answered through its callback. Chains that call no provider and journal
-// no begin run on the loop itself. A host that needs another shape can wire
+// answered through its callback. The begin is awaited by a callback from
+// the journal's writer rather than by a parked goroutine: a chain gets its
+// goroutine once its begin is durable. Chains that call no provider and
+// journal no begin run on the loop itself. A host that needs another shape can wire
 // the same parts itself; examples/wiring shows how.
 //
 // # Events

@@ -57,10 +57,53 @@ func (d *deployment) StepStarting(ctx context.Context, es executor.Step) error {
 		}
 		b.seq = seq
 	}
+	d.began(s, b)
+	return nil
+}
+
+// asyncHooks are the deployment's hooks when its journal can be waited for
+// without a goroutine (state.AsyncJournal): the executor then starts a
+// chain's first step with StepStartingAsync, and starts the goroutine that
+// applies it only once its begin is durable.
+type asyncHooks struct {
+	*deployment
+	journal state.AsyncJournal
+}
+
+var _ executor.AsyncStarter = asyncHooks{}
+
+// StepStartingAsync implements executor.AsyncStarter: StepStarting, with
+// the begin's sync awaited by a callback from the journal's writer.
+func (h asyncHooks) StepStartingAsync(ctx context.Context, es executor.Step, resume func(error)) (bool, error) {
+	d, s := h.deployment, es.(*stepgen.Step)
+	if d.opts.expectNoChanges && changes(s.Op) {
+		return true, &ChangesError{URN: s.URN(), Op: s.Op}
+	}
+	if d.events.enabled() {
+		d.emitStart(s)
+	}
+	at := time.Now()
+	if s.JournalOp() == "" {
+		d.began(s, begun{at: at})
+		return true, nil
+	}
+	e := state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: beginCopy(s.New)}
+	h.journal.AppendAsync(ctx, e, func(seq uint64, err error) {
+		if err != nil {
+			resume(beginFailed(s, err))
+			return
+		}
+		d.began(s, begun{seq: seq, at: at})
+		resume(nil)
+	})
+	return false, nil
+}
+
+// began notes that s began, with the Seq of its begin entry (0 for none).
+func (d *deployment) began(s *stepgen.Step, b begun) {
 	d.mu.Lock()
 	d.begun[s] = b
 	d.mu.Unlock()
-	return nil
 }
 
 // The executor runs every step on a goroutine of its own, and the journal
@@ -188,8 +231,7 @@ func (d *deployment) journalEnd(ctx context.Context, s *stepgen.Step, seq uint64
 		if seq == 0 {
 			return nil
 		}
-		_, err := d.journal.Record(ctx, state.Entry{Kind: state.EntryFailure, Begin: seq})
-		return err
+		return d.recordEnd(ctx, state.Entry{Kind: state.EntryFailure, Begin: seq})
 	}
 	if s.With() != nil {
 		return d.journalWith(ctx, s, seq)
@@ -197,14 +239,25 @@ func (d *deployment) journalEnd(ctx context.Context, s *stepgen.Step, seq uint64
 	old, new := s.Result()
 	switch {
 	case seq != 0:
-		_, err := d.journal.Record(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new})
-		return err
+		return d.recordEnd(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new})
 	case old == nil && new == nil, (s.Op == stepgen.OpSame || s.Op == stepgen.OpOutputs) && sameRecord(old, new):
 		return nil
 	default:
-		_, err := d.journal.Record(ctx, state.Entry{Kind: state.EntryWrite, Old: old, New: new})
-		return err
+		return d.recordEnd(ctx, state.Entry{Kind: state.EntryWrite, Old: old, New: new})
 	}
+}
+
+// recordEnd records a step's end: ordered, and left to the journal's
+// writer when the journal has one (state.AsyncJournal.Enqueue), so that the
+// step's goroutine never waits for storage; durable with the next begin.
+func (d *deployment) recordEnd(ctx context.Context, e state.Entry) error {
+	var err error
+	if d.asyncJournal != nil {
+		_, err = d.asyncJournal.Enqueue(ctx, e)
+	} else {
+		_, err = d.journal.Record(ctx, e)
+	}
+	return err
 }
 
 // journalWith records the successful delete of a resource others are

@@ -78,42 +78,76 @@ type Journal interface {
 	Close(ctx context.Context) error
 }
 
-// entryBuffers recycles the buffers entries are encoded into; Append copies
-// each encoding into the journal's batch at once.
+// AsyncJournal is a Journal whose entries can be recorded without the
+// caller waiting for storage: the engine journals each step's begin with
+// AppendAsync, so that no goroutine sits parked for a sync and none is
+// started for a step before its begin is durable, and its end with
+// Enqueue. Every Journal a Store in this package opens implements it.
+type AsyncJournal interface {
+	Journal
+	// AppendAsync records e as Append does, without waiting: done is
+	// called exactly once — with e's Seq once e is durable, or with the
+	// error that refused it — from the journal's writer goroutine, or
+	// before AppendAsync returns when e is refused at once (a cancelled
+	// ctx, a malformed entry, an entry the fold rejects, a closed
+	// journal). done must not block: the writer calls back the Appends of
+	// one sync in turn.
+	AppendAsync(ctx context.Context, e Entry, done func(seq uint64, err error))
+	// Enqueue records e as Record does, but leaves the write to the
+	// journal's writer goroutine, which writes e next: it returns once e
+	// is folded, in order, without any I/O of its own. A process killed
+	// before the write loses e, as it loses a Record handed on to a write
+	// under way; a later Append's entry, Commit and Close each make it
+	// durable first. On a backend it waits like Record.
+	Enqueue(ctx context.Context, e Entry) (seq uint64, err error)
+}
+
+// entryBuffers recycles the buffers entries are encoded into; the writer
+// returns each one once it has framed the entry into its batch.
 var entryBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-// maxSpareBatch bounds the buffer a journal keeps between group commits.
+// maxSpareBatch bounds the buffer a journal keeps between batches.
 const maxSpareBatch = 8 << 20
 
-// journal is the Journal of both stores: a Fold in memory, framed records
-// in storage, group commit and compaction.
+// journal is the Journal of every store: a Fold in memory, framed records
+// in storage, and the pipeline (pipeline.go) between them: entries are
+// folded and framed by whoever records them, and a writer goroutine writes
+// them in batches and makes them durable, with group commit.
 type journal struct {
 	c     *core
 	stack string
 	mgr   secrets.Manager
 	// mac tags the records when mgr can authenticate. An entry's record is
-	// framed with room for its tag; whoever writes it (a group-commit
-	// leader or a hand-out, outside mu, or flushLocked) seals the batch in
-	// order, chaining from chain, just before it is written, so that mu is
-	// not held while the HMAC runs: with thousands of steps appending at
-	// once, it was (W1 destroy on the memory store, 8-17 % more CPU).
-	// mac's state and chain belong to the writer: touched only by the
-	// goroutine that has set flushing, or under mu with no flush running.
+	// framed with room for its tag; write seals the batch in order,
+	// chaining from chain, just before it is written, outside mu. mac's
+	// state and chain belong to whoever writes: the writer while writing
+	// is set, or a holder of mu while the pipeline is quiet.
 	mac *recordMAC
 
-	mu       sync.Mutex
-	cond     sync.Cond // signals durable, flushing or err changes
-	fold     *Fold
-	app      appender
-	nextSeq  uint64
-	buf      []byte // records not yet handed to storage
-	spare    []byte
-	durable  uint64 // every Seq up to this is durable
-	flushing bool   // a leader (or a hand-out) is writing outside the mutex
-	handOff  bool   // Record left entries for the leader to write after its flush
-	err      error  // sticky storage error
+	// pipes counts the writer goroutine while it runs.
+	pipes sync.WaitGroup
+
+	mu   sync.Mutex
+	cond sync.Cond // signals writing, syncing, paused and err changes
+	fold *Fold
+	app  appender
+	// nextSeq is the Seq the next entry folded gets; written and durable
+	// are the last Seqs written to storage and made durable.
+	nextSeq, written, durable uint64
+	buf, spare                []byte // the batch being framed, and a spare
+	// awaiting are the Appends waiting for their entries to be durable,
+	// in Seq order.
+	awaiting []waiter
+	// writing says a write runs outside mu (writingRecord: a Record's,
+	// which writes whatever is framed before it returns); syncing says the
+	// writer goroutine syncs outside mu.
+	writing, writingRecord, syncing bool
+	writerRunning                   bool
+	// paused holds the writer still (a checkpoint).
+	paused   bool
+	err      error // sticky storage error
 	closed   bool
-	size     int64         // journal bytes, buffered ones included
+	size     int64         // journal bytes written since the checkpoint
 	limit    int64         // compact when size exceeds this
 	snapSize int           // size of the last snapshot written
 	entries  int           // entries since the last checkpoint
@@ -128,7 +162,7 @@ type journal struct {
 	encoded encodedStates
 }
 
-var _ Journal = (*journal)(nil)
+var _ AsyncJournal = (*journal)(nil)
 
 func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*journal, error) {
 	mgr, err := c.manager(ctx, stack, base.Secrets)
@@ -204,44 +238,27 @@ func (j *journal) start() error {
 }
 
 // Append implements Journal.
-//
-// Append and Record are written out rather than sharing a function around
-// the encoder: they are on the deepest path of a step's goroutine, and an
-// extra frame above the encoder's made every step's stack grow past its
-// first size (see BENCHMARKS.md).
 func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
-	if err := j.check(ctx, &e); err != nil {
-		return 0, err
-	}
-	buf := entryBuffers.Get().(*[]byte)
-	payload, newAt, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
-	if err != nil {
-		return 0, encodeFailed(buf, err)
-	}
-	*buf = payload
-	return j.enter(ctx, &e, buf, newAt, !unknowns, true)
+	return j.await(ctx, e, settleDurable)
 }
 
 // Record implements Journal.
 func (j *journal) Record(ctx context.Context, e Entry) (uint64, error) {
-	if err := j.check(ctx, &e); err != nil {
-		return 0, err
-	}
-	buf := entryBuffers.Get().(*[]byte)
-	payload, newAt, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
-	if err != nil {
-		return 0, encodeFailed(buf, err)
-	}
-	*buf = payload
-	return j.enter(ctx, &e, buf, newAt, !unknowns, false)
+	return j.await(ctx, e, settleWrite)
+}
+
+// AppendAsync implements AsyncJournal.
+func (j *journal) AppendAsync(ctx context.Context, e Entry, done func(uint64, error)) {
+	j.submit(ctx, e, settleDurable, done)
+}
+
+// Enqueue implements AsyncJournal.
+func (j *journal) Enqueue(ctx context.Context, e Entry) (uint64, error) {
+	return j.await(ctx, e, settleEnqueue)
 }
 
 // check refuses an entry before it is encoded: the operation is over, or
-// the entry is malformed. The encoding buffer taken next goes back to the
-// pool once the payload is copied into the batch, not when Append returns:
-// Append then waits for the batch to be durable, and with thousands of
-// steps waiting at once a buffer held through the wait was a fresh 4 KiB
-// allocation for each of them.
+// the entry is malformed.
 func (j *journal) check(ctx context.Context, e *Entry) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -257,50 +274,6 @@ func recycle(buf *[]byte) {
 		*buf = make([]byte, 0, 4096)
 	}
 	entryBuffers.Put(buf)
-}
-
-// encodeFailed returns the buffer an entry failed to encode into to the
-// pool and wraps the failure.
-func encodeFailed(buf *[]byte, err error) error {
-	entryBuffers.Put(buf)
-	return fmt.Errorf("state: encoding a journal entry: %w", err)
-}
-
-// enter folds the encoded entry e (its payload in buf, which it
-// recycles), buffers its record and settles it. newAt is where the payload
-// holds New as a snapshot encodes it (see encodeEntry), or -1.
-func (j *journal) enter(ctx context.Context, e *Entry, buf *[]byte, newAt int, known, wait bool) (uint64, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if err := j.ready(); err != nil {
-		recycle(buf)
-		return 0, err
-	}
-	e.Seq = j.nextSeq
-	if err := j.fold.apply(e, known); err != nil {
-		recycle(buf)
-		return 0, err
-	}
-	j.nextSeq++
-	if newAt >= 0 && known {
-		j.encoded.put(e.New, (*buf)[newAt:len(*buf)-1])
-	}
-	n := len(j.buf)
-	j.frame(e.Seq, *buf)
-	recycle(buf)
-	j.size += int64(len(j.buf) - n)
-	j.entries++
-	if err := j.settle(e.Seq, wait); err != nil {
-		return 0, err
-	}
-	if j.size > j.limit && !j.closed && j.err == nil {
-		// A failed compaction changes nothing durable; try again once the
-		// journal has doubled. Commit reports a lasting problem.
-		if _, err := j.checkpointLocked(ctx, false); err != nil && j.err == nil {
-			j.limit = 2 * j.size
-		}
-	}
-	return e.Seq, nil
 }
 
 // ready is usable, for an entry about to be appended: it first writes the
@@ -329,7 +302,9 @@ func (j *journal) usable() error {
 // checkpointLocked folds the journal into a snapshot, writes it, then
 // restarts the journal with a header that continues the Seq numbering and
 // ties running steps to their pending operations. Called with j.mu held
-// (or before the journal is shared).
+// and the pipeline quiet (quiesceLocked), or before the journal is
+// shared. Every entry folded is durable once it returns successfully:
+// the snapshot holds it.
 //
 // With lazy set (Commit: the operation usually ends right after), the new
 // header is written only before the next entry, if one comes (see start):
@@ -337,10 +312,8 @@ func (j *journal) usable() error {
 // and Load ignores it, as it does after a crash between the two writes;
 // Close removes it.
 func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, error) {
-	if j.app != nil {
-		if err := j.flushLocked(); err != nil {
-			return nil, err
-		}
+	if j.err != nil {
+		return nil, j.err
 	}
 	snap, inFlight := j.fold.Checkpoint()
 	snap.Manifest = j.c.stamp()
@@ -369,6 +342,10 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, e
 		}
 	}
 	j.fold.manifest = snap.Manifest
+	// Everything folded is in the snapshot now: what was framed and not
+	// yet written belongs to the journal just replaced.
+	j.buf = j.buf[:0]
+	j.written, j.durable = j.nextSeq-1, j.nextSeq-1
 	j.snapSize = len(data)
 	j.size = 0
 	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
@@ -398,32 +375,47 @@ func (j *journal) Commit(ctx context.Context) (*Snapshot, error) {
 		return nil, err
 	}
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	if err := j.usable(); err != nil {
+		j.mu.Unlock()
 		return nil, err
 	}
+	j.quiesceLocked()
+	var snap *Snapshot
+	var err error
 	if j.entries == 0 && (j.app != nil || j.base != nil) {
 		// Nothing since the last checkpoint: the stored snapshot is the
 		// fold already, and rewriting it would make an unchanged rerun
 		// cost a full snapshot write.
-		return j.fold.Snapshot(), nil
+		snap = j.fold.Snapshot()
+	} else {
+		snap, err = j.checkpointLocked(ctx, true)
 	}
-	return j.checkpointLocked(ctx, true)
+	ready := j.takeDurable()
+	j.resumeLocked()
+	j.mu.Unlock()
+	deliver(ready)
+	return snap, err
 }
 
-// Close implements Journal.
+// Close implements Journal. Appends recorded before it are written and
+// synced first; entries recorded from then on are refused with
+// ErrJournalClosed.
 func (j *journal) Close(ctx context.Context) error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	if j.closed {
+		j.mu.Unlock()
 		return nil
 	}
+	for j.writerRunning && j.err == nil {
+		j.cond.Wait() // the writer finishes what was recorded
+	}
 	var err error
-	if j.err == nil {
+	if j.err == nil && j.app != nil {
 		err = j.flushLocked()
 	}
 	j.closed = true
 	j.cond.Broadcast()
+	ready := j.failAwaiting()
 	if j.app != nil {
 		if cerr := j.app.close(); err == nil {
 			err = cerr
@@ -435,6 +427,9 @@ func (j *journal) Close(ctx context.Context) error {
 	if err == nil && j.err == nil && j.entries == 0 {
 		err = j.c.st.remove(j.stack, fileJournal)
 	}
+	j.mu.Unlock()
+	deliver(ready)
+	j.pipes.Wait()
 	j.c.journalClosed(j.stack, j)
 	return err
 }
