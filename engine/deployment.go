@@ -45,7 +45,6 @@ type deployment struct {
 
 	mu      sync.Mutex
 	waiters map[*stepgen.Registration]func(regResult)
-	begun   map[*stepgen.Step]begun
 	records []StepRecord
 	counts  map[stepgen.Op]int
 	errs    []error // registration errors the executor does not report
@@ -57,11 +56,6 @@ type deployment struct {
 	clearPending bool
 	// order runs the steps on one resource in the order they were issued.
 	order resourceOrder
-}
-
-type begun struct {
-	seq uint64
-	at  time.Time
 }
 
 // body is what one operation does once the deployment is loaded: run a
@@ -77,8 +71,8 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 		e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
 		inbox: newInbox(),
 		stop:  make(chan struct{}), loopDone: make(chan struct{}),
-		waiters: map[*stepgen.Registration]func(regResult){}, begun: map[*stepgen.Step]begun{},
-		counts: map[stepgen.Op]int{},
+		waiters: map[*stepgen.Registration]func(regResult){},
+		counts:  map[stepgen.Op]int{},
 	}
 	for _, o := range opts {
 		o(&d.opts)

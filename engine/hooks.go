@@ -40,24 +40,38 @@ func (e *ChangesError) Error() string {
 	return fmt.Sprintf("resource %s would %s, but the operation expects no changes", e.URN, e.Op)
 }
 
+// runStep is a step as the deployment hands it to the executor: the
+// generator's step, and what its hooks note between its start and its end
+// (written by the start, read by the end, which the executor orders).
+type runStep struct {
+	*stepgen.Step
+	// seq is the Seq of the step's begin entry (0 for none); at is when it
+	// started.
+	seq uint64
+	at  time.Time
+	// held says the step holds its resource in the deployment's
+	// resourceOrder, to be released when it ends.
+	held bool
+}
+
 // StepStarting implements executor.Hooks.
 func (d *deployment) StepStarting(ctx context.Context, es executor.Step) error {
-	s := es.(*stepgen.Step)
+	rs := es.(*runStep)
+	s := rs.Step
 	if d.opts.expectNoChanges && changes(s.Op) {
 		return &ChangesError{URN: s.URN(), Op: s.Op}
 	}
 	if d.events.enabled() {
 		d.emitStart(s)
 	}
-	b := begun{at: time.Now()}
+	rs.at = time.Now()
 	if d.journal != nil && s.JournalOp() != "" {
 		seq, err := d.journalBegin(ctx, s)
 		if err != nil {
 			return err
 		}
-		b.seq = seq
+		rs.seq = seq
 	}
-	d.began(s, b)
 	return nil
 }
 
@@ -75,16 +89,16 @@ var _ executor.AsyncStarter = asyncHooks{}
 // StepStartingAsync implements executor.AsyncStarter: StepStarting, with
 // the begin's sync awaited by a callback from the journal's writer.
 func (h asyncHooks) StepStartingAsync(ctx context.Context, es executor.Step, resume func(error)) (bool, error) {
-	d, s := h.deployment, es.(*stepgen.Step)
+	d, rs := h.deployment, es.(*runStep)
+	s := rs.Step
 	if d.opts.expectNoChanges && changes(s.Op) {
 		return true, &ChangesError{URN: s.URN(), Op: s.Op}
 	}
 	if d.events.enabled() {
 		d.emitStart(s)
 	}
-	at := time.Now()
+	rs.at = time.Now()
 	if s.JournalOp() == "" {
-		d.began(s, begun{at: at})
 		return true, nil
 	}
 	e := state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: beginCopy(s.New)}
@@ -93,17 +107,10 @@ func (h asyncHooks) StepStartingAsync(ctx context.Context, es executor.Step, res
 			resume(beginFailed(s, err))
 			return
 		}
-		d.began(s, begun{seq: seq, at: at})
+		rs.seq = seq // read by StepDone, after resume hands the step on
 		resume(nil)
 	})
 	return false, nil
-}
-
-// began notes that s began, with the Seq of its begin entry (0 for none).
-func (d *deployment) began(s *stepgen.Step, b begun) {
-	d.mu.Lock()
-	d.begun[s] = b
-	d.mu.Unlock()
 }
 
 // The executor runs every step on a goroutine of its own, and the journal
@@ -152,38 +159,27 @@ func beginFailed(s *stepgen.Step, err error) error {
 
 // StepDone implements executor.Hooks.
 func (d *deployment) StepDone(ctx context.Context, es executor.Step, err error) error {
-	s := es.(*stepgen.Step)
+	rs := es.(*runStep)
 	// The step's own failure is already the executor's; only a failure to
 	// record the outcome is returned as a new one. The outcome is recorded
 	// even once the operation is cancelled: the step did run.
-	jerr := d.journalEnd(context.WithoutCancel(ctx), s, d.beginSeq(s), err)
-	return d.ended(s, err, jerr)
-}
-
-// beginSeq returns the Seq of the begin entry of s (0 if none). It and
-// ended are apart from StepDone, whose frame is on the deepest path of a
-// step's goroutine.
-func (d *deployment) beginSeq(s *stepgen.Step) uint64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.begun[s].seq
+	jerr := d.journalEnd(context.WithoutCancel(ctx), rs.Step, rs.seq, err)
+	return d.ended(rs, err, jerr)
 }
 
 // ended records and answers a step whose end has been journaled; jerr is
-// the failure to journal it.
-func (d *deployment) ended(s *stepgen.Step, err, jerr error) error {
-	d.mu.Lock()
-	b := d.begun[s]
-	delete(d.begun, s)
-	d.mu.Unlock()
+// the failure to journal it. It is apart from StepDone, whose frame is on
+// the deepest path of a step's goroutine.
+func (d *deployment) ended(rs *runStep, err, jerr error) error {
+	s := rs.Step
 	if jerr != nil {
 		jerr = fmt.Errorf("recording the outcome of %s of %s: %w", s.Op, s.URN(), jerr)
 		if err == nil {
 			err = jerr
 		}
 	}
-	d.record(s, err, time.Since(b.at), false)
-	defer d.released(s)
+	d.record(s, err, time.Since(rs.at), false)
+	defer d.released(rs)
 	if err != nil {
 		if s.Reg != nil {
 			d.complete(s.Reg, regResult{err: err})
@@ -214,8 +210,9 @@ func (d *deployment) renamed(s *stepgen.Step) {
 
 // StepSkipped implements executor.Hooks.
 func (d *deployment) StepSkipped(ctx context.Context, es executor.Step, reason error) {
-	s := es.(*stepgen.Step)
-	defer d.released(s)
+	rs := es.(*runStep)
+	s := rs.Step
+	defer d.released(rs)
 	d.record(s, reason, 0, true)
 	if s.Reg != nil {
 		d.complete(s.Reg, regResult{err: reason})

@@ -192,37 +192,67 @@ func (d *deployment) dispatch(ctx context.Context, acts stepgen.Actions) {
 }
 
 func (d *deployment) submit(ctx context.Context, ch stepgen.Chain) {
-	if d.order.admit(ctx, ch) {
-		d.execute(ctx, ch)
+	quick := d.quick(ch)
+	if run, held := d.order.admit(ctx, ch, quick); run {
+		d.execute(ctx, ch, quick, held)
 	}
 }
 
-// execute hands a chain admitted by d.order to the executor.
-func (d *deployment) execute(ctx context.Context, ch stepgen.Chain) {
-	steps := make([]executor.Step, len(ch.Steps))
-	quick := true
-	for i, s := range ch.Steps {
-		steps[i] = s
-		// A step that calls no provider and journals no begin (which waits
-		// for a sync) runs on the loop itself: an unchanged resource, a
-		// component, every custom resource of a preview.
-		quick = quick && s.Local() && (d.journal == nil || s.JournalOp() == "")
+// quick reports whether a chain runs on the loop itself: its steps call no
+// provider and journal no begin (which waits for a sync) — an unchanged
+// resource, a component, every custom resource of a preview.
+func (d *deployment) quick(ch stepgen.Chain) bool {
+	for _, s := range ch.Steps {
+		if !s.Local() || (d.journal != nil && s.JournalOp() != "") {
+			return false
+		}
 	}
+	return true
+}
+
+// execute hands a chain admitted by d.order to the executor; held says
+// its steps hold their resources in d.order (see resourceOrder.admit).
+func (d *deployment) execute(ctx context.Context, ch stepgen.Chain, quick, held bool) {
+	steps := runSteps(ch.Steps, held)
 	if err := d.exec.Execute(ctx, executor.Chain{Steps: steps, Needs: ch.Needs, Quick: quick}); err != nil {
-		for _, s := range ch.Steps {
-			if s.Reg != nil {
-				d.complete(s.Reg, regResult{err: err})
+		for _, es := range steps {
+			rs := es.(*runStep)
+			if rs.Reg != nil {
+				d.complete(rs.Reg, regResult{err: err})
 			}
-			d.released(s)
+			d.released(rs)
 		}
 	}
 }
 
+// runSteps wraps a chain's steps for the executor, in one allocation for
+// the common chain of one step.
+func runSteps(steps []*stepgen.Step, held bool) []executor.Step {
+	if len(steps) == 1 {
+		one := &struct {
+			rs   runStep
+			list [1]executor.Step
+		}{rs: runStep{Step: steps[0], held: held}}
+		one.list[0] = &one.rs
+		return one.list[:]
+	}
+	rs := make([]runStep, len(steps))
+	out := make([]executor.Step, len(steps))
+	for i, s := range steps {
+		rs[i] = runStep{Step: s, held: held}
+		out[i] = &rs[i]
+	}
+	return out
+}
+
 // released ends a step's hold on its resource and runs the chains that
 // were waiting for it.
-func (d *deployment) released(s *stepgen.Step) {
-	for _, q := range d.order.release(s.URN()) {
-		d.execute(q.ctx, q.chain)
+func (d *deployment) released(rs *runStep) {
+	if !rs.held {
+		return
+	}
+	for _, q := range d.order.release(rs.URN()) {
+		d.execute(q.ctx, q.chain, d.quick(q.chain), true)
 	}
 }
 

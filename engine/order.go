@@ -16,8 +16,8 @@ import (
 // deletes dependents that the program may register again, and create
 // afresh, while that chain still runs.
 //
-// Every step submitted is released exactly once, by StepDone or
-// StepSkipped; a waiting chain is handed over from there, before the
+// Every step that holds its resource is released exactly once, by
+// StepDone or StepSkipped; a waiting chain is handed over from there, before the
 // executor counts the releasing chain as finished, so WaitIdle never
 // returns while a chain waits.
 type resourceOrder struct {
@@ -31,17 +31,23 @@ type queuedChain struct {
 	chain stepgen.Chain
 }
 
-// admit reserves ch's resources and reports true if it may run now;
-// otherwise it queues ch and reports false.
-func (o *resourceOrder) admit(ctx context.Context, ch stepgen.Chain) bool {
+// admit reports whether ch may run now, reserving its resources (held);
+// otherwise it queues ch. A quick chain (run to its end on the caller's
+// goroutine before the caller issues anything else) that may run reserves
+// nothing: no chain issued after it can start before it has ended, and one
+// issued before it would have kept it waiting.
+func (o *resourceOrder) admit(ctx context.Context, ch stepgen.Chain, quick bool) (run, held bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.blocked(ch, o.waiting) {
 		o.waiting = append(o.waiting, queuedChain{ctx, ch})
-		return false
+		return false, false
+	}
+	if quick {
+		return true, false
 	}
 	o.hold(ch)
-	return true
+	return true, true
 }
 
 // release ends the reservation of one step on urn and returns the waiting

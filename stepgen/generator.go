@@ -183,12 +183,14 @@ type Generator struct {
 
 // New returns a generator for one deployment.
 func New(cfg Config) (*Generator, error) {
+	// A program usually registers again what the stack holds: sized for
+	// that, the maps do not grow (and rehash) as the run goes.
 	g := &Generator{
 		cfg:       cfg,
 		olds:      make(map[resource.URN]*resource.State, len(cfg.Old)),
-		seen:      make(map[resource.URN]*resource.State),
-		news:      make(map[resource.URN]*resource.State),
-		takenOver: make(map[*resource.State]bool),
+		seen:      make(map[resource.URN]*resource.State, len(cfg.Old)),
+		news:      make(map[resource.URN]*resource.State, len(cfg.Old)),
+		takenOver: make(map[*resource.State]bool, len(cfg.Old)),
 		replace:   make(map[resource.URN]bool, len(cfg.ReplaceTargets)),
 	}
 	for _, s := range cfg.Old {
