@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -91,18 +90,14 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 			}
 		}()
 	}
-	phase("start")
 	if err := d.load(ctx); err != nil {
 		return nil, err
 	}
-	phase("loaded")
 	defer d.closeProviders(ctx, &err)
 	defer d.signalOnCancel(ctx)()
 	go d.loop(ctx)
 	opErr := do(ctx, d)
-	phase("body done")
 	d.stopLoop()
-	defer phase("finished")
 	return d.finish(ctx, opErr)
 }
 
@@ -177,7 +172,6 @@ func (d *deployment) stopLoop() {
 // finish waits for every step, records the outcome and gathers the errors.
 func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 	execErr := d.exec.Wait()
-	phase("exec waited")
 	stackErr := d.analyzeStack(ctx)
 	res := &Result{Counts: d.counts, Steps: d.records, Outputs: d.outputs}
 	var commitErr error
@@ -188,7 +182,6 @@ func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 		if commitErr == nil {
 			res.Snapshot, commitErr = d.journal.Commit(context.WithoutCancel(ctx))
 		}
-		phase("committed")
 		if cerr := d.journal.Close(context.WithoutCancel(ctx)); cerr != nil && commitErr == nil {
 			commitErr = cerr
 		}
@@ -336,16 +329,4 @@ func joinDistinct(errs []error) error {
 		return out[0]
 	}
 	return errors.Join(out...)
-}
-
-var phaseT0 time.Time
-
-func phase(s string) {
-	if os.Getenv("GW_PHASE") == "" {
-		return
-	}
-	if s == "start" {
-		phaseT0 = time.Now()
-	}
-	fmt.Fprintf(os.Stderr, "%8.1fms %s\n", float64(time.Since(phaseT0).Microseconds())/1000, s)
 }

@@ -61,11 +61,8 @@ func (c *Context) run(program Program) error {
 	c.root = &Resource{ctx: c, typ: resource.RootStackType, name: c.Project() + "-" + c.Stack(), done: make(chan struct{})}
 	c.launch(c.root, nil, nil)
 	c.root.await(c.ctx)
-	phase("program start")
 	progErr := c.call(program)
-	phase("program returned")
 	c.wg.Wait()
-	phase("registrations done")
 	if c.root.err == nil {
 		outs, err := c.resolveExports()
 		if err == nil {
