@@ -78,6 +78,10 @@ type loadedSnapshot struct {
 	pending   []resource.Operation
 	data      []byte
 	alg       string // algorithm of the file's "mac" member; "" for none
+	// lock is the record of the lock this store held on the stack when
+	// Load read the file (nil for none): while the store still holds that
+	// very lock, nothing can have written the stack since.
+	lock []byte
 }
 
 // unchanged reports whether base is the very snapshot l records, as Load
@@ -259,6 +263,7 @@ func (c *core) remember(stack string, snap *Snapshot, data []byte, alg string) {
 	l := loadedSnapshot{snap: snap, resources: slices.Clone(snap.Resources), secrets: snap.Secrets,
 		pending: slices.Clone(snap.PendingOperations), data: data, alg: alg}
 	c.mu.Lock()
+	l.lock = c.held[stack]
 	c.loaded[stack] = l
 	c.mu.Unlock()
 }
@@ -289,11 +294,33 @@ func (c *core) continuing(stack string, base *Snapshot, mgr secrets.Manager) []b
 	if mgr != nil && (base.Secrets == nil || base.Secrets.Type != mgr.Type() || !sameJSON(string(mgr.State()), base.Secrets.State)) {
 		return nil
 	}
+	if l.lock != nil && c.stillHeld(stack, l.lock) {
+		// Locked since Load read the file: only this store could have
+		// written it, and it has not (a write forgets what Load read).
+		return l.data
+	}
 	data, err := c.st.read(stack, fileSnapshot)
 	if err != nil || !bytes.Equal(data, l.data) {
 		return nil
 	}
 	return data
+}
+
+// replaceSnapshot writes the stack's snapshot file. What Load last read
+// of it is forgotten first: a journal must not continue a file that is
+// being replaced.
+func (c *core) replaceSnapshot(stack string, data []byte) error {
+	c.forget(stack)
+	return c.st.replace(stack, fileSnapshot, data)
+}
+
+// stillHeld reports whether the lock this store holds on the stack is the
+// very one whose record is lock, and storage still holds it.
+func (c *core) stillHeld(stack string, lock []byte) bool {
+	c.mu.Lock()
+	cur := c.held[stack]
+	c.mu.Unlock()
+	return len(cur) > 0 && len(lock) > 0 && &cur[0] == &lock[0] && c.holds(stack)
 }
 
 // verifiedByLoad reports whether base is the very snapshot Load last
@@ -486,7 +513,7 @@ func (c *core) writeSnapshot(ctx context.Context, stack string, snap *Snapshot) 
 	if err != nil {
 		return nil, fmt.Errorf("state: encoding stack %q: %w", stack, err)
 	}
-	if err := c.st.replace(stack, fileSnapshot, data); err != nil {
+	if err := c.replaceSnapshot(stack, data); err != nil {
 		return nil, fmt.Errorf("state: writing stack %q: %w", stack, err)
 	}
 	c.mu.Lock()
@@ -513,6 +540,7 @@ func (c *core) Remove(ctx context.Context, stack string) error {
 	if ok, err := exists(c.st, stack, fileSnapshot); err == nil && !ok {
 		return fmt.Errorf("state: removing stack %q: %w", stack, ErrStackNotFound)
 	}
+	c.forget(stack)
 	for _, name := range []string{fileJournal, fileSnapshot} {
 		if err := c.st.remove(stack, name); err != nil {
 			return fmt.Errorf("state: removing stack %q: %w", stack, err)

@@ -160,6 +160,9 @@ type journal struct {
 	// encoded holds the snapshot encodings of the states entries recorded
 	// since the last checkpoint, for the next one to copy.
 	encoded encodedStates
+	// pristine is the snapshot the journal continues, until an entry is
+	// recorded: the fold holds just that, in that order.
+	pristine *Snapshot
 }
 
 var _ AsyncJournal = (*journal)(nil)
@@ -185,6 +188,7 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 		if err := j.continueFrom(data); err != nil {
 			return nil, err
 		}
+		j.pristine = &snap
 		return j, nil
 	}
 	if _, err := j.checkpointLocked(ctx, false); err != nil {
@@ -327,7 +331,7 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, e
 		return nil, fmt.Errorf("state: encoding stack %q: %w", j.stack, err)
 	}
 	j.encoded.reset()
-	if err := j.c.st.replace(j.stack, fileSnapshot, data); err != nil {
+	if err := j.c.replaceSnapshot(j.stack, data); err != nil {
 		return nil, fmt.Errorf("state: writing stack %q: %w", j.stack, err)
 	}
 	// From here on the old journal is stale: failing to start the new one
@@ -382,12 +386,15 @@ func (j *journal) Commit(ctx context.Context) (*Snapshot, error) {
 	j.quiesceLocked()
 	var snap *Snapshot
 	var err error
-	if j.entries == 0 && (j.app != nil || j.base != nil) {
+	switch {
+	case j.pristine != nil:
+		snap = j.pristine // nothing recorded: no need to sort the stack again
+	case j.entries == 0 && (j.app != nil || j.base != nil):
 		// Nothing since the last checkpoint: the stored snapshot is the
 		// fold already, and rewriting it would make an unchanged rerun
 		// cost a full snapshot write.
 		snap = j.fold.Snapshot()
-	} else {
+	default:
 		snap, err = j.checkpointLocked(ctx, true)
 	}
 	ready := j.takeDurable()

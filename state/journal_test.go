@@ -555,3 +555,61 @@ func decodeTestHeader(r record) (*journalHeader, error) {
 	}
 	return decodeHeader(payload)
 }
+
+// A journal opened on a loaded snapshot continues its file only while that
+// file is the one Load read: after this store (under the same lock) or
+// another one (between two locks) replaced it, the journal starts afresh
+// on the snapshot it was given, so what it records replays.
+func TestJournalDoesNotContinueAReplacedSnapshot(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// replace writes another snapshot over the one s loaded and leaves
+		// s holding the stack's lock.
+		replace func(t *testing.T, h harness, s Store, lock Lock)
+	}{
+		{"saved by the same store under the same lock", func(t *testing.T, h harness, s Store, lock Lock) {
+			if err := s.Save(ctx, "dev", chainStack(5)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"saved by another store between two locks", func(t *testing.T, h harness, s Store, lock Lock) {
+			if err := lock.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.open().Save(ctx, "dev", chainStack(5)); err != nil {
+				t.Fatal(err)
+			}
+			mustLock(t, s, "dev")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			forEachStore(t, func(t *testing.T, h harness) {
+				s := h.open()
+				if err := s.Save(ctx, "dev", chainStack(3)); err != nil {
+					t.Fatal(err)
+				}
+				lock := mustLock(t, s, "dev")
+				loaded, err := s.Load(ctx, "dev")
+				if err != nil {
+					t.Fatal(err)
+				}
+				tt.replace(t, h, s, lock)
+				j := openJournalT(t, s, "dev", loaded)
+				extra := newBucket("extra", loaded.Resources[0])
+				create(t, j, extra)
+
+				// The process dies here.
+				got, err := h.open().Load(ctx, "dev")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := append(urns(loaded), extra.URN)
+				if diff := cmp.Diff(want, urns(got)); diff != "" {
+					t.Errorf("replayed resources (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}

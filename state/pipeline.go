@@ -82,6 +82,7 @@ func (j *journal) enter(e *Entry, buf *[]byte, newAt int, known bool, how int, d
 	seq := j.nextSeq
 	j.nextSeq++
 	j.entries++
+	j.pristine = nil
 	if newAt >= 0 && known {
 		j.encoded.put(e.New, (*buf)[newAt:len(*buf)-1])
 	}
