@@ -38,7 +38,8 @@ type deployment struct {
 	inbox    *inbox
 	stop     chan struct{}
 	loopDone chan struct{}
-	calls    sync.WaitGroup
+	// callers make the provider calls the generator asks for.
+	callers callers
 	// refs caches parsed provider references (string → providers.Reference).
 	refs sync.Map
 
@@ -55,6 +56,8 @@ type deployment struct {
 	clearPending bool
 	// order runs the steps on one resource in the order they were issued.
 	order resourceOrder
+	// lane runs the quick chains the loop issues.
+	lane quickLane
 }
 
 // body is what one operation does once the deployment is loaded: run a
@@ -73,6 +76,8 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 		waiters: map[*stepgen.Registration]func(regResult){},
 		counts:  map[stepgen.Op]int{},
 	}
+	d.lane.d = d
+	d.callers.d = d
 	for _, o := range opts {
 		o(&d.opts)
 	}
@@ -166,7 +171,8 @@ func (d *deployment) stopLoop() {
 		close(d.stop)
 	}
 	<-d.loopDone
-	d.calls.Wait()
+	d.callers.wait()
+	d.lane.drain()
 }
 
 // finish waits for every step, records the outcome and gathers the errors.

@@ -180,14 +180,19 @@ func (d *deployment) handleAnswer(ctx context.Context, a *stepgen.Answer) {
 }
 
 // dispatch starts the provider calls and submits the chains the generator
-// asked for.
+// asked for; quick chains go to the quick lane.
 func (d *deployment) dispatch(ctx context.Context, acts stepgen.Actions) {
 	for _, c := range acts.Calls {
-		d.calls.Add(1)
-		go d.call(ctx, c)
+		d.callers.start(ctx, c)
 	}
 	for _, ch := range acts.Chains {
-		d.submit(ctx, ch)
+		if !d.quick(ch) {
+			d.submit(ctx, ch)
+			continue
+		}
+		if run, _ := d.order.admit(ctx, ch, false); run {
+			d.lane.push(ctx, ch)
+		}
 	}
 }
 
@@ -256,8 +261,8 @@ func (d *deployment) released(rs *runStep) {
 	}
 }
 
-// call makes one provider call for the generator on its own goroutine, so
-// that calls for different resources overlap.
+// call makes one provider call for the generator, on a goroutine of the
+// deployment's callers, so that calls for different resources overlap.
 //
 // The answer lives on the heap, and the calls are made by ask and
 // diffAfterCheck below it, so that this goroutine's frames, down through
@@ -265,7 +270,6 @@ func (d *deployment) released(rs *runStep) {
 // starts with: one that grows must be copied, and its larger stack freed
 // again when it ends (BENCHMARKS.md).
 func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
-	defer d.calls.Done()
 	ans := &stepgen.Answer{Call: c}
 	d.ask(ctx, c, ans)
 	d.inbox.postAnswer(ans)
