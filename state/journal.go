@@ -243,7 +243,7 @@ func (j *journal) start() error {
 
 // Append implements Journal.
 func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
-	return j.await(ctx, e, settleDurable)
+	return j.await(ctx, e, settleLead)
 }
 
 // Record implements Journal.

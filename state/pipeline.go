@@ -40,7 +40,8 @@ type waiter struct {
 const (
 	settleWrite   = iota // Record: written before the call returns
 	settleEnqueue        // Enqueue: left to the writer goroutine
-	settleDurable        // Append: done once durable
+	settleDurable        // AppendAsync: done once durable, called back
+	settleLead           // Append: done once durable, on the caller's goroutine
 )
 
 // submit encodes e and folds it, then settles it as how says. done is
@@ -92,7 +93,15 @@ func (j *journal) enter(e *Entry, buf *[]byte, newAt int, known bool, how int, d
 	switch {
 	case j.c.opts.sync == SyncEveryEntry:
 		err = j.flushLocked()
-	case how == settleDurable || j.isBackend():
+	case how == settleLead && !j.writerRunning:
+		// The caller waits anyway: it writes and syncs itself, as the
+		// writer would, rather than wake the writer and wait for it.
+		j.awaiting = append(j.awaiting, waiter{seq: seq, done: done})
+		ready := j.leadLocked(seq)
+		j.mu.Unlock()
+		deliver(ready)
+		return
+	case how >= settleDurable || j.isBackend():
 		// A backend has nothing between memory and durable: a Record is
 		// not ordered until it is committed, like an Append.
 		j.awaiting = append(j.awaiting, waiter{seq: seq, done: done})
@@ -200,10 +209,44 @@ func (j *journal) writeLoop() {
 	}
 }
 
+// leadLocked takes the writer's part on the caller's goroutine until the
+// entry seq is durable, then hands whatever remains to the writer
+// goroutine, and returns the Appends that are done. Called with j.mu held
+// and no writer running; returns with it held.
+func (j *journal) leadLocked(seq uint64) []waiter {
+	j.writerRunning = true
+	for j.durable < seq && j.err == nil && !j.closed {
+		if j.paused || j.writing {
+			j.cond.Wait()
+			continue
+		}
+		if len(j.buf) > 0 {
+			j.writeBufLocked()
+			j.compactIfDue()
+			continue
+		}
+		if j.needsSync() {
+			j.syncLocked()
+		} else if j.writeIsDurable() {
+			j.durable = j.written
+		}
+	}
+	ready := j.takeDurable()
+	if j.err != nil || j.closed {
+		ready = append(ready, j.failAwaiting()...)
+	}
+	j.writerRunning = false
+	j.cond.Broadcast()
+	if len(j.buf) > 0 || len(j.awaiting) > 0 {
+		j.wakeWriter()
+	}
+	return ready
+}
+
 // compactIfDue folds a journal that has outgrown its bound into a new
 // snapshot. A failed compaction changes nothing durable; it is tried again
 // once the journal has doubled, and Commit reports a lasting problem.
-// Called by the writer goroutine with j.mu held.
+// Called by the writer (or an Append leading) with j.mu held.
 func (j *journal) compactIfDue() {
 	if j.size <= j.limit || j.closed || j.err != nil {
 		return
