@@ -307,6 +307,18 @@ func check(ctx context.Context, p providers.Provider, c *stepgen.Call, ans *step
 //go:noinline
 func diff(ctx context.Context, p providers.Provider, c *stepgen.Call, ans *stepgen.Answer) {
 	ans.Diff, ans.Err = p.Diff(ctx, c.Diff)
+	if ans.Err == nil {
+		nameChangedKeys(&ans.Diff, c.Diff.OldInputs, c.Diff.NewInputs)
+	}
+}
+
+// nameChangedKeys fills in the changed keys of a Diff answer that reports
+// changes without naming them, here rather than on the engine loop, which
+// would otherwise compare the inputs itself (stepgen.ChangedKeys).
+func nameChangedKeys(d *resource.DiffResult, olds, news resource.PropertyMap) {
+	if d.Changes == resource.DiffSome && len(d.ChangedKeys) == 0 {
+		d.ChangedKeys = stepgen.ChangedKeys(*d, olds, news)
+	}
 }
 
 // diffAfterCheck answers the generator's next question, the Diff that
@@ -321,6 +333,9 @@ func diffAfterCheck(ctx context.Context, p providers.Provider, c *stepgen.Call, 
 	}
 	ans.Diff, ans.DiffErr = p.Diff(ctx, req)
 	ans.Diffed = true
+	if ans.DiffErr == nil {
+		nameChangedKeys(&ans.Diff, req.OldInputs, req.NewInputs)
+	}
 }
 
 // post hands a request to the loop; done is called with its outcome, once,

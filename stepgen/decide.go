@@ -82,7 +82,7 @@ func (g *Generator) afterDiff(w *work, d resource.DiffResult) (Actions, error) {
 		d = inputsDiff(w.old.Inputs, w.new.Inputs)
 	}
 	if len(d.ChangedKeys) == 0 && d.Changes == resource.DiffSome {
-		d.ChangedKeys = changedKeysOf(d, w.old.Inputs, w.new.Inputs)
+		d.ChangedKeys = ChangedKeys(d, w.old.Inputs, w.new.Inputs)
 	}
 	if d.Changes == resource.DiffSome && !d.Replace() && len(w.new.ReplaceOnChanges) > 0 {
 		var err error

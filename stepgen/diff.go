@@ -22,10 +22,13 @@ func inputsDiff(olds, news resource.PropertyMap) resource.DiffResult {
 	}
 }
 
-// changedKeysOf fills in the changed keys of a diff that reported changes
-// without naming them: from the detailed diff if there is one, else by
-// comparing inputs.
-func changedKeysOf(d resource.DiffResult, olds, news resource.PropertyMap) []resource.PropertyKey {
+// ChangedKeys returns the top-level keys a diff that reports changes but
+// names none has changed: from its detailed diff when it has one, else by
+// comparing the old and new inputs. The generator fills them in itself
+// when a Diff answer lacks them; a host may call it on the goroutine that
+// made the Diff instead (the engine does), to spare the generator's
+// goroutine the comparison.
+func ChangedKeys(d resource.DiffResult, olds, news resource.PropertyMap) []resource.PropertyKey {
 	if len(d.DetailedDiff) > 0 {
 		seen := map[resource.PropertyKey]bool{}
 		var keys []resource.PropertyKey

@@ -373,7 +373,7 @@ func (s *Step) applyImport(ctx context.Context) error {
 		if diff.Changes == resource.DiffSome {
 			keys := diff.ChangedKeys
 			if len(keys) == 0 {
-				keys = changedKeysOf(diff, read.Inputs, chk.Inputs)
+				keys = ChangedKeys(diff, read.Inputs, chk.Inputs)
 			}
 			return &ImportMismatchError{URN: s.urn, ID: read.ID, Keys: keys}
 		}
