@@ -56,22 +56,25 @@
 // workloads of go run ./bench, the profiles and the known limits):
 //
 //	BenchmarkUp10k: Up of 10,000 independent resources, no-op provider
-//	  store=memory  first run         0.38-0.41 s/op   35 allocs/resource
-//	  store=memory  unchanged rerun   0.22-0.23 s/op   37 allocs/resource
-//	  store=file    first run         0.42-0.49 s/op   35 allocs/resource
-//	  store=file    unchanged rerun   0.21 s/op        37 allocs/resource
+//	  store=memory  first run         0.21-0.24 s/op   41 allocs/resource
+//	  store=memory  unchanged rerun   0.12-0.13 s/op   37 allocs/resource
+//	  store=file    first run         0.20-0.22 s/op   41 allocs/resource
+//	  store=file    unchanged rerun   0.11-0.13 s/op   38 allocs/resource
 //	BenchmarkSlowCheckDiff1k: 1,000 unchanged resources, Check and Diff 5 ms
-//	                                  36-38 ms/op: 3.6-3.8 x the 10 ms floor (10 s serially)
+//	                                  56-62 ms/op: 5.6-6.2 x the 10 ms floor (10 s serially)
 //
-// (load average 1.4-2; the second round's figures were 0.24-0.60 s/op,
-// 37-42 allocs/resource and 5.6-5.9 x; the first round's 0.75-1.20 s/op and
-// 53-60 allocs/resource.) An unchanged resource's Check and Diff run on one
-// goroutine (stepgen.Call.DiffAfterCheck).
+// (the third round's figures were 0.38-0.49 s/op for a first run and
+// 0.21-0.23 for a rerun; the first round's 0.75-1.20 s/op.) An unchanged
+// resource's Check and Diff run on one goroutine (stepgen.Call.DiffAfterCheck),
+// and at most 256 provider calls are in flight at once (callers.go): a
+// goroutine per call, started faster than a busy machine ran them, left
+// thousands waiting with fresh stacks, at the price of BenchmarkSlowCheckDiff1k's
+// 36-38 ms.
 //
 // Allocations are the operation's, store and program included. No
 // goroutine waits for a registration's step: a registration whose
 // dependencies have finished costs none, one that waits for dependencies
-// costs one until they have. Each provider call gets a goroutine, and each
-// chain of steps that calls a provider or waits for a durable begin gets
-// one (kept within a 4 KiB stack) for its length.
+// costs one until they have. No goroutine waits for a sync either: a
+// chain's goroutine is started when its first step's begin is durable, by
+// the journal's writer, and runs the step's provider call and its end.
 package engine
