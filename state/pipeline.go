@@ -19,10 +19,12 @@ import (
 //     it have returned, and none waits for a sync.
 //   - Enqueue (the engine's step ends) only folds: the writer goroutine
 //     writes the entry next, after Enqueue has returned.
-//   - Append and AppendAsync leave their entry to the writer goroutine,
-//     which writes it and then syncs everything written so far, and calls
-//     back every Append the sync made durable: all the Appends that
-//     arrived during one sync share the next (group commit).
+//   - AppendAsync leaves its entry to the writer goroutine, which writes
+//     it and then syncs everything written so far, and calls back every
+//     Append the sync made durable: all the Appends that arrived during
+//     one sync share the next (group commit). Append does the same, but
+//     when no writer runs it takes the writer's part itself until its
+//     entry is durable, rather than start one and wait for it.
 //
 // The writer goroutine starts when it has work and ends when it has none;
 // Close waits for it. Under SyncEveryEntry there is no writer: each entry
