@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -31,6 +32,10 @@ type decoder struct {
 	mgr   secrets.Manager // nil when the store has no secrets provider
 	alias bool            // strings may share data's bytes, which never change
 	scope *decodeScope    // shared with sub-decoders
+	// inputs is the encoding of the last resource's inputs, and inputsOf
+	// that resource (see sameAsInputs).
+	inputs   []byte
+	inputsOf *resource.State
 }
 
 // decodeScope is what a decoder shares with the sub-decoders it starts.
