@@ -39,7 +39,8 @@
 // answered through its callback. The begin is awaited by a callback from
 // the journal's writer rather than by a parked goroutine: a chain gets its
 // goroutine once its begin is durable. Chains that call no provider and
-// journal no begin run on the loop itself. A host that needs another shape can wire
+// journal no begin run in issue order on a lane of their own (lane.go),
+// without a goroutine each. A host that needs another shape can wire
 // the same parts itself; examples/wiring shows how.
 //
 // # Events

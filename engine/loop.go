@@ -203,9 +203,9 @@ func (d *deployment) submit(ctx context.Context, ch stepgen.Chain) {
 	}
 }
 
-// quick reports whether a chain runs on the loop itself: its steps call no
-// provider and journal no begin (which waits for a sync) — an unchanged
-// resource, a component, every custom resource of a preview.
+// quick reports whether a chain runs without a goroutine of its own: its
+// steps call no provider and journal no begin (which waits for a sync) —
+// an unchanged resource, a component, every custom resource of a preview.
 func (d *deployment) quick(ch stepgen.Chain) bool {
 	for _, s := range ch.Steps {
 		if !s.Local() || (d.journal != nil && s.JournalOp() != "") {
