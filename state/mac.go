@@ -154,6 +154,11 @@ func splitSnapshotMAC(data []byte) (snapshotSeal, bool) {
 		return snapshotSeal{}, false
 	}
 	seal := snapshotSeal{body: data[:i]}
+	if i+len(macMember) > end-2 {
+		// The member's opening quote is the one that ends the file:
+		// `,"mac":"}`. It is malformed, like any member without a sum.
+		return seal, true
+	}
 	alg, text, ok := bytes.Cut(data[i+len(macMember):end-2], []byte(":"))
 	if !ok {
 		return seal, true
