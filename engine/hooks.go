@@ -57,6 +57,24 @@ type runStep struct {
 // StepStarting implements executor.Hooks.
 func (d *deployment) StepStarting(ctx context.Context, es executor.Step) error {
 	rs := es.(*runStep)
+	if err := d.starting(rs); err != nil {
+		return err
+	}
+	s := rs.Step
+	if d.journal != nil && s.JournalOp() != "" {
+		seq, err := d.journalBegin(ctx, s)
+		if err != nil {
+			return err
+		}
+		rs.seq = seq
+	}
+	return nil
+}
+
+// starting is what every start of a step does before its begin is
+// journaled: refuse a change the operation expects not to make, report
+// the start, note the time.
+func (d *deployment) starting(rs *runStep) error {
 	s := rs.Step
 	if d.opts.expectNoChanges && changes(s.Op) {
 		return &ChangesError{URN: s.URN(), Op: s.Op}
@@ -65,13 +83,6 @@ func (d *deployment) StepStarting(ctx context.Context, es executor.Step) error {
 		d.emitStart(s)
 	}
 	rs.at = time.Now()
-	if d.journal != nil && s.JournalOp() != "" {
-		seq, err := d.journalBegin(ctx, s)
-		if err != nil {
-			return err
-		}
-		rs.seq = seq
-	}
 	return nil
 }
 
@@ -90,14 +101,10 @@ var _ executor.AsyncStarter = asyncHooks{}
 // the begin's sync awaited by a callback from the journal's writer.
 func (h asyncHooks) StepStartingAsync(ctx context.Context, es executor.Step, resume func(error)) (bool, error) {
 	d, rs := h.deployment, es.(*runStep)
+	if err := d.starting(rs); err != nil {
+		return true, err
+	}
 	s := rs.Step
-	if d.opts.expectNoChanges && changes(s.Op) {
-		return true, &ChangesError{URN: s.URN(), Op: s.Op}
-	}
-	if d.events.enabled() {
-		d.emitStart(s)
-	}
-	rs.at = time.Now()
 	if s.JournalOp() == "" {
 		return true, nil
 	}

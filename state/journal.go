@@ -102,8 +102,8 @@ type AsyncJournal interface {
 	Enqueue(ctx context.Context, e Entry) (seq uint64, err error)
 }
 
-// entryBuffers recycles the buffers entries are encoded into; the writer
-// returns each one once it has framed the entry into its batch.
+// entryBuffers recycles the buffers entries are encoded into; each one
+// comes back once its entry is framed into the batch.
 var entryBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // maxSpareBatch bounds the buffer a journal keeps between batches.
