@@ -100,10 +100,16 @@ func (m *Monitor) MonitorAddress() string {
 // packageVersion keys the default providers.
 type packageVersion struct{ pkg, version string }
 
+// defaultProvider is one package's default provider: registered once, by
+// whichever registration needs it first. Until then, asynchronous
+// registrations that need it wait in waiting (guarded by Monitor.mu) rather
+// than on a goroutine each; they are continued in the order they arrived.
 type defaultProvider struct {
-	done chan struct{}
-	ref  string
-	err  error
+	done    chan struct{}
+	settled bool // guarded by Monitor.mu; ref and err are final
+	waiting []func(ref string, err error)
+	ref     string
+	err     error
 }
 
 // New returns a Monitor.
@@ -144,10 +150,12 @@ func (m *Monitor) registerTransformed(ctx context.Context, goal resource.Goal) (
 // done is called exactly once with the outcome, from any goroutine and
 // possibly before RegisterResourceAsync returns. It takes goal over.
 //
-// When the Deployer is an AsyncDeployer and the registration's provider is
-// known already, no goroutine waits for the step. Otherwise (a remote
-// component, a default provider still being registered) a goroutine does
-// the waiting and ends when done has been called.
+// When the Deployer is an AsyncDeployer, no goroutine waits for the step.
+// A registration whose package's default provider is still being
+// registered is parked and continued, in arrival order, by the goroutine
+// registering that provider. Otherwise (a remote component, a Deployer that
+// is not asynchronous) a goroutine does the waiting and ends when done has
+// been called.
 func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
 	for _, t := range m.cfg.Transforms {
 		if err := t(ctx, goal); err != nil {
@@ -161,22 +169,23 @@ func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal
 		return
 	}
 	if goal.Custom && !resource.IsProviderType(goal.Type) {
-		ref, ready, err := m.providerNow(goal.Type, goal.Provider, goal.Version)
+		ref, ready, err := m.providerNow(ctx, goal.Type, goal.Provider, goal.Version, func(ref string, err error) {
+			if err == nil {
+				err = context.Cause(ctx)
+			}
+			if err != nil {
+				done(providers.RegisterResult{}, err)
+				return
+			}
+			goal.Provider = ref
+			ad.RegisterResourceAsync(ctx, goal, done)
+		})
 		switch {
 		case err != nil:
 			done(providers.RegisterResult{}, err)
 			return
 		case !ready:
-			go func() {
-				ref, err := m.providerFor(ctx, goal.Type, goal.Provider, goal.Version)
-				if err != nil {
-					done(providers.RegisterResult{}, err)
-					return
-				}
-				goal.Provider = ref
-				ad.RegisterResourceAsync(ctx, goal, done)
-			}()
-			return
+			return // continued by the default provider's registration
 		}
 		goal.Provider = ref
 	}
@@ -299,29 +308,36 @@ func (m *Monitor) providerFor(ctx context.Context, typ, ref, version string) (st
 	return m.defaultProvider(ctx, pkg, version)
 }
 
-// providerNow is providerFor without waiting: ready is false when the
-// package's default provider is not registered yet.
-func (m *Monitor) providerNow(typ, ref, version string) (_ string, ready bool, _ error) {
+// providerNow is providerFor without waiting. When the package's default
+// provider is not registered yet it reports ready false and calls then
+// once the provider's registration has settled (starting that registration
+// if nobody has), from the goroutine that registered it.
+func (m *Monitor) providerNow(ctx context.Context, typ, ref, version string, then func(ref string, err error)) (_ string, ready bool, _ error) {
 	if ref != "" {
-		ref, err := m.providerFor(context.Background(), typ, ref, version)
+		ref, err := m.providerFor(ctx, typ, ref, version)
 		return ref, true, err
 	}
 	pkg := resource.TypePackage(typ)
 	if m.disabled[pkg] {
 		return "", true, &NoProviderError{Type: typ, Package: pkg}
 	}
+	key := packageVersion{pkg, version}
 	m.mu.Lock()
-	d, ok := m.defaults[packageVersion{pkg, version}]
-	m.mu.Unlock()
-	if !ok {
-		return "", false, nil
-	}
-	select {
-	case <-d.done:
+	d, ok := m.defaults[key]
+	switch {
+	case ok && d.settled:
+		m.mu.Unlock()
 		return d.ref, true, d.err
-	default:
+	case ok:
+		d.waiting = append(d.waiting, then)
+		m.mu.Unlock()
 		return "", false, nil
 	}
+	d = &defaultProvider{done: make(chan struct{}), waiting: []func(string, error){then}}
+	m.defaults[key] = d
+	m.mu.Unlock()
+	go m.registerDefault(ctx, pkg, version, d)
+	return "", false, nil
 }
 
 // defaultProvider registers the default provider of a package and version
@@ -336,7 +352,11 @@ func (m *Monitor) defaultProvider(ctx context.Context, pkg, version string) (str
 		d = &defaultProvider{done: make(chan struct{})}
 		m.defaults[key] = d
 	}
+	settled := ok && d.settled
 	m.mu.Unlock()
+	if settled {
+		return d.ref, d.err
+	}
 	if !ok {
 		return m.registerDefault(ctx, pkg, version, d)
 	}
@@ -349,9 +369,25 @@ func (m *Monitor) defaultProvider(ctx context.Context, pkg, version string) (str
 }
 
 // registerDefault registers the default provider d of a package and
-// version and records its reference (or the failure) in d.
+// version, records its reference (or the failure) in d and continues the
+// registrations waiting for it.
 func (m *Monitor) registerDefault(ctx context.Context, pkg, version string, d *defaultProvider) (string, error) {
-	defer close(d.done)
+	ref, err := m.registerDefaultResource(ctx, pkg, version)
+	m.mu.Lock()
+	d.ref, d.err, d.settled = ref, err, true
+	waiting := d.waiting
+	d.waiting = nil
+	close(d.done)
+	m.mu.Unlock()
+	for _, then := range waiting {
+		then(ref, err)
+	}
+	return ref, err
+}
+
+// registerDefaultResource registers the provider resource of a package's
+// default provider and returns its reference.
+func (m *Monitor) registerDefaultResource(ctx context.Context, pkg, version string) (string, error) {
 	inputs := m.defaultConfig(pkg)
 	if version != "" {
 		inputs["version"] = resource.NewString(version)
@@ -363,15 +399,13 @@ func (m *Monitor) registerDefault(ctx context.Context, pkg, version string, d *d
 		Inputs: inputs,
 	})
 	if err != nil {
-		d.err = fmt.Errorf("default provider for package %s: %w", pkg, err)
-		return "", d.err
+		return "", fmt.Errorf("default provider for package %s: %w", pkg, err)
 	}
 	id := res.ID
 	if id == "" {
 		id = providers.UnknownID
 	}
-	d.ref = providers.NewReference(res.URN, id).String()
-	return d.ref, nil
+	return providers.NewReference(res.URN, id).String(), nil
 }
 
 // defaultConfig collects the stack config keys of a package, stripped of

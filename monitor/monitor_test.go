@@ -53,7 +53,7 @@ func (d *deployer) RegisterResource(ctx context.Context, goal resource.Goal) (pr
 		select {
 		case <-d.gate:
 		case <-ctx.Done():
-			return providers.RegisterResult{}, ctx.Err()
+			return providers.RegisterResult{}, context.Cause(ctx)
 		}
 	}
 	d.mu.Lock()
@@ -724,5 +724,83 @@ func TestNoProviderErrorMessage(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q does not contain %q", msg, want)
 		}
+	}
+}
+
+// asyncDeployer is deployer as a monitor.AsyncDeployer: a registration
+// reaches it in the order RegisterResourceAsync is called.
+type asyncDeployer struct{ *deployer }
+
+func (d asyncDeployer) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
+	done(d.RegisterResource(ctx, *goal))
+}
+
+// TestAsyncRegistrationsWaitForDefaultProvider: asynchronous registrations
+// that arrive while their default provider is being registered are held
+// back, then reach the deployer in the order they were made, with the
+// provider's reference — or all fail with the provider's failure, or with
+// their context's cause when it ended while they waited.
+func TestAsyncRegistrationsWaitForDefaultProvider(t *testing.T) {
+	providerFailure := errors.New("no plugin for pkg")
+	stopped := errors.New("program stopped")
+	tests := []struct {
+		name    string
+		fail    error
+		cancel  bool
+		wantErr error
+	}{
+		{name: "provider registered"},
+		{name: "provider failed", fail: providerFailure, wantErr: providerFailure},
+		{name: "context ended while waiting", cancel: true, wantErr: stopped},
+	}
+	names := []string{"a", "b", "c", "d", "e"}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &deployer{gate: make(chan struct{}), entered: make(chan struct{}, 1), failProviders: tt.fail}
+			m := monitor.New(monitor.Config{Deployer: asyncDeployer{d}})
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			var wg sync.WaitGroup
+			errs := make([]error, len(names))
+			for i, name := range names {
+				wg.Add(1)
+				g := thingGoal(name)
+				m.RegisterResourceAsync(ctx, &g, func(_ providers.RegisterResult, err error) {
+					errs[i] = err
+					wg.Done()
+				})
+			}
+			<-d.entered // the provider's registration is under way
+			if got := len(d.goals()); got != 0 {
+				t.Fatalf("%d registrations reached the deployer before their provider was registered", got)
+			}
+			if tt.cancel {
+				cancel(stopped)
+			}
+			close(d.gate)
+			wg.Wait()
+			for i, err := range errs {
+				if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+					t.Errorf("%s: err = %v, want %v", names[i], err, tt.wantErr)
+				}
+			}
+			var gotNames []string
+			for _, g := range d.goals() {
+				if g.Type != thing {
+					continue
+				}
+				gotNames = append(gotNames, g.Name)
+				if g.Provider != defaultRef("pkg", "") {
+					t.Errorf("%s has provider %q, want %q", g.Name, g.Provider, defaultRef("pkg", ""))
+				}
+			}
+			var wantNames []string
+			if tt.wantErr == nil {
+				wantNames = names
+			}
+			if diff := cmp.Diff(wantNames, gotNames); diff != "" {
+				t.Errorf("registrations reaching the deployer (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
