@@ -138,19 +138,33 @@ func (d *deployment) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d.gen, err = stepgen.New(stepgen.Config{
-		Stack: cfg.Stack, Project: cfg.Project, Old: snap.Resources, Preview: d.preview,
-		Providers: d, Now: time.Now, ReplaceTargets: d.opts.replaceTargets, InputsOnlyDiff: d.opts.inputsOnlyDiff,
-		StackSeed: []byte(cfg.Project + "::" + cfg.Stack), Analyze: len(d.analyzers()) > 0,
-		Targets: targets, Excludes: excludes, KeepUnregistered: d.op == OpImport,
-	})
-	if err != nil {
-		return err
-	}
+	// The generator and the journal each index the snapshot on their own
+	// (neither changes it): for a big stack that is milliseconds apiece,
+	// so the generator is built on a goroutine of its own meanwhile.
+	genDone := make(chan error, 1)
+	go func() {
+		var err error
+		d.gen, err = stepgen.New(stepgen.Config{
+			Stack: cfg.Stack, Project: cfg.Project, Old: snap.Resources, Preview: d.preview,
+			Providers: d, Now: time.Now, ReplaceTargets: d.opts.replaceTargets, InputsOnlyDiff: d.opts.inputsOnlyDiff,
+			StackSeed: []byte(cfg.Project + "::" + cfg.Stack), Analyze: len(d.analyzers()) > 0,
+			Targets: targets, Excludes: excludes, KeepUnregistered: d.op == OpImport,
+		})
+		genDone <- err
+	}()
 	if !d.preview {
-		if d.journal, err = cfg.Store.OpenJournal(ctx, cfg.Stack, snap); err != nil {
-			return fmt.Errorf("opening the journal of stack %q: %w", cfg.Stack, err)
+		d.journal, err = cfg.Store.OpenJournal(ctx, cfg.Stack, snap)
+	}
+	if genErr := <-genDone; genErr != nil {
+		if d.journal != nil {
+			// Nothing was appended: closing only releases what opening took.
+			_ = d.journal.Close(context.WithoutCancel(ctx))
+			d.journal = nil
 		}
+		return genErr
+	}
+	if err != nil {
+		return fmt.Errorf("opening the journal of stack %q: %w", cfg.Stack, err)
 	}
 	var hooks executor.Hooks = d
 	if aj, ok := d.journal.(state.AsyncJournal); ok {
