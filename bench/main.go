@@ -189,8 +189,9 @@ func (p *printer) print(m *Measurement) {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-3s %-15s n=%-6d store=%-6s runs=%d  median=%8.1fms  min=%8.1fms  max=%8.1fms  cpu=%8.1fms  rss=%6.1fMB  allocs/res=%7.1f (program %.1f)  goroutines=%d (stacks %.1fMB)",
-		m.Workload, m.Op, m.N, m.Store, m.Runs, m.MedianMS, m.MinMS, m.MaxMS, m.CPUMS, m.PeakRSSMB, m.AllocsPerResource, m.ProgramAllocsPerResource, m.PeakGoroutines, m.PeakStackMB)
+	fmt.Fprintf(&b, "%-3s %-15s n=%-6d store=%-6s runs=%d  median=%8.1fms  min=%8.1fms  max=%8.1fms  cpu=%8.1fms (sys %.1f, gc %.1f in %d cycles, %d faults)  rss=%6.1fMB  allocs/res=%7.1f (program %.1f)  goroutines=%d (stacks %.1fMB)",
+		m.Workload, m.Op, m.N, m.Store, m.Runs, m.MedianMS, m.MinMS, m.MaxMS, m.CPUMS, m.SysCPUMS, m.GCCPUMS, m.GCCycles, m.PageFaults,
+		m.PeakRSSMB, m.AllocsPerResource, m.ProgramAllocsPerResource, m.PeakGoroutines, m.PeakStackMB)
 	if m.BytesPersisted != nil {
 		fmt.Fprintf(&b, "  persisted=%s", bytesString(*m.BytesPersisted))
 		if m.SnapshotBytes != nil && *m.SnapshotBytes >= 4096 {

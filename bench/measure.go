@@ -50,7 +50,16 @@ type Measurement struct {
 	// CPUMS is the median CPU time (user and system, all threads) the
 	// operation took: beside the wall time it shows whether the
 	// operation waits or computes.
-	CPUMS             float64 `json:"cpu_ms"`
+	CPUMS float64 `json:"cpu_ms"`
+	// SysCPUMS is the system (kernel) part of CPUMS, PageFaults the minor
+	// page faults the operation caused (first touches of fresh memory,
+	// most of the system time), GCCycles the garbage collections it ran
+	// and GCCPUMS the CPU the runtime counts for them: medians, showing
+	// how much of an operation is the memory it allocates.
+	SysCPUMS          float64 `json:"sys_cpu_ms"`
+	PageFaults        int64   `json:"page_faults"`
+	GCCycles          uint32  `json:"gc_cycles"`
+	GCCPUMS           float64 `json:"gc_cpu_ms"`
 	PeakRSSMB         float64 `json:"peak_rss_mb"`
 	AllocsPerResource float64 `json:"allocs_per_resource"`
 	// ProgramAllocsPerResource is the part of AllocsPerResource the
@@ -124,6 +133,10 @@ func (m *Measurement) setScaling(smaller *Measurement) {
 type childResult struct {
 	Nanos         int64  `json:"nanos"`
 	CPUNanos      int64  `json:"cpu_nanos"`
+	SysNanos      int64  `json:"sys_nanos"`
+	PageFaults    int64  `json:"page_faults"`
+	GCCycles      uint32 `json:"gc_cycles"`
+	GCCPUNanos    int64  `json:"gc_cpu_nanos"`
 	Goroutines    int    `json:"goroutines"`
 	StackBytes    uint64 `json:"stack_bytes"`
 	PeakRSSKB     int64  `json:"peak_rss_kb"`
@@ -205,6 +218,10 @@ func summarize(s spec, rs []childResult, loadAvg float64) *Measurement {
 	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
 	times := make([]int64, len(rs))
 	cpu := make([]int64, len(rs))
+	sys := make([]int64, len(rs))
+	faults := make([]int64, len(rs))
+	gcCPU := make([]int64, len(rs))
+	gcs := make([]int64, len(rs))
 	allocs := make([]float64, len(rs))
 	allocBytes := make([]float64, len(rs))
 	progAllocs := make([]float64, len(rs))
@@ -214,6 +231,10 @@ func summarize(s spec, rs []childResult, loadAvg float64) *Measurement {
 	for i, r := range rs {
 		times[i] = r.Nanos
 		cpu[i] = r.CPUNanos
+		sys[i] = r.SysNanos
+		faults[i] = r.PageFaults
+		gcCPU[i] = r.GCCPUNanos
+		gcs[i] = int64(r.GCCycles)
 		allocs[i] = float64(r.Mallocs) / float64(s.N)
 		allocBytes[i] = float64(r.AllocBytes) / float64(s.N)
 		progAllocs[i] = float64(r.ProgramMalloc) / float64(s.N)
@@ -221,8 +242,9 @@ func summarize(s spec, rs []childResult, loadAvg float64) *Measurement {
 		gs = max(gs, r.Goroutines)
 		stacks = max(stacks, r.StackBytes)
 	}
-	slices.Sort(times)
-	slices.Sort(cpu)
+	for _, x := range [][]int64{times, cpu, sys, faults, gcCPU, gcs} {
+		slices.Sort(x)
+	}
 	slices.Sort(allocs)
 	slices.Sort(allocBytes)
 	slices.Sort(progAllocs)
@@ -230,6 +252,10 @@ func summarize(s spec, rs []childResult, loadAvg float64) *Measurement {
 		Workload: s.Workload, N: s.N, Op: s.Op, Store: s.Store, Runs: len(rs),
 		MedianMS: ms(median(times)), MinMS: ms(times[0]), MaxMS: ms(times[len(times)-1]),
 		CPUMS:                    round1(ms(median(cpu))),
+		SysCPUMS:                 round1(ms(median(sys))),
+		PageFaults:               median(faults),
+		GCCycles:                 uint32(median(gcs)),
+		GCCPUMS:                  round1(ms(median(gcCPU))),
 		PeakRSSMB:                float64(peak) / 1024,
 		AllocsPerResource:        round1(allocs[len(allocs)/2]),
 		BytesPerResource:         round1(allocBytes[len(allocBytes)/2]),
@@ -332,11 +358,11 @@ func runChild(arg string) error {
 	}
 	var before, after runtime.MemStats
 	wrote0 := writtenBytes()
-	cpu0 := cpuTime()
+	use0 := usedSoFar()
 	stopCount := countGoroutines()
 	runtime.ReadMemStats(&before)
 	extra, took, err := w.measure(b, s.Op)
-	cpu := cpuTime() - cpu0
+	use := usedSoFar().since(use0)
 	goroutines, stacks := stopCount()
 	runtime.ReadMemStats(&after)
 	wrote := writtenBytes() - wrote0
@@ -351,7 +377,8 @@ func runChild(arg string) error {
 		return err
 	}
 	r := childResult{
-		Nanos: took.Nanoseconds(), CPUNanos: cpu.Nanoseconds(), Goroutines: goroutines, StackBytes: stacks, PeakRSSKB: ru.Maxrss, RSSReset: reset,
+		Nanos: took.Nanoseconds(), CPUNanos: use.cpu.Nanoseconds(), SysNanos: use.sys.Nanoseconds(), PageFaults: use.faults,
+		GCCycles: after.NumGC - before.NumGC, GCCPUNanos: use.gc.Nanoseconds(), Goroutines: goroutines, StackBytes: stacks, PeakRSSKB: ru.Maxrss, RSSReset: reset,
 		Mallocs: after.Mallocs - before.Mallocs, ProgramMalloc: progMallocs, AllocBytes: after.TotalAlloc - before.TotalAlloc,
 		Written: wrote, SnapshotBytes: b.snapshotSize(),
 		BoundNanos: extra.bound.Nanoseconds(), ProviderPath: extra.providerPath.Nanoseconds(),
@@ -409,13 +436,34 @@ func loadAverage() float64 {
 	return v
 }
 
-// cpuTime returns the CPU time this process has used so far.
-func cpuTime() time.Duration {
+// resources is what this process has used so far: CPU time (user and
+// system), the system part alone, minor page faults, and the CPU the
+// runtime attributes to garbage collection.
+type resources struct {
+	cpu, sys, gc time.Duration
+	faults       int64
+}
+
+// usedSoFar returns the resources used so far; zero where unknown.
+func usedSoFar() resources {
+	var u resources
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		u.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		u.sys = time.Duration(ru.Stime.Nano())
+		u.faults = ru.Minflt
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	sample := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() == metrics.KindFloat64 {
+		u.gc = time.Duration(sample[0].Value.Float64() * 1e9)
+	}
+	return u
+}
+
+// since returns what was used between u0 and u.
+func (u resources) since(u0 resources) resources {
+	return resources{cpu: u.cpu - u0.cpu, sys: u.sys - u0.sys, gc: u.gc - u0.gc, faults: u.faults - u0.faults}
 }
 
 // startProfile starts CPU and allocation profiling of the operation, if
