@@ -9,4 +9,11 @@
 // need from the stack configuration keys of that package), sends remote
 // components to their provider's Construct, and hands everything else to
 // its Deployer, which the engine implements.
+//
+// An asynchronous registration that needs a default provider still being
+// registered does not wait on a goroutine: it is parked on that provider
+// and continued, in arrival order, by the goroutine registering it. A
+// program that registers thousands of resources before its first
+// provider is ready thus costs no goroutines and reaches the engine in
+// program order.
 package monitor
