@@ -117,6 +117,9 @@ func (d *deployment) load(ctx context.Context) error {
 		return fmt.Errorf("loading stack %q: %w", cfg.Stack, err)
 	}
 	d.base = snap
+	// A run usually takes a step for every recorded resource: sized for
+	// that, the records do not grow (by a quarter at a time) as it goes.
+	d.records = make([]StepRecord, 0, len(snap.Resources))
 	for _, op := range snap.PendingOperations {
 		if op.Resource == nil {
 			continue

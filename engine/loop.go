@@ -146,10 +146,10 @@ func (d *deployment) handleRequest(ctx context.Context, r *request) {
 	var err error
 	switch r.kind {
 	case reqRegister:
-		reg.Goal = *r.goal
+		reg.Goal = r.goal
 		acts, err = d.gen.Register(reg)
 	case reqRead:
-		reg.Goal = *r.goal
+		reg.Goal = r.goal
 		acts, err = d.gen.Read(reg, r.id)
 	case reqOutputs:
 		var chain stepgen.Chain

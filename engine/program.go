@@ -203,7 +203,16 @@ func (c *Context) exports() resource.PropertyMap {
 	return out
 }
 
+// noOptions are the options of every registration that passes none. Like
+// every resourceOptions once collect has returned it, it is only read.
+var noOptions resourceOptions
+
+// collect applies opts to fresh options; a registration without options
+// shares noOptions, saving an allocation per resource.
 func collect(opts []ResourceOption) *resourceOptions {
+	if len(opts) == 0 {
+		return &noOptions
+	}
 	o := &resourceOptions{}
 	for _, opt := range opts {
 		if opt != nil {

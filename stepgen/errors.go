@@ -17,8 +17,11 @@ type RegistrationError struct {
 }
 
 func (e *RegistrationError) Error() string {
-	if e.URN != "" {
+	switch {
+	case e.URN != "":
 		return fmt.Sprintf("registering %s: %s", e.URN, e.Reason)
+	case e.Type == "" && e.Name == "":
+		return fmt.Sprintf("registering a resource: %s", e.Reason)
 	}
 	return fmt.Sprintf("registering %s %q: %s", e.Type, e.Name, e.Reason)
 }

@@ -19,6 +19,7 @@ func TestErrorMessages(t *testing.T) {
 	}{
 		{&stepgen.RegistrationError{URN: urn("a"), Reason: "no good"}, []string{string(urn("a")), "no good"}},
 		{&stepgen.RegistrationError{Type: thing, Name: "a", Reason: "no good"}, []string{thing, `"a"`, "no good"}},
+		{&stepgen.RegistrationError{Reason: "no good"}, []string{"registering a resource: no good"}},
 		{&stepgen.DuplicateURNError{URN: urn("a")}, []string{string(urn("a")), "registered twice", "unique name"}},
 		{&stepgen.CheckFailedError{URN: urn("a"), Failures: []providers.CheckFailure{{Property: "x", Reason: "too big"}, {Reason: "bad"}}},
 			[]string{string(urn("a")), "x: too big; bad"}},
@@ -40,5 +41,35 @@ func TestErrorMessages(t *testing.T) {
 	}
 	if !errors.Is(&stepgen.PartialError{Err: errBoom}, errBoom) {
 		t.Error("PartialError does not unwrap to the provider's error")
+	}
+}
+
+// TestRegistrationWithoutGoal: a registration with no goal is refused with
+// a RegistrationError, by Register and by Read alike, not a panic.
+func TestRegistrationWithoutGoal(t *testing.T) {
+	gen, err := stepgen.New(stepgen.Config{Stack: "dev", Project: "proj"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		call func() (stepgen.Actions, error)
+	}{
+		{"Register, nil registration", func() (stepgen.Actions, error) { return gen.Register(nil) }},
+		{"Register, no goal", func() (stepgen.Actions, error) { return gen.Register(&stepgen.Registration{}) }},
+		{"Read, nil registration", func() (stepgen.Actions, error) { return gen.Read(nil, "id-1") }},
+		{"Read, no goal", func() (stepgen.Actions, error) { return gen.Read(&stepgen.Registration{}, "id-1") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			acts, err := tt.call()
+			var re *stepgen.RegistrationError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), "no goal") {
+				t.Errorf("err = %v, want a RegistrationError saying there is no goal", err)
+			}
+			if len(acts.Calls) != 0 || len(acts.Chains) != 0 {
+				t.Errorf("actions = %+v, want none", acts)
+			}
+		})
 	}
 }

@@ -70,7 +70,7 @@ func ExampleGenerator() {
 	}
 	for _, goal := range program {
 		fmt.Println("register", goal.Name)
-		handle(gen.Register(&stepgen.Registration{Goal: goal}))
+		handle(gen.Register(&stepgen.Registration{Goal: &goal}))
 		for len(calls) > 0 {
 			c := calls[0]
 			calls = calls[1:]

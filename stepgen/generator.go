@@ -49,7 +49,10 @@ type Config struct {
 // creates it; the generator fills URN and, through the steps it issues, the
 // outcome.
 type Registration struct {
-	Goal resource.Goal
+	// Goal is what the program asks for. The generator reads it and never
+	// changes it; it keeps the pointer (and so the goal's maps and slices)
+	// for as long as the registration's steps need it.
+	Goal *resource.Goal
 	// URN is set by Generator.Register.
 	URN resource.URN
 }
@@ -224,7 +227,10 @@ func (g *Generator) URNFor(goal resource.Goal) resource.URN {
 // Register takes a registration and returns what to do next. An error
 // fails this registration only; the generator stays usable.
 func (g *Generator) Register(reg *Registration) (Actions, error) {
-	goal := &reg.Goal
+	if reg == nil || reg.Goal == nil {
+		return Actions{}, &RegistrationError{Reason: "the registration has no goal; set Registration.Goal to the resource's type, name and inputs"}
+	}
+	goal := reg.Goal
 	if err := resource.CheckType(goal.Type); err != nil {
 		return Actions{}, &RegistrationError{Type: goal.Type, Name: goal.Name, Reason: fmt.Sprintf("bad type %q: %v", goal.Type, err)}
 	}

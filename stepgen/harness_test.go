@@ -148,7 +148,7 @@ func (h *host) Provider(ref, typ string) (providers.Provider, error) { return h.
 // register registers g and answers calls until the generator issues its
 // chains or fails the registration.
 func (h *host) register(g resource.Goal) (*stepgen.Registration, []stepgen.Chain, error) {
-	reg := &stepgen.Registration{Goal: g}
+	reg := &stepgen.Registration{Goal: &g}
 	acts, err := h.gen.Register(reg)
 	chains, err := h.drive(acts, err)
 	return reg, chains, err

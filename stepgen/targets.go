@@ -17,7 +17,7 @@ func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 		g.news[old.URN] = old
 		return Actions{Chains: []Chain{{Steps: []*Step{s}}}}
 	}
-	goal := &reg.Goal
+	goal := reg.Goal
 	st := g.newState(reg.URN, goal, nil)
 	outs := make(resource.PropertyMap, len(st.Inputs))
 	for k := range st.Inputs {

@@ -85,7 +85,7 @@ func TestRead(t *testing.T) {
 	h := newHost(t, stepgen.Config{Old: []*resource.State{prev, recorded("managed", nil)}}, prov)
 
 	t.Run("first read", func(t *testing.T) {
-		reg := &stepgen.Registration{Goal: resource.Goal{Type: thing, Name: "fresh", Provider: provRef, AdditionalSecretOutputs: []resource.PropertyKey{"key"}}}
+		reg := &stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "fresh", Provider: provRef, AdditionalSecretOutputs: []resource.PropertyKey{"key"}}}
 		acts, err := h.gen.Read(reg, "vol-9")
 		if err != nil || len(acts.Calls) != 0 {
 			t.Fatalf("Read = %v calls, %v", len(acts.Calls), err)
@@ -112,7 +112,7 @@ func TestRead(t *testing.T) {
 		}
 	})
 	t.Run("read again", func(t *testing.T) {
-		acts, err := h.gen.Read(&stepgen.Registration{Goal: resource.Goal{Type: thing, Name: "ext", Provider: provRef}}, "vol-1")
+		acts, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "ext", Provider: provRef}}, "vol-1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestRead(t *testing.T) {
 		}
 	})
 	t.Run("not found", func(t *testing.T) {
-		acts, err := h.gen.Read(&stepgen.Registration{Goal: resource.Goal{Type: thing, Name: "nothing", Provider: provRef}}, "gone")
+		acts, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "nothing", Provider: provRef}}, "gone")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,19 +140,19 @@ func TestRead(t *testing.T) {
 	})
 	for name, call := range map[string]func() error{
 		"no ID": func() error {
-			_, err := h.gen.Read(&stepgen.Registration{Goal: resource.Goal{Type: thing, Name: "x"}}, "")
+			_, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "x"}}, "")
 			return err
 		},
 		"bad type": func() error {
-			_, err := h.gen.Read(&stepgen.Registration{Goal: resource.Goal{Type: "nope", Name: "x"}}, "id")
+			_, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: "nope", Name: "x"}}, "id")
 			return err
 		},
 		"a managed resource under the URN": func() error {
-			_, err := h.gen.Read(&stepgen.Registration{Goal: resource.Goal{Type: thing, Name: "managed"}}, "id")
+			_, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "managed"}}, "id")
 			return err
 		},
 		"twice": func() error {
-			_, err := h.gen.Read(&stepgen.Registration{Goal: resource.Goal{Type: thing, Name: "ext"}}, "vol-1")
+			_, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "ext"}}, "vol-1")
 			if !errors.As(err, new(*stepgen.DuplicateURNError)) {
 				return nil
 			}

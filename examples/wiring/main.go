@@ -47,7 +47,7 @@ func (h *host) Provider(ref, typ string) (providers.Provider, error) {
 }
 
 func (h *host) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
-	reg := &stepgen.Registration{Goal: goal}
+	reg := &stepgen.Registration{Goal: &goal}
 	done := make(chan error, 1)
 	h.waiting.Store(reg, done)
 	h.mu.Lock()
