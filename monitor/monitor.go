@@ -169,23 +169,25 @@ func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal
 		return
 	}
 	if goal.Custom && !resource.IsProviderType(goal.Type) {
-		ref, ready, err := m.providerNow(ctx, goal.Type, goal.Provider, goal.Version, func(ref string, err error) {
-			if err == nil {
-				err = context.Cause(ctx)
-			}
-			if err != nil {
-				done(providers.RegisterResult{}, err)
-				return
-			}
-			goal.Provider = ref
-			ad.RegisterResourceAsync(ctx, goal, done)
-		})
+		ref, ready, err := m.providerNow(ctx, goal.Type, goal.Provider, goal.Version)
 		switch {
 		case err != nil:
 			done(providers.RegisterResult{}, err)
 			return
 		case !ready:
-			return // continued by the default provider's registration
+			// Continued by the default provider's registration.
+			m.afterDefault(ctx, goal.Type, goal.Version, func(ref string, err error) {
+				if err == nil {
+					err = context.Cause(ctx)
+				}
+				if err != nil {
+					done(providers.RegisterResult{}, err)
+					return
+				}
+				goal.Provider = ref
+				ad.RegisterResourceAsync(ctx, goal, done)
+			})
+			return
 		}
 		goal.Provider = ref
 	}
@@ -308,11 +310,9 @@ func (m *Monitor) providerFor(ctx context.Context, typ, ref, version string) (st
 	return m.defaultProvider(ctx, pkg, version)
 }
 
-// providerNow is providerFor without waiting. When the package's default
-// provider is not registered yet it reports ready false and calls then
-// once the provider's registration has settled (starting that registration
-// if nobody has), from the goroutine that registered it.
-func (m *Monitor) providerNow(ctx context.Context, typ, ref, version string, then func(ref string, err error)) (_ string, ready bool, _ error) {
+// providerNow is providerFor without waiting: ready is false when the
+// package's default provider is not registered yet (see afterDefault).
+func (m *Monitor) providerNow(ctx context.Context, typ, ref, version string) (_ string, ready bool, _ error) {
 	if ref != "" {
 		ref, err := m.providerFor(ctx, typ, ref, version)
 		return ref, true, err
@@ -321,23 +321,39 @@ func (m *Monitor) providerNow(ctx context.Context, typ, ref, version string, the
 	if m.disabled[pkg] {
 		return "", true, &NoProviderError{Type: typ, Package: pkg}
 	}
+	m.mu.Lock()
+	d, ok := m.defaults[packageVersion{pkg, version}]
+	settled := ok && d.settled
+	m.mu.Unlock()
+	if !settled {
+		return "", false, nil
+	}
+	return d.ref, true, d.err
+}
+
+// afterDefault calls then once the default provider of typ's package and
+// version is registered (or has failed): at once if it is already, else
+// from the goroutine that registers it, starting that registration if
+// nobody has.
+func (m *Monitor) afterDefault(ctx context.Context, typ, version string, then func(ref string, err error)) {
+	pkg := resource.TypePackage(typ)
 	key := packageVersion{pkg, version}
 	m.mu.Lock()
 	d, ok := m.defaults[key]
 	switch {
 	case ok && d.settled:
 		m.mu.Unlock()
-		return d.ref, true, d.err
+		then(d.ref, d.err)
+		return
 	case ok:
 		d.waiting = append(d.waiting, then)
 		m.mu.Unlock()
-		return "", false, nil
+		return
 	}
 	d = &defaultProvider{done: make(chan struct{}), waiting: []func(string, error){then}}
 	m.defaults[key] = d
 	m.mu.Unlock()
 	go m.registerDefault(ctx, pkg, version, d)
-	return "", false, nil
 }
 
 // defaultProvider registers the default provider of a package and version
