@@ -28,6 +28,10 @@ type deployment struct {
 	journal state.Journal // nil in a preview
 	// asyncJournal is journal when it can record without waiting.
 	asyncJournal state.AsyncJournal
+	// lasting is the operation's context without its cancellation: a
+	// step's outcome is recorded under it, even once the operation is
+	// cancelled, since the step did run.
+	lasting      context.Context
 	registry     *providers.Registry
 	gen          *stepgen.Generator
 	exec         *executor.Executor
@@ -78,6 +82,7 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 	}
 	d.lane.d = d
 	d.callers.d = d
+	d.lasting = context.WithoutCancel(ctx)
 	for _, o := range opts {
 		o(&d.opts)
 	}

@@ -165,12 +165,12 @@ func beginFailed(s *stepgen.Step, err error) error {
 }
 
 // StepDone implements executor.Hooks.
-func (d *deployment) StepDone(ctx context.Context, es executor.Step, err error) error {
+func (d *deployment) StepDone(_ context.Context, es executor.Step, err error) error {
 	rs := es.(*runStep)
 	// The step's own failure is already the executor's; only a failure to
 	// record the outcome is returned as a new one. The outcome is recorded
-	// even once the operation is cancelled: the step did run.
-	jerr := d.journalEnd(context.WithoutCancel(ctx), rs.Step, rs.seq, err)
+	// even once the operation is cancelled (d.lasting): the step did run.
+	jerr := d.journalEnd(rs.Step, rs.seq, err)
 	return d.ended(rs, err, jerr)
 }
 
@@ -227,7 +227,7 @@ func (d *deployment) StepSkipped(ctx context.Context, es executor.Step, reason e
 }
 
 // journalEnd records how a step ended.
-func (d *deployment) journalEnd(ctx context.Context, s *stepgen.Step, seq uint64, stepErr error) error {
+func (d *deployment) journalEnd(s *stepgen.Step, seq uint64, stepErr error) error {
 	if d.journal == nil {
 		return nil
 	}
@@ -235,26 +235,27 @@ func (d *deployment) journalEnd(ctx context.Context, s *stepgen.Step, seq uint64
 		if seq == 0 {
 			return nil
 		}
-		return d.recordEnd(ctx, state.Entry{Kind: state.EntryFailure, Begin: seq})
+		return d.recordEnd(state.Entry{Kind: state.EntryFailure, Begin: seq})
 	}
 	if s.With() != nil {
-		return d.journalWith(ctx, s, seq)
+		return d.journalWith(s, seq)
 	}
 	old, new := s.Result()
 	switch {
 	case seq != 0:
-		return d.recordEnd(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new})
+		return d.recordEnd(state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new})
 	case old == nil && new == nil, (s.Op == stepgen.OpSame || s.Op == stepgen.OpOutputs) && sameRecord(old, new):
 		return nil
 	default:
-		return d.recordEnd(ctx, state.Entry{Kind: state.EntryWrite, Old: old, New: new})
+		return d.recordEnd(state.Entry{Kind: state.EntryWrite, Old: old, New: new})
 	}
 }
 
 // recordEnd records a step's end: ordered, and left to the journal's
 // writer when the journal has one (state.AsyncJournal.Enqueue), so that the
 // step's goroutine never waits for storage; durable with the next begin.
-func (d *deployment) recordEnd(ctx context.Context, e state.Entry) error {
+func (d *deployment) recordEnd(e state.Entry) error {
+	ctx := d.lasting
 	var err error
 	if d.asyncJournal != nil {
 		_, err = d.asyncJournal.Enqueue(ctx, e)
@@ -271,13 +272,13 @@ func (d *deployment) recordEnd(ctx context.Context, e state.Entry) error {
 // frame is on the deepest path of a step's goroutine.
 //
 //go:noinline
-func (d *deployment) journalWith(ctx context.Context, s *stepgen.Step, seq uint64) error {
+func (d *deployment) journalWith(s *stepgen.Step, seq uint64) error {
 	old, _ := s.Result()
 	e := state.Entry{Kind: state.EntryWrite, Old: old, With: s.With()}
 	if seq != 0 {
 		e.Kind, e.Begin = state.EntrySuccess, seq
 	}
-	_, err := d.journal.Append(ctx, e)
+	_, err := d.journal.Append(d.lasting, e)
 	return err
 }
 

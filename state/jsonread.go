@@ -313,7 +313,7 @@ func (d *decoder) time() (time.Time, error) {
 	if y := t.UTC().Year(); err != nil || y < 0 || y > 9999 {
 		return time.Time{}, d.fail("want an RFC 3339 time in the years 0-9999")
 	}
-	sc.timeText, sc.time = string(b), t
+	sc.timeText, sc.time = d.text(b), t
 	return t, nil
 }
 
