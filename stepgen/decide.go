@@ -12,8 +12,9 @@ import (
 // update or replace, and the chains each issues.
 
 // afterFirstCheck decides what a checked registration needs: a create, a
-// diff, or (for a changed provider) a replacement.
-func (g *Generator) afterFirstCheck(w *work) (Actions, error) {
+// diff, or (for a changed provider) a replacement. early is the Diff made
+// right after the Check, if one was.
+func (g *Generator) afterFirstCheck(w *work, early earlyDiff) (Actions, error) {
 	if w.old == nil || w.old.PendingReplacement {
 		return g.single(w, OpCreate), nil
 	}
@@ -32,10 +33,9 @@ func (g *Generator) afterFirstCheck(w *work) (Actions, error) {
 	if g.cfg.InputsOnlyDiff {
 		return g.afterDiff(w, resource.DiffResult{Changes: resource.DiffUnknown})
 	}
-	if e := w.early; e.ok {
+	if early.ok {
 		// The Diff was made right after the Check (diffFollowsCheck).
-		w.early = earlyDiff{}
-		return g.diffAnswered(w, e.diff, e.err)
+		return g.diffAnswered(w, early.diff, early.err)
 	}
 	return g.diffCall(w), nil
 }

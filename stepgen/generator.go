@@ -146,8 +146,10 @@ type work struct {
 	diff resource.DiffResult
 	keys []resource.PropertyKey
 	// early holds a Diff made right after the Check (Call.DiffAfterCheck)
-	// until the decision that needs it.
-	early earlyDiff
+	// while the analyzers run, until the decision that needs it; without
+	// analyzers the decision follows the Check's answer at once and the
+	// Diff is handed to it directly.
+	early *earlyDiff
 	// dbr tracks the dependents of a delete-before-replace.
 	dbr *dependentsWork
 }
@@ -382,18 +384,27 @@ func (g *Generator) Answer(a Answer) (Actions, error) {
 		if a.Call.phase == phaseRecheck {
 			return g.replacement(w)
 		}
+		var early earlyDiff
 		if a.Diffed {
-			w.early = earlyDiff{diff: a.Diff, err: a.DiffErr, ok: true}
+			early = earlyDiff{diff: a.Diff, err: a.DiffErr, ok: true}
 		}
 		if g.cfg.Analyze {
+			if early.ok {
+				stash := early // on the heap only on this path
+				w.early = &stash
+			}
 			return Actions{Calls: []*Call{{Kind: CallAnalyze, Reg: w.reg, Type: w.new.Type, New: w.new, work: w, phase: phaseAnalyze}}}, nil
 		}
-		return g.afterFirstCheck(w)
+		return g.afterFirstCheck(w, early)
 	case phaseAnalyze:
 		if a.Err != nil {
 			return Actions{}, a.Err
 		}
-		return g.afterFirstCheck(w)
+		var early earlyDiff
+		if w.early != nil {
+			early, w.early = *w.early, nil
+		}
+		return g.afterFirstCheck(w, early)
 	case phaseProviderDiff:
 		if a.Err != nil {
 			return Actions{}, fmt.Errorf("comparing the default providers of %s: %w", urn, a.Err)
