@@ -31,13 +31,13 @@ type deployment struct {
 	// lasting is the operation's context without its cancellation: a
 	// step's outcome is recorded under it, even once the operation is
 	// cancelled, since the step did run.
-	lasting      context.Context
-	registry     *providers.Registry
-	gen          *stepgen.Generator
-	exec         *executor.Executor
-	mon          *monitor.Monitor
-	events       *eventSink
-	start        time.Time
+	lasting  context.Context
+	registry *providers.Registry
+	gen      *stepgen.Generator
+	exec     *executor.Executor
+	mon      *monitor.Monitor
+	events   *eventSink
+	start    time.Time
 
 	inbox    *inbox
 	stop     chan struct{}
