@@ -165,8 +165,10 @@ func (d *deployment) load(ctx context.Context) error {
 	}
 	if genErr := <-genDone; genErr != nil {
 		if d.journal != nil {
-			// Nothing was appended: closing only releases what opening took.
-			_ = d.journal.Close(context.WithoutCancel(ctx))
+			// Nothing was appended: closing leaves the stack as opening
+			// left it (its snapshot checkpointed if the loaded one was
+			// not the stored file) and releases the journal.
+			_ = d.journal.Close(d.lasting)
 			d.journal = nil
 		}
 		return genErr
@@ -202,6 +204,9 @@ func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 	execErr := d.exec.Wait()
 	stackErr := d.analyzeStack(ctx)
 	res := &Result{Counts: d.counts, Steps: d.records, Outputs: d.outputs}
+	if len(res.Steps) == 0 {
+		res.Steps = nil // no steps: nil, as a caller encoding the result expects
+	}
 	var commitErr error
 	if d.journal != nil {
 		if d.clearPending && d.healthy() && opErr == nil {

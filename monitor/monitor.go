@@ -30,7 +30,9 @@ type AsyncDeployer interface {
 	// RegisterResourceAsync registers a resource as RegisterResource does.
 	// It takes goal over and calls done exactly once, from any goroutine
 	// and possibly before it returns, when the resource's step has
-	// completed or the registration failed.
+	// completed or the registration failed. It must not wait for other
+	// registrations: the Monitor continues the registrations parked on a
+	// default provider one after another, from one goroutine.
 	RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error))
 }
 
@@ -153,7 +155,9 @@ func (m *Monitor) registerTransformed(ctx context.Context, goal resource.Goal) (
 // When the Deployer is an AsyncDeployer, no goroutine waits for the step.
 // A registration whose package's default provider is still being
 // registered is parked and continued, in arrival order, by the goroutine
-// registering that provider. Otherwise (a remote component, a Deployer that
+// registering that provider; that registration runs under the context of
+// the registration that started it, and a parked one is answered when it
+// has settled (with its failure, if it failed). Otherwise (a remote component, a Deployer that
 // is not asynchronous) a goroutine does the waiting and ends when done has
 // been called.
 func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
@@ -177,9 +181,6 @@ func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal
 		case !ready:
 			// Continued by the default provider's registration.
 			m.afterDefault(ctx, goal.Type, goal.Version, func(ref string, err error) {
-				if err == nil {
-					err = context.Cause(ctx)
-				}
 				if err != nil {
 					done(providers.RegisterResult{}, err)
 					return
@@ -358,8 +359,10 @@ func (m *Monitor) afterDefault(ctx context.Context, typ, version string, then fu
 
 // defaultProvider registers the default provider of a package and version
 // the first time it is needed; concurrent callers wait for that one
-// registration. Every custom registration passes here, so the common path
-// is kept small: the registration itself is in registerDefault.
+// registration. Every synchronous custom registration passes here (the
+// asynchronous ones look with providerNow and wait with afterDefault), so
+// the common path is kept small: the registration itself is in
+// registerDefault.
 func (m *Monitor) defaultProvider(ctx context.Context, pkg, version string) (string, error) {
 	key := packageVersion{pkg, version}
 	m.mu.Lock()
@@ -387,17 +390,28 @@ func (m *Monitor) defaultProvider(ctx context.Context, pkg, version string) (str
 // registerDefault registers the default provider d of a package and
 // version, records its reference (or the failure) in d and continues the
 // registrations waiting for it.
+//
+// d stays unsettled until no registration waits any more, so that one
+// arriving while the others are continued queues behind them rather than
+// overtaking them: registrations reach the Deployer in the order they came.
+// Synchronous callers (defaultProvider) need not wait for that: d.done is
+// closed as soon as the outcome is known.
 func (m *Monitor) registerDefault(ctx context.Context, pkg, version string, d *defaultProvider) (string, error) {
 	ref, err := m.registerDefaultResource(ctx, pkg, version)
 	m.mu.Lock()
-	d.ref, d.err, d.settled = ref, err, true
-	waiting := d.waiting
-	d.waiting = nil
+	d.ref, d.err = ref, err
 	close(d.done)
-	m.mu.Unlock()
-	for _, then := range waiting {
-		then(ref, err)
+	for len(d.waiting) > 0 {
+		waiting := d.waiting
+		d.waiting = nil
+		m.mu.Unlock()
+		for _, then := range waiting {
+			then(ref, err)
+		}
+		m.mu.Lock()
 	}
+	d.settled = true
+	m.mu.Unlock()
 	return ref, err
 }
 

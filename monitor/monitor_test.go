@@ -728,10 +728,17 @@ func TestNoProviderErrorMessage(t *testing.T) {
 }
 
 // asyncDeployer is deployer as a monitor.AsyncDeployer: a registration
-// reaches it in the order RegisterResourceAsync is called.
-type asyncDeployer struct{ *deployer }
+// reaches it in the order RegisterResourceAsync is called. arrived, when
+// set, is called with each goal before it is registered.
+type asyncDeployer struct {
+	*deployer
+	arrived func(*resource.Goal)
+}
 
 func (d asyncDeployer) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
+	if d.arrived != nil {
+		d.arrived(goal)
+	}
 	done(d.RegisterResource(ctx, *goal))
 }
 
@@ -757,7 +764,7 @@ func TestAsyncRegistrationsWaitForDefaultProvider(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := &deployer{gate: make(chan struct{}), entered: make(chan struct{}, 1), failProviders: tt.fail}
-			m := monitor.New(monitor.Config{Deployer: asyncDeployer{d}})
+			m := monitor.New(monitor.Config{Deployer: asyncDeployer{deployer: d}})
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			var wg sync.WaitGroup
@@ -802,5 +809,44 @@ func TestAsyncRegistrationsWaitForDefaultProvider(t *testing.T) {
 				t.Errorf("registrations reaching the deployer (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestParkedRegistrationsAreNotOvertaken: a registration made while the
+// parked ones are being continued (here, by the deployer as the first one
+// reaches it) queues behind them instead of reaching the deployer first.
+func TestParkedRegistrationsAreNotOvertaken(t *testing.T) {
+	d := &deployer{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	var m *monitor.Monitor
+	var wg sync.WaitGroup
+	register := func(name string) {
+		wg.Add(1)
+		g := thingGoal(name)
+		m.RegisterResourceAsync(context.Background(), &g, func(_ providers.RegisterResult, err error) {
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			wg.Done()
+		})
+	}
+	m = monitor.New(monitor.Config{Deployer: asyncDeployer{deployer: d, arrived: func(g *resource.Goal) {
+		if g.Name == "a" {
+			register("late")
+		}
+	}}})
+	for _, name := range []string{"a", "b", "c"} {
+		register(name)
+	}
+	<-d.entered
+	close(d.gate)
+	wg.Wait()
+	var got []string
+	for _, g := range d.goals() {
+		if g.Type == thing {
+			got = append(got, g.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c", "late"}, got); diff != "" {
+		t.Errorf("order reaching the deployer (-want +got):\n%s", diff)
 	}
 }
