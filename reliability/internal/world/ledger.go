@@ -62,9 +62,16 @@ type Ledger struct {
 // OpenLedger opens (creating if needed) the ledger at path and replays it.
 // With sync set, each appended line is fsync'd before the call that made
 // the change returns.
+//
+// A torn last line (a process killed amid its write: the kernel may stop a
+// write that crosses a page at a fatal signal) is cut off first, so that
+// the next record starts a line of its own instead of completing it.
 func OpenLedger(path string, sync bool) (*Ledger, error) {
 	recs, err := ReadLedger(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := cutTornLine(path); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -73,6 +80,21 @@ func OpenLedger(path string, sync bool) (*Ledger, error) {
 	}
 	l := &Ledger{path: path, f: f, sync: sync, records: recs, live: Live(recs)}
 	return l, nil
+}
+
+// cutTornLine truncates the ledger at path after its last complete line.
+func cutTornLine(path string) error {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if n := bytes.LastIndexByte(data, '\n') + 1; n < len(data) {
+		return os.Truncate(path, int64(n))
+	}
+	return nil
 }
 
 // ReadLedger reads every complete record of the ledger at path. A torn last
