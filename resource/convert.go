@@ -266,7 +266,7 @@ func convErr(v any, path *PropertyPath, reason string) error {
 //     element (converted). Secretness and dependencies are dropped, so
 //     treat the result as sensitive if v.ContainsSecrets().
 func (v PropertyValue) Mappable() any {
-	switch v.kind {
+	switch v.Kind() {
 	case KindNull:
 		return nil
 	case KindBool:

@@ -170,16 +170,16 @@ func diffValues(o, n PropertyValue) (ValueDiff, bool) {
 	vd := ValueDiff{Old: o, New: n}
 	oi, ni := stripSecret(o), stripSecret(n)
 	switch {
-	case oi.kind == KindObject && ni.kind == KindObject:
+	case oi.Kind() == KindObject && ni.Kind() == KindObject:
 		vd.Object = oi.ObjectValue().Diff(ni.ObjectValue())
-	case oi.kind == KindArray && ni.kind == KindArray:
+	case oi.Kind() == KindArray && ni.Kind() == KindArray:
 		vd.Array = diffArrays(oi.ArrayValue(), ni.ArrayValue())
 	}
 	return vd, true
 }
 
 func stripSecret(v PropertyValue) PropertyValue {
-	for v.kind == KindSecret {
+	for v.Kind() == KindSecret {
 		v = v.SecretElement()
 	}
 	return v
@@ -226,23 +226,29 @@ func mapsSame(a, b PropertyMap) bool {
 }
 
 func valuesSame(v, w PropertyValue) bool {
-	if v.kind != w.kind || v.kind == KindUnknown {
-		return false
-	}
-	switch v.kind {
-	case KindArray:
-		return slices.EqualFunc(v.ArrayValue(), w.ArrayValue(), valuesSame)
-	case KindObject:
-		return mapsSame(v.ObjectValue(), w.ObjectValue())
-	case KindSecret:
-		return valuesSame(v.SecretElement(), w.SecretElement())
-	case KindOutput:
-		a, b := v.ref.(*Output), w.ref.(*Output)
-		return a.Known && b.Known && a.Secret == b.Secret &&
+	// One type test of each side decides the kinds (see Kind).
+	switch a := v.ref.(type) {
+	case stringTag:
+		_, ok := w.ref.(stringTag)
+		return ok && v.str == w.str
+	case PropertyMap:
+		b, ok := w.ref.(PropertyMap)
+		return ok && mapsSame(a, b)
+	case []PropertyValue:
+		b, ok := w.ref.([]PropertyValue)
+		return ok && slices.EqualFunc(a, b, valuesSame)
+	case *PropertyValue: // secret
+		b, ok := w.ref.(*PropertyValue)
+		return ok && valuesSame(*a, *b)
+	case *Output:
+		b, ok := w.ref.(*Output)
+		return ok && a.Known && b.Known && a.Secret == b.Secret &&
 			slices.Equal(a.Dependencies, b.Dependencies) && valuesSame(a.Element, b.Element)
-	case KindResourceReference:
-		a, b := v.ref.(*ResourceReference), w.ref.(*ResourceReference)
-		return !a.IDUnknown && !b.IDUnknown && *a == *b
+	case *ResourceReference:
+		b, ok := w.ref.(*ResourceReference)
+		return ok && !a.IDUnknown && !b.IDUnknown && *a == *b
+	case unknownTag:
+		return false
 	}
 	return v.DeepEquals(w)
 }

@@ -25,12 +25,12 @@ func (p PropertyPath) Get(v PropertyValue) (PropertyValue, bool) {
 			return PropertyValue{}, false
 		case e.IsIndex:
 			a := v.ArrayValue()
-			if v.kind != KindArray || e.Index < 0 || e.Index >= len(a) {
+			if v.Kind() != KindArray || e.Index < 0 || e.Index >= len(a) {
 				return PropertyValue{}, false
 			}
 			v = a[e.Index]
 		default:
-			if v.kind != KindObject {
+			if v.Kind() != KindObject {
 				return PropertyValue{}, false
 			}
 			w, ok := v.ObjectValue()[PropertyKey(e.Key)]
@@ -47,7 +47,7 @@ func (p PropertyPath) Get(v PropertyValue) (PropertyValue, bool) {
 // them made the value secret.
 func peel(v PropertyValue, secret bool) (PropertyValue, bool) {
 	for {
-		switch v.kind {
+		switch v.Kind() {
 		case KindSecret:
 			v, secret = v.SecretElement(), true
 		case KindOutput:
@@ -106,7 +106,7 @@ func setAt(cur PropertyValue, p PropertyPath, v PropertyValue) (PropertyValue, b
 	case e.IsWildcard:
 		return cur, false
 	case e.IsIndex:
-		if (cur.kind != KindNull && cur.kind != KindArray) || e.Index < 0 {
+		if (cur.Kind() != KindNull && cur.Kind() != KindArray) || e.Index < 0 {
 			return cur, false
 		}
 		a := cur.ArrayValue()
@@ -122,7 +122,7 @@ func setAt(cur PropertyValue, p PropertyPath, v PropertyValue) (PropertyValue, b
 		out[e.Index] = elem
 		return NewArray(out...), true
 	default:
-		if cur.kind != KindNull && cur.kind != KindObject {
+		if cur.Kind() != KindNull && cur.Kind() != KindObject {
 			return cur, false
 		}
 		m := cur.ObjectValue()
@@ -142,7 +142,7 @@ func setAt(cur PropertyValue, p PropertyPath, v PropertyValue) (PropertyValue, b
 // unwrapContainer strips one secret or known output from v, returning the
 // wrapped value and how to wrap a changed value the same way.
 func unwrapContainer(v PropertyValue) (PropertyValue, func(PropertyValue) PropertyValue, bool) {
-	switch v.kind {
+	switch v.Kind() {
 	case KindSecret:
 		return v.SecretElement(), NewSecret, true
 	case KindOutput:
@@ -189,7 +189,7 @@ func deleteAt(cur PropertyValue, p PropertyPath) (PropertyValue, bool) {
 		return cur, false
 	case e.IsIndex:
 		a := cur.ArrayValue()
-		if cur.kind != KindArray || e.Index < 0 || e.Index >= len(a) {
+		if cur.Kind() != KindArray || e.Index < 0 || e.Index >= len(a) {
 			return cur, false
 		}
 		out := make([]PropertyValue, 0, len(a))
@@ -206,7 +206,7 @@ func deleteAt(cur PropertyValue, p PropertyPath) (PropertyValue, bool) {
 	default:
 		m := cur.ObjectValue()
 		old, found := m[PropertyKey(e.Key)]
-		if cur.kind != KindObject || !found {
+		if cur.Kind() != KindObject || !found {
 			return cur, false
 		}
 		var elem PropertyValue
@@ -235,7 +235,7 @@ func (m PropertyMap) GetPath(p PropertyPath) (PropertyValue, bool) {
 	if len(p) == 0 || p[0].IsIndex {
 		return PropertyValue{}, false
 	}
-	return p.Get(PropertyValue{kind: KindObject, ref: m})
+	return p.Get(PropertyValue{ref: m})
 }
 
 // SetPath returns a copy of m with v placed at path p (see

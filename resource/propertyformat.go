@@ -16,7 +16,7 @@ func (v PropertyValue) String() string {
 }
 
 func (v PropertyValue) write(b *strings.Builder) {
-	switch v.kind {
+	switch v.Kind() {
 	case KindNull:
 		b.WriteString("null")
 	case KindBool:
