@@ -57,16 +57,16 @@
 // workloads of go run ./bench, the profiles and the known limits):
 //
 //	BenchmarkUp10k: Up of 10,000 independent resources, no-op provider
-//	  store=memory  first run         0.16-0.19 s/op   42 allocs/resource
-//	  store=memory  unchanged rerun   0.08-0.10 s/op   36 allocs/resource
-//	  store=file    first run         0.16-0.19 s/op   42 allocs/resource
-//	  store=file    unchanged rerun   0.10-0.11 s/op   37 allocs/resource
+//	  store=memory  first run         0.19-0.22 s/op   39 allocs/resource
+//	  store=memory  unchanged rerun   0.09-0.11 s/op   32 allocs/resource
+//	  store=file    first run         0.21-0.22 s/op   39 allocs/resource
+//	  store=file    unchanged rerun   0.08-0.09 s/op   33 allocs/resource
 //	BenchmarkSlowCheckDiff1k: 1,000 unchanged resources, Check and Diff 5 ms
-//	                                  57-61 ms/op: 5.7-6.1 x the 10 ms floor (10 s serially)
+//	                                  54-58 ms/op: 5.4-5.8 x the 10 ms floor (10 s serially)
 //
-// (fifth round, at a quick hour; the fourth round measured 0.20-0.24 s/op
-// for a first run and 0.11-0.13 for a rerun, the third 0.38-0.49 and
-// 0.21-0.23, the first 0.75-1.20.) Memory is time here: in a fresh
+// (end of the fifth round, load average about 2; the fourth round
+// measured 0.20-0.24 s/op for a first run and 0.11-0.13 for a rerun, the
+// third 0.38-0.49 and 0.21-0.23, the first 0.75-1.20.) Memory is time here: in a fresh
 // process a third of an operation's CPU is the kernel serving first
 // touches of the memory it allocates, and the garbage collector a sixth
 // to a third more (BENCHMARKS.md, fifth round). An unchanged
