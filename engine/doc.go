@@ -66,10 +66,11 @@
 //
 // (end of the fifth round, load average about 2; the fourth round
 // measured 0.20-0.24 s/op for a first run and 0.11-0.13 for a rerun, the
-// third 0.38-0.49 and 0.21-0.23, the first 0.75-1.20.) Memory is time here: in a fresh
-// process a third of an operation's CPU is the kernel serving first
-// touches of the memory it allocates, and the garbage collector a sixth
-// to a third more (BENCHMARKS.md, fifth round). An unchanged
+// third 0.38-0.49 and 0.21-0.23, the first 0.75-1.20.) Memory is time
+// here: in a fresh process a third of an operation's CPU is the kernel
+// serving first touches of the memory it allocates, and the garbage
+// collector a sixth to a third more (BENCHMARKS.md, fifth round). An
+// unchanged
 // resource's Check and Diff run on one goroutine (stepgen.Call.DiffAfterCheck),
 // and at most 256 provider calls are in flight at once (callers.go): a
 // goroutine per call, started faster than a busy machine ran them, left

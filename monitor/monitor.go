@@ -108,7 +108,7 @@ type packageVersion struct{ pkg, version string }
 // than on a goroutine each; they are continued in the order they arrived.
 type defaultProvider struct {
 	done    chan struct{}
-	settled bool // guarded by Monitor.mu; ref and err are final
+	settled bool // guarded by Monitor.mu: ref and err are known and nothing waits
 	waiting []func(ref string, err error)
 	ref     string
 	err     error
@@ -157,9 +157,9 @@ func (m *Monitor) registerTransformed(ctx context.Context, goal resource.Goal) (
 // registered is parked and continued, in arrival order, by the goroutine
 // registering that provider; that registration runs under the context of
 // the registration that started it, and a parked one is answered when it
-// has settled (with its failure, if it failed). Otherwise (a remote component, a Deployer that
-// is not asynchronous) a goroutine does the waiting and ends when done has
-// been called.
+// has settled (with its failure, if it failed). Otherwise (a remote
+// component, a Deployer that is not asynchronous) a goroutine does the
+// waiting and ends when done has been called.
 func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
 	for _, t := range m.cfg.Transforms {
 		if err := t(ctx, goal); err != nil {
