@@ -69,9 +69,10 @@
 // third 0.38-0.49 and 0.21-0.23, the first 0.75-1.20.) Memory is time
 // here: in a fresh process a third of an operation's CPU is the kernel
 // serving first touches of the memory it allocates, and the garbage
-// collector a sixth to a third more (BENCHMARKS.md, fifth round). An
-// unchanged
-// resource's Check and Diff run on one goroutine (stepgen.Call.DiffAfterCheck),
+// collector a sixth to a third more (BENCHMARKS.md, fifth round).
+//
+// An unchanged resource's Check and Diff run on one goroutine
+// (stepgen.Call.DiffAfterCheck),
 // and at most 256 provider calls are in flight at once (callers.go): a
 // goroutine per call, started faster than a busy machine ran them, left
 // thousands waiting with fresh stacks, at the price of BenchmarkSlowCheckDiff1k's
