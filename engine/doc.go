@@ -72,11 +72,10 @@
 // collector a sixth to a third more (BENCHMARKS.md, fifth round).
 //
 // An unchanged resource's Check and Diff run on one goroutine
-// (stepgen.Call.DiffAfterCheck),
-// and at most 256 provider calls are in flight at once (callers.go): a
-// goroutine per call, started faster than a busy machine ran them, left
-// thousands waiting with fresh stacks, at the price of BenchmarkSlowCheckDiff1k's
-// 36-38 ms.
+// (stepgen.Call.DiffAfterCheck), and at most 256 provider calls are in
+// flight at once (callers.go): a goroutine per call, started faster than a
+// busy machine ran them, left thousands waiting with fresh stacks, at the
+// price of BenchmarkSlowCheckDiff1k's 36-38 ms.
 //
 // Allocations are the operation's, store and program included. No
 // goroutine waits for a registration's step: a registration whose
