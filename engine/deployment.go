@@ -50,9 +50,12 @@ type deployment struct {
 	mu      sync.Mutex
 	waiters map[*stepgen.Registration]func(regResult)
 	records []StepRecord
-	counts  map[stepgen.Op]int
-	errs    []error // registration errors the executor does not report
-	failed  int
+	// expectedSteps sizes records when the first step ends: the number
+	// of recorded resources (set by load; read under mu).
+	expectedSteps int
+	counts        map[stepgen.Op]int
+	errs          []error // registration errors the executor does not report
+	failed        int
 	// outputs are the stack outputs the program exported.
 	outputs resource.PropertyMap
 	// clearPending asks finish to drop the pending operations of the
@@ -122,9 +125,7 @@ func (d *deployment) load(ctx context.Context) error {
 		return fmt.Errorf("loading stack %q: %w", cfg.Stack, err)
 	}
 	d.base = snap
-	// A run usually takes a step for every recorded resource: sized for
-	// that, the records do not grow (by a quarter at a time) as it goes.
-	d.records = make([]StepRecord, 0, len(snap.Resources))
+	d.expectedSteps = len(snap.Resources)
 	for _, op := range snap.PendingOperations {
 		if op.Resource == nil {
 			continue
@@ -204,9 +205,6 @@ func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 	execErr := d.exec.Wait()
 	stackErr := d.analyzeStack(ctx)
 	res := &Result{Counts: d.counts, Steps: d.records, Outputs: d.outputs}
-	if len(res.Steps) == 0 {
-		res.Steps = nil // no steps: nil, as a caller encoding the result expects
-	}
 	var commitErr error
 	if d.journal != nil {
 		if d.clearPending && d.healthy() && opErr == nil {
