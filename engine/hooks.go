@@ -285,10 +285,10 @@ func (d *deployment) journalWith(s *stepgen.Step, seq uint64) error {
 func (d *deployment) record(s *stepgen.Step, err error, took time.Duration, skipped bool) {
 	d.mu.Lock()
 	if d.records == nil {
-		// A run usually takes a step for every recorded resource: sized
-		// for that, the records do not grow (a quarter at a time) as it
-		// goes.
-		d.records = make([]StepRecord, 0, max(d.expectedSteps, 1))
+		// A run usually takes a step for every recorded resource, and a
+		// few more: sized for that, the records do not grow (a quarter
+		// at a time) as it goes.
+		d.records = make([]StepRecord, 0, d.expectedSteps+d.expectedSteps/16+16)
 	}
 	d.records = append(d.records, StepRecord{Op: s.Op, URN: s.URN(), Err: err})
 	if err == nil {
