@@ -120,7 +120,9 @@ func (g *Generator) decideComponent(w *work) Actions {
 	switch {
 	case w.old == nil:
 		return g.single(w, OpCreate)
-	case w.old.Inputs.DeepEquals(w.new.Inputs) && w.old.Type == w.new.Type:
+	case w.old.Inputs.DeepEquals(w.new.Inputs):
+		// Only the inputs count, as in the reference engine: a component
+		// retyped through an alias with the same inputs is the same one.
 		w.new.Outputs = w.old.Outputs
 		return g.single(w, OpSame)
 	default:

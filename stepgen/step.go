@@ -292,8 +292,11 @@ func (s *Step) applyDelete(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The provider sees the URN the object was recorded under: a resource
+	// renamed through an alias and replaced in the same run is deleted
+	// under its old URN, as the reference engine does.
 	_, err = p.Delete(ctx, providers.DeleteRequest{
-		URN: s.urn, ID: s.Old.ID, Inputs: s.Old.Inputs, Outputs: s.Old.Outputs,
+		URN: s.Old.URN, ID: s.Old.ID, Inputs: s.Old.Inputs, Outputs: s.Old.Outputs,
 		Timeout: s.Old.CustomTimeouts.Delete,
 	})
 	if err != nil {
