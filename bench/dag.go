@@ -15,7 +15,6 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // W5: a deep graph. n resources in a random DAG (seeded): each depends on
@@ -43,7 +42,7 @@ var w5 = &workload{
 		return b.up(dagProgram(b.deps))
 	},
 	check: func(b *bench, op string, res *engine.Result) (extra, error) {
-		want := map[string]stepgen.Op{"create": stepgen.OpCreate, "destroy": stepgen.OpDelete}[op]
+		want := map[string]engine.StepOp{"create": engine.StepCreate, "destroy": engine.StepDelete}[op]
 		if err := expectCount(res, want, b.s.N); err != nil {
 			return extra{}, err
 		}

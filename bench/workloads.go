@@ -15,7 +15,6 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 const (
@@ -252,14 +251,14 @@ func runFlat(b *bench, op string) (*engine.Result, error) {
 }
 
 func checkFlat(b *bench, op string, res *engine.Result) (extra, error) {
-	want := map[string]stepgen.Op{
-		"create": stepgen.OpCreate, "same": stepgen.OpSame, "preview-update": stepgen.OpUpdate,
-		"update": stepgen.OpUpdate, "destroy": stepgen.OpDelete,
+	want := map[string]engine.StepOp{
+		"create": engine.StepCreate, "same": engine.StepSame, "preview-update": engine.StepUpdate,
+		"update": engine.StepUpdate, "destroy": engine.StepDelete,
 	}[op]
 	return extra{}, expectCount(res, want, b.s.N)
 }
 
-func expectCount(res *engine.Result, op stepgen.Op, n int) error {
+func expectCount(res *engine.Result, op engine.StepOp, n int) error {
 	got := 0
 	for _, s := range res.Steps {
 		if s.Op == op && s.URN.Type() == thing {
@@ -400,7 +399,7 @@ var w2 = &workload{
 		return extra{
 			bound: w2Depth * w2Sleep, providerPath: path,
 			beforeFirst: first.Sub(b.opStart), afterLast: b.opEnd.Sub(last),
-		}, expectCount(res, stepgen.OpCreate, chains*w2Depth)
+		}, expectCount(res, engine.StepCreate, chains*w2Depth)
 	},
 }
 
@@ -431,7 +430,7 @@ var w4 = &workload{
 	},
 	run: func(b *bench, _ string) (*engine.Result, error) { return b.up(flat(b.s.N, 0)) },
 	check: func(b *bench, _ string, res *engine.Result) (extra, error) {
-		return extra{bound: 2 * w4Sleep}, expectCount(res, stepgen.OpSame, b.s.N)
+		return extra{bound: 2 * w4Sleep}, expectCount(res, engine.StepSame, b.s.N)
 	},
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // maxValueWidth bounds how much of one property value a diff line shows.
@@ -56,9 +55,9 @@ func orUnset(s string) string {
 // follows a delete-before-replace (which carries the diff).
 func changesOf(ev engine.StepEvent) bool {
 	switch ev.Op {
-	case stepgen.OpUpdate, stepgen.OpCreateReplacement:
+	case engine.StepUpdate, engine.StepCreateReplacement:
 		return true
-	case stepgen.OpCreate:
+	case engine.StepCreate:
 		return len(ev.Keys) > 0 || len(ev.Diff) > 0
 	}
 	return false
@@ -74,11 +73,11 @@ func propertyDiff(ev engine.StepEvent, full bool) []string {
 		ls = changes(ev)
 	case !full:
 		return nil
-	case ev.Op == stepgen.OpCreate || ev.Op == stepgen.OpImport:
+	case ev.Op == engine.StepCreate || ev.Op == engine.StepImport:
 		for _, k := range ev.NewInputs.StableKeys() {
 			ls = append(ls, diffLine{path: pathOf(nil, string(k)), kind: resource.DiffAdd, new: value(ev.NewInputs[k])})
 		}
-	case ev.Op == stepgen.OpDelete:
+	case ev.Op == engine.StepDelete:
 		for _, k := range ev.OldInputs.StableKeys() {
 			ls = append(ls, diffLine{path: pathOf(nil, string(k)), kind: resource.DiffDelete, old: value(ev.OldInputs[k])})
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -134,7 +133,7 @@ func TestInteractiveRunningRow(t *testing.T) {
 	clock := start
 	r.now = func() time.Time { return clock }
 	r.Event(engine.OperationStartEvent{Operation: engine.OpUp, Project: "web", Stack: "dev"})
-	r.Event(engine.StepStartEvent{StepEvent: step(stepgen.OpCreate, thing, "slow", false, nil, nil)})
+	r.Event(engine.StepStartEvent{StepEvent: step(engine.StepCreate, thing, "slow", false, nil, nil)})
 	clock = start.Add(2500 * time.Millisecond)
 
 	r.mu.Lock()
@@ -157,7 +156,7 @@ func TestInteractiveSeveralOperations(t *testing.T) {
 	r := New(&buf, Options{Mode: ModeInteractive, Width: 80, Color: ColorNever})
 	for _, name := range []string{"one", "two"} {
 		r.Event(engine.OperationStartEvent{Operation: engine.OpUp, Project: "web", Stack: "dev"})
-		for _, e := range ran(step(stepgen.OpCreate, thing, name, false, nil, nil), time.Millisecond, nil) {
+		for _, e := range ran(step(engine.StepCreate, thing, name, false, nil, nil), time.Millisecond, nil) {
 			r.Event(e)
 		}
 		r.Event(engine.SummaryEvent{Operation: engine.OpUp, Duration: time.Second})
@@ -187,7 +186,7 @@ func TestInteractiveCloseMidOperation(t *testing.T) {
 	var buf bytes.Buffer
 	r := New(&buf, Options{Mode: ModeInteractive, Width: 80, Color: ColorNever})
 	r.Event(engine.OperationStartEvent{Operation: engine.OpDestroy, Project: "web", Stack: "dev"})
-	r.Event(engine.StepStartEvent{StepEvent: step(stepgen.OpDelete, thing, "x", false, nil, nil)})
+	r.Event(engine.StepStartEvent{StepEvent: step(engine.StepDelete, thing, "x", false, nil, nil)})
 	r.Close()
 	r.Close()
 	got := finalFrame(buf.String())

@@ -11,7 +11,6 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // A host shows its deployments by handing the renderer's Event method to
@@ -55,7 +54,7 @@ func ExampleRenderer_Event() {
 
 	u := resource.NewURN("dev", "site", "", "test:index:Thing", "a")
 	step := engine.StepEvent{
-		Op: stepgen.OpUpdate, URN: u, Type: "test:index:Thing", Preview: true,
+		Op: engine.StepUpdate, URN: u, Type: "test:index:Thing", Preview: true,
 		OldInputs: resource.PropertyMap{"size": resource.NewNumber(1), "token": resource.NewSecret(resource.NewString("s3cr3t"))},
 		NewInputs: resource.PropertyMap{"size": resource.NewNumber(2), "token": resource.NewSecret(resource.NewString("n3w"))},
 		Keys:      []resource.PropertyKey{"size", "token"},

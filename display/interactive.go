@@ -8,7 +8,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/groundwork-iac/groundwork/engine"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // The escape sequences of a redraw: move the cursor up n lines, clear a
@@ -260,7 +259,7 @@ func (r *Renderer) status(rw *row, now time.Time) string {
 		return "failed"
 	case rw.running > 0:
 		verb := info.running
-		if rw.runningOp == stepgen.OpDeleteReplaced && !rw.dbr {
+		if rw.runningOp == engine.StepDeleteReplaced && !rw.dbr {
 			verb = "deleting original"
 		}
 		frame := spinner[int(now.UnixNano()/int64(redrawInterval))%len(spinner)]

@@ -7,7 +7,6 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // action is what a row shows happening to a resource. Several step
@@ -51,23 +50,23 @@ var actions = [...]actionInfo{
 	actReplace: {"+-", "replace", "replacing", "replaced", "to replace", colorMagenta},
 }
 
-func actionOf(op stepgen.Op) action {
+func actionOf(op engine.StepOp) action {
 	switch op {
-	case stepgen.OpCreate:
+	case engine.StepCreate:
 		return actCreate
-	case stepgen.OpUpdate:
+	case engine.StepUpdate:
 		return actUpdate
-	case stepgen.OpDelete:
+	case engine.StepDelete:
 		return actDelete
-	case stepgen.OpReplace, stepgen.OpCreateReplacement, stepgen.OpDeleteReplaced:
+	case engine.StepReplace, engine.StepCreateReplacement, engine.StepDeleteReplaced:
 		return actReplace
-	case stepgen.OpRead:
+	case engine.StepRead:
 		return actRead
-	case stepgen.OpImport:
+	case engine.StepImport:
 		return actImport
-	case stepgen.OpRefresh:
+	case engine.StepRefresh:
 		return actRefresh
-	case stepgen.OpDiscard:
+	case engine.StepDiscard:
 		return actDiscard
 	}
 	return actSame
@@ -75,11 +74,11 @@ func actionOf(op stepgen.Op) action {
 
 // stepSymbol is the symbol of one step in plain output, where the steps of
 // a replacement are told apart.
-func stepSymbol(op stepgen.Op) string {
+func stepSymbol(op engine.StepOp) string {
 	switch op {
-	case stepgen.OpCreateReplacement:
+	case engine.StepCreateReplacement:
 		return "++"
-	case stepgen.OpDeleteReplaced:
+	case engine.StepDeleteReplaced:
 		return "--"
 	}
 	return actions[actionOf(op)].symbol
@@ -94,7 +93,7 @@ type row struct {
 	// step deleted the old copy (delete-before-replace).
 	replacing, dbr bool
 	running        int
-	runningOp      stepgen.Op
+	runningOp      engine.StepOp
 	since          time.Time     // when the running step started
 	took           time.Duration // the finished steps' durations
 	failed         bool
@@ -132,7 +131,7 @@ func (m *model) row(ev engine.StepEvent, force bool) *row {
 	m.sawSteps = true
 	switch {
 	case force:
-	case ev.Op == stepgen.OpOutputs:
+	case ev.Op == engine.StepOutputs:
 		return nil
 	case providers.IsDefaultProvider(ev.URN) && m.byURN[ev.URN] == nil:
 		return nil
@@ -150,7 +149,7 @@ func (m *model) row(ev engine.StepEvent, force bool) *row {
 	a := actionOf(ev.Op)
 	if a == actReplace && !rw.replacing {
 		rw.replacing = true
-		rw.dbr = ev.Op == stepgen.OpDeleteReplaced
+		rw.dbr = ev.Op == engine.StepDeleteReplaced
 	}
 	if a > rw.act {
 		rw.act = a
@@ -224,7 +223,7 @@ func (m *model) counts(s engine.SummaryEvent) (out []count, failed int) {
 	} else {
 		for op, c := range s.Counts {
 			switch op {
-			case stepgen.OpOutputs, stepgen.OpReplace, stepgen.OpDeleteReplaced:
+			case engine.StepOutputs, engine.StepReplace, engine.StepDeleteReplaced:
 				continue
 			}
 			n[actionOf(op)] += c

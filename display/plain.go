@@ -5,7 +5,6 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // plainEvent writes the lines of one event in plain mode.
@@ -23,7 +22,7 @@ func (r *Renderer) plainEvent(e engine.Event) {
 		r.writeLines(r.pal.paint(actions[actionOf(e.Op)].color, stepLine(e.StepEvent)+"  ..."))
 	case engine.StepDoneEvent:
 		rw := r.m.stepDone(e)
-		if rw == nil || e.Op == stepgen.OpReplace || e.Op == stepgen.OpSame && !r.opts.ShowSames {
+		if rw == nil || e.Op == engine.StepReplace || e.Op == engine.StepSame && !r.opts.ShowSames {
 			return
 		}
 		line := stepLine(e.StepEvent)
@@ -78,7 +77,7 @@ func stepLine(ev engine.StepEvent) string {
 // those of other components cannot be told apart from the event.)
 func callsProvider(ev engine.StepEvent) bool {
 	switch ev.Op {
-	case stepgen.OpSame, stepgen.OpReplace, stepgen.OpOutputs, stepgen.OpDiscard:
+	case engine.StepSame, engine.StepReplace, engine.StepOutputs, engine.StepDiscard:
 		return false
 	}
 	return ev.URN.Type() != resource.RootStackType

@@ -5,7 +5,6 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // The scripted operation the golden tests render: every kind of step, a
@@ -25,7 +24,7 @@ func obj(m resource.PropertyMap) resource.PropertyValue { return resource.NewObj
 func secret(v resource.PropertyValue) resource.PropertyValue { return resource.NewSecret(v) }
 
 // step builds a step's description.
-func step(op stepgen.Op, typ, name string, preview bool, olds, news resource.PropertyMap) engine.StepEvent {
+func step(op engine.StepOp, typ, name string, preview bool, olds, news resource.PropertyMap) engine.StepEvent {
 	return engine.StepEvent{Op: op, URN: urn(typ, name), Type: typ, Preview: preview, OldInputs: olds, NewInputs: news}
 }
 
@@ -50,18 +49,18 @@ func script(preview bool) []engine.Event {
 	add := func(e ...engine.Event) { evs = append(evs, e...) }
 
 	add(engine.OperationStartEvent{Operation: op, Project: "web", Stack: "dev", Time: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)})
-	add(ran(step(stepgen.OpSame, resource.RootStackType, "web-dev", preview, nil, nil), ms(1), nil)...)
-	add(ran(step(stepgen.OpCreate, "pulumi:providers:test", "default", preview, nil, nil), ms(2), nil)...)
+	add(ran(step(engine.StepSame, resource.RootStackType, "web-dev", preview, nil, nil), ms(1), nil)...)
+	add(ran(step(engine.StepCreate, "pulumi:providers:test", "default", preview, nil, nil), ms(2), nil)...)
 
 	// A create whose inputs hold a secret the engine left in plaintext.
-	a := step(stepgen.OpCreate, thing, "a", preview, nil, resource.PropertyMap{
+	a := step(engine.StepCreate, thing, "a", preview, nil, resource.PropertyMap{
 		"size": num(1), "password": secret(str("hunter2")),
 	})
 	add(ran(a, ms(12), resource.PropertyMap{"size": num(1), "password": secret(str("hunter2")), "id": str("a-1")})...)
 
 	// An update without a detailed diff: the renderer compares inputs,
 	// nested objects and arrays included.
-	b := step(stepgen.OpUpdate, thing, "b", preview,
+	b := step(engine.StepUpdate, thing, "b", preview,
 		resource.PropertyMap{"size": num(1), "tags": obj(resource.PropertyMap{"env": str("dev"), "team": str("web")}), "ports": resource.NewArray(num(80))},
 		resource.PropertyMap{"size": num(2), "tags": obj(resource.PropertyMap{"env": str("prod"), "team": str("web")}), "ports": resource.NewArray(num(80), num(443))})
 	b.Keys = []resource.PropertyKey{"ports", "size", "tags"}
@@ -73,8 +72,8 @@ func script(preview bool) []engine.Event {
 	// the old copy's deletion. The provider gave a detailed diff.
 	olds := resource.PropertyMap{"region": str("us"), "name": str("c")}
 	news := resource.PropertyMap{"region": str("eu"), "name": str("c")}
-	mark := step(stepgen.OpReplace, thing, "c", preview, olds, olds)
-	create := step(stepgen.OpCreateReplacement, thing, "c", preview, olds, news)
+	mark := step(engine.StepReplace, thing, "c", preview, olds, olds)
+	create := step(engine.StepCreateReplacement, thing, "c", preview, olds, news)
 	for _, s := range []*engine.StepEvent{&mark, &create} {
 		s.Keys = []resource.PropertyKey{"region"}
 		s.Diff = map[string]resource.PropertyDiff{"region": {Kind: resource.DiffUpdateReplace, InputDiff: true}}
@@ -83,30 +82,30 @@ func script(preview bool) []engine.Event {
 	add(ran(create, ms(40), nil)...)
 
 	// A secret object changed inside: the renderer must not look in.
-	s := step(stepgen.OpUpdate, thing, "s", preview,
+	s := step(engine.StepUpdate, thing, "s", preview,
 		resource.PropertyMap{"config": secret(obj(resource.PropertyMap{"user": str("admin"), "pass": str("hunter1")}))},
 		resource.PropertyMap{"config": secret(obj(resource.PropertyMap{"user": str("admin"), "pass": str("hunter2")}))})
 	s.Keys = []resource.PropertyKey{"config"}
 	add(ran(s, ms(7), nil)...)
 
 	// A failure, and the resource that needed it, skipped.
-	bad := step(stepgen.OpCreate, thing, "bad", preview, nil, resource.PropertyMap{"size": num(99)})
+	bad := step(engine.StepCreate, thing, "bad", preview, nil, resource.PropertyMap{"size": num(99)})
 	add(engine.StepStartEvent{StepEvent: bad})
 	add(engine.StepFailedEvent{StepEvent: bad, Message: "quota exceeded\nrequested 99, limit 10", Duration: ms(5)})
-	child := step(stepgen.OpCreate, thing, "child", preview, nil, resource.PropertyMap{"parent": str("bad")})
+	child := step(engine.StepCreate, thing, "child", preview, nil, resource.PropertyMap{"parent": str("bad")})
 	add(engine.StepFailedEvent{StepEvent: child, Skipped: true, Message: `test:index:Thing "child" was skipped because test:index:Thing "bad" failed`})
 
-	add(ran(step(stepgen.OpOutputs, resource.RootStackType, "web-dev", preview, nil, nil), 0, nil)...)
-	add(ran(step(stepgen.OpDelete, thing, "old", preview, resource.PropertyMap{"size": num(3)}, nil), ms(9), nil)...)
-	add(ran(step(stepgen.OpDeleteReplaced, thing, "c", preview, olds, nil), ms(8), nil)...)
+	add(ran(step(engine.StepOutputs, resource.RootStackType, "web-dev", preview, nil, nil), 0, nil)...)
+	add(ran(step(engine.StepDelete, thing, "old", preview, resource.PropertyMap{"size": num(3)}, nil), ms(9), nil)...)
+	add(ran(step(engine.StepDeleteReplaced, thing, "c", preview, olds, nil), ms(8), nil)...)
 	add(engine.DiagnosticEvent{Severity: engine.SeverityInfo, Message: "1 policy skipped"})
 	add(engine.DiagnosticEvent{Severity: engine.SeverityDebug, Message: "debug chatter"})
 
 	add(engine.SummaryEvent{
 		Operation: op, Failed: 1, Duration: 1500 * time.Millisecond,
-		Counts: map[stepgen.Op]int{
-			stepgen.OpSame: 1, stepgen.OpCreate: 2, stepgen.OpUpdate: 2, stepgen.OpReplace: 1,
-			stepgen.OpCreateReplacement: 1, stepgen.OpDeleteReplaced: 1, stepgen.OpDelete: 1, stepgen.OpOutputs: 1,
+		Counts: map[engine.StepOp]int{
+			engine.StepSame: 1, engine.StepCreate: 2, engine.StepUpdate: 2, engine.StepReplace: 1,
+			engine.StepCreateReplacement: 1, engine.StepDeleteReplaced: 1, engine.StepDelete: 1, engine.StepOutputs: 1,
 		},
 		Error: "create of test:index:Thing \"bad\" failed: quota exceeded",
 	})

@@ -53,7 +53,7 @@ type deployment struct {
 	// expectedSteps sizes records when the first step ends: the number
 	// of recorded resources (set by load; read under mu).
 	expectedSteps int
-	counts        map[stepgen.Op]int
+	counts        map[StepOp]int
 	errs          []error // registration errors the executor does not report
 	failed        int
 	// outputs are the stack outputs the program exported.
@@ -81,7 +81,7 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 		inbox: newInbox(),
 		stop:  make(chan struct{}), loopDone: make(chan struct{}),
 		waiters: map[*stepgen.Registration]func(regResult){},
-		counts:  map[stepgen.Op]int{},
+		counts:  map[StepOp]int{},
 	}
 	d.lane.d = d
 	d.callers.d = d
@@ -327,7 +327,7 @@ func (d *deployment) summarize(err error) {
 	if !d.events.enabled() {
 		return
 	}
-	ev := SummaryEvent{Operation: d.op, Counts: map[stepgen.Op]int{}, Duration: time.Since(d.start)}
+	ev := SummaryEvent{Operation: d.op, Counts: map[StepOp]int{}, Duration: time.Since(d.start)}
 	d.mu.Lock()
 	for k, v := range d.counts {
 		ev.Counts[k] = v

@@ -7,7 +7,6 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // Operation names what an engine run does.
@@ -85,35 +84,3 @@ func containsSeparator(ss []string) bool {
 // Context. Registrations do not block; the engine waits for all of them
 // after the function returns.
 type Program func(ctx *Context) error
-
-// Result is what an operation did.
-type Result struct {
-	// Steps lists every step that ran, in completion order.
-	Steps []StepRecord
-	// Snapshot is the state the operation left (for a preview, the state
-	// it started from).
-	Snapshot *state.Snapshot
-	// Outputs are the stack outputs the program exported.
-	Outputs resource.PropertyMap
-	// Counts holds how many steps of each kind succeeded.
-	Counts map[stepgen.Op]int
-}
-
-// StepRecord is one step an operation ran (or, in a preview, would run).
-type StepRecord struct {
-	Op  stepgen.Op
-	URN resource.URN
-	// Err is the step's failure, nil on success.
-	Err error
-}
-
-// HasChanges reports whether any step changed (or, in a preview, would
-// change) something.
-func (r *Result) HasChanges() bool {
-	for _, s := range r.Steps {
-		if s.Err == nil && s.Op != stepgen.OpSame && s.Op != stepgen.OpRead && s.Op != stepgen.OpOutputs {
-			return true
-		}
-	}
-	return false
-}

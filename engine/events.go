@@ -29,7 +29,7 @@ type OperationStartEvent struct {
 
 // StepEvent describes a step: what it does to which resource.
 type StepEvent struct {
-	Op   stepgen.Op
+	Op   StepOp
 	URN  resource.URN
 	Type string
 	// Custom is set for custom resources (managed by a provider), clear
@@ -92,7 +92,7 @@ type DiagnosticEvent struct {
 type SummaryEvent struct {
 	Operation Operation
 	// Counts holds how many steps of each operation succeeded.
-	Counts   map[stepgen.Op]int
+	Counts   map[StepOp]int
 	Failed   int
 	Duration time.Duration
 	// Error is the operation's error message, "" on success.
@@ -126,7 +126,7 @@ func (s *eventSink) enabled() bool { return s != nil && s.fn != nil }
 
 // stepEvent describes a step for events, masking secrets.
 func stepEvent(s *stepgen.Step) StepEvent {
-	ev := StepEvent{Op: s.Op, URN: s.URN(), Preview: s.Preview, Keys: s.Keys, Diff: s.Diff.DetailedDiff}
+	ev := StepEvent{Op: StepOp(s.Op), URN: s.URN(), Preview: s.Preview, Keys: s.Keys, Diff: s.Diff.DetailedDiff}
 	if s.Old != nil {
 		ev.Type, ev.Custom, ev.Parent = s.Old.Type, s.Old.Custom, s.Old.Parent
 		ev.OldInputs = maskSecrets(s.Old.Inputs)

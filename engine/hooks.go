@@ -33,7 +33,7 @@ var _ executor.Hooks = (*deployment)(nil)
 // would change something.
 type ChangesError struct {
 	URN resource.URN
-	Op  stepgen.Op
+	Op  StepOp
 }
 
 func (e *ChangesError) Error() string {
@@ -77,7 +77,7 @@ func (d *deployment) StepStarting(ctx context.Context, es executor.Step) error {
 func (d *deployment) starting(rs *runStep) error {
 	s := rs.Step
 	if d.opts.expectNoChanges && changes(s.Op) {
-		return &ChangesError{URN: s.URN(), Op: s.Op}
+		return &ChangesError{URN: s.URN(), Op: StepOp(s.Op)}
 	}
 	if d.events.enabled() {
 		d.emitStart(s)
@@ -290,9 +290,9 @@ func (d *deployment) record(s *stepgen.Step, err error, took time.Duration, skip
 		// at a time) as it goes.
 		d.records = make([]StepRecord, 0, d.expectedSteps+d.expectedSteps/16+16)
 	}
-	d.records = append(d.records, StepRecord{Op: s.Op, URN: s.URN(), Err: err})
+	d.records = append(d.records, StepRecord{Op: StepOp(s.Op), URN: s.URN(), Err: err})
 	if err == nil {
-		d.counts[s.Op]++
+		d.counts[StepOp(s.Op)]++
 	} else if !skipped {
 		d.failed++
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // Env is a test stack: a store, a set of providers, and the events of the
@@ -156,7 +155,7 @@ func Ops(res *engine.Result, types ...string) []string {
 	var out []string
 	for _, s := range res.Steps {
 		typ := s.URN.Type()
-		if len(types) == 0 && (resource.IsProviderType(typ) || typ == resource.RootStackType || s.Op == stepgen.OpOutputs) {
+		if len(types) == 0 && (resource.IsProviderType(typ) || typ == resource.RootStackType || s.Op == engine.StepOutputs) {
 			continue
 		}
 		if len(types) > 0 && !contains(types, typ) {

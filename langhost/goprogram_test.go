@@ -17,7 +17,6 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // stack is a deployment of an SDK program against testfs plugins, with
@@ -133,10 +132,10 @@ func keysOf(m map[string]*resource.State) []string {
 
 // stepsOf summarizes a result's steps as "op name", for the resources
 // the program declares (not its root or default provider).
-func stepsOf(res *engine.Result) map[string]stepgen.Op {
-	out := map[string]stepgen.Op{}
+func stepsOf(res *engine.Result) map[string]engine.StepOp {
+	out := map[string]engine.StepOp{}
 	for _, s := range res.Steps {
-		if s.Op == stepgen.OpSame || s.Op == stepgen.OpOutputs {
+		if s.Op == engine.StepSame || s.Op == engine.StepOutputs {
 			continue
 		}
 		key := s.URN.Name()
@@ -160,7 +159,7 @@ func TestGoProgramLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatalf("preview: %v\n%s", err, strings.Join(s.diagnostics(), "\n"))
 	}
-	if got := res.Counts[stepgen.OpCreate]; got < 7 {
+	if got := res.Counts[engine.StepCreate]; got < 7 {
 		t.Errorf("the preview would create %d resources, want at least 7: %v", got, stepsOf(res))
 	}
 	if _, ok := s.file(s.defaultRoot, "a.txt"); ok {
@@ -339,12 +338,12 @@ func checkStep1(t *testing.T, s *stack, res *engine.Result) {
 func checkStep2(t *testing.T, s *stack, res *engine.Result) {
 	t.Helper()
 	steps := stepsOf(res)
-	for name, want := range map[string]stepgen.Op{"a": stepgen.OpUpdate, "b": stepgen.OpDelete, "explicit": stepgen.OpDelete} {
+	for name, want := range map[string]engine.StepOp{"a": engine.StepUpdate, "b": engine.StepDelete, "explicit": engine.StepDelete} {
 		if steps[name] != want {
 			t.Errorf("step of %s = %q, want %q (all: %v)", name, steps[name], want, steps)
 		}
 	}
-	if !strings.Contains(string(steps["c2"]), string(stepgen.OpCreateReplacement)) {
+	if !strings.Contains(string(steps["c2"]), string(engine.StepCreateReplacement)) {
 		t.Errorf("c2 was not replaced: %v", steps)
 	}
 	for _, name := range []string{"c1", "group", "secret"} {
@@ -364,7 +363,7 @@ func checkStep2(t *testing.T, s *stack, res *engine.Result) {
 	if r := rs["testfs:index:File::c1-read"]; !r.External || r.ID != "c1.txt" || r.Outputs["content"].StringValue() != "c1" {
 		t.Errorf("the read file: external %v id %q outputs %v", r.External, r.ID, r.Outputs)
 	}
-	if steps["c1-read"] != stepgen.OpRead {
+	if steps["c1-read"] != engine.StepRead {
 		t.Errorf("step of c1-read = %q, want read", steps["c1-read"])
 	}
 	if a := rs["testfs:index:File::a"]; a.Inputs["content"].StringValue() != "hello, world" || a.Outputs["size"].NumberValue() != 12 {

@@ -15,7 +15,6 @@ import (
 	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // TestDeletedWith: a resource deleted with another (deletedWith) is not
@@ -371,7 +370,7 @@ func (l *deleteLog) sorted() []string {
 func thingSteps(res *engine.Result) []string {
 	var out []string
 	for _, s := range res.Steps {
-		if s.URN.Type() != thing || s.Op == stepgen.OpSame {
+		if s.URN.Type() != thing || s.Op == engine.StepSame {
 			continue
 		}
 		line := string(s.Op) + " " + s.URN.Name()

@@ -13,7 +13,6 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // Each test here reproduces, deterministically, a bug the crash test, the
@@ -98,7 +97,7 @@ func TestRegressionDeleteBeforeReplaceOfDeletedDependent(t *testing.T) {
 		t.Fatalf("the retry failed: %v", err)
 	}
 	for _, s := range res.Steps {
-		if s.URN.Name() == "b" && (s.Op == stepgen.OpDelete || s.Op == stepgen.OpDeleteReplaced) && s.Err != nil {
+		if s.URN.Name() == "b" && (s.Op == engine.StepDelete || s.Op == engine.StepDeleteReplaced) && s.Err != nil {
 			t.Errorf("b was deleted again: %v", s.Err)
 		}
 	}

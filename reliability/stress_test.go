@@ -11,7 +11,6 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // TestStress deploys GROUNDWORK_STRESS_RESOURCES resources (default
@@ -84,7 +83,7 @@ func TestStress(t *testing.T) {
 		var skip *executor.SkippedError
 		var dep *engine.DependencyError
 		switch {
-		case s.Err == nil && s.Op == stepgen.OpCreate:
+		case s.Err == nil && s.Op == engine.StepCreate:
 			created++
 		case errors.As(s.Err, &skip) || errors.As(s.Err, &dep):
 			skippedSteps++
@@ -136,8 +135,8 @@ func TestStress(t *testing.T) {
 	}
 	creates := 0
 	for _, s := range out.res.Steps {
-		if s.URN.Type() == thing && s.Op != stepgen.OpSame {
-			if s.Op != stepgen.OpCreate {
+		if s.URN.Type() == thing && s.Op != engine.StepSame {
+			if s.Op != engine.StepCreate {
 				t.Errorf("the second Up did %s %s; want only the missing creates", s.Op, s.URN.Name())
 			}
 			creates++
@@ -220,7 +219,7 @@ func TestStress(t *testing.T) {
 	if failedSteps != wantFailed {
 		t.Errorf("%d steps failed in the third Up, want %d", failedSteps, wantFailed)
 	}
-	updated := out.res.Counts[stepgen.OpUpdate]
+	updated := out.res.Counts[engine.StepUpdate]
 	checkRecordedAsIs(t, env.Snapshot().Resources, c.Live())
 	// The fourth Up finishes the updates and runs the deletes, of which
 	// the ones set to fail do; the fifth finishes the job.
@@ -244,8 +243,8 @@ func TestStress(t *testing.T) {
 	if (out.err == nil) != (len(deleteFails) == 0) || failedSteps != len(deleteFails) {
 		t.Errorf("the fourth Up: %d steps failed, want %d; err = %v", failedSteps, len(deleteFails), out.err)
 	}
-	updated += out.res.Counts[stepgen.OpUpdate]
-	deleted := out.res.Counts[stepgen.OpDelete]
+	updated += out.res.Counts[engine.StepUpdate]
+	deleted := out.res.Counts[engine.StepDelete]
 	checkRecordedAsIs(t, env.Snapshot().Resources, c.Live())
 	c.Fail(nil)
 	out = bounded(t, 2*time.Minute, "the fifth Up", func() upResult {
@@ -266,7 +265,7 @@ func TestStress(t *testing.T) {
 	if len(live) != kept {
 		t.Errorf("%d resources exist after the fourth Up, want %d", len(live), kept)
 	}
-	if u, d := out.res.Counts[stepgen.OpUpdate], out.res.Counts[stepgen.OpDelete]; u != kept-updated || d != n-kept-deleted {
+	if u, d := out.res.Counts[engine.StepUpdate], out.res.Counts[engine.StepDelete]; u != kept-updated || d != n-kept-deleted {
 		t.Errorf("the fifth Up made %d updates and %d deletes; want the %d and %d left to do", u, d, kept-updated, n-kept-deleted)
 	}
 	checkNoLeaks(t)

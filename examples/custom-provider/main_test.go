@@ -10,11 +10,10 @@ import (
 	"github.com/groundwork-iac/groundwork/display"
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/state/secrets"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // entries counts the successful steps of one operation on kv entries.
-func entries(res *engine.Result, op stepgen.Op) int {
+func entries(res *engine.Result, op engine.StepOp) int {
 	n := 0
 	for _, s := range res.Steps {
 		if s.Err == nil && s.Op == op && s.URN.Type() == entryType {
@@ -40,7 +39,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if n := entries(rs.first, stepgen.OpCreate); n != 3 {
+	if n := entries(rs.first, engine.StepCreate); n != 3 {
 		t.Errorf("the first run created %d entries, want 3", n)
 	}
 	if got := rs.first.Outputs["greeting"].StringValue(); got != filepath.Join(root, "data", "greeting") {
@@ -49,7 +48,7 @@ func TestRun(t *testing.T) {
 	if rs.second.HasChanges() {
 		t.Errorf("the second run changed something: %v", rs.second.Steps)
 	}
-	if n := entries(rs.destroy, stepgen.OpDelete); n != 3 {
+	if n := entries(rs.destroy, engine.StepDelete); n != 3 {
 		t.Errorf("the destroy deleted %d entries, want 3", n)
 	}
 	left, err := os.ReadDir(filepath.Join(root, "data"))

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/display"
-	"github.com/groundwork-iac/groundwork/stepgen"
+	"github.com/groundwork-iac/groundwork/engine"
 )
 
 func TestQuickstartDeploysThenChangesNothingThenDestroys(t *testing.T) {
@@ -21,7 +21,7 @@ func TestQuickstartDeploysThenChangesNothingThenDestroys(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first run: %v", err)
 	}
-	if first.Counts[stepgen.OpCreate] == 0 {
+	if first.Counts[engine.StepCreate] == 0 {
 		t.Fatalf("the first run created nothing: %v", first.Counts)
 	}
 	home, err := os.ReadFile(filepath.Join(dir, "site", "pages", "index.html"))

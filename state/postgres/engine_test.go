@@ -16,7 +16,6 @@ import (
 	"github.com/groundwork-iac/groundwork/providers/providertest"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // The engine over the PostgreSQL store: a large Up, two engines racing for
@@ -69,7 +68,7 @@ func TestUpThousandResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("Up of %d resources on PostgreSQL: %v", n, time.Since(start).Round(time.Millisecond))
-	if got := res.Counts[stepgen.OpCreate]; got != n+2 {
+	if got := res.Counts[engine.StepCreate]; got != n+2 {
 		t.Errorf("%d creates; want %d things, the stack and the default provider", got, n)
 	}
 	// Another client reads what was recorded.

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+)
+
+// Result is what an operation did.
+type Result struct {
+	// Steps lists every step that ran, in completion order.
+	Steps []StepRecord
+	// Snapshot is the state the operation left (for a preview, the state
+	// it started from).
+	Snapshot *state.Snapshot
+	// Outputs are the stack outputs the program exported.
+	Outputs resource.PropertyMap
+	// Counts holds how many steps of each kind succeeded.
+	Counts map[StepOp]int
+}
+
+// StepRecord is one step an operation ran (or, in a preview, would run).
+type StepRecord struct {
+	Op  StepOp
+	URN resource.URN
+	// Err is the step's failure, nil on success.
+	Err error
+}
+
+// HasChanges reports whether any step changed (or, in a preview, would
+// change) something.
+func (r *Result) HasChanges() bool {
+	for _, s := range r.Steps {
+		if s.Err == nil && s.Op != StepSame && s.Op != StepRead && s.Op != StepOutputs {
+			return true
+		}
+	}
+	return false
+}
+
+// StepOp is what a step does to its resource.
+type StepOp string
+
+// The kinds of step.
+const (
+	// StepSame carries a resource over unchanged.
+	StepSame StepOp = "same"
+	// StepCreate creates a new resource.
+	StepCreate StepOp = "create"
+	// StepUpdate updates a resource in place.
+	StepUpdate StepOp = "update"
+	// StepDelete deletes a resource the program no longer declares.
+	StepDelete StepOp = "delete"
+	// StepReplace marks the old copy of a resource being replaced
+	// (create-before-delete) for deletion; it calls no provider.
+	StepReplace StepOp = "replace"
+	// StepCreateReplacement creates the replacement of a resource.
+	StepCreateReplacement StepOp = "create-replacement"
+	// StepDeleteReplaced deletes the old copy of a replaced resource.
+	StepDeleteReplaced StepOp = "delete-replaced"
+	// StepRead reads an external resource.
+	StepRead StepOp = "read"
+	// StepImport adopts an existing physical resource.
+	StepImport StepOp = "import"
+	// StepRefresh reads a recorded resource to pick up drift.
+	StepRefresh StepOp = "refresh"
+	// StepOutputs records a component's registered outputs.
+	StepOutputs StepOp = "outputs"
+	// StepDiscard forgets a resource without deleting it physically
+	// (retain-on-delete, or a refresh that found it gone).
+	StepDiscard StepOp = "discard"
+)
