@@ -38,8 +38,8 @@
 //
 // Providers are themselves resources, of type "pulumi:providers:<package>".
 // Their inputs are the provider's configuration (plus the reserved keys
-// VersionKey, PluginDownloadURLKey and ParameterizationKey). A custom
-// resource names the provider instance that manages it by a Reference, the
+// VersionKey, PluginDownloadURLKey, ParameterizationKey and InternalKey).
+// A custom resource names the provider instance that manages it by a Reference, the
 // provider resource's URN and ID ("<URN>::<ID>"); during a preview a
 // provider resource not yet created has the ID UnknownID. A resource whose
 // Reference changes must be replaced. A resource that names no provider is

@@ -10,8 +10,9 @@ import (
 
 // Input keys of a provider resource that the registry reads itself and
 // keeps out of the configuration it hands the provider (CheckConfig,
-// DiffConfig and Configure never see them). They stay in the provider
-// resource's checked inputs, so the state records them.
+// DiffConfig and Configure never see them, in old inputs, old outputs or
+// new inputs alike). They stay in the provider resource's checked inputs,
+// so the state records them.
 const (
 	// VersionKey holds the package version wanted, a semantic version
 	// string; absent means the newest available.
@@ -23,9 +24,33 @@ const (
 	// package, for a parameterized package. The registry writes it in Check;
 	// Load and Create read it to parameterize the plugin again.
 	ParameterizationKey resource.PropertyKey = "__parameterization"
+	// InternalKey holds bookkeeping that is nobody's configuration:
+	// Pulumi's engine records a provider's name and download URL under
+	// it, and plugins built with pulumi-go-provider add their framework's
+	// version to what CheckConfig returns. The checked inputs keep the
+	// program's value, or else the provider's; a change of it is no
+	// change of the provider, and the provider resource's outputs leave it
+	// out, as Pulumi's engine does.
+	InternalKey resource.PropertyKey = "__internal"
 )
 
-var reservedKeys = []resource.PropertyKey{VersionKey, PluginDownloadURLKey, ParameterizationKey}
+// reservedKeys are kept out of the configuration a provider sees.
+var reservedKeys = []resource.PropertyKey{VersionKey, PluginDownloadURLKey, ParameterizationKey, InternalKey}
+
+// diffedKeys are the reserved keys whose change is a change of the
+// provider resource (an update).
+var diffedKeys = []resource.PropertyKey{VersionKey, PluginDownloadURLKey, ParameterizationKey}
+
+// outputsOf returns a provider resource's outputs: its inputs without
+// InternalKey.
+func outputsOf(inputs resource.PropertyMap) resource.PropertyMap {
+	if _, ok := inputs[InternalKey]; !ok {
+		return inputs
+	}
+	out := inputs.Copy()
+	delete(out, InternalKey)
+	return out
+}
 
 // configOf returns the provider configuration in a provider resource's
 // inputs: the inputs without the reserved keys.
@@ -188,11 +213,12 @@ func (r *Registry) Diff(ctx context.Context, req DiffRequest) (DiffResponse, err
 	return withReservedChanges(resp, req.OldInputs, req.NewInputs), nil
 }
 
-// withReservedChanges adds changes of the reserved keys to d as updates.
+// withReservedChanges adds changes of the reserved keys other than
+// InternalKey to d as updates.
 func withReservedChanges(d DiffResponse, olds, news resource.PropertyMap) DiffResponse {
 	reserved := func(m resource.PropertyMap) resource.PropertyMap {
 		out := resource.PropertyMap{}
-		for _, k := range reservedKeys {
+		for _, k := range diffedKeys {
 			if v, ok := m[k]; ok {
 				out[k] = v
 			}
@@ -220,7 +246,7 @@ func withReservedChanges(d DiffResponse, olds, news resource.PropertyMap) DiffRe
 // it, and records it under the resource's reference. Outside a preview the
 // ID is fresh (see WithIDs); in a preview it is UnknownID, and if the
 // configuration has unknown values the instance is recorded unconfigured
-// (see Get). The outputs are the inputs.
+// (see Get). The outputs are the inputs without InternalKey.
 func (r *Registry) Create(ctx context.Context, req CreateRequest) (CreateResponse, error) {
 	if _, err := providerPackage("Create", req.URN); err != nil {
 		return CreateResponse{}, err
@@ -232,13 +258,13 @@ func (r *Registry) Create(ctx context.Context, req CreateRequest) (CreateRespons
 	if err := r.launch(ctx, NewReference(req.URN, id), req.Inputs, req.Preview); err != nil {
 		return CreateResponse{}, wrapf(err, "create provider %s", req.URN)
 	}
-	return CreateResponse{ID: id, Outputs: req.Inputs}, nil
+	return CreateResponse{ID: id, Outputs: outputsOf(req.Inputs)}, nil
 }
 
 // Update replaces the instance recorded under the provider resource's
 // reference with one configured from the new inputs (unconfigured in a
 // preview whose configuration has unknown values), then shuts the old one
-// down. The outputs are the new inputs.
+// down. The outputs are the new inputs without InternalKey.
 func (r *Registry) Update(ctx context.Context, req UpdateRequest) (UpdateResponse, error) {
 	if _, err := providerPackage("Update", req.URN); err != nil {
 		return UpdateResponse{}, err
@@ -249,7 +275,7 @@ func (r *Registry) Update(ctx context.Context, req UpdateRequest) (UpdateRespons
 	if err := r.launch(ctx, NewReference(req.URN, req.ID), req.NewInputs, req.Preview); err != nil {
 		return UpdateResponse{}, wrapf(err, "update provider %s", req.URN)
 	}
-	return UpdateResponse{Outputs: req.NewInputs}, nil
+	return UpdateResponse{Outputs: outputsOf(req.NewInputs)}, nil
 }
 
 // launch starts and configures an instance for ref and records it,

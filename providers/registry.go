@@ -27,8 +27,10 @@ import (
 // A provider resource's inputs are the provider's configuration plus a few
 // keys the registry reads and keeps out of the configuration it hands the
 // provider: VersionKey (the package version wanted), PluginDownloadURLKey
-// (where a plugin can be fetched; for the Resolver's use), and
-// ParameterizationKey (written by the registry for parameterized packages).
+// (where a plugin can be fetched; for the Resolver's use),
+// ParameterizationKey (written by the registry for parameterized packages)
+// and InternalKey (bookkeeping of Pulumi's engine and of plugins, never
+// diffed).
 //
 // A Registry is a value the host builds with NewRegistry and passes in;
 // there is no global one. It is safe for concurrent use. Close shuts every

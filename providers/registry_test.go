@@ -3,6 +3,7 @@ package providers_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -453,5 +454,97 @@ func TestRegistryAliases(t *testing.T) {
 	r.Alias(own, oldRef)
 	if mustGet(t, r, own) == mustGet(t, r, oldRef) {
 		t.Error("an alias hides a reference's own instance")
+	}
+}
+
+// TestInternalKeyNeverReachesTheProvider pins the handling of "__internal"
+// that plugins built with pulumi-go-provider rely on: their CheckConfig adds
+// it to the checked inputs, and their DiffConfig asks for a replacement
+// when any of the maps it is handed disagree on it.
+func TestInternalKeyNeverReachesTheProvider(t *testing.T) {
+	internal := func(v string) resource.PropertyValue {
+		return resource.NewObject(resource.PropertyMap{"framework": str(v)})
+	}
+	refuse := func(method string, maps ...resource.PropertyMap) error {
+		for _, m := range maps {
+			if _, ok := m[providers.InternalKey]; ok {
+				return fmt.Errorf("%s was handed %s", method, providers.InternalKey)
+			}
+		}
+		return nil
+	}
+	r := providers.NewRegistry(providers.WithIDs(counterIDs()))
+	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	err := r.RegisterFactory("gpp", "1.0.0", func(context.Context) (providers.Provider, error) {
+		return &providers.Func{
+			CheckConfigF: func(_ context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+				if err := refuse("CheckConfig", req.Olds, req.News); err != nil {
+					return providers.CheckResponse{}, err
+				}
+				return providers.CheckResponse{Inputs: with(req.News, providers.InternalKey, internal("provider"))}, nil
+			},
+			DiffConfigF: func(_ context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+				if err := refuse("DiffConfig", req.OldInputs, req.OldOutputs, req.NewInputs); err != nil {
+					return providers.DiffResponse{}, err
+				}
+				return providers.DiffInputs(req.OldOutputs, req.NewInputs), nil
+			},
+			ConfigureF: func(_ context.Context, req providers.ConfigureRequest) (providers.ConfigureResponse, error) {
+				return providers.ConfigureResponse{}, refuse("Configure", req.Inputs)
+			},
+		}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	urn := providerURN("gpp", "main")
+	config := resource.PropertyMap{"root": str("/tmp")}
+	tests := []struct {
+		name         string
+		news         resource.PropertyMap
+		wantInternal resource.PropertyValue
+	}{
+		{"the provider's own", config, internal("provider")},
+		{"the program's wins", with(config, providers.InternalKey, internal("program")), internal("program")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checked, err := r.Check(ctx, providers.CheckRequest{URN: urn, News: tt.news})
+			if err != nil || len(checked.Failures) > 0 {
+				t.Fatalf("Check: %v %v", err, checked.Failures)
+			}
+			if got := checked.Inputs[providers.InternalKey]; !got.DeepEquals(tt.wantInternal) {
+				t.Errorf("checked %s = %v, want %v", providers.InternalKey, got, tt.wantInternal)
+			}
+			created, err := r.Create(ctx, providers.CreateRequest{URN: urn, Inputs: checked.Inputs})
+			if err != nil {
+				t.Fatalf("Create: %v", err)
+			}
+			if _, ok := created.Outputs[providers.InternalKey]; ok {
+				t.Errorf("the provider resource's outputs %v hold %s", created.Outputs, providers.InternalKey)
+			}
+			// A rerun checks the same configuration again, against old
+			// inputs that hold the provider's bookkeeping and old outputs
+			// that do not: no change.
+			again, err := r.Check(ctx, providers.CheckRequest{URN: urn, Olds: checked.Inputs, News: tt.news})
+			if err != nil {
+				t.Fatalf("second Check: %v", err)
+			}
+			d, err := r.Diff(ctx, providers.DiffRequest{URN: urn, ID: created.ID,
+				OldInputs: checked.Inputs, OldOutputs: created.Outputs, NewInputs: again.Inputs})
+			if err != nil {
+				t.Fatalf("Diff: %v", err)
+			}
+			if d.Changes != resource.DiffNone {
+				t.Errorf("Diff of an unchanged configuration = %+v, want no change", d)
+			}
+			// Nor is a change of the bookkeeping alone a change.
+			d, err = r.Diff(ctx, providers.DiffRequest{URN: urn, ID: created.ID,
+				OldInputs: checked.Inputs, OldOutputs: created.Outputs, NewInputs: with(again.Inputs, providers.InternalKey, internal("newer"))})
+			if err != nil || d.Changes != resource.DiffNone {
+				t.Errorf("Diff of a new %s = %+v, %v; want no change", providers.InternalKey, d, err)
+			}
+		})
 	}
 }

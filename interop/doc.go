@@ -1,0 +1,12 @@
+// Package interop runs groundwork against software nobody here wrote: real
+// provider plugins built with Pulumi's frameworks, started as separate
+// processes and driven through the engine's public API.
+//
+// It is a module of its own so that its heavy dependencies
+// (pulumi-go-provider and what it pulls in) stay out of the library's
+// go.mod. Its tests build each plugin from source under plugins/ (each a module of its own, pinning its framework's
+// exact version) into a
+// temporary plugin folder, run whole lifecycles through engine.Engine, and
+// check afterwards that no process they started is left running. See
+// TESTING.md at the repository root.
+package interop
