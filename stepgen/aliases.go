@@ -1,13 +1,16 @@
 package stepgen
 
 import (
+	"strings"
+
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
 // findOld finds the old state a registration takes over: the one recorded
-// under its URN, or else under one of its aliases. Matching two different
-// old resources is an error, as is taking over a resource another
-// registration of this run already took.
+// under its URN, or else under one of its aliases, or else under one of the
+// aliases it inherits from a renamed parent (see inheritedAliases). Two of
+// its own aliases matching two different old resources is an error, as is
+// taking over a resource another registration of this run already took.
 func (g *Generator) findOld(urn resource.URN, goal *resource.Goal) (*resource.State, error) {
 	if old, ok := g.olds[urn]; ok && !g.takenOver[old] {
 		return old, nil
@@ -15,12 +18,8 @@ func (g *Generator) findOld(urn resource.URN, goal *resource.Goal) (*resource.St
 	var found *resource.State
 	var matches []resource.URN
 	for _, a := range goal.Aliases {
-		au := g.aliasURN(urn, goal, a)
-		old, ok := g.olds[au]
-		if !ok || g.takenOver[old] {
-			continue
-		}
-		if _, registered := g.seen[au]; registered {
+		old := g.available(g.aliasURN(goal, a))
+		if old == nil {
 			continue
 		}
 		if found != nil && found != old {
@@ -35,12 +34,51 @@ func (g *Generator) findOld(urn resource.URN, goal *resource.Goal) (*resource.St
 	if len(matches) > 1 {
 		return nil, &AliasError{URN: urn, Matches: matches}
 	}
-	return found, nil
+	if found != nil {
+		return found, nil
+	}
+	// As in the reference engine, the first inherited alias that names an
+	// available record wins.
+	for _, au := range g.inheritedAliases(goal) {
+		if old := g.available(au); old != nil {
+			return old, nil
+		}
+	}
+	return nil, nil
+}
+
+// available returns the live old state recorded under urn if no
+// registration of this run took it over or holds urn itself, or nil.
+func (g *Generator) available(urn resource.URN) *resource.State {
+	old, ok := g.olds[urn]
+	if !ok || g.takenOver[old] {
+		return nil
+	}
+	if _, registered := g.seen[urn]; registered {
+		return nil
+	}
+	return old
+}
+
+// parentAlias returns the URN the old record of the registered resource
+// parent was found under, when that is not parent itself (the parent was
+// renamed, retyped or re-parented through an alias), or "".
+func (g *Generator) parentAlias(parent resource.URN) resource.URN {
+	if parent == "" {
+		return ""
+	}
+	if old := g.seen[parent]; old != nil && old.URN != parent {
+		return old.URN
+	}
+	return ""
 }
 
 // aliasURN computes the URN an alias names: a full URN as given, or the
-// registration's URN with the alias's parts substituted.
-func (g *Generator) aliasURN(urn resource.URN, goal *resource.Goal, a resource.Alias) resource.URN {
+// registration's URN with the alias's parts substituted. An alias's parent
+// that was itself found under an alias stands for the URN it was found
+// under, as the reference engine reads it; the root stack as a parent is
+// no parent.
+func (g *Generator) aliasURN(goal *resource.Goal, a resource.Alias) resource.URN {
 	if a.URN != "" {
 		return a.URN
 	}
@@ -63,10 +101,40 @@ func (g *Generator) aliasURN(urn resource.URN, goal *resource.Goal, a resource.A
 		parent = ""
 	case a.Parent != "":
 		parent = a.Parent
+		if old := g.parentAlias(parent); old != "" {
+			parent = old
+		}
 	}
 	parentType := ""
 	if parent != "" {
 		parentType = parent.QualifiedType()
 	}
 	return resource.NewURN(stack, project, parentType, typ, name)
+}
+
+// inheritedAliases are the aliases a registration inherits from its parent
+// when the parent's old record was found under an alias, as the Pulumi
+// SDKs and engine derive them: the registration's own type and name, and
+// those of each of its aliases, under the parent's old qualified type;
+// a name that starts with the parent's name starts with the parent's old
+// name instead (the "<parent>-<suffix>" naming convention).
+func (g *Generator) inheritedAliases(goal *resource.Goal) []resource.URN {
+	parentOld := g.parentAlias(goal.Parent)
+	if parentOld == "" {
+		return nil
+	}
+	parentName, oldName, oldType := goal.Parent.Name(), parentOld.Name(), parentOld.QualifiedType()
+	inherit := func(typ, name string) resource.URN {
+		if rest, ok := strings.CutPrefix(name, parentName); ok {
+			name = oldName + rest
+		}
+		return resource.NewURN(g.cfg.Stack, g.cfg.Project, oldType, typ, name)
+	}
+	out := make([]resource.URN, 0, 1+len(goal.Aliases))
+	out = append(out, inherit(goal.Type, goal.Name))
+	for _, a := range goal.Aliases {
+		au := g.aliasURN(goal, a)
+		out = append(out, inherit(au.Type(), au.Name()))
+	}
+	return out
 }

@@ -11,7 +11,8 @@
 // resources were taken over) stays serial and simple.
 //
 // For one registration the generator builds the URN from type, name and
-// parent, refuses a duplicate, finds the old state (by URN or alias),
+// parent, refuses a duplicate, finds the old state (by URN, by alias, or
+// by an alias inherited from a parent found under an alias),
 // applies ignoreChanges, asks for Check (with the old inputs, so a provider
 // keeps its generated defaults), and then decides:
 //

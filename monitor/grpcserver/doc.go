@@ -23,8 +23,11 @@
 //     dependencies and property dependencies, provider (or the entry of the
 //     providers map for the resource's package), version or package
 //     reference, delete-before-replace, ignore-changes, replace-on-changes,
-//     additional secret outputs, alias specs and alias URNs, import ID,
-//     custom timeouts, retain-on-delete and deleted-with. It is answered
+//     additional secret outputs, alias specs and alias URNs (read as
+//     Pulumi's engine reads them, legacy Node.js specs included; the
+//     aliases children inherit from a renamed parent are derived by the
+//     engine, not sent), import ID, custom timeouts, retain-on-delete and
+//     deleted-with. It is answered
 //     once the resource's step has completed, with the outputs marshaled as
 //     the caller accepts them (acceptSecrets, acceptResources).
 //   - RegisterResourceOutputs, ReadResource, Invoke and Call map one to one

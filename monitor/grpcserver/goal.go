@@ -1,6 +1,7 @@
 package grpcserver
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -19,10 +20,10 @@ import (
 // elsewhere they become the value they hold, still secret or unknown.
 //
 // A custom resource that names no provider but whose providers map has an
-// entry for its package uses that provider. Aliases are the alias specs
-// and the legacy alias URNs together. Custom timeouts are Go durations
-// ("5m", "1h30m"); an unreadable one is an error.
-func goalOf(req *pulumirpc.RegisterResourceRequest) (resource.Goal, error) {
+// entry for its package uses that provider. Aliases are read by
+// aliasesOf. Custom timeouts are Go durations ("5m", "1h30m"); an
+// unreadable one is an error.
+func goalOf(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (resource.Goal, error) {
 	opts := plainInputs
 	opts.KeepOutputValues = req.GetRemote()
 	inputs, err := wire.UnmarshalProperties(req.GetObject(), opts)
@@ -44,13 +45,12 @@ func goalOf(req *pulumirpc.RegisterResourceRequest) (resource.Goal, error) {
 		IgnoreChanges:           req.GetIgnoreChanges(),
 		ReplaceOnChanges:        req.GetReplaceOnChanges(),
 		AdditionalSecretOutputs: keys(req.GetAdditionalSecretOutputs()),
-		Aliases:                 wire.AliasesFromRPC(req.GetAliases()),
 		RetainOnDelete:          req.GetRetainOnDelete(),
 		DeletedWith:             resource.URN(req.GetDeletedWith()),
 		ImportID:                resource.ID(req.GetImportId()),
 	}
-	for _, u := range req.GetAliasURNs() {
-		g.Aliases = append(g.Aliases, resource.Alias{URN: resource.URN(u)})
+	if g.Aliases, err = aliasesOf(ctx, req); err != nil {
+		return resource.Goal{}, err
 	}
 	if g.Custom && g.Provider == "" {
 		g.Provider = req.GetProviders()[resource.TypePackage(g.Type)]

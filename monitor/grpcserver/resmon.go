@@ -51,7 +51,7 @@ func (s *resourceMonitor) SupportsFeature(_ context.Context, req *pulumirpc.Supp
 // RegisterResource registers a resource and answers once its step has
 // completed, with the outputs in the form the caller accepts.
 func (s *resourceMonitor) RegisterResource(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
-	goal, err := goalOf(req)
+	goal, err := goalOf(ctx, req)
 	if err != nil {
 		return nil, badRequest("register %s %q: %v", req.GetType(), req.GetName(), err)
 	}

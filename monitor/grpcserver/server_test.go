@@ -217,9 +217,10 @@ func TestRegisterResourceOptions(t *testing.T) {
 		PropertyDependencies: map[resource.PropertyKey][]resource.URN{"plain": {dep}},
 		DeleteBeforeReplace:  true, IgnoreChanges: []string{"plain"}, ReplaceOnChanges: []string{"secret"},
 		AdditionalSecretOutputs: []resource.PropertyKey{"plain"},
-		Aliases:                 []resource.Alias{{Name: "older", NoParent: true}, {URN: "urn:pulumi:dev::proj::pkg:index:Thing::old"}},
-		CustomTimeouts:          resource.CustomTimeouts{Create: 5 * time.Minute, Delete: 90 * time.Minute},
-		RetainOnDelete:          true, DeletedWith: dep, ImportID: "imp-1",
+		// The legacy alias URNs come first, as Pulumi's engine reads them.
+		Aliases:        []resource.Alias{{URN: "urn:pulumi:dev::proj::pkg:index:Thing::old"}, {Name: "older", NoParent: true}},
+		CustomTimeouts: resource.CustomTimeouts{Create: 5 * time.Minute, Delete: 90 * time.Minute},
+		RetainOnDelete: true, DeletedWith: dep, ImportID: "imp-1",
 	}
 	if diff := cmp.Diff(want, fm.lastGoal()); diff != "" {
 		t.Errorf("goal (-want +got):\n%s", diff)
