@@ -243,11 +243,11 @@ func (d *deployment) journalEnd(s *stepgen.Step, seq uint64, stepErr error) erro
 	old, new := s.Result()
 	switch {
 	case seq != 0:
-		return d.recordEnd(state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new})
+		return d.recordEnd(state.Entry{Kind: state.EntrySuccess, Begin: seq, Old: old, New: new, Condemn: s.Condemns()})
 	case old == nil && new == nil, (s.Op == stepgen.OpSame || s.Op == stepgen.OpOutputs) && sameRecord(old, new):
 		return nil
 	default:
-		return d.recordEnd(state.Entry{Kind: state.EntryWrite, Old: old, New: new})
+		return d.recordEnd(state.Entry{Kind: state.EntryWrite, Old: old, New: new, Condemn: s.Condemns()})
 	}
 }
 

@@ -193,3 +193,113 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// records lists the custom resources the stack records as
+// "name zone" with " (delete)" for a copy marked for deletion.
+func records(env *enginetest.Env) []string {
+	var out []string
+	for _, s := range env.Snapshot().Resources {
+		if !s.Custom || s.IsProvider() {
+			continue
+		}
+		r := s.URN.Name() + " " + s.Inputs["zone"].StringValue()
+		if s.Delete {
+			r += " (delete)"
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestCreateBeforeDeleteFailedCreateKeepsTheOldCopy: the old copy of a
+// resource replaced create-before-delete is condemned only once its
+// replacement exists, as the reference engine does. A create that fails
+// leaves it live, so going back to the old inputs changes nothing; and a
+// replacement that fails twice in a row still leaves it live.
+func TestCreateBeforeDeleteFailedCreateKeepsTheOldCopy(t *testing.T) {
+	one := func(zone string) engine.Program {
+		return func(ctx *engine.Context) error {
+			ctx.Register(thing, "a", engine.Props{"zone": zone})
+			return nil
+		}
+	}
+	// b takes a's zone, so its replacement follows a's.
+	two := func(zone string) engine.Program {
+		return func(ctx *engine.Context) error {
+			a := ctx.Register(thing, "a", engine.Props{"zone": zone})
+			ctx.Register(thing, "b", engine.Props{"zone": zone, "a": a.Output("zone")})
+			return nil
+		}
+	}
+	type run struct {
+		program engine.Program
+		fail    string // the resource whose create fails
+		writes  []string
+		records []string
+	}
+	tests := []struct {
+		name string
+		runs []run
+	}{
+		{
+			name: "going back to the old inputs after a failed create changes nothing",
+			runs: []run{
+				{program: one("x"), writes: []string{"create a"}, records: []string{"a x"}},
+				{program: one("y"), fail: "a", records: []string{"a x"}},
+				{program: one("x"), records: []string{"a x"}},
+			},
+		},
+		{
+			name: "a retry after a failed create finishes the replacement",
+			runs: []run{
+				{program: one("x"), writes: []string{"create a"}, records: []string{"a x"}},
+				{program: one("y"), fail: "a", records: []string{"a x"}},
+				{program: one("y"), writes: []string{"create a", "delete a"}, records: []string{"a y"}},
+			},
+		},
+		{
+			name: "a dependent's failed create after its dependency's replacement",
+			runs: []run{
+				{program: two("x"), writes: []string{"create a", "create b"}, records: []string{"a x", "b x"}},
+				{program: two("y"), fail: "b", writes: []string{"create a"}, records: []string{"a x (delete)", "a y", "b x"}},
+				{program: two("y"), writes: []string{"create b", "delete b", "delete a"}, records: []string{"a y", "b y"}},
+			},
+		},
+		{
+			name: "two failed replacements in a row",
+			runs: []run{
+				{program: two("x"), writes: []string{"create a", "create b"}, records: []string{"a x", "b x"}},
+				{program: two("y"), fail: "b", writes: []string{"create a"}, records: []string{"a x (delete)", "a y", "b x"}},
+				{program: two("y"), fail: "b", records: []string{"a x (delete)", "a y", "b x"}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCloud("zone")
+			env := enginetest.New(t)
+			env.Provider("test", "", c.provider())
+			for i, r := range tt.runs {
+				clear(c.failCreate)
+				if r.fail != "" {
+					c.failCreate[r.fail] = errors.New("quota exceeded")
+				}
+				before := len(c.Writes())
+				_, err := env.Up(r.program)
+				if (err != nil) != (r.fail != "") {
+					t.Fatalf("run %d: err = %v, want a failure %t", i, err, r.fail != "")
+				}
+				if diff := cmp.Diff(r.writes, c.Writes()[before:], cmpEmpty); diff != "" {
+					t.Errorf("run %d: writes (-want +got):\n%s", i, diff)
+				}
+				if diff := cmp.Diff(sorted(r.records), sorted(records(env))); diff != "" {
+					t.Errorf("run %d: records (-want +got):\n%s", i, diff)
+				}
+			}
+			last := tt.runs[len(tt.runs)-1].records
+			if c.Live() != len(last) {
+				t.Errorf("%d resources exist, want %d", c.Live(), len(last))
+			}
+		})
+	}
+}

@@ -443,6 +443,9 @@ func encodeEntry(ctx context.Context, b []byte, en *Entry, mgr secrets.Manager) 
 	if en.With != nil {
 		b = appendWith(b, *en.With)
 	}
+	if en.Condemn && (en.Kind == EntrySuccess || en.Kind == EntryWrite) {
+		b = append(b, `,"condemn":true`...)
+	}
 	if new != nil {
 		b = append(b, `,"new":`...)
 		switch en.Kind {

@@ -421,6 +421,8 @@ func (ed *entryDecoder) decode(ctx context.Context, payload []byte, seq uint64, 
 			var with []*resource.State
 			with, err = d.identities()
 			e.With = &with
+		case "condemn":
+			e.Condemn, err = d.flag()
 		default:
 			err = d.skip(0)
 		}

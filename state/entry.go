@@ -25,10 +25,9 @@ const (
 	// whose New carries InitErrors instead.
 	EntryFailure
 	// EntryWrite changes resources at once, with no step around it: it
-	// applies Old→New like EntrySuccess. The engine uses it, for example,
-	// to mark the old copy of a resource Delete just before its
-	// replacement is created. It removes the records listed in With as
-	// EntrySuccess does.
+	// applies Old→New like EntrySuccess (for instance a component's new
+	// outputs). It removes the records listed in With, and condemns Old
+	// (see Entry.Condemn), as EntrySuccess does.
 	EntryWrite
 	// EntryClearPending drops a pending operation inherited from an
 	// earlier run that crashed: the first inherited operation of kind Op
@@ -82,6 +81,14 @@ type Entry struct {
 	// removes Old (New nil) may carry With. It is a pointer so that the
 	// Entry every step passes to Append stays small (see BENCHMARKS.md).
 	With *[]*resource.State
+	// Condemn, on an EntrySuccess or EntryWrite with a live Old and New,
+	// keeps Old recorded but marked Delete, in its place, and records New
+	// after it instead of in its place (under its own URN: a renamed
+	// resource's old copy keeps the URN it was recorded under). It is how the create of a
+	// replacement (create-before-delete) is recorded: the old copy is
+	// condemned in the very entry that records its replacement, so never
+	// before the replacement exists, and a failed create leaves it live.
+	Condemn bool
 }
 
 // with returns the records e.With lists, or nil.
@@ -104,6 +111,11 @@ func (e *Entry) validate() error {
 	}
 	if e.With != nil {
 		if err := e.validateWith(); err != nil {
+			return err
+		}
+	}
+	if e.Condemn {
+		if err := e.validateCondemn(); err != nil {
 			return err
 		}
 	}
@@ -148,6 +160,20 @@ func (e *Entry) validateWith() error {
 		if s == nil || s.URN == "" {
 			return bad("a record listed in With has no URN")
 		}
+	}
+	return nil
+}
+
+// validateCondemn checks the shape of an entry that condemns Old.
+func (e *Entry) validateCondemn() error {
+	bad := func(reason string) error { return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: reason} }
+	switch {
+	case e.Kind != EntrySuccess && e.Kind != EntryWrite:
+		return bad("only a success or write entry may condemn Old")
+	case e.Old == nil || e.New == nil || e.With != nil:
+		return bad("an entry that condemns Old needs Old and New, and no With")
+	case e.Old.Delete || e.New.Delete:
+		return bad("an entry that condemns Old needs a live Old and a live New")
 	}
 	return nil
 }

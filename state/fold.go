@@ -184,11 +184,11 @@ func (f *Fold) apply(e *Entry, knownValues bool) error {
 		f.addPending(resource.Operation{Resource: pendingRes, Kind: e.Op}, e.Seq)
 	case EntrySuccess:
 		f.removePending(p)
-		f.mutate(at, e.Old, e.New)
+		f.change(at, e)
 	case EntryFailure:
 		f.removePending(p)
 	case EntryWrite:
-		f.mutate(at, e.Old, e.New)
+		f.change(at, e)
 	case EntryClearPending:
 		r := e.Old
 		if r == nil {
@@ -315,6 +315,20 @@ func (f *Fold) find(u resource.URN, id resource.ID, del bool) *slot {
 		}
 	}
 	return nil
+}
+
+// change applies a success's or a write's Old→New to the record in slot
+// at: in place, or, when the entry condemns Old, by marking that record
+// Delete where it stands and recording New after it.
+func (f *Fold) change(at *slot, e *Entry) {
+	if !e.Condemn {
+		f.mutate(at, e.Old, e.New)
+		return
+	}
+	condemned := *at.state
+	condemned.Delete = true
+	f.mutate(at, at.state, &condemned)
+	f.addSlot(e.New)
 }
 
 // mutate records new in place of old: in old's slot when they share a URN,

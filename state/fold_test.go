@@ -99,6 +99,24 @@ func TestFoldRules(t *testing.T) {
 			wantURNs: []*resource.State{prov, aDel, b, aNew},
 		},
 		{
+			name: "a replacement's create condemns the old copy",
+			base: []*resource.State{prov, a, b},
+			entries: []Entry{
+				{Kind: EntryBegin, Op: resource.OperationCreating, New: aNew},
+				{Kind: EntrySuccess, Begin: 1, Old: a, New: aNew, Condemn: true},
+			},
+			wantURNs: []*resource.State{prov, aDel, b, aNew},
+		},
+		{
+			name: "a replacement's failed create leaves the old copy live",
+			base: []*resource.State{prov, a, b},
+			entries: []Entry{
+				{Kind: EntryBegin, Op: resource.OperationCreating, New: aNew},
+				{Kind: EntryFailure, Begin: 1},
+			},
+			wantURNs: []*resource.State{prov, a, b},
+		},
+		{
 			name: "replacement finished",
 			base: []*resource.State{prov, aDel, b, aNew},
 			entries: []Entry{
@@ -171,6 +189,10 @@ func TestFoldRejects(t *testing.T) {
 			return r
 		}()}},
 		{"second live copy", Entry{Kind: EntryWrite, New: func() *resource.State { r := a.Clone(); r.ID = "x"; return r }()}},
+		{"condemn without New", Entry{Kind: EntryWrite, Old: a, Condemn: true}},
+		{"condemn a copy already condemned", Entry{Kind: EntryWrite, Old: func() *resource.State { r := a.Clone(); r.Delete = true; return r }(),
+			New: a, Condemn: true}},
+		{"condemn in a begin", Entry{Kind: EntryBegin, Op: resource.OperationCreating, Old: a, New: a, Condemn: true}},
 		{"depends on what it replaces", Entry{Kind: EntrySuccess, Begin: 2, Old: a, New: func() *resource.State {
 			r := newBucket("a2", prov, a.URN)
 			return r

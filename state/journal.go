@@ -25,9 +25,11 @@ import (
 //     every resource listed in With (matched the same way), and New is
 //     recorded — in Old's place when Old has the same URN, else at the
 //     end. The removals of one entry happen together or not at all.
+//     When the entry condemns Old (Entry.Condemn), Old stays recorded,
+//     marked Delete in its place, and New is recorded at the end.
 //   - EntryFailure clears its begin's pending operation and nothing else.
 //   - EntryWrite applies Old→New as EntrySuccess does, with no pending
-//     operation (for instant changes such as marking an old copy Delete).
+//     operation (for instant changes such as a component's outputs).
 //   - EntryClearPending drops a pending operation inherited from an earlier
 //     crashed run.
 //

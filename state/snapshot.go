@@ -25,7 +25,9 @@ const FormatVersion = 2
 // added the tagged record types, whose bodies end with a MAC chained to
 // the record before, and a header's base that names an authenticated
 // snapshot by its MAC, neither of which a version 2 reader knows.
-const JournalFormatVersion = 3
+// Version 4 added the entries' "condemn" member (Old stays, marked Delete,
+// beside New), which a version 3 reader would ignore and so misread.
+const JournalFormatVersion = 4
 
 // Snapshot is the recorded state of one stack at one moment: its resources
 // in dependency order (every resource after its parent, dependencies,

@@ -188,6 +188,61 @@ func TestJournalWithCrash(t *testing.T) {
 	})
 }
 
+// TestJournalCondemnCrash records the create of db's replacement, which
+// condemns the old db, then cuts the journal at every byte: whatever a
+// crash left, the old db is either live (with the create pending) or
+// marked Delete beside its recorded replacement, never condemned alone.
+func TestJournalCondemnCrash(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		mustLock(t, s, "dev")
+		base, db, _, _, _ := withStack()
+		next := db.Clone()
+		next.ID = "db-2"
+		j := openJournalT(t, s, "dev", base)
+		begin := mustAppend(t, j, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: next})
+		running, _ := j.Snapshot()
+		mustAppend(t, j, Entry{Kind: EntrySuccess, Begin: begin, Old: db, New: next, Condemn: true})
+		done, _ := j.Snapshot()
+		var marks []string
+		for _, r := range done.Resources {
+			if r.URN == db.URN {
+				marks = append(marks, fmt.Sprintf("%s delete=%t", r.ID, r.Delete))
+			}
+		}
+		if diff := cmp.Diff([]string{"db-id delete=true", "db-2 delete=false"}, marks); diff != "" {
+			t.Fatalf("after the create (-want +got):\n%s", diff)
+		}
+		journal := h.files("dev")[fileJournal]
+		var starts []int
+		if _, err := scanRecords(journal, func(r record) error { starts = append(starts, int(r.offset)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 3 {
+			t.Fatalf("the journal holds %d records, want a header and two entries", len(starts))
+		}
+		loader := h.open()
+		for cut := starts[1]; cut <= len(journal); cut++ {
+			h.setFile("dev", fileJournal, journal[:cut])
+			got, err := loader.Load(ctx, "dev")
+			if err != nil {
+				t.Fatalf("cut at %d of %d: %v", cut, len(journal), err)
+			}
+			want := base
+			switch {
+			case cut == len(journal):
+				want = done
+			case cut >= starts[2]:
+				want = running
+			}
+			if diff := cmp.Diff(want, got, snapshotOpts, propertyOpts); diff != "" {
+				t.Fatalf("cut at %d of %d (-want +got):\n%s", cut, len(journal), diff)
+			}
+		}
+	})
+}
+
 // TestJournalFormatVersions: the journal header says format
 // JournalFormatVersion; journals of formats 1 (before With) and 2 (before
 // tags), whose records are plain, still replay behind a snapshot without
@@ -250,7 +305,7 @@ func TestJournalFormatVersions(t *testing.T) {
 				}
 
 				if !keyed {
-					for _, v := range []int{1, 2} {
+					for _, v := range []int{1, 2, 3} {
 						h.setFile("dev", fileJournal, withFormat(v))
 						got, err := h.open(opts...).Load(ctx, "dev")
 						if err != nil {
@@ -273,6 +328,33 @@ func TestJournalFormatVersions(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestEntryCondemnRoundTrip: Condemn is written on a success or a write
+// and read back; a journal that holds it replays to the old copy marked
+// Delete beside its replacement.
+func TestEntryCondemnRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	_, db, _, _, _ := withStack()
+	next := db.Clone()
+	next.ID = "db-2"
+	for _, e := range []Entry{
+		{Kind: EntrySuccess, Begin: 7, Old: db, New: next, Condemn: true},
+		{Kind: EntryWrite, Old: db, New: next, Condemn: true},
+		{Kind: EntryWrite, Old: db, New: next},
+	} {
+		payload, _, _, err := encodeEntry(ctx, nil, &e, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := newEntryDecoder(nil).decode(ctx, payload, 0, true)
+		if err != nil {
+			t.Fatalf("%s: %v", payload, err)
+		}
+		if got.Condemn != e.Condemn {
+			t.Errorf("%s: Condemn read back as %t, want %t", payload, got.Condemn, e.Condemn)
+		}
 	}
 }
 

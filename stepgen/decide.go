@@ -166,12 +166,14 @@ func (g *Generator) replacement(w *work) (Actions, error) {
 	}
 	g.news[w.new.URN] = w.new
 	needs := needsOf(w.new)
+	// The create condemns the old copy when it succeeds (Step.Condemns):
+	// the copy deleted after the program is the old one marked Delete.
 	marked := w.old.Clone()
 	marked.Delete = true
 	g.condemned = append(g.condemned, marked)
-	mark := g.step(OpReplace, w.new.URN, w.old, marked, w.reg)
-	mark.Diff, mark.Keys = w.diff, w.keys
 	create := g.step(OpCreateReplacement, w.new.URN, w.old, w.new, w.reg)
 	create.Diff, create.Keys = w.diff, w.keys
-	return Actions{Chains: []Chain{{Steps: []*Step{mark, create}, Needs: needs}}}, nil
+	replace := g.step(OpReplace, w.new.URN, w.old, w.new, w.reg)
+	replace.Diff, replace.Keys = w.diff, w.keys
+	return Actions{Chains: []Chain{{Steps: []*Step{create, replace}, Needs: needs}}}, nil
 }

@@ -50,7 +50,7 @@ func TestDiffAfterCheck(t *testing.T) {
 			goal:      goal("a", map[string]any{"x": 2}),
 			diff:      diffBy(map[string]resource.DiffResult{"a": replaceKeys("x")}),
 			wantAfter: true,
-			wantOps:   [][]string{{"replace a", "create-replacement a"}},
+			wantOps:   [][]string{{"create-replacement a", "replace a"}},
 		},
 		{
 			name: "diff fails",
@@ -73,7 +73,7 @@ func TestDiffAfterCheck(t *testing.T) {
 			goal: goal("a", map[string]any{"x": 1}),
 			// Two explicit providers: the change replaces the resource
 			// without a Diff.
-			wantOps: [][]string{{"replace a", "create-replacement a"}},
+			wantOps: [][]string{{"create-replacement a", "replace a"}},
 		},
 		{
 			name:    "inputs-only diff",

@@ -29,9 +29,10 @@
 // without asking for it. A host that ignores the field is asked as before.
 //
 // A replacement is re-checked without the old inputs and then, by default,
-// created before the old copy is deleted: the old copy is marked Delete and
-// removed after the program, with everything else the program no longer
-// declares. With delete-before-replace the chain deletes first and leaves
+// created before the old copy is deleted: the create's record marks the
+// old copy Delete (Step.Condemns), so only once the replacement exists, and
+// the old copy is removed after the program, with everything else the
+// program no longer declares. With delete-before-replace the chain deletes first and leaves
 // the old record marked PendingReplacement until the create succeeds, so a
 // crash between the two is visible and the next run finishes the job.
 //

@@ -60,7 +60,7 @@ func TestRegisterDecides(t *testing.T) {
 			},
 			goal:      goal("a", x2),
 			wantCalls: []string{"check a", "diff a", "check a"},
-			wantOps:   [][]string{{"replace a", "create-replacement a"}},
+			wantOps:   [][]string{{"create-replacement a", "replace a"}},
 			wantKeys:  []resource.PropertyKey{"x"},
 		},
 		{
@@ -102,7 +102,7 @@ func TestRegisterDecides(t *testing.T) {
 			prov:      func(t *testing.T) *providers.Func { return &providers.Func{DiffF: failOnDiff(t)} },
 			goal:      goal("a", x1),
 			wantCalls: []string{"check a", "check a"},
-			wantOps:   [][]string{{"replace a", "create-replacement a"}},
+			wantOps:   [][]string{{"create-replacement a", "replace a"}},
 		},
 		{
 			name:      "changed provider reference: replaced without a diff",
@@ -110,7 +110,7 @@ func TestRegisterDecides(t *testing.T) {
 			prov:      func(t *testing.T) *providers.Func { return &providers.Func{DiffF: failOnDiff(t)} },
 			goal:      goal("a", x1, func(g *resource.Goal) { g.Provider = otherRef }),
 			wantCalls: []string{"check a", "check a"},
-			wantOps:   [][]string{{"replace a", "create-replacement a"}},
+			wantOps:   [][]string{{"create-replacement a", "replace a"}},
 			wantKeys:  []resource.PropertyKey{"provider"},
 		},
 		{
@@ -174,7 +174,7 @@ func TestRegisterDecides(t *testing.T) {
 			old:       []*resource.State{recorded("a", map[string]any{"spec": map[string]any{"size": 1}})},
 			goal:      goal("a", map[string]any{"spec": map[string]any{"size": 2}}, replaceOnChanges("spec.size")),
 			wantCalls: []string{"check a", "diff a", "check a"},
-			wantOps:   [][]string{{"replace a", "create-replacement a"}},
+			wantOps:   [][]string{{"create-replacement a", "replace a"}},
 			wantKeys:  []resource.PropertyKey{"spec"},
 		},
 		{
@@ -197,7 +197,7 @@ func TestRegisterDecides(t *testing.T) {
 			},
 			goal:      goal("a", map[string]any{"tags": map[string]any{"env": "prod"}}, replaceOnChanges("tags.*")),
 			wantCalls: []string{"check a", "diff a", "check a"},
-			wantOps:   [][]string{{"replace a", "create-replacement a"}},
+			wantOps:   [][]string{{"create-replacement a", "replace a"}},
 			wantKeys:  []resource.PropertyKey{"tags"},
 		},
 		{
@@ -205,7 +205,7 @@ func TestRegisterDecides(t *testing.T) {
 			old:       []*resource.State{recorded("a", map[string]any{"ports": []any{map[string]any{"n": 80}}})},
 			goal:      goal("a", map[string]any{"ports": []any{map[string]any{"n": 8080}}}, replaceOnChanges("ports[*].n")),
 			wantCalls: []string{"check a", "diff a", "check a"},
-			wantOps:   [][]string{{"replace a", "create-replacement a"}},
+			wantOps:   [][]string{{"create-replacement a", "replace a"}},
 			wantKeys:  []resource.PropertyKey{"ports"},
 		},
 		{

@@ -13,41 +13,39 @@ import (
 )
 
 // TestReplaceCreateBeforeDelete: by default the replacement is created
-// first. The chain marks the old copy for deletion (a record change, no
-// provider call), then creates the replacement beside it; Deletes removes
-// the marked copy after the program.
+// first, as the reference engine does: the create's record condemns the
+// old copy (marks it Delete, in the same journal entry that records the
+// replacement beside it), so a create that fails leaves the old copy live.
+// The replace step that follows stands for the whole and records nothing;
+// Deletes removes the condemned copy after the program.
 func TestReplaceCreateBeforeDelete(t *testing.T) {
 	old := recorded("a", map[string]any{"x": 1}, func(s *resource.State) { s.Created = fixedNow.Add(-1) })
 	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"a": replaceKeys("x")})}
 	h := newHost(t, stepgen.Config{Old: []*resource.State{old}}, prov)
 	chains := h.mustRegister(goal("a", map[string]any{"x": 2}))
-	if diff := cmp.Diff([][]string{{"replace a", "create-replacement a"}}, opNames(chains)); diff != "" {
+	if diff := cmp.Diff([][]string{{"create-replacement a", "replace a"}}, opNames(chains)); diff != "" {
 		t.Fatalf("chains (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]resource.URN{provURN}, chains[0].Needs); diff != "" {
 		t.Errorf("Needs (-want +got):\n%s", diff)
 	}
-	mark, create := chains[0].Steps[0], chains[0].Steps[1]
+	create, replace := chains[0].Steps[0], chains[0].Steps[1]
 
-	wantMarked := old.Clone()
-	wantMarked.Delete = true
-	if mark.Old != old {
-		t.Errorf("replace step's Old is not the recorded state")
-	}
-	if diff := cmp.Diff(wantMarked, mark.New); diff != "" {
-		t.Errorf("replace step's New (-want +got):\n%s", diff)
-	}
-	if mark.JournalOp() != "" || result(mark) != "old→new" {
-		t.Errorf("replace step: journal %q, result %s; want no provider call and the record swapped for the marked copy", mark.JournalOp(), result(mark))
-	}
 	if create.Old != old || create.New.ID != "" || !create.New.Created.IsZero() {
 		t.Errorf("create-replacement: old %p, new id %q created %v; want the old state, no ID and no creation time yet", create.Old, create.New.ID, create.New.Created)
 	}
-	if create.JournalOp() != resource.OperationCreating || result(create) != "nil→new" {
-		t.Errorf("create-replacement: journal %q, result %s; want creating, recorded beside the marked copy", create.JournalOp(), result(create))
+	if create.JournalOp() != resource.OperationCreating || result(create) != "old→new" || !create.Condemns() {
+		t.Errorf("create-replacement: journal %q, result %s, condemns %t; want creating, the old copy condemned beside the new one",
+			create.JournalOp(), result(create), create.Condemns())
 	}
 	if create.Diff.Changes != resource.DiffSome || !create.Diff.Replace() {
 		t.Errorf("create-replacement's diff = %+v, want the replacing diff", create.Diff)
+	}
+	if replace.Old != old || replace.New != create.New {
+		t.Errorf("replace step: old %p new %p; want the recorded state and the replacement", replace.Old, replace.New)
+	}
+	if replace.JournalOp() != "" || result(replace) != "nil→nil" || replace.Condemns() {
+		t.Errorf("replace step: journal %q, result %s, condemns %t; want no provider call and no record", replace.JournalOp(), result(replace), replace.Condemns())
 	}
 
 	layers, err := h.gen.Deletes()
@@ -58,8 +56,13 @@ func TestReplaceCreateBeforeDelete(t *testing.T) {
 		t.Fatalf("deletes (-want +got):\n%s", diff)
 	}
 	del := layers[0][0].Steps[0]
-	if del.Old != mark.New || del.JournalOp() != resource.OperationDeleting || result(del) != "old→nil" {
-		t.Errorf("delete-replaced: old is marked copy %v, journal %q, result %s", del.Old == mark.New, del.JournalOp(), result(del))
+	wantMarked := old.Clone()
+	wantMarked.Delete = true
+	if diff := cmp.Diff(wantMarked, del.Old); diff != "" {
+		t.Errorf("delete-replaced's Old (-want +got):\n%s", diff)
+	}
+	if del.JournalOp() != resource.OperationDeleting || result(del) != "old→nil" {
+		t.Errorf("delete-replaced: journal %q, result %s", del.JournalOp(), result(del))
 	}
 }
 
@@ -313,7 +316,7 @@ func TestDefaultProviderUpgrade(t *testing.T) {
 			diffConfig: replaceKeys("region"),
 			inputs:     map[string]any{"x": 1},
 			wantCalls:  []string{"check a", "diff-config default_2_0_0", "check a"},
-			wantOps:    [][]string{{"replace a", "create-replacement a"}},
+			wantOps:    [][]string{{"create-replacement a", "replace a"}},
 		},
 	}
 	for _, tt := range tests {
@@ -374,7 +377,7 @@ func TestProviderChangeOutsideDefaults(t *testing.T) {
 			old := recorded("a", nil, func(s *resource.State) { s.Provider = from })
 			h := newHost(t, stepgen.Config{Old: []*resource.State{old}}, &providers.Func{DiffF: failOnDiff(t)})
 			chains := h.mustRegister(goal("a", nil, func(g *resource.Goal) { g.Provider = otherRef }))
-			if diff := cmp.Diff([][]string{{"replace a", "create-replacement a"}}, opNames(chains)); diff != "" {
+			if diff := cmp.Diff([][]string{{"create-replacement a", "replace a"}}, opNames(chains)); diff != "" {
 				t.Errorf("chains (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff([]string{"check a", "check a"}, h.callNames()); diff != "" {
@@ -402,7 +405,7 @@ func TestRenamedExplicitProvider(t *testing.T) {
 	}{
 		{name: "renamed in this run", prov: provState, newID: "prov-1", wantOps: [][]string{{"same a"}}},
 		{name: "renamed in an earlier run", prov: renamedState, newID: "prov-1", wantOps: [][]string{{"same a"}}},
-		{name: "another ID", prov: provState, newID: "prov-9", wantOps: [][]string{{"replace a", "create-replacement a"}}},
+		{name: "another ID", prov: provState, newID: "prov-9", wantOps: [][]string{{"create-replacement a", "replace a"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

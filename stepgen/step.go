@@ -19,10 +19,12 @@ const (
 	OpCreate Op = "create" // a new resource is created
 	OpUpdate Op = "update" // the resource is updated in place
 	OpDelete Op = "delete" // a resource no longer in the program is deleted
-	// OpReplace marks the old copy of a resource that will be replaced
-	// (create-before-delete) for deletion; it calls no provider.
+	// OpReplace follows the create of a replacement (create-before-delete)
+	// and stands for the replacement as a whole; it calls no provider and
+	// records nothing.
 	OpReplace Op = "replace"
-	// OpCreateReplacement creates the replacement of a resource.
+	// OpCreateReplacement creates the replacement of a resource; when it
+	// succeeds, its record condemns the old copy (see Step.Condemns).
 	OpCreateReplacement Op = "create-replacement"
 	// OpDeleteReplaced deletes the old copy of a replaced resource.
 	OpDeleteReplaced Op = "delete-replaced"
@@ -147,10 +149,8 @@ func (s *Step) Result() (old, new *resource.State) {
 		return nil, nil
 	}
 	switch s.Op {
-	case OpCreateReplacement:
-		// The old copy was already marked for deletion by the replace
-		// step; the replacement is recorded beside it.
-		return nil, s.New
+	case OpReplace:
+		return nil, nil
 	case OpDelete, OpDiscard:
 		return s.Old, nil
 	default:
@@ -159,6 +159,15 @@ func (s *Step) Result() (old, new *resource.State) {
 		// leaves that pending record (New) behind.
 		return s.Old, s.New
 	}
+}
+
+// Condemns reports whether the step's record (see Result) keeps Old
+// recorded, marked for deletion, and records New beside it, instead of
+// putting New in Old's place: the create of a create-before-delete
+// replacement, whose old copy is condemned only once the replacement
+// exists. It is the value for state.Entry.Condemn.
+func (s *Step) Condemns() bool {
+	return s.Op == OpCreateReplacement && s.Old != nil && !s.Old.Delete && s.New != nil && !s.skipRecord
 }
 
 // With returns, for the delete of a resource that others are deleted with
