@@ -10,6 +10,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // The example graph of delete-before-replace: B and C depend on A, D on B,
@@ -299,6 +300,88 @@ func TestCreateBeforeDeleteFailedCreateKeepsTheOldCopy(t *testing.T) {
 			last := tt.runs[len(tt.runs)-1].records
 			if c.Live() != len(last) {
 				t.Errorf("%d resources exist, want %d", c.Live(), len(last))
+			}
+		})
+	}
+}
+
+// TestProtectAndReplace: a protected resource is never deleted to replace
+// it — directly, or as a dependent a delete-before-replace would delete
+// first — and the refusal names it before anything is deleted. A program
+// that drops protect may replace the resource in the same update, as the
+// reference engine allows; a dependent's recorded protect holds, since
+// its new goal comes only after the delete-before-replace decided.
+func TestProtectAndReplace(t *testing.T) {
+	program := func(zone string, protectA, protectC bool) engine.Program {
+		opt := func(on bool) engine.ResourceOption {
+			if on {
+				return engine.Protect()
+			}
+			return nil
+		}
+		return func(ctx *engine.Context) error {
+			a := ctx.Register(thing, "a", engine.Props{"zone": zone}, engine.DeleteBeforeReplace(), opt(protectA))
+			ctx.Register(thing, "b", engine.Props{"kind": "b"}, engine.DependsOn(a))
+			ctx.Register(thing, "c", engine.Props{"zone": a.Output("zone")}, opt(protectC))
+			return nil
+		}
+	}
+	tests := []struct {
+		name               string
+		protectA, protectC bool // in both runs
+		unprotect          bool // the second run drops protect
+		wantProtected      string
+		wantFor            string
+		writes             []string
+	}{
+		{name: "a protected resource is not replaced", protectA: true, wantProtected: "a"},
+		{name: "a protected dependent is not replaced by a delete-before-replace", protectC: true,
+			wantProtected: "c", wantFor: "a"},
+		{name: "unprotect and replace in one update", protectA: true, unprotect: true,
+			writes: []string{"delete c", "delete a", "create a", "create c"}},
+		// The dependent's new goal is not known when the delete-before-
+		// replace must decide (it waits for a): its recorded protect
+		// holds, as in the reference engine.
+		{name: "unprotecting a dependent does not let a delete-before-replace replace it", protectC: true, unprotect: true,
+			wantProtected: "c", wantFor: "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCloud("zone")
+			env := enginetest.New(t)
+			env.Provider("test", "", c.provider())
+			if _, err := env.Up(program("x", tt.protectA, tt.protectC)); err != nil {
+				t.Fatal(err)
+			}
+			before := len(c.Writes())
+			second := program("y", tt.protectA, tt.protectC)
+			if tt.unprotect {
+				second = program("y", false, false)
+			}
+			_, err := env.Up(second)
+			var pe *stepgen.ProtectedError
+			switch {
+			case tt.wantProtected == "" && err != nil:
+				t.Fatalf("Up: %v", err)
+			case tt.wantProtected != "" && (!errors.As(err, &pe) || pe.URN.Name() != tt.wantProtected || pe.For.Name() != tt.wantFor):
+				t.Fatalf("Up: err = %v, want a ProtectedError for %s (replacing %q)", err, tt.wantProtected, tt.wantFor)
+			case tt.wantProtected != "" && !strings.Contains(err.Error(), string(env.URN(thing, tt.wantProtected))):
+				t.Errorf("the error does not name %s: %v", tt.wantProtected, err)
+			}
+			if diff := cmp.Diff(tt.writes, c.Writes()[before:], cmpEmpty); diff != "" {
+				t.Errorf("writes (-want +got):\n%s", diff)
+			}
+			want := []string{"a x", "b ", "c x"}
+			if tt.wantProtected == "" {
+				want = []string{"a y", "b ", "c y"}
+			}
+			if diff := cmp.Diff(want, sorted(records(env))); diff != "" {
+				t.Errorf("records (-want +got):\n%s", diff)
+			}
+			for _, s := range env.Snapshot().Resources {
+				if s.Custom && !s.IsProvider() && s.Protect != (tt.wantProtected != "" && (s.URN.Name() == "a" && tt.protectA || s.URN.Name() == "c" && tt.protectC)) {
+					t.Errorf("%s recorded with protect %t", s.URN.Name(), s.Protect)
+				}
 			}
 		})
 	}

@@ -104,11 +104,13 @@ func (g *Generator) afterDiff(w *work, d resource.DiffResult) (Actions, error) {
 	return g.startReplace(w)
 }
 
-// startReplace begins a replacement: it refuses for a protected resource,
-// then re-checks the inputs without the old ones, so that the replacement
-// does not inherit generated values such as auto-names.
+// startReplace begins a replacement: it refuses for a resource that is
+// protected and stays so (a program that drops protect may replace it in
+// the same update, as the reference engine allows), then re-checks the
+// inputs without the old ones, so that the replacement does not inherit
+// generated values such as auto-names.
 func (g *Generator) startReplace(w *work) (Actions, error) {
-	if w.old.Protect {
+	if w.old.Protect && w.new.Protect {
 		return Actions{}, &ProtectedError{URN: w.new.URN, Action: "replace"}
 	}
 	return Actions{Calls: []*Call{g.recheck(w)}}, nil

@@ -68,9 +68,16 @@ func (e *AliasError) Error() string {
 type ProtectedError struct {
 	URN    resource.URN
 	Action string // "delete" or "replace"
+	// For, when set, is the resource whose delete-before-replace would
+	// replace this one, a dependent of it.
+	For resource.URN
 }
 
 func (e *ProtectedError) Error() string {
+	if e.For != "" {
+		return fmt.Sprintf("resource %s is protected and cannot be %sd as part of replacing %s, which it depends on; remove its protect option and run an update that does not replace %s first",
+			e.URN, e.Action, e.For, e.For.Name())
+	}
 	return fmt.Sprintf("resource %s is protected and cannot be %sd; remove the protect option (and run an update) first", e.URN, e.Action)
 }
 

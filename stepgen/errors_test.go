@@ -26,6 +26,8 @@ func TestErrorMessages(t *testing.T) {
 		{&stepgen.AliasError{URN: urn("a"), Matches: []resource.URN{urn("x"), urn("y")}}, []string{string(urn("x")) + ", " + string(urn("y")), "keep only"}},
 		{&stepgen.ProtectedError{URN: urn("a"), Action: "delete"}, []string{"cannot be deleted", "protect"}},
 		{&stepgen.ProtectedError{URN: urn("a"), Action: "replace"}, []string{"cannot be replaced"}},
+		{&stepgen.ProtectedError{URN: urn("c"), Action: "replace", For: urn("a")},
+			[]string{string(urn("c")), "cannot be replaced as part of replacing " + string(urn("a")), "does not replace a first"}},
 		{&stepgen.DanglingDependentError{URN: urn("a"), Dependent: urn("b")}, []string{"cannot delete " + string(urn("a")), string(urn("b")) + " depends on it"}},
 		{&stepgen.ImportMismatchError{URN: urn("a"), ID: "i-1", Keys: []resource.PropertyKey{"size", "name"}}, []string{"id i-1", "size, name"}},
 		{&stepgen.NotFoundError{URN: urn("a"), ID: "i-1"}, []string{string(urn("a")), `"i-1"`}},

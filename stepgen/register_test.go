@@ -630,7 +630,7 @@ func TestRegisterErrors(t *testing.T) {
 			name: "replacing a protected resource",
 			old:  []*resource.State{recorded("a", nil, func(s *resource.State) { s.Protect = true })},
 			cfg:  stepgen.Config{ReplaceTargets: []resource.URN{urn("a")}},
-			goal: goal("a", nil),
+			goal: goal("a", nil, func(g *resource.Goal) { g.Protect = true }),
 			check: func(t *testing.T, err error) {
 				var pe *stepgen.ProtectedError
 				if !errors.As(err, &pe) || pe.URN != urn("a") || pe.Action != "replace" {

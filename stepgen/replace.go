@@ -103,7 +103,7 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 			},
 		}}}, nil
 	}
-	return g.finishDeleteBeforeReplace(w), nil
+	return g.finishDeleteBeforeReplace(w)
 }
 
 // withUnknowns returns dep's inputs with every property that depends on a
@@ -145,10 +145,17 @@ func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 // delete leaves its record marked as pending replacement, so that a crash
 // midway is visible and the next run creates what is missing; a dependent
 // deleted here is created again when the program registers it.
-func (g *Generator) finishDeleteBeforeReplace(w *work) Actions {
+func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
+	doomed := w.dbr.doomed
+	for _, dep := range doomed {
+		if dep.Protect && !g.takenOver[dep] {
+			// Replacing it would delete it: refuse, as for a protected
+			// resource replaced directly, before anything is deleted.
+			return Actions{}, &ProtectedError{URN: dep.URN, Action: "replace", For: w.new.URN}
+		}
+	}
 	g.news[w.new.URN] = w.new
 	var steps []*Step
-	doomed := w.dbr.doomed
 	for i := len(doomed) - 1; i >= 0; i-- {
 		dep := doomed[i]
 		if g.takenOver[dep] {
@@ -172,5 +179,5 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) Actions {
 	create := g.step(OpCreate, w.new.URN, pending, w.new, w.reg)
 	create.Diff, create.Keys = w.diff, w.keys
 	steps = append(steps, del, create)
-	return Actions{Chains: []Chain{{Steps: steps, Needs: needsOf(w.new)}}}
+	return Actions{Chains: []Chain{{Steps: steps, Needs: needsOf(w.new)}}}, nil
 }
