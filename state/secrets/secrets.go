@@ -13,6 +13,10 @@
 // Authenticator: it keys an HMAC-SHA-256 with a second key derived from the
 // same passphrase, which the state store uses to authenticate whole
 // snapshots and journal records.
+//
+// PulumiPassphrase reads and writes values the way the Pulumi CLI's
+// passphrase secrets manager does (a stack's "encryptionsalt" and its
+// "secure: v1:..." values), for config files and stacks that Pulumi wrote.
 package secrets
 
 import (
