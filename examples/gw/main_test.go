@@ -73,11 +73,27 @@ func gw(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// inSiteProject makes a project folder for the site program (its
+// Pulumi.yaml, where gw writes the stacks' config files) and moves there.
+func inSiteProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("testdata", "site", "Pulumi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	return dir
+}
+
 func TestDeploySite(t *testing.T) {
 	bin := site(t)
 	work := t.TempDir()
 	t.Setenv("GW_PASSPHRASE", "gw-test")
-	t.Chdir(filepath.Join("testdata", "site"))
+	inSiteProject(t)
 	stateDir := filepath.Join(work, "state")
 	common := []string{"--state", stateDir, "--config", "dir=" + work, "--secret-config", "token=t0k3n"}
 	withProgram := func(op string, extra ...string) []string {
@@ -177,8 +193,11 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "no command"},
-		{[]string{"deploy"}, `unknown command "deploy"`},
+		{[]string{"deploy"}, `unknown command "gw deploy"`},
+		{[]string{"config", "frob"}, `unknown command "gw config frob"`},
+		{[]string{"help", "up", "now"}, `unknown command "gw up now"`},
+		{[]string{"config", "set"}, "KEY"},
+		{[]string{"stack", "output", "--project", "p", "a", "b"}, "at most one"},
 		{[]string{"up", "--project", "p", "stray"}, "after --"},
 		{[]string{"up", "--project", "p", "--parallel", "-1"}, "negative"},
 		{[]string{"up", "--project", "p", "--yes"}, "needs the program"},

@@ -18,79 +18,148 @@ import (
 	"github.com/groundwork-iac/groundwork/monitor/grpcserver"
 	"github.com/groundwork-iac/groundwork/plugin"
 	"github.com/groundwork-iac/groundwork/providers"
-	"github.com/groundwork-iac/groundwork/providers/command"
+	commandprovider "github.com/groundwork-iac/groundwork/providers/command"
 	"github.com/groundwork-iac/groundwork/providers/local"
 	"github.com/groundwork-iac/groundwork/providers/random"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/storeurl"
+	"golang.org/x/term"
 )
 
-// execute runs the operation the command line asks for.
-func (c *cli) execute(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
+// session is what an operation needs: the project, its stack's
+// configuration, the state store, the display and the engine.
+type session struct {
+	inv     *invocation
+	proj    project
+	store   storeurl.Store
+	display *display.Renderer
+	eng     *engine.Engine
+	// closers run in reverse order when the session ends.
+	closers []func()
+}
+
+// close ends the session.
+func (s *session) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+}
+
+// passphrase is the passphrase of the stack's secrets.
+func passphrase() string {
+	if p := os.Getenv("GW_PASSPHRASE"); p != "" {
+		return p
+	}
+	return os.Getenv("PULUMI_CONFIG_PASSPHRASE")
+}
+
+// openProject reads ./Pulumi.yaml and settles the project's name.
+func openProject(o *options) (project, error) {
 	proj, err := readProject(".")
 	if err != nil {
-		return err
+		return project{}, err
 	}
-	if c.project == "" {
-		c.project = proj.Name
+	if o.project == "" {
+		o.project = proj.Name
 	}
-	if c.project == "" {
-		return usagef("no project: pass --project or run gw where a Pulumi.yaml names one")
+	if o.project == "" {
+		return project{}, usagef("no project: pass --project or run gw where a Pulumi.yaml names one")
 	}
-	config, err := c.stackConfig()
-	if err != nil {
-		return err
-	}
+	return proj, nil
+}
+
+// openStore opens the state store of --state.
+func openStore(ctx context.Context, o *options) (storeurl.Store, error) {
 	var storeOpts []state.Option
-	if pass := os.Getenv("GW_PASSPHRASE"); pass != "" {
+	if pass := passphrase(); pass != "" {
 		storeOpts = append(storeOpts, state.WithSecrets(state.PassphraseSecrets(pass)))
 	}
-	store, err := storeurl.Open(ctx, c.stateURL, storeOpts...)
-	if err != nil {
-		return err
+	return storeurl.Open(ctx, o.stateURL, storeOpts...)
+}
+
+// openSession prepares an operation: it saves --config and
+// --secret-config in the stack's config file, reads the configuration,
+// opens the store and starts the engine.
+func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
+	o := &inv.opts
+	if o.parallel < 0 {
+		return nil, usagef("--parallel must not be negative")
 	}
-	defer store.Close()
-	errw := &lockedWriter{w: stderr}
+	s := &session{inv: inv}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if s.proj, err = openProject(o); err != nil {
+		return nil, err
+	}
+	config, err := stackConfigValues(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if s.store, err = openStore(ctx, o); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() { s.store.Close() })
+	errw := &lockedWriter{w: inv.stderr}
 	// Plugins built with Pulumi's SDKs log through the engine service, so
 	// they are given the address of one for the whole run.
 	logs, err := grpcserver.Start(ctx, grpcserver.Config{Monitor: logsOnly{}, Log: func(m grpcserver.LogMessage) {
 		fmt.Fprintf(errw, "plugin %s: %s\n", m.Severity, m.Message)
 	}})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer logs.Stop()
-	pluginOpts := plugin.Options{Dirs: c.pluginDirs, EngineAddress: logs.Addr(), Diagnostics: func(line string) {
+	s.closers = append(s.closers, func() { logs.Stop() })
+	pluginOpts := plugin.Options{Dirs: o.pluginDirs, EngineAddress: logs.Addr(), Diagnostics: func(line string) {
 		fmt.Fprintln(errw, "plugin:", line)
 	}}
-
 	mode := display.ModeAuto
-	if c.json {
+	if o.json {
 		mode = display.ModeJSON
 	}
-	r := display.New(stdout, display.Options{Mode: mode})
-	defer r.Close()
-	eng, err := engine.New(engine.Config{
-		Project: c.project, Stack: c.stack, Store: store, Config: config, OnEvent: r.Event,
+	s.display = display.New(inv.stdout, display.Options{Mode: mode, ShowSames: o.showSames, ShowDebug: o.debug})
+	s.closers = append(s.closers, func() { s.display.Close() })
+	s.eng, err = engine.New(engine.Config{
+		Project: o.project, Stack: o.stack, Store: s.store, Config: config, OnEvent: s.display.Event,
 		Providers: func() *providers.Registry { return registry(pluginOpts) },
 	})
+	return s, err
+}
+
+// stackConfigValues saves --config and --secret-config in the stack's
+// config file (as the Pulumi CLI does) and returns its values.
+func stackConfigValues(ctx context.Context, o *options) (map[string]resource.PropertyValue, error) {
+	cfg, err := loadStackConfig(".", o.stack, passphrase)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res, err := c.operate(ctx, eng, proj, stdin, stdout)
-	r.Close()
-	if err != nil {
-		return err
+	for i, list := range []listFlag{o.config, o.secrets} {
+		for _, kv := range list {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return nil, usagef("config %q is not KEY=VALUE", kv)
+			}
+			if err := cfg.set(ctx, fullKey(o.project, k), v, i == 1); err != nil {
+				return nil, err
+			}
+		}
 	}
-	return c.printOutputs(stdout, res)
+	if len(o.config)+len(o.secrets) > 0 {
+		if err := cfg.save(); err != nil {
+			return nil, err
+		}
+	}
+	return cfg.values(ctx)
 }
 
 // registry holds the built-in providers and finds every other package's
 // plugin on demand.
 func registry(opts plugin.Options) *providers.Registry {
 	r := providers.NewRegistry(providers.WithResolver(plugin.Resolver(opts)))
-	for _, register := range []func(*providers.Registry) error{local.Register, random.Register, command.Register} {
+	for _, register := range []func(*providers.Registry) error{local.Register, random.Register, commandprovider.Register} {
 		if err := register(r); err != nil {
 			panic(err) // the built-in providers' versions are constants: this cannot fail
 		}
@@ -98,140 +167,179 @@ func registry(opts plugin.Options) *providers.Registry {
 	return r
 }
 
-// stackConfig collects --config and --secret-config.
-func (c *cli) stackConfig() (map[string]resource.PropertyValue, error) {
-	config := map[string]resource.PropertyValue{}
-	for _, kv := range c.config {
-		k, v, err := setting(c.project, kv)
-		if err != nil {
-			return nil, err
-		}
-		config[k] = resource.NewString(v)
-	}
-	for _, kv := range c.secrets {
-		k, v, err := setting(c.project, kv)
-		if err != nil {
-			return nil, err
-		}
-		config[k] = resource.NewSecret(resource.NewString(v))
-	}
-	return config, nil
-}
-
-// options are the engine options of the command line.
-func (c *cli) options() []engine.Option {
+// engineOptions are the engine options of the command line.
+func engineOptions(o *options) []engine.Option {
 	var opts []engine.Option
-	if c.parallel > 0 {
-		opts = append(opts, engine.Parallelism(c.parallel))
+	if o.parallel > 0 {
+		opts = append(opts, engine.Parallelism(o.parallel))
 	}
-	if len(c.targets) > 0 {
-		urns := make([]resource.URN, len(c.targets))
-		for i, t := range c.targets {
+	if len(o.targets) > 0 {
+		urns := make([]resource.URN, len(o.targets))
+		for i, t := range o.targets {
 			urns[i] = resource.URN(t)
 		}
 		opts = append(opts, engine.Targets(urns...))
 	}
+	if o.refresh {
+		opts = append(opts, engine.RefreshFirst())
+	}
 	return opts
 }
 
-// operate runs the operation, asking first (after a preview) unless --yes.
-func (c *cli) operate(ctx context.Context, eng *engine.Engine, proj project, stdin io.Reader, stdout io.Writer) (*engine.Result, error) {
-	opts := c.options()
+// operation is what one of preview, up, refresh, destroy and import
+// does with the engine.
+type operation struct {
+	name string
+	// program says the operation runs the project's program.
+	program bool
+	// preview shows what the operation would do, for the prompt; nil for
+	// preview itself.
+	preview func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error)
+	do      func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error)
+}
+
+// runOperation runs an operation, asking first (after a preview) unless
+// --yes.
+func runOperation(ctx context.Context, inv *invocation, op operation) error {
+	s, err := openSession(ctx, inv)
+	if err != nil {
+		return err
+	}
+	defer s.close()
 	var prog engine.Program
-	if c.op == "preview" || c.op == "up" {
-		p, err := c.programOf(proj)
+	if op.program {
+		p, err := programOf(s.proj, inv)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		prog = p.Run
 	}
-	if c.op == "preview" {
-		if c.refresh {
-			if _, err := eng.PreviewRefresh(ctx, opts...); err != nil {
-				return nil, err
-			}
-		}
-		return eng.Preview(ctx, prog, opts...)
-	}
-	if !c.yes {
-		if err := c.confirm(ctx, eng, prog, opts, stdin, stdout); err != nil {
-			return nil, err
+	opts := engineOptions(&inv.opts)
+	if op.preview != nil && !inv.opts.yes {
+		if err := s.confirm(ctx, op, prog, opts); err != nil {
+			return err
 		}
 	}
-	if c.refresh && c.op != "refresh" {
-		if _, err := eng.Refresh(ctx, opts...); err != nil {
-			return nil, err
-		}
-	}
-	switch c.op {
-	case "up":
-		return eng.Up(ctx, prog, opts...)
-	case "refresh":
-		return eng.Refresh(ctx, opts...)
-	case "destroy":
-		return eng.Destroy(ctx, opts...)
-	}
-	specs, err := c.importSpecs()
+	res, err := op.do(ctx, s.eng, prog, opts)
+	s.display.Close()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return eng.Import(ctx, specs, opts...)
+	return printOutputs(inv, op.name, res)
+}
+
+func runPreview(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q: put the program and its arguments after --", args[0])
+	}
+	return runOperation(ctx, inv, operation{name: "preview", program: true,
+		do: func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error) {
+			return eng.Preview(ctx, prog, opts...)
+		}})
+}
+
+func runUp(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q: put the program and its arguments after --", args[0])
+	}
+	return runOperation(ctx, inv, operation{name: "up", program: true,
+		preview: func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error) {
+			return eng.Preview(ctx, prog, opts...)
+		},
+		do: func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error) {
+			return eng.Up(ctx, prog, opts...)
+		}})
+}
+
+func runRefresh(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) > 0 {
+		return usagef("gw refresh takes no arguments")
+	}
+	return runOperation(ctx, inv, operation{name: "refresh",
+		preview: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
+			return eng.PreviewRefresh(ctx, opts...)
+		},
+		do: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
+			return eng.Refresh(ctx, opts...)
+		}})
+}
+
+func runDestroy(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) > 0 {
+		return usagef("gw destroy takes no arguments")
+	}
+	return runOperation(ctx, inv, operation{name: "destroy",
+		preview: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
+			return eng.PreviewDestroy(ctx, opts...)
+		},
+		do: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
+			return eng.Destroy(ctx, opts...)
+		}})
+}
+
+func runImport(ctx context.Context, inv *invocation, args []string) error {
+	o := &inv.opts
+	switch {
+	case o.importFile == "" && len(args) != 3:
+		return usagef("gw import takes TYPE NAME ID (or --file)")
+	case o.importFile != "" && len(args) > 0:
+		return usagef("gw import takes either TYPE NAME ID or --file, not both")
+	}
+	specs, err := importSpecs(o, args)
+	if err != nil {
+		return err
+	}
+	// An import changes nothing but the state, so it asks nothing.
+	return runOperation(ctx, inv, operation{name: "import",
+		do: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
+			return eng.Import(ctx, specs, opts...)
+		}})
 }
 
 // confirm previews the operation and asks whether to go ahead. Without a
 // terminal to ask on, it fails: --yes is then required.
-func (c *cli) confirm(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option, stdin io.Reader, stdout io.Writer) error {
-	if !isTerminal(stdin) {
-		return usagef("gw %s changes the stack: pass --yes to go ahead without a prompt", c.op)
+func (s *session) confirm(ctx context.Context, op operation, prog engine.Program, opts []engine.Option) error {
+	if !isTerminal(s.inv.stdin) {
+		return usagef("gw %s changes the stack, and there is no terminal to confirm on: pass --yes to go ahead (gw preview shows what would change)", op.name)
 	}
-	var err error
-	switch c.op {
-	case "up":
-		_, err = eng.Preview(ctx, prog, opts...)
-	case "refresh":
-		_, err = eng.PreviewRefresh(ctx, opts...)
-	case "destroy":
-		_, err = eng.PreviewDestroy(ctx, opts...)
-	}
-	if err != nil {
+	if _, err := op.preview(ctx, s.eng, prog, opts); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nDo you want to perform this %s on stack %s? [y/N] ", c.op, c.stack)
-	answer, _ := bufio.NewReader(stdin).ReadString('\n')
+	fmt.Fprintf(s.inv.stdout, "\nDo you want to perform this %s on stack %s? [y/N] ", op.name, s.inv.opts.stack)
+	answer, _ := bufio.NewReader(s.inv.stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 		return errors.New("cancelled: nothing was changed")
 	}
 	return nil
 }
 
+// isTerminal reports whether r is a terminal ("/dev/null" is a
+// character device, but no terminal).
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // programOf returns the program to run: the command after "--", or the
 // project runtime's default.
-func (c *cli) programOf(proj project) (*langhost.Program, error) {
+func programOf(proj project, inv *invocation) (*langhost.Program, error) {
+	program := inv.opts.program
 	dir, err := programDir(proj)
 	if err != nil {
 		return nil, err
 	}
 	var p *langhost.Program
 	switch {
-	case proj.Runtime == "nodejs" && len(c.program) > 0:
-		p = langhost.Node(c.program[0], c.program[1:]...)
+	case proj.Runtime == "nodejs" && len(program) > 0:
+		p = langhost.Node(program[0], program[1:]...)
 	case proj.Runtime == "nodejs":
 		p = langhost.Node(".")
-	case len(c.program) > 0:
-		p = langhost.Command(c.program[0], c.program[1:]...)
+	case len(program) > 0:
+		p = langhost.Command(program[0], program[1:]...)
 	case proj.Runtime == "go":
 		p = langhost.Command("go", "run", ".")
 	default:
-		return nil, usagef("gw %s needs the program: give its command after --", c.op)
+		return nil, usagef("%s needs the program: give its command after --", inv.path)
 	}
 	p.Dir = dir
 	return p, nil
@@ -249,20 +357,20 @@ type importFile struct {
 	} `json:"resources"`
 }
 
-func (c *cli) importSpecs() ([]engine.ImportSpec, error) {
-	if c.importFile == "" {
+func importSpecs(o *options, args []string) ([]engine.ImportSpec, error) {
+	if o.importFile == "" {
 		return []engine.ImportSpec{{
-			Type: c.positionals[0], Name: c.positionals[1], ID: resource.ID(c.positionals[2]),
-			Provider: c.provider, Parent: resource.URN(c.parent), Version: c.version,
+			Type: args[0], Name: args[1], ID: resource.ID(args[2]),
+			Provider: o.provider, Parent: resource.URN(o.parent), Version: o.version,
 		}}, nil
 	}
-	b, err := os.ReadFile(c.importFile)
+	b, err := os.ReadFile(o.importFile)
 	if err != nil {
 		return nil, err
 	}
 	var f importFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", c.importFile, err)
+		return nil, fmt.Errorf("%s: %w", o.importFile, err)
 	}
 	specs := make([]engine.ImportSpec, len(f.Resources))
 	for i, r := range f.Resources {
@@ -274,8 +382,9 @@ func (c *cli) importSpecs() ([]engine.ImportSpec, error) {
 
 // printOutputs shows the stack outputs after an update, secrets masked: as
 // one JSON line ({"type": "outputs", ...}) in JSON mode.
-func (c *cli) printOutputs(w io.Writer, res *engine.Result) error {
-	if res == nil || len(res.Outputs) == 0 || c.op != "up" {
+func printOutputs(inv *invocation, op string, res *engine.Result) error {
+	w := inv.stdout
+	if res == nil || len(res.Outputs) == 0 || op != "up" {
 		return nil
 	}
 	masked := make(map[string]any, len(res.Outputs))
@@ -287,7 +396,7 @@ func (c *cli) printOutputs(w io.Writer, res *engine.Result) error {
 		}
 		masked[string(k)] = v.Mappable()
 	}
-	if c.json {
+	if inv.opts.json {
 		return json.NewEncoder(w).Encode(map[string]any{"type": "outputs", "outputs": masked})
 	}
 	fmt.Fprintln(w, "\nOutputs:")

@@ -44,7 +44,7 @@ func TestStateInPostgres(t *testing.T) {
 	bin := site(t)
 	work := t.TempDir()
 	t.Setenv("GW_PASSPHRASE", "gw-test")
-	t.Chdir(filepath.Join("testdata", "site"))
+	inSiteProject(t)
 	common := []string{"--state", u.String(), "--config", "dir=" + work, "--secret-config", "token=t0k3n"}
 	code, out, errOut := gw(t, append(append([]string{"up", "--yes"}, common...), "--", bin)...)
 	if code != 0 {

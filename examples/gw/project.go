@@ -101,3 +101,16 @@ func scalar(s string) (string, error) {
 	}
 	return strings.TrimSpace(s), nil
 }
+
+// programDir returns the folder the program runs in: the project's, or
+// its main folder.
+func programDir(p project) (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if p.Main == "" {
+		return wd, nil
+	}
+	return filepath.Join(wd, filepath.FromSlash(p.Main)), nil
+}

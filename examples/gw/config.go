@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// configCommand is "gw config" and its subcommands. The configuration is
+// the stack's Pulumi.<stack>.yaml in the project's folder, which the
+// Pulumi CLI reads and writes too.
+func configCommand() *command {
+	return &command{
+		name: "config", summary: "show and change the stack's configuration", flags: configListFlags, run: runConfigList,
+		help: `Config shows the stack's configuration, kept in Pulumi.<stack>.yaml beside
+Pulumi.yaml in the format the Pulumi CLI reads and writes. Secret values are
+encrypted with the passphrase (GW_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE)
+and listed as [secret] unless --show-secrets. Keys without a namespace get
+the project's: "region" is "<project>:region".`,
+		subs: []*command{
+			{name: "set", args: "KEY [VALUE]", summary: "set a config value (read from stdin if VALUE is not given)", flags: configSetFlags, run: runConfigSet},
+			{name: "get", args: "KEY", summary: "print a config value (secrets decrypted)", flags: configGetFlags, run: runConfigGet},
+			{name: "rm", args: "KEY", summary: "remove a config value", flags: projectFlags, run: runConfigRm},
+		},
+	}
+}
+
+func configListFlags(fs *flag.FlagSet, o *options) {
+	projectFlags(fs, o)
+	fs.BoolVar(&o.showSecrets, "show-secrets", false, "show secret values in plaintext")
+	fs.BoolVar(&o.json, "json", false, "write the configuration as a JSON object")
+	shorthand(fs, "j", "json")
+}
+
+func configSetFlags(fs *flag.FlagSet, o *options) {
+	projectFlags(fs, o)
+	fs.BoolVar(&o.secret, "secret", false, "encrypt the value")
+}
+
+func configGetFlags(fs *flag.FlagSet, o *options) {
+	projectFlags(fs, o)
+	fs.BoolVar(&o.json, "json", false, "write the value as JSON")
+	shorthand(fs, "j", "json")
+}
+
+// openStackConfig reads the project and the stack's config file.
+func openStackConfig(inv *invocation) (*stackConfig, error) {
+	if _, err := openProject(&inv.opts); err != nil {
+		return nil, err
+	}
+	return loadStackConfig(".", inv.opts.stack, passphrase)
+}
+
+func runConfigList(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) > 0 {
+		return &usageError{msg: fmt.Sprintf("unknown command %q", "gw config "+args[0]), path: "gw config"}
+	}
+	cfg, err := openStackConfig(inv)
+	if err != nil {
+		return err
+	}
+	keys, err := cfg.keys()
+	if err != nil {
+		return err
+	}
+	values := make(map[string]resource.PropertyValue, len(keys))
+	for _, k := range keys {
+		// Secret values are decrypted only to be shown.
+		if !inv.opts.showSecrets && cfg.isSecure(k) {
+			values[k] = resource.NewSecret(resource.NewString(""))
+			continue
+		}
+		v, _, err := cfg.get(ctx, k)
+		if err != nil {
+			return err
+		}
+		values[k] = v
+	}
+	if inv.opts.json {
+		return writeJSONValues(inv.stdout, values, keys, inv.opts.showSecrets)
+	}
+	if len(keys) == 0 {
+		fmt.Fprintf(inv.stdout, "Stack %s has no configuration: set some with \"gw config set KEY VALUE\".\n", inv.opts.stack)
+		return nil
+	}
+	tw := tabwriter.NewWriter(inv.stdout, 0, 0, 3, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE")
+	for _, k := range keys {
+		fmt.Fprintf(tw, "%s\t%s\n", k, formatValue(values[k], inv.opts.showSecrets))
+	}
+	return tw.Flush()
+}
+
+func runConfigSet(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return usagef("gw config set takes KEY and VALUE (or the value on stdin)")
+	}
+	value := ""
+	if len(args) == 2 {
+		value = args[1]
+	} else {
+		b, err := io.ReadAll(inv.stdin)
+		if err != nil {
+			return err
+		}
+		value = strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	}
+	cfg, err := openStackConfig(inv)
+	if err != nil {
+		return err
+	}
+	if err := cfg.set(ctx, fullKey(inv.opts.project, args[0]), value, inv.opts.secret); err != nil {
+		return err
+	}
+	return cfg.save()
+}
+
+func runConfigGet(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) != 1 {
+		return usagef("gw config get takes KEY")
+	}
+	cfg, err := openStackConfig(inv)
+	if err != nil {
+		return err
+	}
+	key := fullKey(inv.opts.project, args[0])
+	v, ok, err := cfg.get(ctx, key)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("stack %s has no config value %s: set it with \"gw config set %s VALUE\"", inv.opts.stack, key, args[0])
+	}
+	if inv.opts.json {
+		b, err := json.MarshalIndent(v.Unwrap().Mappable(), "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(inv.stdout, "%s\n", b)
+		return err
+	}
+	_, err = fmt.Fprintln(inv.stdout, formatValue(v, true))
+	return err
+}
+
+func runConfigRm(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) != 1 {
+		return usagef("gw config rm takes KEY")
+	}
+	cfg, err := openStackConfig(inv)
+	if err != nil {
+		return err
+	}
+	key := fullKey(inv.opts.project, args[0])
+	removed, err := cfg.remove(key)
+	if err != nil {
+		return err
+	}
+	if !removed {
+		return fmt.Errorf("stack %s has no config value %s", inv.opts.stack, key)
+	}
+	return cfg.save()
+}
+
+// formatValue shows a value on one line: a string as it is, anything else
+// as JSON, a secret as [secret] unless showSecrets.
+func formatValue(v resource.PropertyValue, showSecrets bool) string {
+	if !showSecrets && v.ContainsSecrets() {
+		if v.IsSecret() {
+			return "[secret]"
+		}
+		v = maskValue(v)
+	}
+	plain := v.Unwrap()
+	if plain.IsString() {
+		return plain.StringValue()
+	}
+	b, err := json.Marshal(mappable(plain, showSecrets))
+	if err != nil {
+		return fmt.Sprint(plain.Mappable())
+	}
+	return string(b)
+}
+
+// writeJSONValues writes values as one JSON object, secrets masked unless
+// showSecrets.
+func writeJSONValues(w io.Writer, values map[string]resource.PropertyValue, keys []string, showSecrets bool) error {
+	out := make(map[string]any, len(values))
+	for _, k := range keys {
+		out[k] = mappable(values[k], showSecrets)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// mappable is v as plain Go values for JSON, secrets as "[secret]" unless
+// showSecrets.
+func mappable(v resource.PropertyValue, showSecrets bool) any {
+	if !showSecrets {
+		v = maskValue(v)
+	}
+	return v.Unwrap().Mappable()
+}
+
+// maskValue replaces every secret inside v with "[secret]".
+func maskValue(v resource.PropertyValue) resource.PropertyValue {
+	switch {
+	case !v.ContainsSecrets():
+		return v
+	case v.IsSecret():
+		return resource.NewString("[secret]")
+	case v.IsArray():
+		a := v.ArrayValue()
+		out := make([]resource.PropertyValue, len(a))
+		for i, e := range a {
+			out[i] = maskValue(e)
+		}
+		return resource.NewArray(out...)
+	case v.IsObject():
+		obj := v.ObjectValue()
+		out := make(resource.PropertyMap, len(obj))
+		for k, e := range obj {
+			out[k] = maskValue(e)
+		}
+		return resource.NewObject(out)
+	}
+	return v.Unwrap()
+}

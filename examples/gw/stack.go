@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// stackCommand is "gw stack" and its subcommands.
+func stackCommand() *command {
+	return &command{
+		name: "stack", summary: "look at the stacks and their outputs",
+		subs: []*command{
+			{name: "output", args: "[NAME]", summary: "print the stack's outputs, or one of them", flags: stackOutputFlags, run: runStackOutput,
+				help: `Output prints the outputs the stack's last update recorded: all of them as a
+table (or, with --json, a JSON object), or the value of one. Secret values
+are shown as [secret] unless --show-secrets.`},
+			{name: "ls", summary: "list the stacks that have a recorded state", flags: stateFlags, run: runStackList},
+		},
+	}
+}
+
+func stackOutputFlags(fs *flag.FlagSet, o *options) {
+	stateFlags(fs, o)
+	fs.BoolVar(&o.showSecrets, "show-secrets", false, "show secret values in plaintext")
+	fs.BoolVar(&o.json, "json", false, "write the outputs as JSON")
+	shorthand(fs, "j", "json")
+}
+
+func runStackOutput(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) > 1 {
+		return usagef("gw stack output takes at most one output name")
+	}
+	o := &inv.opts
+	if _, err := openProject(o); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	eng, err := engine.New(engine.Config{Project: o.project, Stack: o.stack, Store: store})
+	if err != nil {
+		return err
+	}
+	outputs, err := eng.Outputs(ctx)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(outputs))
+	for _, k := range outputs.StableKeys() {
+		keys = append(keys, string(k))
+	}
+	if len(args) == 1 {
+		v, ok := outputs[resource.PropertyKey(args[0])]
+		if !ok {
+			return fmt.Errorf("stack %s has no output %q", o.stack, args[0])
+		}
+		if o.json {
+			b, err := json.MarshalIndent(mappable(v, o.showSecrets), "", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(inv.stdout, "%s\n", b)
+			return err
+		}
+		_, err := fmt.Fprintln(inv.stdout, formatValue(v, o.showSecrets))
+		return err
+	}
+	values := make(map[string]resource.PropertyValue, len(outputs))
+	for k, v := range outputs {
+		values[string(k)] = v
+	}
+	if o.json {
+		return writeJSONValues(inv.stdout, values, keys, o.showSecrets)
+	}
+	if len(keys) == 0 {
+		fmt.Fprintf(inv.stdout, "Stack %s has no outputs.\n", o.stack)
+		return nil
+	}
+	tw := tabwriter.NewWriter(inv.stdout, 0, 0, 3, ' ', 0)
+	fmt.Fprintln(tw, "OUTPUT\tVALUE")
+	for _, k := range keys {
+		fmt.Fprintf(tw, "%s\t%s\n", k, formatValue(values[k], o.showSecrets))
+	}
+	return tw.Flush()
+}
+
+func runStackList(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) > 0 {
+		return usagef("gw stack ls takes no arguments")
+	}
+	store, err := openStore(ctx, &inv.opts)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	stacks, err := store.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range stacks {
+		fmt.Fprintln(inv.stdout, s)
+	}
+	return nil
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// stackConfig is a stack's Pulumi.<stack>.yaml, in the format the Pulumi
+// CLI writes: "config" maps "namespace:key" to a value (a scalar, a
+// structure, or {secure: CIPHERTEXT}), and "encryptionsalt" is the salt of
+// the passphrase that sealed the secure values. The file is kept as a YAML
+// tree, so that writing it back keeps its comments, its order and the keys
+// gw does not know.
+type stackConfig struct {
+	path string
+	doc  *yaml.Node // the document's top-level mapping
+	// passphrase gives the passphrase when a secure value is read or
+	// written; nil means there is none.
+	passphrase func() string
+	mgr        *secrets.PulumiPassphrase
+}
+
+// configFileName is the name of a stack's config file.
+func configFileName(stack string) string { return "Pulumi." + stack + ".yaml" }
+
+// loadStackConfig reads the stack's config file in dir. A stack without
+// one has an empty configuration.
+func loadStackConfig(dir, stack string, passphrase func() string) (*stackConfig, error) {
+	c := &stackConfig{path: filepath.Join(dir, configFileName(stack)), passphrase: passphrase,
+		doc: &yaml.Node{Kind: yaml.MappingNode}}
+	data, err := os.ReadFile(c.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", c.path, err)
+	}
+	if len(doc.Content) == 0 {
+		return c, nil // an empty file
+	}
+	if top := doc.Content[0]; top.Kind == yaml.MappingNode {
+		c.doc = top
+		return c, nil
+	}
+	return nil, fmt.Errorf("reading %s: the file is not a mapping of settings", c.path)
+}
+
+// lookup returns the value node of key in mapping m, or nil.
+func lookup(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// settings is the "config" mapping, made if make is set and it is missing.
+func (c *stackConfig) settings(make bool) (*yaml.Node, error) {
+	m := lookup(c.doc, "config")
+	switch {
+	case m != nil && m.Kind == yaml.MappingNode:
+		return m, nil
+	case m != nil && !(m.Kind == yaml.ScalarNode && m.Tag == "!!null"):
+		return nil, fmt.Errorf("%s: \"config\" is not a mapping of keys to values", c.path)
+	case !make:
+		return &yaml.Node{Kind: yaml.MappingNode}, nil
+	case m != nil:
+		*m = yaml.Node{Kind: yaml.MappingNode}
+		return m, nil
+	}
+	m = &yaml.Node{Kind: yaml.MappingNode}
+	c.doc.Content = append(c.doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "config"}, m)
+	return m, nil
+}
+
+// keys returns the config keys, sorted.
+func (c *stackConfig) keys() ([]string, error) {
+	m, err := c.settings(false)
+	if err != nil {
+		return nil, err
+	}
+	var ks []string
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		ks = append(ks, m.Content[i].Value)
+	}
+	sort.Strings(ks)
+	return ks, nil
+}
+
+// get returns the value of key, secure values decrypted and secret, and
+// whether the key is set.
+func (c *stackConfig) get(ctx context.Context, key string) (resource.PropertyValue, bool, error) {
+	m, err := c.settings(false)
+	if err != nil {
+		return resource.PropertyValue{}, false, err
+	}
+	n := lookup(m, key)
+	if n == nil {
+		return resource.PropertyValue{}, false, nil
+	}
+	v, err := c.value(ctx, n, true)
+	if err != nil {
+		return resource.PropertyValue{}, false, fmt.Errorf("config %s in %s: %w", key, c.path, err)
+	}
+	return v, true, nil
+}
+
+// isSecure reports whether key's value is an encrypted one.
+func (c *stackConfig) isSecure(key string) bool {
+	m, err := c.settings(false)
+	if err != nil {
+		return false
+	}
+	n := lookup(m, key)
+	return n != nil && n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "secure"
+}
+
+// values returns every config value.
+func (c *stackConfig) values(ctx context.Context) (map[string]resource.PropertyValue, error) {
+	ks, err := c.keys()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]resource.PropertyValue, len(ks))
+	for _, k := range ks {
+		v, _, err := c.get(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// value converts a YAML value: a scalar at the top is a string, as Pulumi
+// gives config to programs; inside a structure scalars keep their type.
+func (c *stackConfig) value(ctx context.Context, n *yaml.Node, top bool) (resource.PropertyValue, error) {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return c.value(ctx, n.Alias, top)
+	case yaml.ScalarNode:
+		if top {
+			return resource.NewString(n.Value), nil
+		}
+		return scalarValue(n), nil
+	case yaml.SequenceNode:
+		elems := make([]resource.PropertyValue, len(n.Content))
+		for i, e := range n.Content {
+			v, err := c.value(ctx, e, false)
+			if err != nil {
+				return resource.PropertyValue{}, err
+			}
+			elems[i] = v
+		}
+		return resource.NewArray(elems...), nil
+	case yaml.MappingNode:
+		if len(n.Content) == 2 && n.Content[0].Value == "secure" && n.Content[1].Kind == yaml.ScalarNode {
+			return c.decrypt(ctx, n.Content[1].Value)
+		}
+		obj := make(resource.PropertyMap, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := c.value(ctx, n.Content[i+1], false)
+			if err != nil {
+				return resource.PropertyValue{}, err
+			}
+			obj[resource.PropertyKey(n.Content[i].Value)] = v
+		}
+		return resource.NewObject(obj), nil
+	}
+	return resource.NewNull(), nil
+}
+
+// scalarValue is a typed YAML scalar.
+func scalarValue(n *yaml.Node) resource.PropertyValue {
+	switch n.ShortTag() {
+	case "!!null":
+		return resource.NewNull()
+	case "!!bool":
+		if b, err := strconv.ParseBool(n.Value); err == nil {
+			return resource.NewBool(b)
+		}
+	case "!!int", "!!float":
+		if f, err := strconv.ParseFloat(n.Value, 64); err == nil {
+			return resource.NewNumber(f)
+		}
+	}
+	return resource.NewString(n.Value)
+}
+
+// manager returns the passphrase manager of the file's encryptionsalt,
+// making a salt (for a file that has none) if create is set.
+func (c *stackConfig) manager(create bool) (*secrets.PulumiPassphrase, error) {
+	if c.mgr != nil {
+		return c.mgr, nil
+	}
+	if sp := lookup(c.doc, "secretsprovider"); sp != nil && sp.Value != "" && sp.Value != "passphrase" {
+		return nil, fmt.Errorf("%s keeps its secrets with %q; gw reads only passphrase-encrypted config", c.path, sp.Value)
+	}
+	phrase := ""
+	if c.passphrase != nil {
+		phrase = c.passphrase()
+	}
+	if phrase == "" {
+		return nil, errors.New("secure config needs the passphrase: set GW_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE)")
+	}
+	var err error
+	switch salt := lookup(c.doc, "encryptionsalt"); {
+	case salt != nil && salt.Value != "":
+		c.mgr, err = secrets.OpenPulumiPassphrase(phrase, salt.Value)
+		if errors.Is(err, secrets.ErrWrongPassphrase) {
+			err = fmt.Errorf("the passphrase does not open the secure values of %s", c.path)
+		}
+	case create:
+		c.mgr, err = secrets.NewPulumiPassphrase(phrase)
+		if err == nil {
+			c.doc.Content = append([]*yaml.Node{
+				{Kind: yaml.ScalarNode, Value: "encryptionsalt"},
+				{Kind: yaml.ScalarNode, Value: c.mgr.EncryptionSalt()},
+			}, c.doc.Content...)
+		}
+	default:
+		err = fmt.Errorf("%s has secure values but no encryptionsalt to open them with", c.path)
+	}
+	return c.mgr, err
+}
+
+func (c *stackConfig) decrypt(ctx context.Context, ciphertext string) (resource.PropertyValue, error) {
+	mgr, err := c.manager(false)
+	if err != nil {
+		return resource.PropertyValue{}, err
+	}
+	plain, err := mgr.Decrypt(ctx, ciphertext)
+	if err != nil {
+		return resource.PropertyValue{}, errors.New("the secure value cannot be decrypted with this passphrase")
+	}
+	return resource.NewSecret(resource.NewString(string(plain))), nil
+}
+
+// set gives key a string value, encrypted if secret.
+func (c *stackConfig) set(ctx context.Context, key, value string, secret bool) error {
+	node := &yaml.Node{Kind: yaml.ScalarNode, Value: value}
+	if secret {
+		mgr, err := c.manager(true)
+		if err != nil {
+			return err
+		}
+		ct, err := mgr.Encrypt(ctx, []byte(value))
+		if err != nil {
+			return err
+		}
+		node = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Value: "secure"}, {Kind: yaml.ScalarNode, Value: ct},
+		}}
+	}
+	m, err := c.settings(true)
+	if err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = node
+			return nil
+		}
+	}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, node)
+	return nil
+}
+
+// remove deletes key and reports whether it was set.
+func (c *stackConfig) remove(key string) (bool, error) {
+	m, err := c.settings(false)
+	if err != nil {
+		return false, err
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// save writes the file back, atomically.
+func (c *stackConfig) save() error {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2) // as the Pulumi CLI writes it
+	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{c.doc}}); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".Pulumi.*.yaml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), c.path)
+}
+
+// fullKey gives a key without a namespace the project's, as the Pulumi
+// CLI does ("region" is "<project>:region").
+func fullKey(project, key string) string {
+	if strings.Contains(key, ":") {
+		return key
+	}
+	return project + ":" + key
+}
