@@ -10,6 +10,7 @@ import (
 	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/builtin"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -46,6 +47,8 @@ type deployment struct {
 	callers callers
 	// refs caches parsed provider references (string → providers.Reference).
 	refs sync.Map
+	// builtin serves the "pulumi" package (builtin.go).
+	builtin *builtin.Provider
 
 	mu      sync.Mutex
 	waiters map[*stepgen.Registration]func(regResult)
@@ -56,6 +59,12 @@ type deployment struct {
 	counts        map[StepOp]int
 	errs          []error // registration errors the executor does not report
 	failed        int
+	// produced are the states the steps that succeeded have produced, in
+	// completion order; producedIndex indexes produced[:indexed] by URN,
+	// for getResource (see producedStates).
+	produced      []*resource.State
+	producedIndex map[resource.URN]*resource.State
+	indexed       int
 	// outputs are the stack outputs the program exported.
 	outputs resource.PropertyMap
 	// clearPending asks finish to drop the pending operations of the
@@ -134,9 +143,10 @@ func (d *deployment) load(ctx context.Context) error {
 			"an earlier operation was interrupted while %s this resource; it may exist outside the recorded state. Run a refresh to resolve it", op.Kind)})
 	}
 	d.registry = cfg.Providers()
+	d.builtin = d.newBuiltin()
 	var provs []*resource.State
 	for _, s := range snap.Resources {
-		if s.IsProvider() {
+		if s.IsProvider() && !isBuiltinProvider(s) {
 			provs = append(provs, s)
 		}
 	}

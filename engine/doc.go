@@ -26,6 +26,10 @@
 // not known yet are unknown and flow onward as unknown; secret outputs stay
 // secret through Output.Apply. The program's function may return before its
 // registrations finish; the engine waits for all of them.
+// Context.StackReference reads the outputs of another stack of the store,
+// and Context.Get rehydrates a resource of the operation by its URN, both
+// through the "pulumi" package every deployment serves itself (package
+// providers/builtin).
 //
 // # The host loop
 //

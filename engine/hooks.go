@@ -293,6 +293,9 @@ func (d *deployment) record(s *stepgen.Step, err error, took time.Duration, skip
 	d.records = append(d.records, StepRecord{Op: StepOp(s.Op), URN: s.URN(), Err: err})
 	if err == nil {
 		d.counts[StepOp(s.Op)]++
+		if s.New != nil {
+			d.produced = append(d.produced, s.New)
+		}
 	} else if !skipped {
 		d.failed++
 	}

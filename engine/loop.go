@@ -7,6 +7,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/builtin"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
@@ -394,9 +395,14 @@ func (d *deployment) RegisterResourceOutputs(ctx context.Context, urn resource.U
 }
 
 // Provider resolves a provider reference for steps, calls and the monitor:
-// provider resources are served by the registry itself.
+// provider resources are served by the registry itself, and the built-in
+// "pulumi" package (its provider resources and the references to them) by
+// the deployment's own provider.
 func (d *deployment) Provider(ref, typ string) (providers.Provider, error) {
 	if resource.IsProviderType(typ) {
+		if typ == builtin.ProviderType {
+			return d.builtin, nil
+		}
 		return d.registry, nil
 	}
 	if ref == "" {
@@ -408,6 +414,9 @@ func (d *deployment) Provider(ref, typ string) (providers.Provider, error) {
 	}
 	p, ok := d.registry.Get(r)
 	if !ok {
+		if r.URN.Type() == builtin.ProviderType {
+			return d.builtin, nil
+		}
 		return nil, fmt.Errorf("provider %s is unknown: it was neither registered in this run nor recorded in the stack's state", ref)
 	}
 	return p, nil

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/builtin"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -50,7 +51,7 @@ type Config struct {
 	// provider of a package is configured from the keys of its package.
 	Config map[string]resource.PropertyValue
 	// DisableDefaultProviders lists packages whose resources must name an
-	// explicit provider.
+	// explicit provider. The built-in "pulumi" package is never disabled.
 	DisableDefaultProviders []string
 	// Preview is set for previews; it is passed to Construct and Call.
 	Preview bool
@@ -118,7 +119,11 @@ type defaultProvider struct {
 func New(cfg Config) *Monitor {
 	m := &Monitor{cfg: cfg, disabled: map[string]bool{}, defaults: map[packageVersion]*defaultProvider{}}
 	for _, p := range cfg.DisableDefaultProviders {
-		m.disabled[p] = true
+		// The built-in package has nothing to configure: its default
+		// provider is never refused.
+		if p != builtin.Package {
+			m.disabled[p] = true
+		}
 	}
 	return m
 }

@@ -33,7 +33,9 @@
 //   - RegisterResourceOutputs, ReadResource, Invoke and Call map one to one
 //     onto the Monitor's methods. Invoke arguments that are secret are
 //     passed as their plain values (functions take no secrets; the SDKs mark
-//     the result secret themselves).
+//     the result secret themselves). The answer of pulumi:pulumi:getResource
+//     keeps resource references whatever the caller accepts, as SDKs that
+//     predate acceptResources expect.
 //   - RegisterPackage is served when Config.Packages is set: a package with
 //     a parameterization is produced by parameterizing its plugin, and the
 //     reference it answers gives later requests that name it their version.
