@@ -262,12 +262,22 @@ func (d *deployment) healthy() bool {
 }
 
 // runDeletes deletes, antichain by antichain, what the program no longer
-// declares.
+// declares, and then reports the deletes the generator refused (protected
+// resources) as failed steps.
 func (d *deployment) runDeletes(ctx context.Context) error {
 	antichains, err := d.gen.Deletes()
 	if err != nil {
 		return err
 	}
+	err = d.runAntichains(ctx, antichains)
+	for _, s := range d.gen.Refused() {
+		d.refuse(ctx, s)
+	}
+	return err
+}
+
+// runAntichains runs the antichains of deletes one after another.
+func (d *deployment) runAntichains(ctx context.Context, antichains [][]stepgen.Chain) error {
 	for _, chains := range antichains {
 		for _, ch := range chains {
 			d.submit(ctx, ch)
@@ -280,6 +290,20 @@ func (d *deployment) runDeletes(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// refuse reports a step the generator refused as a failed step. It does
+// not go through the executor: the refusal calls no provider and journals
+// nothing, and it must not cancel the steps that can go ahead, as the
+// failure of a step the executor ran would.
+func (d *deployment) refuse(ctx context.Context, s *stepgen.Step) {
+	rs := &runStep{Step: s}
+	err := d.starting(rs)
+	if err == nil {
+		err = s.Apply(ctx) // calls no provider: returns the refusal
+	}
+	d.record(s, err, time.Since(rs.at), false)
+	d.noteError(err)
 }
 
 // signalOnCancel has the providers signalled as soon as ctx is cancelled

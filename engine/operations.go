@@ -30,8 +30,10 @@ func (e *Engine) Preview(ctx context.Context, program Program, opts ...Option) (
 
 // Destroy deletes every resource of the stack (or, with targets, the
 // targeted ones), dependents first, in parallel where the dependency graph
-// allows. Protected resources make it fail before anything is deleted;
-// retained ones are dropped from the state without a provider call.
+// allows. A protected resource is not deleted, nor anything it depends on;
+// everything else is, and Destroy then fails with a
+// *stepgen.ProtectedError naming it. Retained resources are dropped from
+// the state without a provider call.
 func (e *Engine) Destroy(ctx context.Context, opts ...Option) (*Result, error) {
 	return e.run(ctx, OpDestroy, false, opts, deleteUnregistered)
 }

@@ -22,27 +22,7 @@ func newEnv(t *testing.T, c *cloud) *enginetest.Env {
 	return env
 }
 
-func TestDestroyRespectsProtectAndRetain(t *testing.T) {
-	t.Run("protected resource makes destroy fail before any delete", func(t *testing.T) {
-		c := newCloud()
-		env := newEnv(t, c)
-		_, err := env.Up(func(ctx *engine.Context) error {
-			ctx.Register(thing, "keep", engine.Props{}, engine.Protect())
-			ctx.Register(thing, "other", engine.Props{})
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = env.Destroy()
-		var pe *stepgen.ProtectedError
-		if !errors.As(err, &pe) || pe.URN.Name() != "keep" {
-			t.Fatalf("Destroy: err = %v, want a ProtectedError for keep", err)
-		}
-		if c.count("delete") != 0 || len(liveNames(env)) != 2 {
-			t.Errorf("deletes = %d, recorded = %v; want nothing deleted", c.count("delete"), liveNames(env))
-		}
-	})
+func TestDestroyRespectsRetain(t *testing.T) {
 	t.Run("retained resource leaves the state without a delete", func(t *testing.T) {
 		c := newCloud()
 		env := newEnv(t, c)

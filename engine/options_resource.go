@@ -37,7 +37,9 @@ func DependsOn(rs ...*Resource) ResourceOption {
 // Context.Provider) instead of its package's default provider.
 func Provider(p *Resource) ResourceOption { return func(o *resourceOptions) { o.provider = p } }
 
-// Protect keeps the resource from being deleted or replaced.
+// Protect keeps the resource from being deleted or replaced. An update that
+// no longer declares it, or a destroy, deletes everything else that goes
+// except what it depends on, and then fails naming it.
 func Protect() ResourceOption { return func(o *resourceOptions) { o.protect = true } }
 
 // DeleteBeforeReplace deletes the old resource before creating its

@@ -191,7 +191,7 @@ func TestDeletedWith(t *testing.T) {
 			letGo: []string{"db", "table"},
 		},
 		{
-			name: "a protected target: nothing is deleted",
+			name: "a protected target stays: the table is deleted through its provider",
 			first: func(ctx *engine.Context) error {
 				db := ctx.Register(thing, "db", engine.Props{}, engine.Protect())
 				ctx.Register(thing, "table", engine.Props{}, engine.DeletedWith(db))
@@ -199,7 +199,9 @@ func TestDeletedWith(t *testing.T) {
 			},
 			op:      destroy(),
 			wantErr: true,
-			state:   []string{"db", "table"},
+			deletes: []string{"table"},
+			steps:   []string{"delete db: failed", "delete table"},
+			state:   []string{"db"},
 		},
 		{
 			name:  "targets: the table alone is deleted through its provider",

@@ -1,6 +1,7 @@
 package stepgen
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -15,12 +16,11 @@ import (
 // the next starts. A resource deleted with another that goes too follows
 // that one in its chain (see deleteGroups and Step.With).
 //
-// Deleting a protected resource is an error; nothing is deleted then.
+// A protected resource is not deleted, and neither is anything it depends
+// on (see Refused); everything else is.
 func (g *Generator) Deletes() ([][]Chain, error) {
-	var doomed []*resource.State
-	for _, s := range g.condemned {
-		doomed = append(doomed, s)
-	}
+	doomed := slices.Clone(g.condemned)
+	var protected []*resource.State
 	for _, s := range g.cfg.Old {
 		if s.Delete {
 			continue
@@ -29,11 +29,17 @@ func (g *Generator) Deletes() ([][]Chain, error) {
 		if cur == nil || g.takenOver[cur] || g.cfg.KeepUnregistered || !g.named(s.URN) {
 			continue
 		}
-		if cur.Protect {
-			return nil, &ProtectedError{URN: cur.URN, Action: "delete"}
+		// A record pending replacement stands for a resource a
+		// delete-before-replace already deleted: there is nothing left
+		// to protect, and removing the record is all there is to do.
+		if cur.Protect && !cur.PendingReplacement {
+			protected = append(protected, cur)
+			continue
 		}
 		doomed = append(doomed, cur)
 	}
+	g.refused = g.refuseDeletes(protected)
+	doomed = g.spareDependencies(doomed, protected)
 	if err := g.checkDanglingDependents(doomed); err != nil {
 		return nil, err
 	}

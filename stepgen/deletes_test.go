@@ -251,18 +251,149 @@ func TestDeleteFailure(t *testing.T) {
 	}
 }
 
-// TestDeletesRefusals: a protected resource is never deleted, and nothing
-// is deleted then.
+// TestDeletesProtected: a protected resource is never deleted, and neither
+// is anything it depends on, directly or not, through the records of the
+// last snapshot; everything else that goes is deleted, and the protected
+// resource's delete is refused (Refused), as the reference engine does.
 func TestDeletesProtected(t *testing.T) {
-	old := []*resource.State{recorded("a", nil), recorded("b", nil, func(s *resource.State) { s.Protect = true })}
-	h := newHost(t, stepgen.Config{Old: old}, nil)
-	layers, err := h.gen.Deletes()
-	var pe *stepgen.ProtectedError
-	if !errors.As(err, &pe) || pe.URN != urn("b") || pe.Action != "delete" {
-		t.Errorf("err = %v, want ProtectedError delete b", err)
+	protect := func(s *resource.State) { s.Protect = true }
+	child := func(parent string) func(*resource.State) {
+		return func(s *resource.State) {
+			s.URN, s.Parent = resource.NewURN(testStack, testProject, group, thing, s.URN.Name()), groupURN(parent)
+		}
 	}
-	if layers != nil {
-		t.Errorf("deletes = %v, want none", antichainNames(layers))
+	tests := []struct {
+		name string
+		old  []*resource.State
+		// register are registered again, with changed inputs when the
+		// provider replaces them (replace).
+		register []string
+		replace  []string
+		want     [][]string
+		refused  []string
+	}{
+		{
+			name: "the others go",
+			old:  []*resource.State{recorded("a", nil), recorded("b", nil, protect)},
+			want: [][]string{{"delete a"}}, refused: []string{"b"},
+		},
+		{
+			name: "what it depends on stays, what depends on it goes",
+			old: []*resource.State{
+				recorded("base", nil),
+				recorded("mid", nil, inputFrom("v", urn("base"))),
+				recorded("p", nil, protect, dependsOn(urn("mid"))),
+				recorded("user", nil, dependsOn(urn("p"))),
+				recorded("free", nil),
+			},
+			want: [][]string{{"delete user", "delete free"}}, refused: []string{"p"},
+		},
+		{
+			name: "its parent, its provider and its deleted-with target stay",
+			old: []*resource.State{
+				{Type: providers.ProviderType("test"), URN: provURN, Custom: true, ID: "prov-1"},
+				{Type: group, URN: groupURN("g")},
+				recorded("t", nil),
+				recorded("p", nil, protect, child("g"), func(s *resource.State) { s.DeletedWith = urn("t") }),
+			},
+			refused: []string{"p"},
+		},
+		{
+			name: "its children go",
+			old: []*resource.State{
+				{Type: group, URN: groupURN("g"), Protect: true},
+				recorded("c", nil, child("g")),
+			},
+			want: [][]string{{"delete c"}}, refused: []string{"g"},
+		},
+		{
+			name: "a resource deleted with it is deleted through its provider",
+			old: []*resource.State{
+				recorded("db", nil, protect),
+				recorded("table", nil, func(s *resource.State) { s.DeletedWith = urn("db") }),
+			},
+			want: [][]string{{"delete table"}}, refused: []string{"db"},
+		},
+		{
+			name: "through the old record of a resource registered again",
+			old: []*resource.State{
+				recorded("r", nil),
+				recorded("q", nil, dependsOn(urn("r"))),
+				recorded("p", nil, protect, dependsOn(urn("q"))),
+			},
+			register: []string{"q"},
+			refused:  []string{"p"},
+		},
+		{
+			name: "the old copy of a dependency replaced in this run stays",
+			old: []*resource.State{
+				recorded("a", nil),
+				recorded("p", nil, protect, inputFrom("v", urn("a"))),
+			},
+			register: []string{"a"}, replace: []string{"a"},
+			refused: []string{"p"},
+		},
+		{
+			name: "a copy left marked by an earlier run goes when a live record holds the URN",
+			old: []*resource.State{
+				recorded("a", nil),
+				recorded("a", nil, func(s *resource.State) { s.Delete, s.ID = true, "id-a-old" }),
+				recorded("p", nil, protect, dependsOn(urn("a"))),
+			},
+			register: []string{"a"},
+			want:     [][]string{{"delete-replaced a"}}, refused: []string{"p"},
+		},
+		{
+			name: "a record pending replacement leaves without a refusal",
+			old: []*resource.State{
+				recorded("a", nil, protect, func(s *resource.State) { s.PendingReplacement = true }),
+			},
+			want: [][]string{{"delete a"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			results := map[string]resource.DiffResult{}
+			for _, n := range tt.replace {
+				results[n] = replaceKeys("v")
+			}
+			prov := &providers.Func{DiffF: diffBy(results), DeleteF: failOnDelete(t)}
+			h := newHost(t, stepgen.Config{Old: tt.old}, prov)
+			for _, n := range tt.register {
+				in := map[string]any{}
+				if slices.Contains(tt.replace, n) {
+					in["v"] = "new"
+				}
+				// Registered again without its old dependencies.
+				h.mustRegister(goal(n, in))
+			}
+			layers, err := h.gen.Deletes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, antichainNames(layers), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("antichains (-want +got):\n%s", diff)
+			}
+			var refused []string
+			for _, s := range h.gen.Refused() {
+				refused = append(refused, s.URN().Name())
+				var pe *stepgen.ProtectedError
+				if s.Op != stepgen.OpDelete || !errors.As(s.Refused(), &pe) || pe.URN != s.URN() || pe.Action != "delete" {
+					t.Errorf("refused %s %s: %v, want a ProtectedError for its delete", s.Op, s.URN().Name(), s.Refused())
+				}
+				// Applying it calls no provider (DeleteF fails the
+				// test) and returns the refusal.
+				if err := s.Apply(context.Background()); !errors.As(err, &pe) || s.JournalOp() != "" || !s.Local() {
+					t.Errorf("applying the refused delete of %s: %v (journal op %q, local %t)", s.URN().Name(), err, s.JournalOp(), s.Local())
+				}
+				if old, new := s.Result(); old != nil || new != nil {
+					t.Errorf("the refused delete of %s records %v → %v", s.URN().Name(), old, new)
+				}
+			}
+			if diff := cmp.Diff(tt.refused, refused, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("refused (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -38,7 +38,8 @@
 //
 // After the program, Deletes returns the deletions as antichains of the
 // reverse dependency graph: each antichain may run in parallel, one after
-// another. A resource deleted with another that goes too (deletedWith)
+// another. A protected resource is not deleted, nor anything it depends
+// on; its delete comes back refused (Refused) for the host to report. A resource deleted with another that goes too (deletedWith)
 // rides in that one's chain: its step calls no provider and records
 // nothing, and the other's step lists its record in With, to leave the
 // state in the same journal entry as the other's.

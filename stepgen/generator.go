@@ -171,8 +171,12 @@ type Generator struct {
 	// olds maps a URN to its live (not marked-for-deletion) old state.
 	olds map[resource.URN]*resource.State
 	// condemned are old copies marked for deletion, in snapshot order:
-	// leftovers from earlier runs and copies replaced in this one.
+	// leftovers from earlier runs (the first leftovers of them) and
+	// copies replaced in this one.
 	condemned []*resource.State
+	leftovers int
+	// refused are the deletes Deletes refused (see Refused).
+	refused []*Step
 	// seen holds every URN registered in this run, and which old state it
 	// took over.
 	seen map[resource.URN]*resource.State
@@ -211,6 +215,7 @@ func New(cfg Config) (*Generator, error) {
 		}
 		g.olds[s.URN] = s
 	}
+	g.leftovers = len(g.condemned)
 	for _, u := range cfg.ReplaceTargets {
 		g.replace[u] = true
 	}

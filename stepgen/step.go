@@ -91,6 +91,9 @@ type Step struct {
 	skipRecord bool
 	// gone marks a refresh that found its resource no longer exists.
 	gone bool
+	// refused is why the generator refused the step: Apply returns it
+	// without calling a provider (see Refused).
+	refused error
 }
 
 // URN returns the URN of the resource the step acts on.
@@ -106,6 +109,9 @@ func (s *Step) Applied() bool {
 // runs, or "" for steps that call no provider and are recorded only by
 // their result.
 func (s *Step) JournalOp() resource.OperationKind {
+	if s.refused != nil {
+		return ""
+	}
 	switch s.Op {
 	case OpCreate, OpCreateReplacement:
 		if s.New.Custom {
@@ -131,6 +137,9 @@ func (s *Step) JournalOp() resource.OperationKind {
 // worked out from what it holds (an unchanged resource, a component, a
 // resource retained on delete, a custom resource in a preview).
 func (s *Step) Local() bool {
+	if s.refused != nil {
+		return true
+	}
 	switch s.Op {
 	case OpSame, OpReplace, OpOutputs, OpDiscard:
 		return true
@@ -145,7 +154,7 @@ func (s *Step) Local() bool {
 // Result is what the journal records when the step succeeds: the state
 // removed (nil for none) and the state added in its place (nil for none).
 func (s *Step) Result() (old, new *resource.State) {
-	if s.skipRecord || s.gone || s.goesWith {
+	if s.skipRecord || s.gone || s.goesWith || s.refused != nil {
 		return nil, nil
 	}
 	switch s.Op {
@@ -179,6 +188,12 @@ func (s *Step) Condemns() bool {
 // skipped, and their records stay.
 func (s *Step) With() *[]*resource.State { return s.with }
 
+// Refused returns the reason the generator refused the step before it
+// ran, or nil: a delete of a protected resource (Generator.Refused), or a
+// registration a mandatory policy rejected. Such a step calls no provider
+// and records nothing; Apply returns the reason.
+func (s *Step) Refused() error { return s.refused }
+
 // Gone reports whether a refresh step found its resource (Old) no longer
 // exists. Such a step records nothing itself: other records may still
 // refer to the resource, so the host removes it together with those
@@ -189,6 +204,9 @@ func (s *Step) Gone() bool { return s.gone }
 // operation requires and records the outcome in New. It must be called at
 // most once.
 func (s *Step) Apply(ctx context.Context) error {
+	if s.refused != nil {
+		return s.refused
+	}
 	switch s.Op {
 	case OpSame, OpReplace, OpOutputs, OpDiscard:
 		return nil

@@ -1,0 +1,172 @@
+package engine_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/enginetest"
+	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// outcomes renders a result's steps on custom resources and components
+// (not providers, the stack or outputs) as "op name", with ": failed" or
+// ": skipped" for those that did not succeed, sorted.
+func outcomes(res *engine.Result) []string {
+	var out []string
+	for _, s := range res.Steps {
+		typ := s.URN.Type()
+		if resource.IsProviderType(typ) || typ == resource.RootStackType || s.Op == engine.StepOutputs {
+			continue
+		}
+		o := string(s.Op) + " " + s.URN.Name()
+		var skip *executor.SkippedError
+		switch {
+		case errors.As(s.Err, &skip):
+			o += ": skipped"
+		case s.Err != nil:
+			o += ": failed"
+		}
+		out = append(out, o)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// recordedNames lists the resources the stack records (custom resources,
+// components and explicit providers, not the stack), sorted.
+func recordedNames(env *enginetest.Env) []string {
+	var out []string
+	for _, s := range env.Snapshot().Resources {
+		if s.Type != resource.RootStackType && !strings.HasPrefix(s.URN.Name(), "default") {
+			out = append(out, s.URN.Name())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// summary returns the last operation's summary event.
+func summary(t *testing.T, env *enginetest.Env) engine.SummaryEvent {
+	t.Helper()
+	evs := env.Events()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if s, ok := evs[i].(engine.SummaryEvent); ok {
+			return s
+		}
+	}
+	t.Fatal("no summary event")
+	return engine.SummaryEvent{}
+}
+
+// failedEvents lists the "op name" of every StepFailedEvent of the last
+// operation that is not a skip.
+func failedEvents(env *enginetest.Env) []string {
+	var out []string
+	evs := env.Events()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if _, ok := evs[i].(engine.OperationStartEvent); ok {
+			evs = evs[i:]
+			break
+		}
+	}
+	for _, ev := range evs {
+		if f, ok := ev.(engine.StepFailedEvent); ok && !f.Skipped {
+			out = append(out, string(f.Op)+" "+f.URN.Name())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestProtectedResourceLeftOut: when an update no longer declares a
+// protected resource, or a destroy would delete one, it is not deleted, and
+// neither is anything it depends on (its dependencies, parent, provider and
+// deleted-with target, transitively); every other resource that goes is
+// deleted, dependents first, and the operation then fails with a
+// ProtectedError naming the protected resource, reported as a failed
+// delete step, as the reference engine does. What depends on the protected
+// resource is deleted: it stays.
+func TestProtectedResourceLeftOut(t *testing.T) {
+	// full: base ← mid ← p (protected) ← user, free on its own; p is a
+	// child of the component g and uses the explicit provider prov; the
+	// table goes with p.
+	full := func(ctx *engine.Context) error {
+		prov := ctx.Provider("test", "prov", engine.Props{})
+		g := ctx.Component("test:index:Group", "g")
+		base := ctx.Register(thing, "base", engine.Props{})
+		mid := ctx.Register(thing, "mid", engine.Props{"base": base.ID()})
+		p := ctx.Register(thing, "p", engine.Props{"mid": mid.ID()}, engine.Protect(), engine.Parent(g), engine.Provider(prov))
+		ctx.Register(thing, "user", engine.Props{}, engine.DependsOn(p))
+		ctx.Register(thing, "table", engine.Props{}, engine.DeletedWith(p))
+		ctx.Register(thing, "free", engine.Props{})
+		return nil
+	}
+	kept := []string{"base", "g", "mid", "p", "prov"}
+	tests := []struct {
+		name    string
+		op      func(env *enginetest.Env) (*engine.Result, error)
+		writes  []string
+		steps   []string
+		records []string
+	}{
+		{
+			name: "an update that no longer declares it",
+			op: func(env *enginetest.Env) (*engine.Result, error) {
+				return env.Up(func(*engine.Context) error { return nil })
+			},
+			writes:  []string{"delete free", "delete table", "delete user"},
+			steps:   []string{"delete free", "delete p: failed", "delete table", "delete user"},
+			records: kept,
+		},
+		{
+			name:    "a destroy",
+			op:      func(env *enginetest.Env) (*engine.Result, error) { return env.Destroy() },
+			writes:  []string{"delete free", "delete table", "delete user"},
+			steps:   []string{"delete free", "delete p: failed", "delete table", "delete user"},
+			records: kept,
+		},
+		{
+			name:    "a destroy's preview",
+			op:      func(env *enginetest.Env) (*engine.Result, error) { return env.Engine().PreviewDestroy(t.Context()) },
+			steps:   []string{"delete free", "delete p: failed", "delete table", "delete user"},
+			records: []string{"base", "free", "g", "mid", "p", "prov", "table", "user"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCloud()
+			env := newEnv(t, c)
+			if _, err := env.Up(full); err != nil {
+				t.Fatal(err)
+			}
+			before := len(c.Writes())
+			res, err := tt.op(env)
+			var pe *stepgen.ProtectedError
+			if !errors.As(err, &pe) || pe.URN.Name() != "p" || pe.Action != "delete" || !strings.Contains(err.Error(), string(pe.URN)) {
+				t.Fatalf("err = %v, want a ProtectedError naming p", err)
+			}
+			if diff := cmp.Diff(tt.writes, sorted(c.Writes()[before:]), cmpEmpty); diff != "" {
+				t.Errorf("writes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.steps, outcomes(res)); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.records, recordedNames(env)); diff != "" {
+				t.Errorf("records (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"delete p"}, failedEvents(env)); diff != "" {
+				t.Errorf("failed step events (-want +got):\n%s", diff)
+			}
+			if s := summary(t, env); s.Failed != 1 || s.Error == "" {
+				t.Errorf("summary: %d failed, error %q; want 1 and the error", s.Failed, s.Error)
+			}
+		})
+	}
+}
