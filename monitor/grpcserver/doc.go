@@ -39,14 +39,30 @@
 //   - RegisterPackage is served when Config.Packages is set: a package with
 //     a parameterization is produced by parameterizing its plugin, and the
 //     reference it answers gives later requests that name it their version.
-//   - SignalAndWaitForShutdown answers at once: the engine calls nothing
-//     back in the program.
+//   - SignalAndWaitForShutdown answers at once.
+//
+// # Transforms: calling back into the program
+//
+// An SDK program that registers a transform runs a Callbacks server of its
+// own and names it, with a token, in a pulumirpc.Callback; the server calls
+// it back over one connection per target, closed by Stop. Stack transforms
+// (RegisterStackTransform) rewrite every registration that follows; a
+// resource's own transforms (the request's transforms) rewrite it and its
+// descendants, which run their own first, then their ancestors', nearest
+// first, then the stack's, as with Pulumi's engine; those of a remote
+// component wait for its provider to register the component. Each is given
+// the inputs and options and answers new ones; the dependencies are then
+// those of the answered dependsOn and of the output values among the inputs
+// (a resource with transforms of its own hands its property dependencies
+// over as output values). Invoke transforms (RegisterStackInvokeTransform)
+// rewrite the arguments and options of every invoke that follows. A
+// failing transform fails the registration or invoke.
 //
 // SupportsFeature answers true for "secrets", "resourceReferences",
-// "outputValues", "aliasSpecs" and "deletedWith", and for
-// "parameterization" when packages are served; false for everything else,
-// notably "transforms" and "resourceHooks" (the SDKs then refuse or apply
-// those options themselves).
+// "outputValues", "aliasSpecs", "deletedWith", "transforms" and
+// "invokeTransforms", and for "parameterization" when packages are served;
+// false for everything else, notably "resourceHooks" and "errorHooks" (the
+// SDKs then refuse those options).
 //
 // The Engine service's Log goes to Config.Log; GetRootResource answers
 // what SetRootResource recorded. A failed request answers a gRPC error

@@ -20,24 +20,26 @@ import (
 // converts each request with package wire and passes it on.
 type resourceMonitor struct {
 	pulumirpc.UnimplementedResourceMonitorServer
-	mon      Monitor
-	packages *packages
+	mon        Monitor
+	packages   *packages
+	transforms *transforms
 }
 
-func newResourceMonitor(cfg Config) *resourceMonitor {
-	return &resourceMonitor{mon: cfg.Monitor, packages: newPackages(cfg.Packages)}
+func newResourceMonitor(cfg Config, cbs *callbacks) *resourceMonitor {
+	return &resourceMonitor{mon: cfg.Monitor, packages: newPackages(cfg.Packages), transforms: newTransforms(cbs)}
 }
 
 // features are the SupportsFeature ids the server answers true for.
-// "transforms", "invokeTransforms", "resourceHooks", "errorHooks" and
-// "replaceWith" are not supported: the SDKs then apply transforms
-// themselves or refuse the option.
+// "errorHooks" and "replaceWith" are not supported: the SDKs then refuse
+// the option.
 var features = map[string]bool{
 	"secrets":            true,
 	"resourceReferences": true,
 	"outputValues":       true,
 	"aliasSpecs":         true,
 	"deletedWith":        true,
+	"transforms":         true,
+	"invokeTransforms":   true,
 }
 
 // SupportsFeature says which protocol features the server understands.
@@ -52,6 +54,12 @@ func (s *resourceMonitor) SupportsFeature(_ context.Context, req *pulumirpc.Supp
 // RegisterResource registers a resource and answers once its step has
 // completed, with the outputs in the form the caller accepts.
 func (s *resourceMonitor) RegisterResource(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
+	own, all := s.transforms.forRegistration(req)
+	if len(all) > 0 {
+		if err := s.transforms.applyResource(ctx, req, all, len(own) > 0); err != nil {
+			return nil, status.Errorf(statusOf(err), "transforming %s %q: %v", req.GetType(), req.GetName(), err)
+		}
+	}
 	goal, err := goalOf(ctx, req)
 	if err != nil {
 		return nil, badRequest("register %s %q: %v", req.GetType(), req.GetName(), err)
@@ -63,6 +71,7 @@ func (s *resourceMonitor) RegisterResource(ctx context.Context, req *pulumirpc.R
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	s.transforms.registered(res.URN, goal.Parent, own)
 	opts := answerOptions(req.GetAcceptSecrets(), req.GetAcceptResources())
 	obj, err := wire.MarshalProperties(res.Outputs, opts)
 	if err != nil {
@@ -114,6 +123,9 @@ func (s *resourceMonitor) ReadResource(ctx context.Context, req *pulumirpc.ReadR
 // Invoke calls a provider function. Secret arguments are passed as their
 // plain values (the SDKs mark the result secret themselves).
 func (s *resourceMonitor) Invoke(ctx context.Context, req *pulumirpc.ResourceInvokeRequest) (*pulumirpc.InvokeResponse, error) {
+	if err := s.transforms.applyInvoke(ctx, req); err != nil {
+		return nil, status.Errorf(statusOf(err), "invoke %s: %v", req.GetTok(), err)
+	}
 	args, err := wire.UnmarshalProperties(req.GetArgs(), invokeArgs)
 	if err != nil {
 		return nil, badRequest("invoke %s: %v", req.GetTok(), err)
@@ -181,6 +193,26 @@ func (s *resourceMonitor) RegisterPackage(ctx context.Context, req *pulumirpc.Re
 	return &pulumirpc.RegisterPackageResponse{Ref: ref}, nil
 }
 
+// RegisterStackTransform adds a transform of the program that rewrites
+// every registration from now on.
+func (s *resourceMonitor) RegisterStackTransform(_ context.Context, cb *pulumirpc.Callback) (*emptypb.Empty, error) {
+	if cb.GetTarget() == "" || cb.GetToken() == "" {
+		return nil, badRequest("register a stack transform: the callback needs a target and a token")
+	}
+	s.transforms.addStack(cb)
+	return &emptypb.Empty{}, nil
+}
+
+// RegisterStackInvokeTransform adds a transform of the program that
+// rewrites every function invoke from now on.
+func (s *resourceMonitor) RegisterStackInvokeTransform(_ context.Context, cb *pulumirpc.Callback) (*emptypb.Empty, error) {
+	if cb.GetTarget() == "" || cb.GetToken() == "" {
+		return nil, badRequest("register an invoke transform: the callback needs a target and a token")
+	}
+	s.transforms.addInvoke(cb)
+	return &emptypb.Empty{}, nil
+}
+
 // SignalAndWaitForShutdown answers at once: the engine calls nothing back
 // in the program (no hooks, no transforms), so there is nothing to keep
 // the program alive for, and the engine waits for the steps itself once
@@ -216,6 +248,21 @@ func keys(ss []string) []resource.PropertyKey {
 
 func badRequest(format string, args ...any) error {
 	return status.Error(codes.InvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// statusOf is the code of an error of the program's callbacks: a
+// cancelled or timed-out context keeps its code; anything else is Unknown.
+func statusOf(err error) codes.Code {
+	if st, ok := status.FromError(err); ok && (st.Code() == codes.Canceled || st.Code() == codes.DeadlineExceeded) {
+		return st.Code()
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return codes.Canceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return codes.DeadlineExceeded
+	}
+	return codes.Unknown
 }
 
 // toStatus turns an error of the Monitor into a gRPC status: a cancelled

@@ -86,6 +86,8 @@ type Server struct {
 	timeout time.Duration
 	served  chan error
 	release func() bool
+	// callbacks are the connections to the program's callback servers.
+	callbacks *callbacks
 
 	stopOnce sync.Once
 	stopErr  error
@@ -108,10 +110,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize),
 		grpc.ChainUnaryInterceptor(boundBy(base)),
 	)
-	pulumirpc.RegisterResourceMonitorServer(gs, newResourceMonitor(cfg))
+	cbs := newCallbacks()
+	pulumirpc.RegisterResourceMonitorServer(gs, newResourceMonitor(cfg, cbs))
 	pulumirpc.RegisterEngineServer(gs, newEngine(cfg))
 	s := &Server{
-		gs: gs, addr: lis.Addr().String(), timeout: cfg.StopTimeout, served: make(chan error, 1),
+		gs: gs, addr: lis.Addr().String(), timeout: cfg.StopTimeout, served: make(chan error, 1), callbacks: cbs,
 		release: func() bool { cancel(errStopped); return release() },
 	}
 	if s.timeout <= 0 {
@@ -157,6 +160,9 @@ func (s *Server) Stop() error {
 		s.release()
 		if err := <-s.served; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 			s.stopErr = fmt.Errorf("grpcserver: serving: %w", err)
+		}
+		if err := s.callbacks.close(); err != nil && s.stopErr == nil {
+			s.stopErr = fmt.Errorf("grpcserver: closing the connections to the program's callbacks: %w", err)
 		}
 	})
 	return s.stopErr

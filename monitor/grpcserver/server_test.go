@@ -153,9 +153,9 @@ func TestSupportsFeature(t *testing.T) {
 	}{
 		{"without packages", false, map[string]bool{
 			"secrets": true, "resourceReferences": true, "outputValues": true, "aliasSpecs": true, "deletedWith": true,
-			"transforms": false, "invokeTransforms": false, "resourceHooks": false, "parameterization": false, "nonsense": false,
+			"transforms": true, "invokeTransforms": true, "resourceHooks": false, "errorHooks": false, "parameterization": false, "nonsense": false,
 		}},
-		{"with packages", true, map[string]bool{"parameterization": true, "transforms": false}},
+		{"with packages", true, map[string]bool{"parameterization": true, "transforms": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := grpcserver.Config{Monitor: &fakeMonitor{}}
