@@ -323,7 +323,10 @@ func TestAnalyzers(t *testing.T) {
 	}}
 	c := newCloud()
 	env := newEnv(t, c)
-	_, err := env.Up(things(map[string]engine.Props{"ok": {"size": 1}, "warn": {"size": 7}, "big": {"size": 50}}), engine.Analyzers(noBig))
+	// With continue-on-error the refused resource does not stop the
+	// others (TestMandatoryPolicyViolationIsAFailedStep covers the rest).
+	_, err := env.Up(things(map[string]engine.Props{"ok": {"size": 1}, "warn": {"size": 7}, "big": {"size": 50}}),
+		engine.Analyzers(noBig), engine.ContinueOnError())
 	if err == nil || !strings.Contains(err.Error(), "no-big") {
 		t.Fatalf("err = %v, want the mandatory violation", err)
 	}

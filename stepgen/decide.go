@@ -113,6 +113,11 @@ func (g *Generator) startReplace(w *work) (Actions, error) {
 	if w.old.Protect && w.new.Protect {
 		return Actions{}, &ProtectedError{URN: w.new.URN, Action: "replace"}
 	}
+	if w.refusal != nil {
+		// The analyzers refused it: the replacement fails as a whole,
+		// before anything is created or deleted.
+		return g.single(w, OpReplace), nil
+	}
 	return Actions{Calls: []*Call{g.recheck(w)}}, nil
 }
 
@@ -139,6 +144,7 @@ func (g *Generator) decideComponent(w *work) Actions {
 func (g *Generator) single(w *work, op Op) Actions {
 	s := g.step(op, w.new.URN, w.old, w.new, w.reg)
 	s.Diff, s.Keys = w.diff, w.keys
+	s.refused = w.refusal
 	if op == OpSame {
 		if w.new.Custom {
 			s.New.ID = w.old.ID

@@ -65,8 +65,10 @@ const (
 	CallCheck CallKind = iota
 	CallDiff
 	// CallAnalyze asks the engine to run its analyzers (policies) on the
-	// checked resource, New. An error in the answer fails the
-	// registration.
+	// checked resource, New. An error in the answer (a mandatory policy
+	// violated, or an analyzer that failed) refuses the resource: the
+	// step it comes to fails with that error without calling a provider
+	// (Step.Refused).
 	CallAnalyze
 )
 
@@ -152,6 +154,9 @@ type work struct {
 	early *earlyDiff
 	// dbr tracks the dependents of a delete-before-replace.
 	dbr *dependentsWork
+	// refusal is the analyzers' verdict on the resource, when they
+	// refused it: the step it comes to fails with it (Step.Refused).
+	refusal error
 }
 
 // earlyDiff is the outcome of a Diff made right after a Check.
@@ -402,9 +407,10 @@ func (g *Generator) Answer(a Answer) (Actions, error) {
 		}
 		return g.afterFirstCheck(w, early)
 	case phaseAnalyze:
-		if a.Err != nil {
-			return Actions{}, a.Err
-		}
+		// A refusal (or an analyzer that fails) fails the step the
+		// registration comes to: the decision goes on, so that the
+		// failed step is the one the resource would have taken.
+		w.refusal = a.Err
 		var early earlyDiff
 		if w.early != nil {
 			early, w.early = *w.early, nil

@@ -611,12 +611,6 @@ func TestRegisterErrors(t *testing.T) {
 			check: isBoom,
 		},
 		{
-			name:  "an analyzer refuses",
-			cfg:   stepgen.Config{Analyze: true},
-			goal:  goal("boom", nil),
-			check: isBoom,
-		},
-		{
 			name: "unknown input outside a preview",
 			goal: goal("a", unknown),
 			check: func(t *testing.T, err error) {
@@ -677,12 +671,6 @@ func TestRegisterErrors(t *testing.T) {
 			cfg := tt.cfg
 			cfg.Old = tt.old
 			h := newHost(t, cfg, tt.prov)
-			h.analyze = func(s *resource.State) error {
-				if s.URN.Name() == "boom" {
-					return errBoom
-				}
-				return nil
-			}
 			for _, g := range tt.before {
 				h.mustRegister(g)
 			}
@@ -694,6 +682,70 @@ func TestRegisterErrors(t *testing.T) {
 			// The generator stays usable.
 			if _, _, err := h.register(goal("after", nil)); err != nil {
 				t.Errorf("a later registration failed: %v", err)
+			}
+		})
+	}
+}
+
+// TestAnalyzerRefusal: a resource the analyzers refuse (a mandatory
+// policy violated) comes to the step it would have taken — create, same,
+// update or replace — and that step is refused: it calls no provider,
+// records nothing and fails with the analyzers' error, so that the host
+// reports it as the resource's failed step. A replacement is refused
+// before its re-check, and a delete-before-replace before it looks at any
+// dependent.
+func TestAnalyzerRefusal(t *testing.T) {
+	dbr := func(g *resource.Goal) { g.DeleteBeforeReplace = true }
+	tests := []struct {
+		name      string
+		old       []*resource.State
+		goal      resource.Goal
+		want      stepgen.Op
+		wantCalls []string
+	}{
+		{name: "a new resource", goal: goal("a", map[string]any{"x": 1}),
+			want: stepgen.OpCreate, wantCalls: []string{"check a", "analyze a"}},
+		{name: "an unchanged resource", old: []*resource.State{recorded("a", map[string]any{"x": 1})}, goal: goal("a", map[string]any{"x": 1}),
+			want: stepgen.OpSame, wantCalls: []string{"check a", "analyze a", "diff a"}},
+		{name: "an update", old: []*resource.State{recorded("a", map[string]any{"x": 1})}, goal: goal("a", map[string]any{"x": 2}),
+			want: stepgen.OpUpdate, wantCalls: []string{"check a", "analyze a", "diff a"}},
+		{name: "a replacement", old: []*resource.State{recorded("a", map[string]any{"zone": "x"})}, goal: goal("a", map[string]any{"zone": "y"}),
+			want: stepgen.OpReplace, wantCalls: []string{"check a", "analyze a", "diff a"}},
+		{name: "a delete-before-replace", goal: goal("a", map[string]any{"zone": "y"}, dbr),
+			old: []*resource.State{
+				recorded("a", map[string]any{"zone": "x"}),
+				recorded("b", map[string]any{"zone": "x"}, inputFrom("zone", urn("a"))),
+			},
+			want: stepgen.OpReplace, wantCalls: []string{"check a", "analyze a", "diff a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prov := &providers.Func{
+				DiffF:   diffBy(map[string]resource.DiffResult{"a": replaceKeys("zone")}),
+				CreateF: failOnCreate(t),
+				UpdateF: failOnUpdate(t),
+				DeleteF: failOnDelete(t),
+			}
+			if tt.want != stepgen.OpReplace {
+				prov.DiffF = nil
+			}
+			h := newHost(t, stepgen.Config{Old: tt.old, Analyze: true}, prov)
+			h.analyze = func(*resource.State) error { return errBoom }
+			s := onlyStep(t, h.mustRegister(tt.goal))
+			if s.Op != tt.want || !errors.Is(s.Refused(), errBoom) {
+				t.Errorf("step %s refused with %v, want %s refused with the analyzers' error", s.Op, s.Refused(), tt.want)
+			}
+			if s.JournalOp() != "" || !s.Local() {
+				t.Errorf("journal op %q, local %t: a refused step journals nothing and calls no provider", s.JournalOp(), s.Local())
+			}
+			if err := s.Apply(context.Background()); !errors.Is(err, errBoom) {
+				t.Errorf("Apply = %v, want the analyzers' error", err)
+			}
+			if old, new := s.Result(); old != nil || new != nil {
+				t.Errorf("the refused step records %v → %v", old, new)
+			}
+			if diff := cmp.Diff(tt.wantCalls, h.callNames()); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
 			}
 		})
 	}
