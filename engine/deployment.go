@@ -157,6 +157,9 @@ func (d *deployment) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := d.checkPlanStack(); err != nil {
+		return err
+	}
 	// The generator and the journal each index the snapshot on their own
 	// (neither changes it): for a big stack that is milliseconds apiece,
 	// so the generator is built on a goroutine of its own meanwhile.
@@ -168,6 +171,7 @@ func (d *deployment) load(ctx context.Context) error {
 			Providers: d, Now: time.Now, ReplaceTargets: d.opts.replaceTargets, InputsOnlyDiff: d.opts.inputsOnlyDiff,
 			StackSeed: []byte(cfg.Project + "::" + cfg.Stack), Analyze: len(d.analyzers()) > 0,
 			Targets: targets, Excludes: excludes, KeepUnregistered: d.op == OpImport,
+			Plan: d.opts.plan, RecordPlan: d.opts.generatePlan,
 		})
 		genDone <- err
 	}()
@@ -240,7 +244,11 @@ func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 	if ctx.Err() != nil {
 		errs = append(errs, &CancelledError{Cause: context.Cause(ctx)})
 	}
-	return res, joinDistinct(errs)
+	err := joinDistinct(errs)
+	if err == nil && d.opts.generatePlan {
+		res.Plan = d.gen.Plan()
+	}
+	return res, err
 }
 
 // CancelledError reports an operation stopped by its context: steps in

@@ -113,7 +113,10 @@ func update(program Program) body {
 		if progErr != nil || !d.healthy() {
 			return progErr
 		}
-		return d.runDeletes(ctx)
+		if err := d.runDeletes(ctx); err != nil || !d.healthy() {
+			return err
+		}
+		return d.gen.PlanKept()
 	}
 }
 

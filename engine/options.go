@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/groundwork-iac/groundwork/resource"
+import (
+	"github.com/groundwork-iac/groundwork/plan"
+	"github.com/groundwork-iac/groundwork/resource"
+)
 
 // Option adjusts one operation.
 type Option func(*options)
@@ -18,6 +21,8 @@ type options struct {
 	disableDefaults  []string
 	analyzers        []Analyzer
 	transforms       []Transform
+	generatePlan     bool
+	plan             *plan.Plan
 }
 
 // Parallelism bounds how many steps run at once; 0 (the default) means no

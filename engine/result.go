@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 )
@@ -16,6 +17,9 @@ type Result struct {
 	Outputs resource.PropertyMap
 	// Counts holds how many steps of each kind succeeded.
 	Counts map[StepOp]int
+	// Plan is what the operation decided, when it ran with GeneratePlan
+	// and succeeded.
+	Plan *plan.Plan
 }
 
 // StepRecord is one step an operation ran (or, in a preview, would run).

@@ -43,7 +43,18 @@ func (g *Generator) Deletes() ([][]Chain, error) {
 	if err := g.checkDanglingDependents(doomed); err != nil {
 		return nil, err
 	}
-	return g.deleteAntichains(doomed), nil
+	antichains := g.deleteAntichains(doomed)
+	for _, chains := range antichains {
+		if !g.plan.active() {
+			break
+		}
+		for _, ch := range chains {
+			if err := g.planSteps(ch.Steps); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return antichains, nil
 }
 
 // targeted reports whether urn is within the operation's targets. The root

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -43,6 +44,12 @@ type Config struct {
 	// KeepUnregistered keeps old resources the program did not register
 	// instead of deleting them (a standalone import).
 	KeepUnregistered bool
+	// Plan, when set, holds the operation to a saved plan: a step, option
+	// or input it does not allow fails its registration with a
+	// *plan.ViolationError (see PlanKept for the steps never taken).
+	Plan *plan.Plan
+	// RecordPlan records what the generator decides as a plan (Plan).
+	RecordPlan bool
 }
 
 // Registration is one resource registration from the program. The engine
@@ -193,6 +200,8 @@ type Generator struct {
 	takenOver map[*resource.State]bool
 	replace   map[resource.URN]bool
 	failed    bool
+	// plan records and checks saved plans (plan.go).
+	plan planner
 }
 
 // New returns a generator for one deployment.
@@ -206,6 +215,7 @@ func New(cfg Config) (*Generator, error) {
 		news:      make(map[resource.URN]*resource.State, len(cfg.Old)),
 		takenOver: make(map[*resource.State]bool, len(cfg.Old)),
 		replace:   make(map[resource.URN]bool, len(cfg.ReplaceTargets)),
+		plan:      newPlanner(cfg),
 	}
 	for _, s := range cfg.Old {
 		if s == nil {
@@ -238,7 +248,9 @@ func (g *Generator) URNFor(goal resource.Goal) resource.URN {
 
 // Register takes a registration and returns what to do next. An error
 // fails this registration only; the generator stays usable.
-func (g *Generator) Register(reg *Registration) (Actions, error) {
+func (g *Generator) Register(reg *Registration) (Actions, error) { return g.planned(g.register(reg)) }
+
+func (g *Generator) register(reg *Registration) (Actions, error) {
 	if reg == nil || reg.Goal == nil {
 		return Actions{}, &RegistrationError{Reason: "the registration has no goal; set Registration.Goal to the resource's type, name and inputs"}
 	}
@@ -273,6 +285,9 @@ func (g *Generator) Register(reg *Registration) (Actions, error) {
 	}
 	if goal.ImportID != "" && goal.Custom {
 		if old == nil {
+			if err := g.planGoal(&work{reg: reg, new: g.newState(urn, goal, nil)}); err != nil {
+				return Actions{}, err
+			}
 			return g.importStep(reg, urn, goal), nil
 		}
 		if old.ID != goal.ImportID {
@@ -300,6 +315,9 @@ func (g *Generator) Register(reg *Registration) (Actions, error) {
 		w.new.Inputs = in
 	}
 	if !goal.Custom {
+		if err := g.planGoal(w); err != nil {
+			return Actions{}, err
+		}
 		return g.decideComponent(w), nil
 	}
 	return Actions{Calls: []*Call{g.checkCall(w, old)}}, nil
@@ -367,7 +385,9 @@ func (g *Generator) seed(urn resource.URN) []byte {
 
 // Answer takes the result of a Call and returns what to do next. An error
 // fails the call's registration.
-func (g *Generator) Answer(a Answer) (Actions, error) {
+func (g *Generator) Answer(a Answer) (Actions, error) { return g.planned(g.answer(a)) }
+
+func (g *Generator) answer(a Answer) (Actions, error) {
 	if a.Call == nil || a.Call.work == nil {
 		return Actions{}, fmt.Errorf("stepgen: answer without the call it answers")
 	}
@@ -393,6 +413,9 @@ func (g *Generator) Answer(a Answer) (Actions, error) {
 		}
 		if a.Call.phase == phaseRecheck {
 			return g.replacement(w)
+		}
+		if err := g.planGoal(w); err != nil {
+			return Actions{}, err
 		}
 		var early earlyDiff
 		if a.Diffed {
@@ -440,6 +463,9 @@ func (g *Generator) RegisterOutputs(urn resource.URN, outputs resource.PropertyM
 	cur, ok := g.news[urn]
 	if !ok {
 		return Chain{}, &RegistrationError{URN: urn, Reason: "outputs registered for a resource not registered in this run"}
+	}
+	if err := g.planOutputs(urn, cur.Outputs, outputs); err != nil {
+		return Chain{}, err
 	}
 	next := cur.Clone()
 	next.Outputs = outputs

@@ -7,6 +7,10 @@ import (
 // Read registers an external resource: one the program reads by ID instead
 // of managing. It is read on every run and never deleted physically.
 func (g *Generator) Read(reg *Registration, id resource.ID) (Actions, error) {
+	return g.planned(g.read(reg, id))
+}
+
+func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	if reg == nil || reg.Goal == nil {
 		return Actions{}, &RegistrationError{Reason: "the registration has no goal; set Registration.Goal to the resource's type, name and inputs"}
 	}

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/plan"
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// GeneratePlan makes an operation (normally a Preview) record what it
+// decides as a plan: every step, every resource's options and how its
+// inputs were to change. The plan is in Result.Plan when the operation
+// succeeds; MarshalPlan saves it for Up to apply with UsePlan.
+func GeneratePlan() Option { return func(o *options) { o.generatePlan = true } }
+
+// UsePlan makes Up apply exactly what p planned. A step the plan does not
+// allow, a resource option other than planned or an input outside the plan
+// (a value known when the plan was made must come out the same; one that
+// was unknown may become anything) fails its resource's registration with
+// a *plan.ViolationError naming the resource and the property, before its
+// provider is asked to change anything; a planned step that never
+// happened fails the operation at its end. Given to Preview, it shows
+// whether the program still keeps to the plan.
+func UsePlan(p *plan.Plan) Option { return func(o *options) { o.plan = p } }
+
+// checkPlanStack refuses a plan made for another stack.
+func (d *deployment) checkPlanStack() error {
+	p, cfg := d.opts.plan, d.e.cfg
+	if p != nil && (p.Project != cfg.Project || p.Stack != cfg.Stack) {
+		return fmt.Errorf("the plan was made for stack %q of project %q, not %q of %q; make one for this stack with a preview",
+			p.Stack, p.Project, cfg.Stack, cfg.Project)
+	}
+	return nil
+}
+
+// MarshalPlan writes p as versioned JSON (package plan), its secrets
+// sealed by the stack's secrets manager, for UnmarshalPlan to read back in
+// this process or another.
+func (e *Engine) MarshalPlan(ctx context.Context, p *plan.Plan) ([]byte, error) {
+	if p == nil {
+		return nil, errors.New("there is no plan to save: run the preview with GeneratePlan")
+	}
+	var mgr secrets.Manager
+	if sp, ok := e.cfg.Store.(state.SecretsProvider); ok {
+		var err error
+		mgr, err = sp.SecretsManager(ctx, e.cfg.Stack, nil)
+		if err != nil && !errors.Is(err, state.ErrNoSecretsManager) {
+			return nil, fmt.Errorf("saving the plan: %w", err)
+		}
+	}
+	data, err := plan.Marshal(ctx, p, mgr)
+	if err != nil {
+		return nil, fmt.Errorf("saving the plan: %w", err)
+	}
+	return data, nil
+}
+
+// UnmarshalPlan reads a plan MarshalPlan wrote, opening its secrets with
+// the stack's secrets provider (a wrong passphrase fails here).
+func (e *Engine) UnmarshalPlan(ctx context.Context, data []byte) (*plan.Plan, error) {
+	var open plan.Opener
+	if sp, ok := e.cfg.Store.(state.SecretsProvider); ok {
+		open = func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error) {
+			return sp.SecretsManager(ctx, e.cfg.Stack, recorded)
+		}
+	}
+	return plan.Unmarshal(ctx, data, open)
+}

@@ -1,0 +1,132 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Checker holds one operation to a plan. It follows, resource by resource,
+// which planned steps have been taken, so the plan itself is never
+// changed. A Checker must not be used from more than one goroutine at a
+// time.
+type Checker struct {
+	plan *Plan
+	// left holds, per URN, the planned steps not taken yet (filled from
+	// the plan on first use).
+	left map[resource.URN][]Op
+}
+
+// NewChecker returns a Checker for p.
+func NewChecker(p *Plan) *Checker {
+	return &Checker{plan: p, left: make(map[resource.URN][]Op, len(p.Resources))}
+}
+
+// Goal holds a registration to the plan once its inputs are checked. old
+// is the resource's recorded state (nil for none), actual the program's
+// options (GoalOf), olds the recorded inputs the registration is compared
+// with (nil for a resource created afresh) and news its checked inputs.
+func (c *Checker) Goal(urn resource.URN, old *resource.State, actual *Goal, olds, news resource.PropertyMap) error {
+	r := c.plan.Resources[urn]
+	switch {
+	case r == nil && old != nil:
+		return checkUnplanned(old, actual, news)
+	case r == nil:
+		return nil // its create is refused by Step
+	case r.Goal == nil:
+		return &ViolationError{URN: urn, Option: "declared", detail: fmt.Sprintf(
+			"the program declares it, but the plan only has it %s", describeOps(r.Ops))}
+	}
+	return r.Goal.Check(urn, actual, olds, news)
+}
+
+// Outputs holds the outputs a component (or the stack) registers to the
+// plan: olds are those recorded before, news those registered now.
+func (c *Checker) Outputs(urn resource.URN, olds, news resource.PropertyMap) error {
+	if r := c.plan.Resources[urn]; r != nil && r.Goal != nil {
+		return r.Goal.CheckOutputs(urn, olds, news)
+	}
+	return nil
+}
+
+// Step holds the next step on a resource to the plan: a resource the plan
+// does not hold may only stay the same; otherwise the step must be allowed
+// by the next planned one (Allows). A replacement planned and found to be
+// an update or a same drops the rest of the replacement's steps.
+func (c *Checker) Step(urn resource.URN, op Op) error {
+	left, seen := c.left[urn]
+	if !seen {
+		r := c.plan.Resources[urn]
+		if r == nil {
+			if op == OpSame {
+				return nil
+			}
+			return &ViolationError{URN: urn, Op: op}
+		}
+		left = slices.Clone(r.Ops)
+	}
+	if len(left) == 0 {
+		return &ViolationError{URN: urn, Op: op}
+	}
+	planned := left[0]
+	left = left[1:]
+	if !Allows(planned, op) {
+		return &ViolationError{URN: urn, Op: op, Planned: planned}
+	}
+	if planned != op && replacing(planned) {
+		left = withoutReplacement(planned, left)
+	}
+	c.left[urn] = left
+	return nil
+}
+
+// replacing reports whether op is a step of a replacement.
+func replacing(op Op) bool {
+	return op == OpCreateReplacement || op == OpReplace || op == OpDeleteReplaced
+}
+
+// withoutReplacement drops the rest of a planned replacement that turned
+// out an update or a same: its other steps (and the create that follows a
+// delete-before-replace's delete) will not come.
+func withoutReplacement(first Op, left []Op) []Op {
+	if first == OpDeleteReplaced && len(left) > 0 && left[0] == OpCreate {
+		left = left[1:]
+	}
+	return slices.DeleteFunc(left, replacing)
+}
+
+// Done reports, once the operation has issued all its steps, whether
+// every planned step was taken. A planned delete of a resource the stack
+// does not record (recorded reports false) was not needed. It returns a
+// *ViolationError for the first step missing, in URN order, or nil.
+func (c *Checker) Done(recorded func(resource.URN) bool) error {
+	urns := make([]resource.URN, 0, len(c.plan.Resources))
+	for u := range c.plan.Resources {
+		urns = append(urns, u)
+	}
+	slices.Sort(urns)
+	for _, u := range urns {
+		left, seen := c.left[u]
+		if !seen {
+			left = c.plan.Resources[u].Ops
+		}
+		if len(left) == 0 || onlyDeletes(left) && !recorded(u) {
+			continue
+		}
+		return &ViolationError{URN: u, Op: left[0], NotTaken: true}
+	}
+	return nil
+}
+
+func onlyDeletes(ops []Op) bool {
+	return !slices.ContainsFunc(ops, func(op Op) bool { return op != OpDelete && op != OpDeleteReplaced })
+}
+
+func describeOps(ops []Op) string {
+	if len(ops) == 0 {
+		return "with no steps"
+	}
+	return "for " + strings.Join(strs(ops), ", then ")
+}

@@ -1,0 +1,137 @@
+package stepgen
+
+import (
+	"slices"
+
+	"github.com/groundwork-iac/groundwork/plan"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// This file is the generator's side of saved plans (package plan). The
+// generator consults its planner at three points only: when a
+// registration's goal is settled (its inputs checked), when it issues
+// steps (Register, Answer, Read, RegisterOutputs and Deletes pass what they
+// return through planned), and when a component registers outputs. With
+// Config.RecordPlan the planner writes down what the generator decides;
+// with Config.Plan a plan.Checker refuses what that plan does not allow.
+
+// planner records and checks plans for one generator.
+type planner struct {
+	// check holds the operation to Config.Plan; nil for none.
+	check *plan.Checker
+	// made is the plan being recorded; nil when not recording.
+	made *plan.Plan
+}
+
+func newPlanner(cfg Config) planner {
+	var p planner
+	if cfg.Plan != nil {
+		p.check = plan.NewChecker(cfg.Plan)
+	}
+	if cfg.RecordPlan {
+		p.made = &plan.Plan{Project: cfg.Project, Stack: cfg.Stack, Resources: make(map[resource.URN]*plan.Resource, len(cfg.Old))}
+	}
+	return p
+}
+
+// active reports whether the planner records or checks anything.
+func (p *planner) active() bool { return p.check != nil || p.made != nil }
+
+// Plan returns the plan the generator recorded (Config.RecordPlan), or
+// nil. It is complete once the operation's steps have all been issued.
+func (g *Generator) Plan() *plan.Plan { return g.plan.made }
+
+// PlanKept reports, once the operation's steps have all run, whether every
+// step of the given plan (Config.Plan) was taken: nil, or a
+// *plan.ViolationError naming the first one missing.
+func (g *Generator) PlanKept() error {
+	if g.plan.check == nil {
+		return nil
+	}
+	return g.plan.check.Done(func(urn resource.URN) bool {
+		return g.olds[urn] != nil || slices.ContainsFunc(g.condemned, func(s *resource.State) bool { return s.URN == urn })
+	})
+}
+
+// planGoal records, or holds to the given plan, the goal of a registration
+// whose inputs are settled (w.new.Inputs).
+func (g *Generator) planGoal(w *work) error {
+	if !g.plan.active() {
+		return nil
+	}
+	actual := plan.GoalOf(w.reg.Goal)
+	// The inputs are compared with those recorded, or with none for a
+	// resource created afresh.
+	var olds resource.PropertyMap
+	if w.old != nil && !w.old.PendingReplacement {
+		olds = w.old.Inputs
+	}
+	if g.plan.made != nil {
+		goal := *actual
+		goal.Inputs = plan.NewDiff(olds, w.new.Inputs)
+		g.plan.entry(w.new.URN).Goal = &goal
+	}
+	if g.plan.check == nil {
+		return nil
+	}
+	return g.plan.check.Goal(w.new.URN, w.old, actual, olds, w.new.Inputs)
+}
+
+// planOutputs records, or holds to the given plan, the outputs a
+// component registers.
+func (g *Generator) planOutputs(urn resource.URN, olds, news resource.PropertyMap) error {
+	if g.plan.made != nil {
+		e := g.plan.entry(urn)
+		if e.Goal == nil {
+			e.Goal = &plan.Goal{}
+		}
+		e.Goal.Outputs = plan.NewDiff(olds, news)
+	}
+	if g.plan.check == nil {
+		return nil
+	}
+	return g.plan.check.Outputs(urn, olds, news)
+}
+
+// planned records, or holds to the given plan, the steps of what the
+// generator returns.
+func (g *Generator) planned(acts Actions, err error) (Actions, error) {
+	if err != nil || !g.plan.active() {
+		return acts, err
+	}
+	for _, ch := range acts.Chains {
+		if err := g.planSteps(ch.Steps); err != nil {
+			return Actions{}, err
+		}
+	}
+	return acts, nil
+}
+
+func (g *Generator) planSteps(steps []*Step) error {
+	for _, s := range steps {
+		if s.Op == OpOutputs {
+			continue // outputs are held to the goal's Outputs instead
+		}
+		op := plan.Op(s.Op)
+		if g.plan.made != nil {
+			e := g.plan.entry(s.urn)
+			e.Ops = append(e.Ops, op)
+		}
+		if g.plan.check != nil {
+			if err := g.plan.check.Step(s.urn, op); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// entry returns the recorded plan's entry for urn, adding it if needed.
+func (p *planner) entry(urn resource.URN) *plan.Resource {
+	e := p.made.Resources[urn]
+	if e == nil {
+		e = &plan.Resource{}
+		p.made.Resources[urn] = e
+	}
+	return e
+}
