@@ -106,6 +106,11 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 		if err != nil {
 			return nil, err
 		}
+		if r, ok := lock.(state.ReplacedLock); ok {
+			if stale := r.Replaced(); stale != nil {
+				d.events.emit(DiagnosticEvent{Severity: SeverityWarning, Message: stale.String()})
+			}
+		}
 		defer func() {
 			if uerr := lock.Unlock(context.WithoutCancel(ctx)); uerr != nil && err == nil {
 				err = fmt.Errorf("releasing the stack lock: %w", uerr)

@@ -4,6 +4,9 @@ package state
 
 import (
 	"errors"
+	"os"
+	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -18,3 +21,19 @@ func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// processSpace names this process's table of processes: on Linux the
+// kernel's boot id and the PID namespace ("<boot>/pid:[4026531836]"), so
+// that containers sharing a host name, or the same host after a reboot,
+// are told apart. Elsewhere it is empty: the host name says it all.
+var processSpace = sync.OnceValue(func() string {
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(boot)) + "/" + ns
+})

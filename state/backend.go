@@ -60,8 +60,9 @@ type Backend interface {
 	// Holder returns the stack's lock, or nil if it is not locked.
 	Holder(ctx context.Context, stack string) (*LockInfo, error)
 	// Acquire makes holder the stack's lock if the stack is not locked
-	// (or its lease has lapsed), and reports whether it did.
-	Acquire(ctx context.Context, stack string, holder LockInfo) (bool, error)
+	// (or its lease has lapsed), and reports whether it did and, when it
+	// took over a lapsed lease, that lease's holder.
+	Acquire(ctx context.Context, stack string, holder LockInfo) (acquired bool, lapsed *LockInfo, err error)
 	// Release removes the stack's lock if token holds it, and reports
 	// whether it did.
 	Release(ctx context.Context, stack, token string) (bool, error)
@@ -84,18 +85,29 @@ type Backend interface {
 // a secret value rather than write it in plaintext.
 func NewStore(b Backend, opts ...Option) Store {
 	st := &backendStorage{b: b, held: map[string]heldLock{}}
-	return backendStore{newCore(st, opts, defaultOptions())}
+	c := newCore(st, opts, defaultOptions())
+	return backendStore{Store: c, c: c}
 }
 
-// backendStore shows only the Store methods of its core: the core's
-// BreakLock judges a holder by its process, which says nothing of a lease.
-type backendStore struct{ Store }
+// backendStore shows the Store methods of its core, and ForceUnlock: the
+// core's BreakLock judges a holder by its process, which says nothing of a
+// lease.
+type backendStore struct {
+	Store
+	c *core
+}
 
-// heldLock is a lock this store took: its token, and the lock record the
-// core knows it by.
+// ForceUnlock implements ForceUnlocker.
+func (s backendStore) ForceUnlock(ctx context.Context, stack, token string) error {
+	return s.c.ForceUnlock(ctx, stack, token)
+}
+
+// heldLock is a lock this store took: its token, the lock record the core
+// knows it by, and the holder of the lapsed lease it took over, if any.
 type heldLock struct {
 	token  string
 	record []byte
+	lapsed *LockInfo
 }
 
 // backendStorage adapts a Backend to the files the core reads and writes.
@@ -261,17 +273,24 @@ func (s *backendStorage) create(stack, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	ok, err := s.b.Acquire(bg(), stack, info)
+	ok, lapsed, err := s.b.Acquire(bg(), stack, info)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("state: lock of stack %q: %w", stack, fs.ErrExist)
+		return fmt.Errorf("lock of stack %q: %w", stack, fs.ErrExist)
 	}
 	s.mu.Lock()
-	s.held[stack] = heldLock{token: info.Token, record: data}
+	s.held[stack] = heldLock{token: info.Token, record: data, lapsed: lapsed}
 	s.mu.Unlock()
 	return nil
+}
+
+// tookOver implements takeoverStorage.
+func (s *backendStorage) tookOver(stack string) *LockInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held[stack].lapsed
 }
 
 func (s *backendStorage) removeIf(stack, name string, data []byte) (bool, error) {

@@ -89,16 +89,17 @@ func (b *leaseBackend) Holder(_ context.Context, stack string) (*state.LockInfo,
 	return nil, nil
 }
 
-func (b *leaseBackend) Acquire(_ context.Context, stack string, holder state.LockInfo) (bool, error) {
+func (b *leaseBackend) Acquire(_ context.Context, stack string, holder state.LockInfo) (bool, *state.LockInfo, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stack(stack)
 	if s.lock != nil && !s.lapsed {
-		return false, nil
+		return false, nil, nil
 	}
+	lapsed := s.lock
 	holder.Expires = time.Now().Add(time.Hour)
 	s.lock, s.lapsed = &holder, false
-	return true, nil
+	return true, lapsed, nil
 }
 
 func (b *leaseBackend) Release(_ context.Context, stack, token string) (bool, error) {

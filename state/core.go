@@ -332,7 +332,8 @@ func (c *core) verifiedByLoad(stack string, base *Snapshot) bool {
 	return ok && l.unchanged(base)
 }
 
-// Lock implements Store.
+// Lock implements Store. A lock whose holder is provably gone is broken
+// and taken (the Lock returned then reports it: see ReplacedLock).
 func (c *core) Lock(ctx context.Context, stack, operation string) (Lock, error) {
 	if err := CheckStackName(stack); err != nil {
 		return nil, err
@@ -342,6 +343,7 @@ func (c *core) Lock(ctx context.Context, stack, operation string) (Lock, error) 
 	}
 	info := newLockInfo(operation, c.opts.now())
 	data, _ := json.Marshal(info)
+	var replaced *StaleLock
 	for attempt := 0; ; attempt++ {
 		err := c.st.create(stack, fileLock, data)
 		if err == nil {
@@ -351,32 +353,60 @@ func (c *core) Lock(ctx context.Context, stack, operation string) (Lock, error) 
 			continue // the stack's folder was just removed by an Unlock
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("state: locking stack %q: %w", stack, err)
+			return nil, fmt.Errorf("locking stack %q: %w", stack, err)
 		}
 		holder, err := c.st.read(stack, fileLock)
 		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
 			continue // released just now; try again
 		}
 		if err != nil {
-			return nil, fmt.Errorf("state: stack %q is locked, and its lock record cannot be read: %w", stack, err)
+			return nil, fmt.Errorf("stack %q is locked, and its lock record cannot be read: %w", stack, err)
 		}
-		li, _ := parseLockInfo(holder)
-		return nil, &LockedError{Stack: stack, Holder: li}
+		li, perr := parseLockInfo(holder)
+		if perr == nil && li.gone() && attempt < 3 {
+			// Remove exactly the record read: a lock taken meanwhile
+			// by someone else stays.
+			if removed, err := c.st.removeIf(stack, fileLock, holder); err == nil && removed {
+				replaced = &StaleLock{Stack: stack, Holder: li}
+			}
+			continue
+		}
+		return nil, c.lockedError(stack, li)
+	}
+	if tk, ok := c.st.(takeoverStorage); ok {
+		if lapsed := tk.tookOver(stack); lapsed != nil {
+			replaced = &StaleLock{Stack: stack, Holder: *lapsed, Lapsed: true}
+		}
 	}
 	c.mu.Lock()
 	c.held[stack] = data
 	c.mu.Unlock()
-	return &stackLock{c: c, stack: stack, data: data}, nil
+	return &stackLock{c: c, stack: stack, data: data, replaced: replaced}, nil
+}
+
+// lockedError reports the stack locked by li.
+func (c *core) lockedError(stack string, li LockInfo) *LockedError {
+	return &LockedError{Stack: stack, Holder: li, Running: li.local() && processAlive(li.PID), Remedy: c.opts.unlockHint}
+}
+
+// takeoverStorage is a storage whose locks are leases: it tells whether
+// the lock it just created took over a lapsed lease, and whose.
+type takeoverStorage interface {
+	tookOver(stack string) *LockInfo
 }
 
 type stackLock struct {
-	c     *core
-	stack string
-	data  []byte
+	c        *core
+	stack    string
+	data     []byte
+	replaced *StaleLock
 
 	mu   sync.Mutex
 	done bool
 }
+
+// Replaced implements ReplacedLock.
+func (l *stackLock) Replaced() *StaleLock { return l.replaced }
 
 // Unlock implements Lock.
 func (l *stackLock) Unlock(ctx context.Context) error {
@@ -399,10 +429,10 @@ func (l *stackLock) Unlock(ctx context.Context) error {
 	c.mu.Unlock()
 	removed, err := c.st.removeIf(l.stack, fileLock, l.data)
 	if err != nil {
-		return fmt.Errorf("state: unlocking stack %q: %w", l.stack, err)
+		return fmt.Errorf("unlocking stack %q: %w", l.stack, err)
 	}
 	if !removed {
-		return fmt.Errorf("state: unlocking stack %q: %w", l.stack, ErrLockLost)
+		return fmt.Errorf("unlocking stack %q: %w", l.stack, ErrLockLost)
 	}
 	// A stack that was locked but never saved leaves no empty folder.
 	if ok, err := exists(c.st, l.stack, fileSnapshot); err == nil && !ok {
@@ -437,24 +467,49 @@ func (c *core) BreakLock(ctx context.Context, stack string) error {
 		return err
 	}
 	li, perr := parseLockInfo(data)
-	locked := &LockedError{Stack: stack, Holder: li}
+	locked := c.lockedError(stack, li)
 	switch {
 	case perr != nil:
 		// Locks appear with their whole content, so a malformed one was
 		// damaged after the fact; no holder can be checked.
-		return fmt.Errorf("state: refusing to break the lock of stack %q: %v: %w", stack, perr, locked)
-	case li.Host != hostname():
-		return fmt.Errorf("state: refusing to break the lock of stack %q: its holder runs on host %q, where this process cannot check it; "+
-			"make sure it is gone and remove the lock there: %w", stack, li.Host, locked)
-	case processAlive(li.PID):
-		return fmt.Errorf("state: refusing to break the lock of stack %q: its holder, process %d, is still running: %w", stack, li.PID, locked)
+		return fmt.Errorf("not breaking the lock of stack %q: %v: %w", stack, perr, locked)
+	case !li.local():
+		return fmt.Errorf("not breaking the lock: its holder runs elsewhere, where this process cannot check it: %w", locked)
+	case locked.Running:
+		return fmt.Errorf("not breaking the lock: %w", locked)
 	}
 	removed, err := c.st.removeIf(stack, fileLock, data)
 	if err != nil {
 		return err
 	}
 	if !removed {
-		return fmt.Errorf("state: the lock of stack %q changed while it was being broken; look again", stack)
+		return fmt.Errorf("the lock of stack %q changed while it was being broken; look again", stack)
+	}
+	return nil
+}
+
+// ForceUnlock implements ForceUnlocker.
+func (c *core) ForceUnlock(ctx context.Context, stack, token string) error {
+	if err := CheckStackName(stack); err != nil {
+		return err
+	}
+	data, err := c.st.read(stack, fileLock)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	li, err := parseLockInfo(data)
+	if err != nil && token != "" || err == nil && li.Token != token {
+		return fmt.Errorf("the lock of stack %q is no longer the one to remove: %w", stack, ErrLockChanged)
+	}
+	removed, err := c.st.removeIf(stack, fileLock, data)
+	if err != nil {
+		return err
+	}
+	if !removed {
+		return fmt.Errorf("the lock of stack %q is no longer the one to remove: %w", stack, ErrLockChanged)
 	}
 	return nil
 }

@@ -65,10 +65,15 @@
 //
 // One operation runs on a stack at a time. A second Lock fails at once
 // with a *LockedError naming the holder (process, host, operation, time).
-// FileStore's lock is a file, so it also keeps separate processes apart; a
-// lock whose process died stays until BreakLock removes it, which it does
-// only when the holder is a process on this host that no longer runs.
-// Callers must release their lock with Unlock, normally deferred.
+// FileStore's lock is a file, so it also keeps separate processes apart.
+// A lock whose holder is provably gone — a process on this host (same
+// host name, same boot and PID namespace) that no longer runs, or a lease
+// that lapsed — is broken by the next Lock, whose Lock then reports it
+// (ReplacedLock) so that the host can warn. Any other lock stands:
+// ForceUnlock removes one whose holder the operator knows is gone, and
+// the LockedError names that way out (WithUnlockHint puts a host's own
+// command there). Callers must release their lock with Unlock, normally
+// deferred.
 //
 // # Secrets
 //

@@ -23,37 +23,104 @@ type LockInfo struct {
 	// stores whose locks are leases (see Backend); zero for locks that
 	// last until they are released or broken.
 	Expires time.Time `json:"expires,omitzero"`
+	// ProcessSpace names the table of processes PID belongs to: on Linux
+	// the kernel's boot and the PID namespace, so that a process in
+	// another container that shares the host's name is never mistaken
+	// for one of this host's. Empty where the system has no such notion.
+	ProcessSpace string `json:"processSpace,omitempty"`
+}
+
+// local reports whether the holder is a process this one can check:
+// same host, same table of processes.
+func (li LockInfo) local() bool {
+	return li.Host == hostname() && li.ProcessSpace == processSpace()
+}
+
+// gone reports whether the holder is provably gone: a process this one
+// can check that no longer runs.
+func (li LockInfo) gone() bool { return li.local() && !processAlive(li.PID) }
+
+// describe says who holds the lock: `process 42 on host "ci-7", running
+// "update" since 2025-01-02T03:04:05Z (3m0s ago)`.
+func (li LockInfo) describe() string {
+	return fmt.Sprintf("process %d on host %q, running %q since %s (%s ago)", li.PID, li.Host, li.Operation,
+		li.Time.Format(time.RFC3339), time.Since(li.Time).Round(time.Second))
 }
 
 // LockedError reports that a stack is locked by someone else.
 type LockedError struct {
 	Stack  string
 	Holder LockInfo
+	// Running is set when the holder is a process on this host that was
+	// still running when the lock was found.
+	Running bool
+	// Remedy says how to remove the lock once its holder is known to be
+	// gone: the store's WithUnlockHint, or by default the ForceUnlock
+	// method.
+	Remedy string
 }
 
 // Error names the holder and what to do.
 func (e *LockedError) Error() string {
 	h := e.Holder
-	if !h.Expires.IsZero() {
-		return fmt.Sprintf("state: stack %q is locked by process %d on host %q for %q since %s (%s ago), under a lease that lapses at %s unless renewed; "+
-			"wait for it to finish, or if that process is gone, lock the stack again once the lease has lapsed",
-			e.Stack, h.PID, h.Host, h.Operation, h.Time.Format(time.RFC3339), time.Since(h.Time).Round(time.Second), h.Expires.Format(time.RFC3339))
+	msg := fmt.Sprintf("stack %q is locked by %s", e.Stack, h.describe())
+	remedy := e.Remedy
+	if remedy == "" {
+		remedy = defaultUnlockHint
 	}
-	return fmt.Sprintf("state: stack %q is locked by process %d on host %q for %q since %s (%s ago); "+
-		"wait for it to finish, or if that process is gone, break the lock (BreakLock)",
-		e.Stack, h.PID, h.Host, h.Operation, h.Time.Format(time.RFC3339), time.Since(h.Time).Round(time.Second))
+	switch {
+	case e.Running:
+		return msg + ": wait for it to finish, or stop it (its lock is then broken by the next operation)"
+	case !h.Expires.IsZero():
+		return msg + fmt.Sprintf(", under a lease that lapses at %s unless renewed: wait for it to finish; "+
+			"if it is gone, the next operation after that takes the lock over, or %s now", h.Expires.Format(time.RFC3339), remedy)
+	}
+	return msg + ": wait for it to finish; if it is gone, " + remedy
+}
+
+// defaultUnlockHint is the way out a LockedError names when the store was
+// given none (WithUnlockHint).
+const defaultUnlockHint = "remove the lock with the store's ForceUnlock method"
+
+// StaleLock is a lock that Store.Lock found and broke because its holder
+// was provably gone: a process on this host that no longer ran, or a
+// lease that lapsed without being renewed.
+type StaleLock struct {
+	Stack  string
+	Holder LockInfo
+	// Lapsed is set for a lease that lapsed; otherwise the holder was a
+	// process on this host that no longer ran.
+	Lapsed bool
+}
+
+// String says whose lock was broken and why, for a warning.
+func (s *StaleLock) String() string {
+	if s.Lapsed {
+		return fmt.Sprintf("took over the lock of stack %q from %s: its lease lapsed at %s without being renewed, so its holder is gone",
+			s.Stack, s.Holder.describe(), s.Holder.Expires.Format(time.RFC3339))
+	}
+	return fmt.Sprintf("broke the lock of stack %q left by %s: that process no longer runs", s.Stack, s.Holder.describe())
+}
+
+// ReplacedLock is implemented by the Locks of stores that break a stale
+// lock by themselves (FileStore, MemoryStore and the stores of NewStore
+// do). Replaced returns the lock this one replaced, or nil: a host should
+// warn of it, since the operation that held it was interrupted.
+type ReplacedLock interface {
+	Replaced() *StaleLock
 }
 
 func newLockInfo(operation string, now time.Time) LockInfo {
 	var tok [16]byte
 	_, _ = rand.Read(tok[:])
-	return LockInfo{PID: os.Getpid(), Host: hostname(), Time: now.UTC(), Operation: operation, Token: hex.EncodeToString(tok[:])}
+	return LockInfo{PID: os.Getpid(), Host: hostname(), Time: now.UTC(), Operation: operation, Token: hex.EncodeToString(tok[:]),
+		ProcessSpace: processSpace()}
 }
 
 func parseLockInfo(data []byte) (LockInfo, error) {
 	var li LockInfo
 	if err := json.Unmarshal(data, &li); err != nil {
-		return li, fmt.Errorf("state: the lock record is malformed: %w", err)
+		return li, fmt.Errorf("the lock record is malformed: %w", err)
 	}
 	return li, nil
 }

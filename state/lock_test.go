@@ -85,7 +85,7 @@ func TestBreakLock(t *testing.T) {
 		t.Skipf("pid %d was reused already", dead)
 	}
 
-	writeLock(t, root, "dev", LockInfo{PID: dead, Host: hostname(), Time: time.Now(), Operation: "update", Token: "t1"})
+	writeLock(t, root, "dev", LockInfo{PID: dead, Host: hostname(), Time: time.Now(), Operation: "update", Token: "t1", ProcessSpace: processSpace()})
 	if err := s.BreakLock(ctx, "dev"); err != nil {
 		t.Fatalf("BreakLock of a dead holder: %v", err)
 	}

@@ -75,12 +75,25 @@ type Lock interface {
 }
 
 // LockBreaker is implemented by stores whose locks can outlive their
-// holder. BreakLock removes the stack's lock when its holder is a process on
-// this host that no longer runs, and refuses (with an error wrapping
-// *LockedError) when the holder still runs or is on another host, where
-// its liveness cannot be checked. Breaking an unlocked stack does nothing.
+// holder. BreakLock removes the stack's lock when its holder is provably
+// gone (a process on this host that no longer runs, or for leases one
+// whose lease lapsed), and refuses (with an error wrapping *LockedError)
+// when the holder still runs or is elsewhere, where its liveness cannot be
+// checked. Breaking an unlocked stack does nothing. Lock breaks such a
+// lock by itself; BreakLock is for tidying up without locking.
 type LockBreaker interface {
 	BreakLock(ctx context.Context, stack string) error
+}
+
+// ForceUnlocker is implemented by stores whose locks can be removed
+// whatever their holder, for one this process cannot check that its
+// operator knows is gone. ForceUnlock removes the stack's lock if its
+// token is token (a LockedError's Holder.Token) and fails with an error
+// wrapping ErrLockChanged if another lock holds the stack by then. If the
+// holder is still at work, its next write fails with ErrLockLost.
+// Removing the lock of an unlocked stack does nothing.
+type ForceUnlocker interface {
+	ForceUnlock(ctx context.Context, stack, token string) error
 }
 
 // Errors returned by stores.
@@ -95,7 +108,9 @@ var (
 	// ErrJournalClosed: the journal was closed.
 	ErrJournalClosed = errors.New("state: the journal is closed")
 	// ErrLockLost: the lock was broken by someone else while held.
-	ErrLockLost = errors.New("state: the stack's lock was broken and taken by someone else while this operation held it")
+	ErrLockLost = errors.New("the stack's lock was broken and taken by someone else while this operation held it")
+	// ErrLockChanged: ForceUnlock found another lock than the one named.
+	ErrLockChanged = errors.New("another lock holds the stack now")
 )
 
 // StackNameError reports a stack name that is not allowed. Names are 1 to
@@ -194,6 +209,8 @@ type options struct {
 	// trustUnauthenticated: Load accepts a snapshot that carries no MAC
 	// the store requires (WithUnauthenticatedSnapshots).
 	trustUnauthenticated bool
+	// unlockHint is the Remedy of LockedErrors (WithUnlockHint).
+	unlockHint string
 }
 
 func defaultOptions() options {
@@ -226,6 +243,11 @@ func WithSecrets(p SecretsProvider) Option { return func(o *options) { o.secrets
 func WithUnauthenticatedSnapshots() Option {
 	return func(o *options) { o.trustUnauthenticated = true }
 }
+
+// WithUnlockHint sets how lock errors say to remove a lock whose holder
+// is gone, for a host with a command of its own (say, `run "mytool unlock
+// --force"`). By default they name the ForceUnlock method.
+func WithUnlockHint(hint string) Option { return func(o *options) { o.unlockHint = hint } }
 
 // WithSync sets the journal's durability policy (default GroupCommit).
 func WithSync(p SyncPolicy) Option { return func(o *options) { o.sync = p } }

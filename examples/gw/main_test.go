@@ -37,12 +37,8 @@ func site(t *testing.T) string {
 		siteBin = filepath.Join(dir, "site")
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		goCmd := "go"
-		if _, err := exec.LookPath(goCmd); err != nil {
-			goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		cmd := exec.CommandContext(ctx, goCmd, "build", "-o", siteBin, ".")
-		cmd.Dir = filepath.Join("testdata", "site")
+		cmd := exec.CommandContext(ctx, goCommand(), "build", "-o", siteBin, ".")
+		cmd.Dir = filepath.Join(packageDir, "testdata", "site")
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			siteErr = err
@@ -55,10 +51,23 @@ func site(t *testing.T) string {
 	return siteBin
 }
 
+// packageDir is the folder of gw's source, where the tests start.
+var packageDir, _ = os.Getwd()
+
+// goCommand is the go command that runs the tests.
+func goCommand() string {
+	if _, err := exec.LookPath("go"); err == nil {
+		return "go"
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if siteBin != "" {
-		os.RemoveAll(filepath.Dir(siteBin))
+	for _, bin := range []string{siteBin, gwBin} {
+		if bin != "" {
+			os.RemoveAll(filepath.Dir(bin))
+		}
 	}
 	os.Exit(code)
 }
@@ -78,7 +87,7 @@ func gw(t *testing.T, args ...string) (int, string, string) {
 func inSiteProject(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join("testdata", "site", "Pulumi.yaml"))
+	b, err := os.ReadFile(filepath.Join(packageDir, "testdata", "site", "Pulumi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func openProject(o *options) (project, error) {
 
 // openStore opens the state store of --state.
 func openStore(ctx context.Context, o *options) (storeurl.Store, error) {
-	var storeOpts []state.Option
+	storeOpts := []state.Option{state.WithUnlockHint(unlockHint(o))}
 	if pass := passphrase(); pass != "" {
 		storeOpts = append(storeOpts, state.WithSecrets(state.PassphraseSecrets(pass)))
 	}

@@ -33,7 +33,7 @@ var _ state.Backend = (*backend)(nil)
 // queries are the statements of one schema.
 type queries struct {
 	readSnapshot, hasSnapshot, readJournal, list string
-	holder, acquire, release, renew, breakLapsed string
+	holder, acquire, release, renew              string
 	writeSnapshot, writeJournal, appendJournal   string
 	deleteStack                                  string
 }
@@ -50,19 +50,25 @@ func newQueries(schema string) queries {
 		list:         `SELECT stack FROM {s}.snapshots`,
 		holder:       `SELECT token, pid, host, operation, locked_at, expires_at FROM {s}.locks WHERE stack = $1`,
 		// A lock whose lease has lapsed is taken over; a live one is left
-		// alone, and then no row comes back.
-		acquire: `INSERT INTO {s}.locks AS l (stack, token, pid, host, operation, locked_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 microsecond')
-ON CONFLICT (stack) DO UPDATE SET token = excluded.token, pid = excluded.pid, host = excluded.host,
-	operation = excluded.operation, locked_at = excluded.locked_at, expires_at = excluded.expires_at
-WHERE l.expires_at <= now()
-RETURNING expires_at`,
+		// alone, and then no row comes back. The row comes back with
+		// the holder it replaced, if any (all of one snapshot: prev is
+		// the row before the insert).
+		acquire: `WITH prev AS (SELECT token, pid, host, operation, locked_at, expires_at FROM {s}.locks WHERE stack = $1),
+taken AS (
+	INSERT INTO {s}.locks AS l (stack, token, pid, host, operation, locked_at, expires_at)
+	VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 microsecond')
+	ON CONFLICT (stack) DO UPDATE SET token = excluded.token, pid = excluded.pid, host = excluded.host,
+		operation = excluded.operation, locked_at = excluded.locked_at, expires_at = excluded.expires_at
+	WHERE l.expires_at <= now()
+	RETURNING expires_at
+)
+SELECT taken.expires_at, prev.token, prev.pid, prev.host, prev.operation, prev.locked_at, prev.expires_at
+FROM taken LEFT JOIN prev ON true`,
 		release: `DELETE FROM {s}.locks WHERE stack = $1 AND token = $2`,
 		// Only a live lease is renewed: one that lapsed is up for grabs,
 		// and its holder keeps writing only until someone takes it.
 		renew: `UPDATE {s}.locks SET expires_at = now() + $3 * interval '1 microsecond'
 WHERE stack = $1 AND token = $2 AND expires_at > now()`,
-		breakLapsed: `DELETE FROM {s}.locks WHERE stack = $1 AND expires_at <= now()`,
 		writeSnapshot: lease + `,
 snap AS (
 	INSERT INTO {s}.snapshots (stack, data) SELECT stack, $3 FROM lease
@@ -84,7 +90,7 @@ SELECT count(*) FROM lease`,
 	}
 	for _, p := range []*string{
 		&q.readSnapshot, &q.hasSnapshot, &q.readJournal, &q.list,
-		&q.holder, &q.acquire, &q.release, &q.renew, &q.breakLapsed,
+		&q.holder, &q.acquire, &q.release, &q.renew,
 		&q.writeSnapshot, &q.writeJournal, &q.appendJournal, &q.deleteStack,
 	} {
 		*p = expand(*p, schema)
@@ -178,20 +184,29 @@ func (b *backend) Holder(ctx context.Context, stack string) (*state.LockInfo, er
 
 // Acquire implements state.Backend. A lock it takes is renewed until
 // Release, or until the store is closed.
-func (b *backend) Acquire(ctx context.Context, stack string, holder state.LockInfo) (bool, error) {
+func (b *backend) Acquire(ctx context.Context, stack string, holder state.LockInfo) (bool, *state.LockInfo, error) {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
-	var expires time.Time
+	// The columns of prev are NULL when the stack was not locked.
+	var (
+		expires                  time.Time
+		token, host, operation   *string
+		pid                      *int
+		lockedAt, previousExpiry *time.Time
+	)
 	err := b.pool.QueryRow(ctx, b.q.acquire, stack, holder.Token, holder.PID, holder.Host, holder.Operation,
-		holder.Time, b.lease.Microseconds()).Scan(&expires)
+		holder.Time, b.lease.Microseconds()).Scan(&expires, &token, &pid, &host, &operation, &lockedAt, &previousExpiry)
 	if errNoRows(err) {
-		return false, nil
+		return false, nil, nil
 	}
 	if err != nil {
-		return false, b.fail("locking", stack, err)
+		return false, nil, b.fail("locking", stack, err)
 	}
 	b.leases.start(stack, holder.Token)
-	return true, nil
+	if token == nil || pid == nil || host == nil || operation == nil || lockedAt == nil || previousExpiry == nil {
+		return true, nil, nil
+	}
+	return true, &state.LockInfo{Token: *token, PID: *pid, Host: *host, Operation: *operation, Time: *lockedAt, Expires: *previousExpiry}, nil
 }
 
 // Release implements state.Backend.

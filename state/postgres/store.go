@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -23,8 +24,9 @@ type Store struct {
 }
 
 var (
-	_ state.Store       = (*Store)(nil)
-	_ state.LockBreaker = (*Store)(nil)
+	_ state.Store         = (*Store)(nil)
+	_ state.LockBreaker   = (*Store)(nil)
+	_ state.ForceUnlocker = (*Store)(nil)
 )
 
 // Config holds the settings of a Store beyond those of package state.
@@ -162,18 +164,20 @@ func (s *Store) Close() {
 // *state.LockedError, while the holder still renews it. Breaking an
 // unlocked stack does nothing.
 func (s *Store) BreakLock(ctx context.Context, stack string) error {
-	if err := state.CheckStackName(stack); err != nil {
+	// Taking the lock takes a lapsed lease over; releasing it then
+	// leaves the stack unlocked.
+	l, err := s.Store.Lock(ctx, stack, "unlock")
+	var locked *state.LockedError
+	if errors.As(err, &locked) {
+		return fmt.Errorf("not breaking the lock: its holder still renews its lease: %w", err)
+	}
+	if err != nil {
 		return err
 	}
-	ctx, cancel := s.b.call(ctx)
-	defer cancel()
-	if _, err := s.b.pool.Exec(ctx, s.b.q.breakLapsed, stack); err != nil {
-		return s.b.fail("breaking the lock of", stack, err)
-	}
-	holder, err := s.b.Holder(ctx, stack)
-	if err != nil || holder == nil {
-		return err
-	}
-	return fmt.Errorf("postgres store: refusing to break the lock of stack %q: its holder renews its lease (it lapses at %s if it stops): %w",
-		stack, holder.Expires.Format(time.RFC3339), &state.LockedError{Stack: stack, Holder: *holder})
+	return l.Unlock(ctx)
+}
+
+// ForceUnlock implements state.ForceUnlocker.
+func (s *Store) ForceUnlock(ctx context.Context, stack, token string) error {
+	return s.Store.(state.ForceUnlocker).ForceUnlock(ctx, stack, token)
 }

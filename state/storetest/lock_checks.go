@@ -175,6 +175,14 @@ func (s *suite) leaseExpiryAndFencing(t *testing.T) {
 		t.Fatalf("Lock after the lease lapsed: %v", err)
 	}
 	t.Cleanup(func() { _ = lb.Unlock(bg()) })
+	// The taker learns whose lease it took over, to warn of it.
+	if r, ok := lb.(state.ReplacedLock); !ok {
+		t.Errorf("the Lock of a store whose leases lapse does not implement state.ReplacedLock")
+	} else if stale := r.Replaced(); stale == nil || !stale.Lapsed || stale.Holder.Token != le.Holder.Token || stale.Holder.PID != le.Holder.PID {
+		t.Errorf("Replaced = %+v; want the lapsed lease of %+v", stale, le.Holder)
+	} else if msg := stale.String(); !strings.Contains(msg, "its lease lapsed at") || !strings.Contains(msg, strconv.Itoa(le.Holder.PID)) {
+		t.Errorf("the warning %q does not say whose lease lapsed", msg)
+	}
 
 	// The first holder wakes up and carries on.
 	if _, err := ja.Append(bg(), state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: newThing("a2", prov)}); !errors.Is(err, state.ErrLockLost) {

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	gwOnce sync.Once
+	gwBin  string
+	gwErr  error
+)
+
+// gwBinary builds gw itself once per test binary, for the tests that need
+// a process of its own: to kill it, interrupt it, or pipe its output.
+func gwBinary(t *testing.T) string {
+	t.Helper()
+	gwOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gw-bin-")
+		if err != nil {
+			gwErr = err
+			return
+		}
+		gwBin = filepath.Join(dir, "gw")
+		cmd := exec.Command(goCommand(), "build", "-o", gwBin, ".")
+		cmd.Dir = packageDir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			gwErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if gwErr != nil {
+		t.Fatal(gwErr)
+	}
+	return gwBin
+}
+
+// slowProgram is a program that records its pid in pidFile, ignores
+// SIGTERM (so a graceful cancellation waits for it) and sleeps. It is
+// killed when the test ends.
+func slowProgram(t *testing.T, pidFile string) []string {
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	return []string{"sh", "-c", `echo $$ > "$0"; trap "" TERM; exec sleep 60`, pidFile}
+}
+
+// startGW starts the gw binary with args and waits until ready exists
+// (the stack's lock, or the file a program writes when it runs).
+func startGW(t *testing.T, ready string, args ...string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(gwBinary(t), args...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			return cmd, &out
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("gw %q never made %s", args, ready)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// wait waits for a started gw, at most a minute.
+func wait(t *testing.T, cmd *exec.Cmd) (*os.ProcessState, error) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return cmd.ProcessState, err
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatal("gw did not exit")
+		return nil, nil
+	}
+}
+
+// TestKilledGWLeavesALockTheNextRunBreaks kills -9 a gw that holds the
+// stack's lock, as a crash or an OOM kill would: the next run breaks the
+// lock and warns, naming the dead process.
+func TestKilledGWLeavesALockTheNextRunBreaks(t *testing.T) {
+	t.Chdir(t.TempDir())
+	stateDir, _ := filepath.Abs("state")
+	args := append([]string{"up", "--yes", "--project", "p", "--state", stateDir, "--"}, slowProgram(t, "pid")...)
+	holder, _ := startGW(t, "pid", args...)
+
+	// While it runs, its lock stands.
+	code, _, errOut := gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
+	want := fmt.Sprintf(`error: stack "dev" is locked by process %d on host `, holder.Process.Pid)
+	if code != exitError || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "wait for it to finish, or stop it") {
+		t.Fatalf("up while another gw runs: status %d, stderr %q; want 1 and %q", code, errOut, want)
+	}
+
+	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = wait(t, holder)
+	code, out, errOut := gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
+	want = fmt.Sprintf(`warning: broke the lock of stack "dev" left by process %d on host `, holder.Process.Pid)
+	if code != exitOK || !strings.Contains(out, want) || !strings.Contains(out, "that process no longer runs") {
+		t.Errorf("up after the holder was killed: status %d\n%s\n%s\nwant a warning %q", code, out, errOut, want)
+	}
+}
+
+// TestSecondInterruptForces interrupts gw twice while its program ignores
+// the first cancellation: gw exits at once with status 130, and the next
+// run finds the stack usable (it breaks the lock the forced exit left).
+func TestSecondInterruptForces(t *testing.T) {
+	t.Chdir(t.TempDir())
+	stateDir, _ := filepath.Abs("state")
+	args := append([]string{"up", "--yes", "--project", "p", "--state", stateDir, "--"}, slowProgram(t, "pid")...)
+	holder, out := startGW(t, "pid", args...)
+	if err := holder.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	// The first interrupt is acknowledged before the second is sent.
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "interrupt again to stop at once") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := holder.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := wait(t, holder)
+	if ps.ExitCode() != exitInterrupted {
+		t.Fatalf("gw after two interrupts: status %d; want %d\n%s", ps.ExitCode(), exitInterrupted, out)
+	}
+	if !strings.Contains(out.String(), "interrupted again: stopping now") {
+		t.Errorf("gw did not say it stopped at once:\n%s", out)
+	}
+	code, stdout, errOut := gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
+	if code != exitOK || !strings.Contains(stdout, "warning: broke the lock of stack \"dev\"") {
+		t.Errorf("up after a forced exit: status %d\n%s\n%s", code, stdout, errOut)
+	}
+}
+
+// TestFirstInterruptCancels interrupts gw once: the operation stops, says
+// what was stopped, and releases the lock.
+func TestFirstInterruptCancels(t *testing.T) {
+	t.Chdir(t.TempDir())
+	stateDir, _ := filepath.Abs("state")
+	holder, out := startGW(t, "started", "up", "--yes", "--project", "p", "--state", stateDir, "--", "sh", "-c", "touch started; exec sleep 60")
+	if err := holder.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := wait(t, holder)
+	if ps.ExitCode() != exitError {
+		t.Errorf("gw after one interrupt: status %d; want %d\n%s", ps.ExitCode(), exitError, out)
+	}
+	if _, err := os.Stat(filepath.Join(stateDir, "dev", "lock")); !os.IsNotExist(err) {
+		t.Errorf("the lock is still there after a graceful cancellation: %v", err)
+	}
+	t.Logf("%s", out)
+}
+
+// TestUpPipedIntoHead runs "gw up --json | head -3": gw outlives the pipe's
+// reader, finishes the update and leaves no lock behind.
+func TestUpPipedIntoHead(t *testing.T) {
+	bin := site(t)
+	work := t.TempDir()
+	t.Setenv("GW_PASSPHRASE", "gw-test")
+	inSiteProject(t)
+	stateDir := filepath.Join(work, "state")
+	line := fmt.Sprintf("%q up --json --yes --state %q --config dir=%q --secret-config token=t -- %q | head -3",
+		gwBinary(t), stateDir, work, bin)
+	out, err := exec.Command("sh", "-c", line).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	if n := strings.Count(string(out), "\n"); n != 3 {
+		t.Errorf("head printed %d lines:\n%s", n, out)
+	}
+	if _, err := os.Stat(filepath.Join(stateDir, "dev", "lock")); !os.IsNotExist(err) {
+		t.Errorf("gw left its lock behind: %v", err)
+	}
+	code, stdout, errOut := gw(t, "up", "--yes", "--state", stateDir, "--", bin)
+	if code != exitOK || strings.Contains(stdout, "warning") || strings.Contains(stdout, "+ create") {
+		t.Errorf("the next up: status %d; want no warning and nothing to create\n%s\n%s", code, stdout, errOut)
+	}
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		t.Log(sc.Text())
+	}
+}
