@@ -56,7 +56,8 @@ func TestStateInPostgres(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "index.html")); err != nil {
 		t.Errorf("up wrote no page: %v", err)
 	}
-	code, out, errOut = gw(t, append([]string{"destroy", "--yes"}, common...)...)
+	// The config was saved in Pulumi.dev.yaml by up: destroy needs only the state.
+	code, out, errOut = gw(t, "destroy", "--yes", "--state", u.String())
 	if code != 0 {
 		t.Fatalf("destroy: status %d\n%s\n%s", code, out, errOut)
 	}
