@@ -58,7 +58,7 @@ func actionOf(op engine.StepOp) action {
 		return actUpdate
 	case engine.StepDelete:
 		return actDelete
-	case engine.StepReplace, engine.StepCreateReplacement, engine.StepDeleteReplaced:
+	case engine.StepReplace, engine.StepCreateReplacement, engine.StepDeleteReplaced, engine.StepReadReplacement:
 		return actReplace
 	case engine.StepRead:
 		return actRead

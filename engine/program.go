@@ -129,7 +129,9 @@ func (c *Context) Provider(pkg, name string, props Props, opts ...ResourceOption
 }
 
 // Read reads an existing resource by ID without managing it: it is recorded
-// as external and never deleted.
+// as external and never deleted. Reading a resource the stack managed under
+// the same name lets go of it (with its ID) without deleting it, or (with
+// another ID) replaces it by the one read, deleting the managed one.
 func (c *Context) Read(typ, name string, id resource.ID, props Props, opts ...ResourceOption) *Resource {
 	r := &Resource{ctx: c, typ: typ, name: name, custom: true, readID: id, done: make(chan struct{})}
 	c.launch(r, props, opts)

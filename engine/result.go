@@ -54,15 +54,21 @@ const (
 	StepUpdate StepOp = "update"
 	// StepDelete deletes a resource the program no longer declares.
 	StepDelete StepOp = "delete"
-	// StepReplace marks the old copy of a resource being replaced
-	// (create-before-delete) for deletion; it calls no provider.
+	// StepReplace follows the create (or read) of a replacement and stands
+	// for the replacement as a whole; it calls no provider.
 	StepReplace StepOp = "replace"
 	// StepCreateReplacement creates the replacement of a resource.
 	StepCreateReplacement StepOp = "create-replacement"
 	// StepDeleteReplaced deletes the old copy of a replaced resource.
 	StepDeleteReplaced StepOp = "delete-replaced"
-	// StepRead reads an external resource.
+	// StepRead reads an external resource. When the stack managed a
+	// resource under the same URN and ID, the read relinquishes it: the
+	// stack stops managing it and deletes nothing.
 	StepRead StepOp = "read"
+	// StepReadReplacement reads an external resource that takes the place
+	// of one the stack managed under the same URN with another ID; the
+	// managed one is deleted after the program.
+	StepReadReplacement StepOp = "read-replacement"
 	// StepImport adopts an existing physical resource.
 	StepImport StepOp = "import"
 	// StepRefresh reads a recorded resource to pick up drift.

@@ -6,6 +6,14 @@ import (
 
 // Read registers an external resource: one the program reads by ID instead
 // of managing. It is read on every run and never deleted physically.
+//
+// When the stack manages a resource under the same URN, the read takes its
+// place, as in the reference engine. With the same ID the stack lets go of
+// it (relinquishes it): the read's record replaces the managed one and
+// nothing is deleted. With another ID the managed resource is replaced by
+// the one read: the read's record condemns it (OpReadReplacement, followed
+// by OpReplace), and it is deleted after the program. A resource protected
+// both in its record and in the read's options is not replaced.
 func (g *Generator) Read(reg *Registration, id resource.ID) (Actions, error) {
 	return g.planned(g.read(reg, id))
 }
@@ -27,9 +35,12 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 		return Actions{}, &DuplicateURNError{URN: urn}
 	}
 	old := g.olds[urn]
-	if old != nil && !old.External {
-		return Actions{}, &RegistrationError{URN: urn,
-			Reason: "a resource managed by this stack is recorded under this URN; give the read a different name"}
+	// A managed resource with another ID is replaced by the one read; a
+	// record pending replacement stands for nothing that exists, so the
+	// read simply takes its place.
+	replacing := old != nil && !old.External && !old.PendingReplacement && old.ID != id
+	if replacing && old.Protect && goal.Protect {
+		return Actions{}, &ProtectedError{URN: urn, Action: "replace"}
 	}
 	g.seen[urn] = old
 	if old != nil {
@@ -37,5 +48,14 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	}
 	w := &work{reg: reg, old: old, new: g.newState(urn, goal, old)}
 	w.new.Custom, w.new.External, w.new.ID = true, true, id
-	return g.single(w, OpRead), nil
+	if !replacing {
+		return g.single(w, OpRead), nil
+	}
+	marked := old.Clone()
+	marked.Delete = true
+	g.condemned = append(g.condemned, marked)
+	g.news[urn] = w.new
+	read := g.step(OpReadReplacement, urn, old, w.new, reg)
+	replace := g.step(OpReplace, urn, old, w.new, reg)
+	return Actions{Chains: []Chain{{Steps: []*Step{read, replace}, Needs: needsOf(w.new)}}}, nil
 }

@@ -28,8 +28,15 @@ const (
 	OpCreateReplacement Op = "create-replacement"
 	// OpDeleteReplaced deletes the old copy of a replaced resource.
 	OpDeleteReplaced Op = "delete-replaced"
-	// OpRead reads an external resource.
+	// OpRead reads an external resource. With an Old that the stack
+	// managed under the same URN and ID, it relinquishes that resource:
+	// the record becomes the external one, and nothing is deleted.
 	OpRead Op = "read"
+	// OpReadReplacement reads an external resource in place of one the
+	// stack managed under the same URN with another ID; when it
+	// succeeds, its record condemns the managed one (see
+	// Step.Condemns), which is deleted after the program.
+	OpReadReplacement Op = "read-replacement"
 	// OpImport adopts an existing physical resource.
 	OpImport Op = "import"
 	// OpRefresh reads a recorded resource to pick up drift.
@@ -125,7 +132,7 @@ func (s *Step) JournalOp() resource.OperationKind {
 		if s.Old.Custom && !s.Old.External && !s.Old.RetainOnDelete && !s.skipProvider {
 			return resource.OperationDeleting
 		}
-	case OpRead, OpRefresh:
+	case OpRead, OpReadReplacement, OpRefresh:
 		return resource.OperationReading
 	case OpImport:
 		return resource.OperationImporting
@@ -174,9 +181,11 @@ func (s *Step) Result() (old, new *resource.State) {
 // recorded, marked for deletion, and records New beside it, instead of
 // putting New in Old's place: the create of a create-before-delete
 // replacement, whose old copy is condemned only once the replacement
-// exists. It is the value for state.Entry.Condemn.
+// exists (or the read of an external resource replacing a managed one). It
+// is the value for state.Entry.Condemn.
 func (s *Step) Condemns() bool {
-	return s.Op == OpCreateReplacement && s.Old != nil && !s.Old.Delete && s.New != nil && !s.skipRecord
+	return (s.Op == OpCreateReplacement || s.Op == OpReadReplacement) &&
+		s.Old != nil && !s.Old.Delete && s.New != nil && !s.skipRecord
 }
 
 // With returns, for the delete of a resource that others are deleted with
@@ -216,7 +225,7 @@ func (s *Step) Apply(ctx context.Context) error {
 		return s.applyUpdate(ctx)
 	case OpDelete, OpDeleteReplaced:
 		return s.applyDelete(ctx)
-	case OpRead, OpRefresh:
+	case OpRead, OpReadReplacement, OpRefresh:
 		return s.applyRead(ctx)
 	case OpImport:
 		return s.applyImport(ctx)
@@ -364,7 +373,7 @@ func (s *Step) applyRead(ctx context.Context) error {
 			s.Keys = d.ChangedKeys()
 		}
 	}
-	s.stamp(s.Old == nil)
+	s.stamp(s.Old == nil || s.Op == OpReadReplacement)
 	return nil
 }
 

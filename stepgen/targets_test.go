@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
@@ -82,7 +83,7 @@ func TestRead(t *testing.T) {
 	prev := recorded("ext", nil, func(s *resource.State) {
 		s.External, s.ID, s.Outputs = true, "vol-1", props(map[string]any{"size": 2, "key": "k"})
 	})
-	h := newHost(t, stepgen.Config{Old: []*resource.State{prev, recorded("managed", nil)}}, prov)
+	h := newHost(t, stepgen.Config{Old: []*resource.State{prev}}, prov)
 
 	t.Run("first read", func(t *testing.T) {
 		reg := &stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "fresh", Provider: provRef, AdditionalSecretOutputs: []resource.PropertyKey{"key"}}}
@@ -145,10 +146,6 @@ func TestRead(t *testing.T) {
 		},
 		"bad type": func() error {
 			_, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: "nope", Name: "x"}}, "id")
-			return err
-		},
-		"a managed resource under the URN": func() error {
-			_, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "managed"}}, "id")
 			return err
 		},
 		"twice": func() error {
@@ -370,5 +367,80 @@ func TestRefreshTargets(t *testing.T) {
 	h := newHost(t, stepgen.Config{Old: old, Targets: map[resource.URN]bool{urn("b"): true}}, nil)
 	if diff := cmp.Diff([][]string{{"refresh b"}}, opNames(h.gen.Refresh(pending))); diff != "" {
 		t.Errorf("refresh chains (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadOfAManagedResource: a read under the URN of a resource the stack
+// manages takes its place, as in the reference engine: with the same ID
+// the stack lets go of it (a read whose record replaces the managed one;
+// nothing is deleted); with another ID the managed one is replaced by the
+// one read (a read-replacement whose record condemns it, then a replace),
+// and deleted after the program, unless it is protected and the read asks
+// for protection too.
+func TestReadOfAManagedResource(t *testing.T) {
+	protect := func(s *resource.State) { s.Protect = true }
+	tests := []struct {
+		name      string
+		old       *resource.State
+		id        resource.ID
+		protect   bool // the read asks for protection
+		want      []string
+		wantErr   bool
+		condemns  bool
+		wantAfter [][]string // Deletes after the program
+	}{
+		{name: "the same ID: relinquished", old: recorded("a", nil), id: "id-a",
+			want: []string{"read a"}},
+		{name: "another ID: replaced", old: recorded("a", nil), id: "vol-2",
+			want: []string{"read-replacement a", "replace a"}, condemns: true,
+			wantAfter: [][]string{{"delete-replaced a"}}},
+		{name: "another ID, protected in the record only", old: recorded("a", nil, protect), id: "vol-2",
+			want: []string{"read-replacement a", "replace a"}, condemns: true,
+			wantAfter: [][]string{{"delete-replaced a"}}},
+		{name: "another ID, protected in the record and the read", old: recorded("a", nil, protect), id: "vol-2", protect: true,
+			wantErr: true},
+		{name: "a record pending replacement is taken over", id: "vol-2",
+			old:  recorded("a", nil, func(s *resource.State) { s.PendingReplacement = true }),
+			want: []string{"read a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prov := &providers.Func{
+				ReadF: func(_ context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
+					return providers.ReadResponse{ID: req.ID, Outputs: props(map[string]any{"size": 3})}, nil
+				},
+				DeleteF: failOnDelete(t),
+			}
+			h := newHost(t, stepgen.Config{Old: []*resource.State{tt.old}}, prov)
+			acts, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "a", Provider: provRef, Protect: tt.protect}}, tt.id)
+			if tt.wantErr {
+				var pe *stepgen.ProtectedError
+				if !errors.As(err, &pe) || pe.URN != urn("a") || pe.Action != "replace" {
+					t.Fatalf("err = %v, want a ProtectedError refusing to replace a", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([][]string{tt.want}, opNames(acts.Chains)); diff != "" {
+				t.Fatalf("chains (-want +got):\n%s", diff)
+			}
+			s := acts.Chains[0].Steps[0]
+			if s.Old != tt.old || !s.New.External || !s.New.Custom || s.New.ID != tt.id || result(s) != "old→new" || s.Condemns() != tt.condemns {
+				t.Errorf("old %p new %+v result %s condemns %t", s.Old, s.New, result(s), s.Condemns())
+			}
+			if s.JournalOp() != resource.OperationReading {
+				t.Errorf("journal op %q, want reading", s.JournalOp())
+			}
+			h.apply(acts.Chains)
+			layers, err := h.gen.Deletes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantAfter, antichainNames(layers), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("deletes after the program (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -1,0 +1,89 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// TestReadOfAManagedResource: a program that switches a resource it
+// managed to a read under the same URN stops managing it, as the reference
+// engine does. With the same ID the stack relinquishes it: the step is a
+// read, nothing is deleted, and the record becomes an external one, which a
+// later run that no longer reads it forgets without a delete. With another
+// ID the resource read replaces the managed one, which is deleted after the
+// program.
+func TestReadOfAManagedResource(t *testing.T) {
+	tests := []struct {
+		name   string
+		other  bool // read another resource than the managed one
+		steps  []string
+		writes []string
+	}{
+		{name: "the same ID: relinquished", steps: []string{"read a"}},
+		{name: "another ID: replaced by the one read", other: true,
+			steps:  []string{"delete-replaced a", "read-replacement a", "replace a"},
+			writes: []string{"delete a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCloud()
+			c.live["ext-1"] = resource.PropertyMap{"size": resource.NewNumber(9)}
+			env := newEnv(t, c)
+			if _, err := env.Up(func(ctx *engine.Context) error {
+				ctx.Register(thing, "a", engine.Props{"size": 1})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			managed := env.Resource(env.URN(thing, "a")).ID
+			id := managed
+			if tt.other {
+				id = "ext-1"
+			}
+			before := len(c.Writes())
+			res, err := env.Up(func(ctx *engine.Context) error {
+				ctx.Read(thing, "a", id, nil)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.steps, outcomes(res)); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.writes, c.Writes()[before:], cmpEmpty); diff != "" {
+				t.Errorf("writes (-want +got):\n%s", diff)
+			}
+			var copies int
+			for _, s := range env.Snapshot().Resources {
+				if s.URN == env.URN(thing, "a") {
+					copies++
+					if !s.External || s.ID != id || s.Delete {
+						t.Errorf("a is recorded as %+v, want an external record of %s", s, id)
+					}
+				}
+			}
+			if copies != 1 {
+				t.Errorf("a is recorded %d times, want once", copies)
+			}
+			if _, ok := c.live[managed]; ok == tt.other {
+				t.Errorf("the managed resource exists: %t, want %t", ok, !tt.other)
+			}
+			// A run that no longer reads it forgets it: nothing is deleted.
+			before = len(c.Writes())
+			if _, err := env.Up(func(*engine.Context) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if w := c.Writes()[before:]; len(w) != 0 || env.Resource(env.URN(thing, "a")) != nil {
+				t.Errorf("after the read was dropped: writes %v, record %+v; want none and none", w, env.Resource(env.URN(thing, "a")))
+			}
+			if _, ok := c.live[id]; !ok {
+				t.Errorf("the resource read (%s) no longer exists", id)
+			}
+		})
+	}
+}
