@@ -57,6 +57,13 @@ func (w *lineWriter) flush() {
 	}
 }
 
+// writeLine passes on one whole line.
+func (w *lineWriter) writeLine(s string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.line(s)
+}
+
 func (w *lineWriter) line(s string) {
 	s = strings.TrimSuffix(s, "\r")
 	w.emit(s)

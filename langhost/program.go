@@ -61,6 +61,10 @@ type Program struct {
 	// GracePeriod is how long a program has to exit after SIGTERM when the
 	// operation is cancelled, before it is killed (default five seconds).
 	GracePeriod time.Duration
+	// ConfigCommand is how the host's users set a config value, such as
+	// "mytool config set"; a program's error about a missing config value
+	// names it where the Pulumi SDKs name "pulumi config set".
+	ConfigCommand string
 }
 
 // Command returns a Program that runs name with args.
@@ -78,13 +82,21 @@ func Node(entry string, args ...string) *Program {
 type ProgramError struct {
 	Command  []string
 	ExitCode int
-	// Stderr holds the last lines the program wrote to stderr.
+	// Stderr holds the last lines the program wrote to stderr, less a Go
+	// crash report's goroutine trace.
 	Stderr []string
+	// Crash is the message of the Go panic (or fatal error) the program
+	// crashed with, "" if it did not; its goroutine trace went to the
+	// debug diagnostics.
+	Crash string
 }
 
-// Error names the program and its status, and quotes the end of its
-// stderr.
+// Error gives the program's crash message if it crashed, or else its
+// status and the end of its stderr.
 func (e *ProgramError) Error() string {
+	if e.Crash != "" {
+		return e.Crash
+	}
 	msg := fmt.Sprintf("%q exited with status %d", strings.Join(e.Command, " "), e.ExitCode)
 	if len(e.Stderr) > 0 {
 		msg += ":\n  " + strings.Join(e.Stderr, "\n  ")
@@ -105,7 +117,7 @@ func (e *ProgramError) Error() string {
 // outputs.
 func (p *Program) Run(c *engine.Context) error {
 	if len(p.Command) == 0 {
-		return errors.New("langhost: the program has no command")
+		return errors.New("the program has no command")
 	}
 	ctx := c.Context()
 	root, err := c.Root().URN()
@@ -138,7 +150,12 @@ func (p *Program) run(ctx context.Context, c *engine.Context, addr string) error
 		return err
 	}
 	stdout := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", line) }, 0)
-	stderr := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", line) }, stderrTail)
+	errLines := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", line) }, stderrTail)
+	crash := &crashFilter{
+		info:  errLines.writeLine,
+		debug: func(line string) { c.Log(engine.SeverityDebug, "", line) },
+	}
+	stderr := newLineWriter(crash.line, 0)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = p.Dir, env, stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -155,12 +172,15 @@ func (p *Program) run(ctx context.Context, c *engine.Context, addr string) error
 	_ = signalGroup(cmd, syscall.SIGKILL)
 	stdout.flush()
 	stderr.flush()
+	crash.release()
+	errLines.flush()
 	if ctx.Err() != nil {
 		return fmt.Errorf("the program was stopped: %w", context.Cause(ctx))
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		return &ProgramError{Command: p.Command, ExitCode: exit.ExitCode(), Stderr: stderr.tail()}
+		return &ProgramError{Command: p.Command, ExitCode: exit.ExitCode(), Stderr: errLines.tail(),
+			Crash: withConfigCommand(crash.crash(), p.ConfigCommand)}
 	}
 	if err != nil {
 		return fmt.Errorf("running the program %q: %w", strings.Join(p.Command, " "), err)
@@ -188,7 +208,7 @@ func (p *Program) argv(ctx context.Context, c *engine.Context, addr string) ([]s
 	case NodeJS:
 		return p.nodeArgv(ctx, c, addr)
 	}
-	return nil, fmt.Errorf("langhost: unknown language %q (use Executable or NodeJS)", p.Language)
+	return nil, fmt.Errorf("unknown program language %q (use Executable or NodeJS)", p.Language)
 }
 
 // logMessage passes a message the program logged on to the event stream.

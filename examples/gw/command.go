@@ -43,8 +43,9 @@ type invocation struct {
 	opts           options
 	// path is the command's full name, e.g. "gw config set".
 	path string
-	// interrupts reports the interrupts after the first (see main).
-	interrupts <-chan struct{}
+	// shownError is the error the display showed as the operation's
+	// outcome: gw does not print it again.
+	shownError string
 }
 
 // usageError is an error in the command line: gw exits with exitUsage and

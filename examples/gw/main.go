@@ -108,7 +108,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "error:", describe(err, inv))
+	if err.Error() != inv.shownError {
+		fmt.Fprintln(stderr, "error:", err)
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		path := ue.path

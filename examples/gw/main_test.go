@@ -141,7 +141,26 @@ func TestDeploySite(t *testing.T) {
 		t.Errorf("up's output shows the secret:\n%s", out)
 	}
 
-	// A second run in JSON mode changes nothing.
+	// The stack's outputs, from the state.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stack", "output", "page"}, page + "\n"},
+		{[]string{"stack", "output", "token", "--show-secrets"}, "t0k3n\n"},
+		{[]string{"stack", "output"}, "OUTPUT   VALUE\nmascot   "},
+		{[]string{"stack", "output", "--json"}, `"token": "[secret]"`},
+		{[]string{"stack", "ls"}, "dev\n"},
+	} {
+		code, out, errOut := gw(t, append(tc.args, "--state", stateDir)...)
+		if code != exitOK || !strings.Contains(out, tc.want) {
+			t.Errorf("gw %q: status %d, stdout %q, stderr %q; want %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+
+	// The config given to up is remembered in Pulumi.dev.yaml: a second
+	// run in JSON mode, without it, changes nothing.
+	common = []string{"--state", stateDir}
 	code, out, errOut = gw(t, withProgram("up", "--yes", "--json")...)
 	if code != 0 {
 		t.Fatalf("second up: status %d\n%s\n%s", code, out, errOut)
@@ -188,11 +207,43 @@ func TestDeploySite(t *testing.T) {
 	}
 }
 
+// TestMissingConfig runs the site without the config it requires: the
+// error is the program's message, once, naming gw's command, without the
+// goroutine trace of the SDK's panic.
+func TestMissingConfig(t *testing.T) {
+	bin := site(t)
+	inSiteProject(t)
+	code, out, errOut := gw(t, "up", "--yes", "--state", "state", "--", bin)
+	all := out + errOut
+	want := "error: the program failed: Missing required configuration variable 'site:dir'\n" +
+		"  please set a value using the command `gw config set site:dir <value>`\n"
+	if code != exitError || !strings.Contains(all, want) || strings.Count(all, "Missing required") != 1 {
+		t.Errorf("status %d; want 1 and the message once:\n%s\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
+	}
+	for _, bad := range []string{"goroutine", "pulumi config set", "require.go"} {
+		if strings.Contains(all, bad) {
+			t.Errorf("the output shows %q:\n%s%s", bad, out, errOut)
+		}
+	}
+	// With --debug the trace is there for whoever wants it.
+	_, out, _ = gw(t, "up", "--yes", "--debug", "--state", "state", "--", bin)
+	if !strings.Contains(out, "goroutine 1 [running]") {
+		t.Errorf("--debug does not show the program's trace:\n%s", out)
+	}
+}
+
 func TestProgramFailureFailsTheCommand(t *testing.T) {
 	t.Chdir(t.TempDir())
-	code, _, errOut := gw(t, "up", "--project", "p", "--state", "state", "--yes", "--", "sh", "-c", "echo broken >&2; exit 4")
-	if code != exitError || !strings.Contains(errOut, "exited with status 4") || !strings.Contains(errOut, "broken") {
-		t.Errorf("status %d, stderr %q", code, errOut)
+	code, out, errOut := gw(t, "up", "--project", "p", "--state", "state", "--yes", "--", "sh", "-c", "echo broken >&2; exit 4")
+	// The display shows the error; gw does not repeat it on stderr.
+	want := "error: the program failed: \"sh -c echo broken >&2; exit 4\" exited with status 4:\n    broken\n"
+	if code != exitError || !strings.HasSuffix(out, want) || errOut != "" {
+		t.Errorf("status %d, stdout %q, stderr %q; want 1 and stdout ending %q", code, out, errOut, want)
+	}
+	// In JSON mode, stdout is for tools: the error is on stderr too.
+	code, out, errOut = gw(t, "up", "--json", "--project", "p", "--state", "state", "--yes", "--", "sh", "-c", "exit 4")
+	if code != exitError || !strings.Contains(out, `"type":"summary"`) || !strings.HasPrefix(errOut, "error: the program failed: ") {
+		t.Errorf("--json: status %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
 

@@ -122,8 +122,14 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	}
 	s.display = display.New(inv.stdout, display.Options{Mode: mode, ShowSames: o.showSames, ShowDebug: o.debug})
 	s.closers = append(s.closers, func() { s.display.Close() })
+	onEvent := func(e engine.Event) {
+		if sum, ok := e.(engine.SummaryEvent); ok && sum.Error != "" && !o.json {
+			inv.shownError = sum.Error
+		}
+		s.display.Event(e)
+	}
 	s.eng, err = engine.New(engine.Config{
-		Project: o.project, Stack: o.stack, Store: s.store, Config: config, OnEvent: s.display.Event,
+		Project: o.project, Stack: o.stack, Store: s.store, Config: config, OnEvent: onEvent,
 		Providers: func() *providers.Registry { return registry(pluginOpts) },
 	})
 	return s, err
@@ -342,6 +348,7 @@ func programOf(proj project, inv *invocation) (*langhost.Program, error) {
 		return nil, usagef("%s needs the program: give its command after --", inv.path)
 	}
 	p.Dir = dir
+	p.ConfigCommand = "gw config set"
 	return p, nil
 }
 
