@@ -22,8 +22,13 @@
 //     shown). Previews show only ends, without times.
 //   - JSON: each event as one JSON object per line, with a "type" field
 //     ("operation-start", "step-start", "step-done", "step-failed",
-//     "diagnostic", "summary"), URNs as strings, durations in
+//     "diagnostic", "outputs", "summary"), URNs as strings, durations in
 //     milliseconds, and property maps as plain JSON.
+//
+// At the end of an update or a preview, the summary lists the stack's
+// outputs ("Outputs:" and one "key: value" line each, sorted; in JSON an
+// "outputs" event before the summary), secrets as [secret] and values a
+// preview cannot know yet as [unknown].
 //
 // ModeAuto, the default, is Interactive when the writer is a terminal and
 // Plain otherwise.

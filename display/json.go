@@ -81,14 +81,22 @@ func (r *Renderer) writeJSON(e engine.Event) {
 		for op, n := range e.Counts {
 			counts[string(op)] = n
 		}
+		if len(e.Outputs) > 0 {
+			r.writeValue(jsonOutputs{"outputs", mapJSON(e.Outputs)})
+		}
 		v = jsonSummary{"summary", string(e.Operation), counts, e.Failed, e.Duration.Milliseconds(), e.Error}
 	default:
 		return
 	}
+	r.writeValue(v)
+}
+
+// writeValue writes v as a line of JSON.
+func (r *Renderer) writeValue(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		// Every value above is plain data; this cannot happen short of
-		// a bug, and a display must not fail the deployment.
+		// Every value is plain data; this cannot happen short of a
+		// bug, and a display must not fail the deployment.
 		return
 	}
 	r.write(string(b) + "\n")

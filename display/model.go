@@ -275,7 +275,7 @@ func (m *model) summaryLines(s engine.SummaryEvent, pal palette) []string {
 	if len(parts) == 0 {
 		parts = []string{"none"}
 	}
-	lines := []string{"Resources: " + strings.Join(parts, ", "), "Duration: " + formatDuration(s.Duration)}
+	lines := append(outputLines(s.Outputs), "Resources: "+strings.Join(parts, ", "), "Duration: "+formatDuration(s.Duration))
 	if s.Error != "" {
 		lines = append(lines, pal.paint(colorRed, "error: "+indentRest(s.Error, "  ")))
 	}

@@ -383,6 +383,8 @@ func (d *deployment) summarize(err error) {
 	d.mu.Unlock()
 	if err != nil {
 		ev.Error = err.Error()
+	} else if d.op == OpUp || d.op == OpPreview {
+		ev.Outputs = maskSecrets(d.outputs)
 	}
 	d.events.emit(ev)
 }

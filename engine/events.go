@@ -97,6 +97,10 @@ type SummaryEvent struct {
 	Duration time.Duration
 	// Error is the operation's error message, "" on success.
 	Error string
+	// Outputs are the stack's outputs after an update (or, in a
+	// preview, as they would be: values not known yet are unknown), with
+	// secrets masked; nil for other operations and failed ones.
+	Outputs resource.PropertyMap
 }
 
 func (OperationStartEvent) isEvent() {}

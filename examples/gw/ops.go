@@ -226,12 +226,8 @@ func runOperation(ctx context.Context, inv *invocation, op operation) error {
 			return err
 		}
 	}
-	res, err := op.do(ctx, s.eng, prog, opts)
-	s.display.Close()
-	if err != nil {
-		return err
-	}
-	return printOutputs(inv, op.name, res)
+	_, err = op.do(ctx, s.eng, prog, opts)
+	return err
 }
 
 func runPreview(ctx context.Context, inv *invocation, args []string) error {
@@ -385,41 +381,6 @@ func importSpecs(o *options, args []string) ([]engine.ImportSpec, error) {
 			Provider: r.Provider, Parent: resource.URN(r.Parent), Version: r.Version}
 	}
 	return specs, nil
-}
-
-// printOutputs shows the stack outputs after an update, secrets masked: as
-// one JSON line ({"type": "outputs", ...}) in JSON mode.
-func printOutputs(inv *invocation, op string, res *engine.Result) error {
-	w := inv.stdout
-	if res == nil || len(res.Outputs) == 0 || op != "up" {
-		return nil
-	}
-	masked := make(map[string]any, len(res.Outputs))
-	for _, k := range res.Outputs.StableKeys() {
-		v := res.Outputs[k]
-		if v.ContainsSecrets() {
-			masked[string(k)] = "[secret]"
-			continue
-		}
-		masked[string(k)] = v.Mappable()
-	}
-	if inv.opts.json {
-		return json.NewEncoder(w).Encode(map[string]any{"type": "outputs", "outputs": masked})
-	}
-	fmt.Fprintln(w, "\nOutputs:")
-	for _, k := range res.Outputs.StableKeys() {
-		v := masked[string(k)]
-		if s, ok := v.(string); ok {
-			fmt.Fprintf(w, "    %s: %s\n", k, s)
-			continue
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			b = []byte(fmt.Sprint(v))
-		}
-		fmt.Fprintf(w, "    %s: %s\n", k, b)
-	}
-	return nil
 }
 
 // lockedWriter serializes writes from plugin goroutines.
