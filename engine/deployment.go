@@ -49,6 +49,8 @@ type deployment struct {
 	refs sync.Map
 	// builtin serves the "pulumi" package (builtin.go).
 	builtin *builtin.Provider
+	// hooks are the resource hooks the operation knows.
+	hooks hookRegistry
 
 	mu      sync.Mutex
 	waiters map[*stepgen.Registration]func(regResult)
@@ -149,6 +151,11 @@ func (d *deployment) load(ctx context.Context) error {
 	}
 	d.registry = cfg.Providers()
 	d.builtin = d.newBuiltin()
+	for _, h := range d.opts.hooks {
+		if err := d.hooks.register(h); err != nil {
+			return err
+		}
+	}
 	var provs []*resource.State
 	for _, s := range snap.Resources {
 		if s.IsProvider() && !isBuiltinProvider(s) {
@@ -282,6 +289,9 @@ func (d *deployment) runDeletes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := d.knowsDeleteHooks(antichains); err != nil {
+		return err
+	}
 	err = d.runAntichains(ctx, antichains)
 	for _, s := range d.gen.Refused() {
 		d.refuse(ctx, s)
@@ -310,7 +320,7 @@ func (d *deployment) runAntichains(ctx context.Context, antichains [][]stepgen.C
 // nothing, and it must not cancel the steps that can go ahead, as the
 // failure of a step the executor ran would.
 func (d *deployment) refuse(ctx context.Context, s *stepgen.Step) {
-	rs := &runStep{Step: s}
+	rs := &runStep{Step: s, d: d}
 	err := d.starting(rs)
 	if err == nil {
 		err = s.Apply(ctx) // calls no provider: returns the refusal

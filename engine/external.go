@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"maps"
 
 	"github.com/groundwork-iac/groundwork/monitor"
@@ -45,4 +46,29 @@ func (c *Context) Log(severity Severity, urn resource.URN, message string) {
 // providers.Registry.Parameterize.
 func (c *Context) Parameterize(ctx context.Context, pluginPkg, pluginVersion string, req providers.ParameterizeRequest) (providers.ParameterizeResponse, error) {
 	return c.d.registry.Parameterize(ctx, pluginPkg, pluginVersion, req)
+}
+
+// Defer arranges for fn to be called once the operation's steps have all
+// run — after the deletes that follow the program, whether or not the
+// program or a step failed — and joins its error into the operation's.
+// Deferred functions run in the reverse order of their Defer calls. A
+// runner whose program must outlive its registrations (to answer the
+// resource hooks of those deletes) waits for the program's exit in one.
+func (c *Context) Defer(fn func() error) {
+	c.mu.Lock()
+	c.deferred = append(c.deferred, fn)
+	c.mu.Unlock()
+}
+
+// runDeferred calls the functions given to Defer, last first.
+func (c *Context) runDeferred() error {
+	c.mu.Lock()
+	fns := c.deferred
+	c.deferred = nil
+	c.mu.Unlock()
+	var errs []error
+	for i := len(fns) - 1; i >= 0; i-- {
+		errs = append(errs, fns[i]())
+	}
+	return errors.Join(errs...)
 }

@@ -52,6 +52,8 @@ type runStep struct {
 	// held says the step holds its resource in the deployment's
 	// resourceOrder, to be released when it ends.
 	held bool
+	// d runs the resource hooks around the step (resourcehooks_run.go).
+	d *deployment
 }
 
 // StepStarting implements executor.Hooks.
@@ -355,6 +357,7 @@ func sameRecord(a, b *resource.State) bool {
 		slices.Equal(a.Dependencies, b.Dependencies) &&
 		slices.Equal(a.IgnoreChanges, b.IgnoreChanges) && slices.Equal(a.ReplaceOnChanges, b.ReplaceOnChanges) &&
 		slices.Equal(a.AdditionalSecretOutputs, b.AdditionalSecretOutputs) && slices.Equal(a.Aliases, b.Aliases) &&
+		a.Hooks.Equal(b.Hooks) &&
 		propDepsEqual(a.PropertyDependencies, b.PropertyDependencies) &&
 		a.Inputs.DeepEquals(b.Inputs) && a.Outputs.DeepEquals(b.Outputs)
 }

@@ -205,11 +205,12 @@ func (d *deployment) submit(ctx context.Context, ch stepgen.Chain) {
 }
 
 // quick reports whether a chain runs without a goroutine of its own: its
-// steps call no provider and journal no begin (which waits for a sync) —
-// an unchanged resource, a component, every custom resource of a preview.
+// steps call no provider, journal no begin (which waits for a sync) and
+// run no resource hooks — an unchanged resource, a component, every
+// custom resource of a preview.
 func (d *deployment) quick(ch stepgen.Chain) bool {
 	for _, s := range ch.Steps {
-		if !s.Local() || (d.journal != nil && s.JournalOp() != "") {
+		if !s.Local() || (d.journal != nil && s.JournalOp() != "") || d.runsHooks(s) {
 			return false
 		}
 	}
@@ -219,7 +220,7 @@ func (d *deployment) quick(ch stepgen.Chain) bool {
 // execute hands a chain admitted by d.order to the executor; held says
 // its steps hold their resources in d.order (see resourceOrder.admit).
 func (d *deployment) execute(ctx context.Context, ch stepgen.Chain, quick, held bool) {
-	steps := runSteps(ch.Steps, held)
+	steps := d.runSteps(ch.Steps, held)
 	if err := d.exec.Execute(ctx, executor.Chain{Steps: steps, Needs: ch.Needs, Quick: quick}); err != nil {
 		for _, es := range steps {
 			rs := es.(*runStep)
@@ -233,19 +234,19 @@ func (d *deployment) execute(ctx context.Context, ch stepgen.Chain, quick, held 
 
 // runSteps wraps a chain's steps for the executor, in one allocation for
 // the common chain of one step.
-func runSteps(steps []*stepgen.Step, held bool) []executor.Step {
+func (d *deployment) runSteps(steps []*stepgen.Step, held bool) []executor.Step {
 	if len(steps) == 1 {
 		one := &struct {
 			rs   runStep
 			list [1]executor.Step
-		}{rs: runStep{Step: steps[0], held: held}}
+		}{rs: runStep{Step: steps[0], held: held, d: d}}
 		one.list[0] = &one.rs
 		return one.list[:]
 	}
 	rs := make([]runStep, len(steps))
 	out := make([]executor.Step, len(steps))
 	for i, s := range steps {
-		rs[i] = runStep{Step: s, held: held}
+		rs[i] = runStep{Step: s, held: held, d: d}
 		out[i] = &rs[i]
 	}
 	return out

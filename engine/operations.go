@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -100,10 +101,12 @@ func (e *Engine) refreshFirst(ctx context.Context, opts []Option) error {
 	return nil
 }
 
-// update runs a program, then deletes what it no longer declares.
+// update runs a program, then deletes what it no longer declares, then
+// what the program deferred.
 func update(program Program) body {
-	return func(ctx context.Context, d *deployment) error {
+	return func(ctx context.Context, d *deployment) (err error) {
 		pctx := newContext(ctx, d)
+		defer func() { err = errors.Join(err, pctx.runDeferred()) }()
 		progErr := pctx.run(program)
 		d.outputs = pctx.exports()
 		d.stopLoop()

@@ -23,6 +23,7 @@ type options struct {
 	transforms       []Transform
 	generatePlan     bool
 	plan             *plan.Plan
+	hooks            []*Hook
 }
 
 // Parallelism bounds how many steps run at once; 0 (the default) means no

@@ -21,6 +21,7 @@ type resourceOptions struct {
 	importID            resource.ID
 	version             string
 	remote              bool
+	hooks               map[resource.HookKind][]*Hook
 }
 
 // Parent makes r the parent of the resource: the resource's URN carries

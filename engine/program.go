@@ -33,6 +33,7 @@ type Context struct {
 	exported   map[string]any
 	errs       []error
 	transforms []Transform
+	deferred   []func() error
 }
 
 func newContext(ctx context.Context, d *deployment) *Context {
@@ -355,6 +356,11 @@ func (c *Context) buildGoal(r *Resource, props Props, o *resourceOptions) (*reso
 		AdditionalSecretOutputs: o.secretOutputs, Aliases: o.aliases, CustomTimeouts: o.timeouts,
 		ImportID: o.importID, Version: o.version, Remote: o.remote,
 	}
+	hooks, err := c.d.hooks.bind(o.hooks)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %w", r.typ, r.name, err)
+	}
+	goal.Hooks = hooks
 	parent := o.parent
 	if parent == nil && c.root != nil && r != c.root {
 		parent = c.root

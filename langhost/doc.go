@@ -53,6 +53,15 @@
 // on stdout or stderr, and each message it logs through the Engine
 // service, becomes an engine.DiagnosticEvent.
 //
+// Transforms and resource hooks the program registers are run by calling
+// the program back (see monitor/grpcserver); its hooks become the
+// operation's (engine.Context.RegisterHook). A program that says it has
+// finished registering (SignalAndWaitForShutdown, which the SDKs call when
+// the program succeeded) is left running, serving its callbacks, while the
+// engine deletes what it no longer declares: Run returns at that point, and
+// the program is let go and waited for in a function it defers
+// (engine.Context.Defer) until those deletes are done.
+//
 // A program that exits with a non-zero status fails the operation with a
 // *ProgramError quoting the end of its stderr; registrations that failed
 // have been reported as step failures already. When the operation is

@@ -124,10 +124,13 @@ func (p *Program) Run(c *engine.Context) error {
 	if err != nil {
 		return err
 	}
+	sd := newShutdown()
 	srv, err := grpcserver.Start(ctx, grpcserver.Config{
 		Monitor:  &stackMonitor{Monitor: c.Monitor(), root: root, export: c.Export},
 		Log:      func(m grpcserver.LogMessage) { logMessage(c, m) },
 		Packages: c,
+		Hooks:    contextHooks{c},
+		Shutdown: sd.wait,
 	})
 	if err != nil {
 		return err
@@ -135,8 +138,21 @@ func (p *Program) Run(c *engine.Context) error {
 	// Plugins building remote components register their children through
 	// this server too.
 	c.Monitor().SetAddress(srv.Addr())
-	runErr := p.run(ctx, c, srv.Addr())
-	return errors.Join(runErr, srv.Stop())
+	exited := make(chan error, 1)
+	go func() { exited <- p.run(ctx, c, srv.Addr()) }()
+	select {
+	case err := <-exited:
+		return errors.Join(err, srv.Stop())
+	case <-sd.signalled:
+		// The program has finished registering and waits to serve the
+		// hooks of the deletes that follow: it is let go, and waited
+		// for, once they are done.
+		c.Defer(func() error {
+			sd.release()
+			return errors.Join(<-exited, srv.Stop())
+		})
+		return nil
+	}
 }
 
 // run starts the process and waits for it.

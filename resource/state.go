@@ -58,7 +58,9 @@ type State struct {
 	// the provider did not.
 	AdditionalSecretOutputs []PropertyKey
 	// Aliases are the URNs this resource was once known by.
-	Aliases  []URN
+	Aliases []URN
+	// Hooks are the resource hooks bound to the resource.
+	Hooks    Hooks
 	Created  time.Time
 	Modified time.Time
 }
@@ -84,6 +86,7 @@ func (s *State) Clone() *State {
 	c.ReplaceOnChanges = slices.Clone(s.ReplaceOnChanges)
 	c.AdditionalSecretOutputs = slices.Clone(s.AdditionalSecretOutputs)
 	c.Aliases = slices.Clone(s.Aliases)
+	c.Hooks = s.Hooks.Clone()
 	return &c
 }
 
@@ -146,6 +149,8 @@ type Goal struct {
 	// ImportID asks the engine to adopt an existing physical resource
 	// instead of creating one.
 	ImportID ID
+	// Hooks names the resource hooks to run around the resource's steps.
+	Hooks Hooks
 }
 
 // OperationKind is what a pending operation was doing when it began.

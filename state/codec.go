@@ -223,7 +223,7 @@ func (e *valueEncoder) appendState(ctx context.Context, b []byte, s *resource.St
 			return b, mapError("outputs", s.URN, err)
 		}
 	}
-	if len(s.InitErrors)+len(s.IgnoreChanges)+len(s.ReplaceOnChanges)+len(s.AdditionalSecretOutputs)+len(s.Aliases) > 0 ||
+	if len(s.InitErrors)+len(s.IgnoreChanges)+len(s.ReplaceOnChanges)+len(s.AdditionalSecretOutputs)+len(s.Aliases)+len(s.Hooks) > 0 ||
 		!s.CustomTimeouts.IsZero() {
 		b = appendStateRare(b, s)
 	}
@@ -278,6 +278,7 @@ func appendStateRare(b []byte, s *resource.State) []byte {
 		b = append(b, `,"aliases":`...)
 		b = appendURNs(b, s.Aliases)
 	}
+	b = appendHooks(b, s.Hooks)
 	if t := s.CustomTimeouts; !t.IsZero() {
 		b = append(b, `,"customTimeouts":{`...)
 		first := true
@@ -289,6 +290,37 @@ func appendStateRare(b []byte, s *resource.State) []byte {
 				b = appendField(b, d.name, d.v.String(), &first)
 			}
 		}
+		b = append(b, '}')
+	}
+	return b
+}
+
+// appendHooks writes the hooks bound to a resource: an object of the
+// kinds that have any, in their order, to lists of names.
+func appendHooks(b []byte, h resource.Hooks) []byte {
+	first := true
+	for _, k := range resource.HookKinds {
+		names := h[k]
+		if len(names) == 0 {
+			continue
+		}
+		if first {
+			b = append(b, `,"hooks":{`...)
+			first = false
+		} else {
+			b = append(b, ',')
+		}
+		b = appendString(b, string(k))
+		b = append(b, ':', '[')
+		for i, n := range names {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, n)
+		}
+		b = append(b, ']')
+	}
+	if !first {
 		b = append(b, '}')
 	}
 	return b

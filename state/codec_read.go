@@ -339,6 +339,15 @@ func (d *decoder) stateField(ctx context.Context, s *resource.State, key []byte)
 		for _, k := range ks {
 			s.AdditionalSecretOutputs = append(s.AdditionalSecretOutputs, resource.PropertyKey(k))
 		}
+	case "hooks":
+		s.Hooks = resource.Hooks{}
+		err = d.eachMember(func(k []byte) error {
+			names, err := d.strs(true)
+			if len(names) > 0 {
+				s.Hooks[resource.HookKind(d.intern(k))] = names
+			}
+			return err
+		})
 	case "customTimeouts":
 		err = d.eachMember(func(k []byte) error {
 			var target *time.Duration

@@ -196,6 +196,7 @@ func fullState() *resource.State {
 		ImportID:                "import-1",
 		AdditionalSecretOutputs: []resource.PropertyKey{"password"},
 		Aliases:                 []resource.URN{testURN("aws:s3/bucket:Bucket", "old")},
+		Hooks:                   resource.Hooks{resource.HookBeforeCreate: {"audit", "check"}, resource.HookAfterDelete: {"notify"}},
 		Created:                 time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC),
 		Modified:                time.Date(2025, 1, 2, 3, 4, 5, 6, time.FixedZone("x", 3600)),
 	}

@@ -332,7 +332,7 @@ func (g *Generator) newState(urn resource.URN, goal *resource.Goal, old *resourc
 		Provider: goal.Provider, RetainOnDelete: goal.RetainOnDelete, DeletedWith: goal.DeletedWith,
 		IgnoreChanges: goal.IgnoreChanges, ReplaceOnChanges: goal.ReplaceOnChanges,
 		CustomTimeouts: goal.CustomTimeouts, ImportID: goal.ImportID,
-		AdditionalSecretOutputs: goal.AdditionalSecretOutputs,
+		AdditionalSecretOutputs: goal.AdditionalSecretOutputs, Hooks: goal.Hooks,
 	}
 	if s.Inputs == nil {
 		s.Inputs = resource.PropertyMap{}

@@ -39,7 +39,9 @@
 //   - RegisterPackage is served when Config.Packages is set: a package with
 //     a parameterization is produced by parameterizing its plugin, and the
 //     reference it answers gives later requests that name it their version.
-//   - SignalAndWaitForShutdown answers at once.
+//   - SignalAndWaitForShutdown, the program saying it has finished
+//     registering, answers when Config.Shutdown returns (at once without
+//     it): the program stays up, serving its callbacks, meanwhile.
 //
 // # Transforms: calling back into the program
 //
@@ -58,11 +60,16 @@
 // rewrite the arguments and options of every invoke that follows. A
 // failing transform fails the registration or invoke.
 //
+// Resource hooks (RegisterResourceHook) go to Config.Hooks, each as a
+// function that calls the program back with the resource's URN, ID, name,
+// type and properties (secrets kept); the names a registration binds
+// become its goal's Hooks. The engine decides when they run (engine.Hook).
+//
 // SupportsFeature answers true for "secrets", "resourceReferences",
 // "outputValues", "aliasSpecs", "deletedWith", "transforms" and
-// "invokeTransforms", and for "parameterization" when packages are served;
-// false for everything else, notably "resourceHooks" and "errorHooks" (the
-// SDKs then refuse those options).
+// "invokeTransforms"; for "parameterization" when packages are served and
+// "resourceHooks" when hooks are; false for everything else, notably
+// "errorHooks" and "replaceWith" (the SDKs then refuse those options).
 //
 // The Engine service's Log goes to Config.Log; GetRootResource answers
 // what SetRootResource recorded. A failed request answers a gRPC error

@@ -48,6 +48,10 @@ func goalOf(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (resour
 		RetainOnDelete:          req.GetRetainOnDelete(),
 		DeletedWith:             resource.URN(req.GetDeletedWith()),
 		ImportID:                resource.ID(req.GetImportId()),
+		Hooks:                   hooksOf(req.GetHooks()),
+	}
+	if len(req.GetHooks().GetOnError()) > 0 {
+		return resource.Goal{}, fmt.Errorf("error hooks (%v) are not supported", req.GetHooks().GetOnError())
 	}
 	if g.Aliases, err = aliasesOf(ctx, req); err != nil {
 		return resource.Goal{}, err

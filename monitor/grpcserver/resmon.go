@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc/codes"
@@ -22,11 +23,17 @@ type resourceMonitor struct {
 	pulumirpc.UnimplementedResourceMonitorServer
 	mon        Monitor
 	packages   *packages
+	callbacks  *callbacks
 	transforms *transforms
+	hooks      HookRegistry
+	shutdown   func(context.Context) error
+	// waiting is set by the first SignalAndWaitForShutdown.
+	waiting atomic.Bool
 }
 
 func newResourceMonitor(cfg Config, cbs *callbacks) *resourceMonitor {
-	return &resourceMonitor{mon: cfg.Monitor, packages: newPackages(cfg.Packages), transforms: newTransforms(cbs)}
+	return &resourceMonitor{mon: cfg.Monitor, packages: newPackages(cfg.Packages), callbacks: cbs,
+		transforms: newTransforms(cbs), hooks: cfg.Hooks, shutdown: cfg.Shutdown}
 }
 
 // features are the SupportsFeature ids the server answers true for.
@@ -45,8 +52,11 @@ var features = map[string]bool{
 // SupportsFeature says which protocol features the server understands.
 func (s *resourceMonitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeatureRequest) (*pulumirpc.SupportsFeatureResponse, error) {
 	has := features[req.GetId()]
-	if req.GetId() == "parameterization" {
+	switch req.GetId() {
+	case "parameterization":
 		has = s.packages.enabled()
+	case "resourceHooks":
+		has = s.hooks != nil
 	}
 	return &pulumirpc.SupportsFeatureResponse{HasSupport: has}, nil
 }
@@ -213,11 +223,19 @@ func (s *resourceMonitor) RegisterStackInvokeTransform(_ context.Context, cb *pu
 	return &emptypb.Empty{}, nil
 }
 
-// SignalAndWaitForShutdown answers at once: the engine calls nothing back
-// in the program (no hooks, no transforms), so there is nothing to keep
-// the program alive for, and the engine waits for the steps itself once
-// the program has exited.
-func (s *resourceMonitor) SignalAndWaitForShutdown(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
+// SignalAndWaitForShutdown is the program saying that it has finished
+// registering and waits, to serve its callbacks (the hooks of the deletes
+// that follow), until the operation has ended: it answers when
+// Config.Shutdown returns, at once without one. It may be called once.
+func (s *resourceMonitor) SignalAndWaitForShutdown(ctx context.Context, _ *emptypb.Empty) (*emptypb.Empty, error) {
+	if !s.waiting.CompareAndSwap(false, true) {
+		return nil, status.Error(codes.FailedPrecondition, "the program is already waiting for the operation to end")
+	}
+	if s.shutdown != nil {
+		if err := s.shutdown(ctx); err != nil {
+			return nil, toStatus(err)
+		}
+	}
 	return &emptypb.Empty{}, nil
 }
 

@@ -71,6 +71,14 @@ type Config struct {
 	// StopTimeout bounds how long Stop waits for requests in flight before
 	// it cuts them off (default five seconds).
 	StopTimeout time.Duration
+	// Hooks, if set, takes the resource hooks the program registers, and
+	// the server then supports the "resourceHooks" feature.
+	Hooks HookRegistry
+	// Shutdown, if set, is called when the program says it has finished
+	// registering (SignalAndWaitForShutdown); the program waits, serving
+	// its callbacks, until Shutdown returns. It should return once the
+	// operation's steps have all run, or when ctx ends.
+	Shutdown func(ctx context.Context) error
 }
 
 // maxMessageSize is the largest message the server takes or sends, the

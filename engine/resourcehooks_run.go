@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// Apply runs the step, with the hooks bound to its resource around it (see
+// Hook). A step of a resource with no hooks is applied as it is.
+func (rs *runStep) Apply(ctx context.Context) error {
+	s := rs.Step
+	if !hooked(s) {
+		return s.Apply(ctx)
+	}
+	return rs.d.applyHooked(ctx, s)
+}
+
+// hooked reports whether the resource s acts on has hooks bound.
+func hooked(s *stepgen.Step) bool {
+	return (s.New != nil && len(s.New.Hooks) > 0) || (s.Old != nil && len(s.Old.Hooks) > 0)
+}
+
+// stepHooks says which hooks run around a step: the kinds before and after
+// it ("" for none) and the state that binds them.
+type stepHooks struct {
+	before, after resource.HookKind
+	bound         *resource.State
+}
+
+// hooksOf returns the hooks that run around s. A component's after hooks
+// wait for its outputs (see componentDone).
+func (d *deployment) hooksOf(s *stepgen.Step) stepHooks {
+	switch s.Op {
+	case stepgen.OpCreate, stepgen.OpCreateReplacement:
+		h := stepHooks{before: resource.HookBeforeCreate, after: resource.HookAfterCreate, bound: s.New}
+		if !s.New.Custom {
+			h.after = ""
+		}
+		return h
+	case stepgen.OpUpdate:
+		h := stepHooks{before: resource.HookBeforeUpdate, after: resource.HookAfterUpdate, bound: s.New}
+		if !s.New.Custom {
+			h.after = ""
+		}
+		return h
+	case stepgen.OpDelete, stepgen.OpDeleteReplaced:
+		return stepHooks{before: resource.HookBeforeDelete, after: resource.HookAfterDelete, bound: s.Old}
+	case stepgen.OpDiscard:
+		// A resource retained on delete is deleted as far as the
+		// program is concerned; one a refresh found gone is not.
+		if d.op != OpRefresh {
+			return stepHooks{before: resource.HookBeforeDelete, after: resource.HookAfterDelete, bound: s.Old}
+		}
+	}
+	return stepHooks{}
+}
+
+// runsHooks reports whether hooks may run around s, so that it does not
+// run on the quick lane: hooks are the program's code, and may take their
+// time.
+func (d *deployment) runsHooks(s *stepgen.Step) bool {
+	if !hooked(s) {
+		return false
+	}
+	switch s.Op {
+	case stepgen.OpCreate, stepgen.OpCreateReplacement, stepgen.OpUpdate, stepgen.OpDelete, stepgen.OpDeleteReplaced,
+		stepgen.OpDiscard, stepgen.OpOutputs:
+		return true
+	}
+	return false
+}
+
+// applyHooked applies a step of a resource that has hooks bound.
+func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) error {
+	if s.Op == stepgen.OpOutputs {
+		if err := s.Apply(ctx); err != nil {
+			return err
+		}
+		d.componentOutputs(ctx, s)
+		return nil
+	}
+	h := d.hooksOf(s)
+	if h.bound == nil {
+		return s.Apply(ctx)
+	}
+	// Every hook must be known before anything runs.
+	before, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[h.before])
+	if err != nil {
+		return err
+	}
+	after, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[h.after])
+	if err != nil {
+		return err
+	}
+	for _, hook := range before {
+		if err := d.runHook(ctx, hook, hookArgs(h.before, s)); err != nil {
+			return &HookError{URN: h.bound.URN, Kind: h.before, Name: hook.Name, Err: err}
+		}
+	}
+	if err := s.Apply(ctx); err != nil {
+		return err
+	}
+	if (s.Op == stepgen.OpCreate || s.Op == stepgen.OpCreateReplacement || s.Op == stepgen.OpUpdate) && !s.New.Custom {
+		d.componentDone(s)
+	}
+	d.runAfter(ctx, after, hookArgs(h.after, s))
+	return nil
+}
+
+// componentDone notes that a component with after hooks was created or
+// updated, for when its outputs are registered.
+func (d *deployment) componentDone(s *stepgen.Step) {
+	kind := resource.HookAfterCreate
+	if s.Op == stepgen.OpUpdate {
+		kind = resource.HookAfterUpdate
+	}
+	if len(s.New.Hooks[kind]) == 0 {
+		return
+	}
+	d.hooks.mu.Lock()
+	if d.hooks.after == nil {
+		d.hooks.after = map[resource.URN]pendingAfter{}
+	}
+	d.hooks.after[s.New.URN] = pendingAfter{kind: kind, old: s.Old}
+	d.hooks.mu.Unlock()
+}
+
+// componentOutputs runs the after hooks of a component created or updated
+// in this operation, now that its outputs are registered.
+func (d *deployment) componentOutputs(ctx context.Context, s *stepgen.Step) {
+	d.hooks.mu.Lock()
+	p, ok := d.hooks.after[s.New.URN]
+	delete(d.hooks.after, s.New.URN)
+	d.hooks.mu.Unlock()
+	if !ok {
+		return
+	}
+	args := resource.HookArgs{Kind: p.kind, URN: s.New.URN, ID: s.New.ID, Name: s.New.URN.Name(), Type: s.New.Type,
+		NewInputs: s.New.Inputs, NewOutputs: s.New.Outputs}
+	if p.old != nil {
+		args.OldInputs, args.OldOutputs = p.old.Inputs, p.old.Outputs
+	}
+	after, err := d.hooks.lookup(s.New.URN, s.New.Hooks[p.kind])
+	if err != nil {
+		d.events.emit(DiagnosticEvent{URN: s.New.URN, Severity: SeverityWarning, Message: err.Error()})
+		return
+	}
+	d.runAfter(ctx, after, args)
+}
+
+// runAfter runs after hooks; a failure is reported as a warning.
+func (d *deployment) runAfter(ctx context.Context, hooks []*Hook, args resource.HookArgs) {
+	for _, hook := range hooks {
+		if err := d.runHook(ctx, hook, args); err != nil {
+			d.events.emit(DiagnosticEvent{URN: args.URN, Severity: SeverityWarning,
+				Message: fmt.Sprintf("the %s hook %q failed: %v", args.Kind, hook.Name, err)})
+		}
+	}
+}
+
+// runHook runs one hook, unless this is a preview it does not run in. A
+// panic is its failure.
+func (d *deployment) runHook(ctx context.Context, h *Hook, args resource.HookArgs) (err error) {
+	if d.preview && !h.OnPreview {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the hook panicked: %v", r)
+		}
+	}()
+	return h.Run(ctx, args)
+}
+
+// hookArgs is what the hooks of kind are told about s, as Pulumi's engine
+// tells them: a create gives its new inputs (and, after, its ID and
+// outputs); an update its new and old inputs and old outputs (and, after,
+// its new outputs); a delete its old inputs and outputs.
+func hookArgs(kind resource.HookKind, s *stepgen.Step) resource.HookArgs {
+	a := resource.HookArgs{Kind: kind, URN: s.URN(), Name: s.URN().Name(), Type: s.URN().Type()}
+	switch kind {
+	case resource.HookBeforeCreate:
+		a.ID, a.NewInputs = s.New.ID, s.New.Inputs
+	case resource.HookAfterCreate:
+		a.ID, a.NewInputs, a.NewOutputs = s.New.ID, s.New.Inputs, s.New.Outputs
+	case resource.HookBeforeUpdate:
+		a.ID, a.NewInputs, a.OldInputs, a.OldOutputs = s.Old.ID, s.New.Inputs, s.Old.Inputs, s.Old.Outputs
+	case resource.HookAfterUpdate:
+		a.ID, a.NewInputs, a.OldInputs = s.New.ID, s.New.Inputs, s.Old.Inputs
+		a.NewOutputs, a.OldOutputs = s.New.Outputs, s.Old.Outputs
+	case resource.HookBeforeDelete, resource.HookAfterDelete:
+		a.ID, a.OldInputs, a.OldOutputs = s.Old.ID, s.Old.Inputs, s.Old.Outputs
+	}
+	return a
+}
+
+// knowsDeleteHooks checks, before anything is deleted, that the operation
+// knows every hook bound to the resources it is about to delete, so that a
+// destroy without them deletes nothing rather than some.
+func (d *deployment) knowsDeleteHooks(antichains [][]stepgen.Chain) error {
+	var errs []error
+	for _, chains := range antichains {
+		for _, ch := range chains {
+			for _, s := range ch.Steps {
+				if !hooked(s) {
+					continue
+				}
+				h := d.hooksOf(s)
+				if h.bound == nil {
+					continue
+				}
+				for _, kind := range []resource.HookKind{h.before, h.after} {
+					if _, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[kind]); err != nil {
+						errs = append(errs, err)
+					}
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
