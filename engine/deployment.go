@@ -67,8 +67,11 @@ type deployment struct {
 	produced      []*resource.State
 	producedIndex map[resource.URN]*resource.State
 	indexed       int
-	// outputs are the stack outputs the program exported.
-	outputs resource.PropertyMap
+	// stackOutputs are the stack outputs the program registered, held
+	// until the operation ends (written by the loop, read once it has
+	// stopped); outputs are those recorded then.
+	stackOutputs *heldOutputs
+	outputs      resource.PropertyMap
 	// clearPending asks finish to drop the pending operations of the
 	// snapshot the operation started from.
 	clearPending bool
@@ -229,6 +232,10 @@ func (d *deployment) stopLoop() {
 // finish waits for every step, records the outcome and gathers the errors.
 func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 	execErr := d.exec.Wait()
+	failed := opErr != nil || execErr != nil || !d.healthy() || ctx.Err() != nil
+	if err := d.finishStackOutputs(ctx, failed); err != nil {
+		d.noteError(err)
+	}
 	stackErr := d.analyzeStack(ctx)
 	res := &Result{Counts: d.counts, Steps: d.records, Outputs: d.outputs}
 	var commitErr error

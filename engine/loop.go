@@ -153,6 +153,10 @@ func (d *deployment) handleRequest(ctx context.Context, r *request) {
 		reg.Goal = r.goal
 		acts, err = d.gen.Read(reg, r.id)
 	case reqOutputs:
+		if isStack(r.urn) {
+			d.holdStackOutputs(r)
+			return
+		}
 		var chain stepgen.Chain
 		chain, err = d.gen.RegisterOutputs(r.urn, r.outputs)
 		if err == nil {

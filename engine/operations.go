@@ -108,7 +108,6 @@ func update(program Program) body {
 		pctx := newContext(ctx, d)
 		defer func() { err = errors.Join(err, pctx.runDeferred()) }()
 		progErr := pctx.run(program)
-		d.outputs = pctx.exports()
 		d.stopLoop()
 		if err := d.exec.WaitIdle(ctx); err != nil {
 			return err

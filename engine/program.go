@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -57,21 +58,19 @@ func (c *Context) Preview() bool { return c.d.preview }
 func (c *Context) Root() *Resource { return c.root }
 
 // run registers the root stack resource, runs the program, waits for all
-// its registrations and records the stack outputs.
+// its registrations and registers the stack outputs (the deployment
+// records them when the operation ends).
 func (c *Context) run(program Program) error {
 	c.root = &Resource{ctx: c, typ: resource.RootStackType, name: c.Project() + "-" + c.Stack(), done: make(chan struct{})}
 	c.launch(c.root, nil, nil)
 	c.root.await(c.ctx)
 	progErr := c.call(program)
 	c.wg.Wait()
-	if c.root.err == nil {
-		outs, err := c.resolveExports()
-		if err == nil {
-			err = c.d.mon.RegisterResourceOutputs(c.ctx, c.root.urn, outs)
-		}
-		c.fail(err)
-	} else {
+	switch {
+	case c.root.err != nil:
 		c.fail(c.root.err)
+	case c.d.op != OpImport: // an import's program is not the user's: the outputs stay
+		c.fail(c.d.mon.RegisterResourceOutputs(c.ctx, c.root.urn, c.resolveExports()))
 	}
 	c.mu.Lock()
 	errs := append([]error{progErr}, c.errs...)
@@ -155,7 +154,10 @@ func (c *Context) RegisterOutputs(r *Resource, outputs Props) {
 	}()
 }
 
-// Export sets a stack output. The value may be anything Props accepts.
+// Export sets a stack output. The value may be anything Props accepts. The
+// outputs are recorded when the operation ends: an output whose value
+// comes from a resource that failed is left out, and after any failure the
+// outputs recorded before are kept under those the program set.
 func (c *Context) Export(name string, value any) {
 	c.mu.Lock()
 	c.exported[name] = value
@@ -186,23 +188,24 @@ func (c *Context) Invoke(token string, args Props, opts ...ResourceOption) (reso
 	return resp.Return, nil
 }
 
-func (c *Context) resolveExports() (resource.PropertyMap, error) {
+// resolveExports resolves the stack outputs one by one. An output whose
+// value cannot be resolved (it comes from a resource that failed) is left
+// out and its error recorded; the others are kept, so that one failure
+// does not cost the stack the outputs that did resolve.
+func (c *Context) resolveExports() resource.PropertyMap {
 	c.mu.Lock()
-	ex := make(Props, len(c.exported))
-	for k, v := range c.exported {
-		ex[k] = v
-	}
+	ex := maps.Clone(c.exported)
 	c.mu.Unlock()
-	out, _, err := c.resolveProps(ex)
-	return out, err
-}
-
-// exports returns the resolved stack outputs after the run.
-func (c *Context) exports() resource.PropertyMap {
-	if c.root == nil || c.root.err != nil {
-		return nil
+	out := make(resource.PropertyMap, len(ex))
+	for k, v := range ex {
+		var urns []resource.URN
+		pv, err := c.resolveValue(v, nil, &urns)
+		if err != nil {
+			c.fail(fmt.Errorf("stack output %q: %w", k, err))
+			continue
+		}
+		out[resource.PropertyKey(k)] = pv
 	}
-	out, _ := c.resolveExports()
 	return out
 }
 

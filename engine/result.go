@@ -13,7 +13,10 @@ type Result struct {
 	// Snapshot is the state the operation left (for a preview, the state
 	// it started from).
 	Snapshot *state.Snapshot
-	// Outputs are the stack outputs the program exported.
+	// Outputs are the stack outputs the operation recorded (a preview:
+	// would record): those the program registered when nothing failed;
+	// after a failure, the outputs recorded before with the registered
+	// ones over them. Nil when no program registered outputs.
 	Outputs resource.PropertyMap
 	// Counts holds how many steps of each kind succeeded.
 	Counts map[StepOp]int

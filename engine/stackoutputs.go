@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// The stack's outputs are recorded when the operation ends, once its
+// outcome is known, as the reference engine records them: what the program
+// registered when everything succeeded, and otherwise the outputs recorded
+// before with the registered ones over them. A failure means that an
+// output's absence may be the failure's doing rather than the program's
+// wish, so nothing recorded is dropped and no empty set is written.
+
+// heldOutputs are the stack outputs a program registered, held until the
+// operation ends.
+type heldOutputs struct {
+	urn     resource.URN
+	outputs resource.PropertyMap
+}
+
+// isStack reports whether urn is the stack's root resource.
+func isStack(urn resource.URN) bool {
+	return urn.QualifiedType() == resource.RootStackType
+}
+
+// holdStackOutputs takes the stack outputs a program registers (on the
+// loop's goroutine) and answers at once: they are recorded when the
+// operation ends (finishStackOutputs). The last registration wins.
+func (d *deployment) holdStackOutputs(r *request) {
+	if d.gen.State(r.urn) == nil {
+		err := &stepgen.RegistrationError{URN: r.urn, Reason: "outputs registered for a stack not registered in this run"}
+		d.noteError(err)
+		r.done(regResult{err: err})
+		return
+	}
+	d.stackOutputs = &heldOutputs{urn: r.urn, outputs: r.outputs}
+	r.done(regResult{})
+}
+
+// finishStackOutputs records the held stack outputs, once every step has
+// ended and the loop has stopped; failed says whether anything failed. It
+// runs the outputs step itself, as the executor would run it: the executor
+// skips every step after a failure, and this one must be recorded then.
+func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error {
+	held := d.stackOutputs
+	if held == nil {
+		return nil
+	}
+	outs := held.outputs
+	if old := d.gen.Old(held.urn); failed && old != nil {
+		outs = old.Outputs.Copy()
+		if outs == nil {
+			outs = resource.PropertyMap{}
+		}
+		for k, v := range held.outputs {
+			outs[k] = v
+		}
+	}
+	d.outputs = outs
+	chain, err := d.gen.RegisterOutputs(held.urn, outs)
+	if err != nil {
+		return err
+	}
+	rs := &runStep{Step: chain.Steps[0]}
+	if err := d.StepStarting(ctx, rs); err != nil {
+		return fmt.Errorf("recording the stack outputs: %w", err)
+	}
+	err = rs.Apply(ctx) // records nothing by itself: StepDone does
+	if derr := d.StepDone(ctx, rs, err); derr != nil {
+		return derr
+	}
+	return err
+}
