@@ -18,7 +18,6 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // token is the provider's secret configuration; it must never reach the
@@ -104,7 +103,7 @@ func (s *gppStack) writes() []string {
 func steps(res *engine.Result) []string {
 	var out []string
 	for _, st := range res.Steps {
-		if st.Op == stepgen.OpSame || st.Op == stepgen.OpOutputs {
+		if st.Op == engine.StepSame || st.Op == engine.StepOutputs {
 			continue
 		}
 		out = append(out, string(st.Op)+" "+st.URN.Name())

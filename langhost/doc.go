@@ -66,5 +66,6 @@
 // *ProgramError quoting the end of its stderr; registrations that failed
 // have been reported as step failures already. When the operation is
 // cancelled the program's process group gets SIGTERM, and SIGKILL after
-// Program.GracePeriod; nothing the program started outlives it.
+// Program.GracePeriod; so does whatever a program that exited left running
+// in its group. Nothing the program started outlives the operation.
 package langhost

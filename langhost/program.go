@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/internal/procgroup"
 	"github.com/groundwork-iac/groundwork/monitor/grpcserver"
 )
 
@@ -58,8 +57,10 @@ type Program struct {
 	// Node is the node binary NodeJS programs run with; "" finds node on
 	// PATH.
 	Node string
-	// GracePeriod is how long a program has to exit after SIGTERM when the
-	// operation is cancelled, before it is killed (default five seconds).
+	// GracePeriod is how long the program and what it started have to
+	// exit after SIGTERM, when the operation is cancelled or when the
+	// program has exited leaving processes behind, before they are killed
+	// (default five seconds).
 	GracePeriod time.Duration
 	// ConfigCommand is how the host's users set a config value, such as
 	// "mytool config set"; a program's error about a missing config value
@@ -107,9 +108,10 @@ func (e *ProgramError) Error() string {
 // Run runs the program against the deployment of c: it serves c's Monitor
 // over gRPC on a loopback port, starts the program with the environment
 // the Pulumi SDKs read, streams what it prints to the event stream as
-// diagnostics, and waits for it. A non-zero exit is a *ProgramError; when
-// the operation is cancelled, the program gets SIGTERM, and SIGKILL after
-// GracePeriod.
+// diagnostics, and waits for it and for everything it started. A non-zero
+// exit is a *ProgramError. When the operation is cancelled the program's
+// process group gets SIGTERM, and SIGKILL after GracePeriod; so do the
+// processes a program that exited left running.
 //
 // The program registers the stack's root resource itself (the SDKs do, as
 // "pulumi:pulumi:Stack"); that registration is answered with c's own root
@@ -172,20 +174,25 @@ func (p *Program) run(ctx context.Context, c *engine.Context, addr string) error
 		debug: func(line string) { c.Log(engine.SeverityDebug, "", line) },
 	}
 	stderr := newLineWriter(crash.line, 0)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = p.Dir, env, stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return signalGroup(cmd, syscall.SIGTERM) }
-	cmd.WaitDelay = p.GracePeriod
-	if cmd.WaitDelay <= 0 {
-		cmd.WaitDelay = 5 * time.Second
+	grace := p.GracePeriod
+	if grace <= 0 {
+		grace = procgroup.DefaultGrace
 	}
-	if err := cmd.Start(); err != nil {
+	// Output still open once the program's group has ended (a daemon it
+	// started holds it) is closed after the grace period.
+	cmd.WaitDelay = grace
+	group, err := procgroup.Start(cmd, grace)
+	if err != nil {
 		return fmt.Errorf("starting the program %q: %w", strings.Join(argv, " "), err)
 	}
-	err = cmd.Wait()
-	// Nothing the program started outlives it.
-	_ = signalGroup(cmd, syscall.SIGKILL)
+	select {
+	case <-group.Done():
+	case <-ctx.Done():
+		group.Stop(context.WithoutCancel(ctx))
+	}
+	err = group.Wait()
 	stdout.flush()
 	stderr.flush()
 	crash.release()
@@ -202,18 +209,6 @@ func (p *Program) run(ctx context.Context, c *engine.Context, addr string) error
 		return fmt.Errorf("running the program %q: %w", strings.Join(p.Command, " "), err)
 	}
 	return nil
-}
-
-// signalGroup signals the program's process group.
-func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, sig)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
 }
 
 // argv returns the command line that starts the program.

@@ -167,6 +167,34 @@ func TestProgramCancelled(t *testing.T) {
 	}
 }
 
+// A program that exits leaving a child behind: the child gets SIGTERM
+// (and a chance to clean up) and is gone when the operation returns.
+func TestProgramChildEnded(t *testing.T) {
+	eng, _ := shellEngine(t, nil)
+	dir := t.TempDir()
+	pidFile, byeFile := filepath.Join(dir, "pid"), filepath.Join(dir, "bye")
+	child := "trap 'echo terminated > " + byeFile + "; exit 0' TERM; sleep 300 & wait"
+	prog := langhost.Command("sh", "-c", "sh -c \""+child+"\" & echo $! > "+pidFile+"; sleep 0.2; exit 0")
+	if _, err := eng.Up(testContext(t), prog.Run); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alive(pid) {
+		t.Errorf("the program's child %d outlived the operation", pid)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if bye, err := os.ReadFile(byeFile); err != nil || strings.TrimSpace(string(bye)) != "terminated" {
+		t.Errorf("the child was not asked to terminate before it was killed (%q, %v)", bye, err)
+	}
+}
+
 func TestProgramWithoutCommand(t *testing.T) {
 	eng, _ := shellEngine(t, nil)
 	if _, err := eng.Preview(testContext(t), (&langhost.Program{}).Run); err == nil {

@@ -47,8 +47,9 @@ type Options struct {
 	// StartTimeout bounds how long a plugin may take to print its port
 	// (default one minute).
 	StartTimeout time.Duration
-	// GracePeriod is how long Close waits for the plugin to exit after
-	// SIGTERM before killing it (default five seconds).
+	// GracePeriod is how long Close waits for the plugin and what it
+	// started to exit after SIGTERM before killing them (default five
+	// seconds).
 	GracePeriod time.Duration
 }
 
@@ -329,9 +330,10 @@ func (e *CallError) Unwrap() error {
 }
 
 // Close shuts the plugin down: it closes the connection, which ends the
-// calls in flight, then sends the process SIGTERM, and kills it if it has
-// not exited after Options.GracePeriod or when ctx ends. Close returns once
-// the process and every goroutine watching it have ended. Later calls fail
+// calls in flight, then sends the plugin's process group SIGTERM, and
+// kills what is left of it after Options.GracePeriod or when ctx ends.
+// Close returns once the processes and every goroutine watching them have
+// ended. Later calls fail
 // with an error wrapping providers.ErrClosed. Closing twice is a no-op.
 func (p *Provider) Close(ctx context.Context) error {
 	var err error
@@ -341,11 +343,7 @@ func (p *Provider) Close(ctx context.Context) error {
 		p.mu.Unlock()
 		err = p.conn.Close()
 		if p.proc != nil {
-			grace := p.opts.GracePeriod
-			if grace <= 0 {
-				grace = 5 * time.Second
-			}
-			p.proc.stop(ctx, grace)
+			p.proc.stop(ctx)
 		}
 	})
 	if err != nil {

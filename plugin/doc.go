@@ -46,11 +46,15 @@
 //
 // # Crashes and shutdown
 //
-// A waiter goroutine watches the process. If it exits, every call in
-// flight is cancelled at once and fails, as does every later call, with an
-// error wrapping an *ExitError that names the plugin and quotes the end of
-// its stderr: a dead plugin never hangs a deployment. Close closes the
-// connection (ending calls in flight), sends SIGTERM, waits up to
-// Options.GracePeriod for the process to exit, kills it otherwise, and
-// returns once the process and the goroutines watching it have ended.
+// A plugin runs as the leader of a process group of its own, so that
+// whatever it starts (a shell script's node, say) is ended with it. A
+// waiter goroutine watches the process. If it exits, every call in flight
+// is cancelled at once and fails, as does every later call, with an error
+// wrapping an *ExitError that names the plugin and quotes the end of its
+// stderr: a dead plugin never hangs a deployment. What it left running in
+// its group gets SIGTERM, and SIGKILL after Options.GracePeriod. Close
+// closes the connection (ending calls in flight), sends the group SIGTERM,
+// waits up to Options.GracePeriod for all of it to exit, kills what is
+// left otherwise, and returns once the processes and the goroutines
+// watching them have ended.
 package plugin

@@ -147,12 +147,19 @@ func pathFactory(name, path string, opts Options) providers.Factory {
 
 // Resolver returns a providers.Resolver (see providers.WithResolver) that
 // finds plugin binaries on demand, searching opts.Dirs and PATH as Find
-// does. It chooses the first binary whose version is compatible with the
-// version wanted (same major version, not older). A binary's version is
-// its versioned folder's, or else what the plugin itself reports, which
-// takes launching it once; a plugin that reports none is taken to be the
-// version wanted (or 0.0.0 when any will do). The factory it returns
-// launches that binary with opts.
+// does, without starting any. A binary in a versioned folder
+// ("resource-<pkg>-v<version>/") has that folder's version; any other
+// binary's version is known only once it runs.
+//
+// When a version is wanted, the Resolver chooses the first binary in a
+// versioned folder whose version is compatible with it (same major
+// version, not older); failing that, the first binary of unknown version,
+// which is taken to be the version wanted and is checked when it starts:
+// a plugin that then reports an incompatible version is stopped, and the
+// start fails with a *VersionMismatchError. When any version will do, it
+// chooses the first binary in search order; one of unknown version is
+// registered as 0.0.0. The factory it returns launches that binary with
+// opts.
 func Resolver(opts Options) providers.Resolver {
 	return func(ctx context.Context, pkg, version string) (providers.Factory, string, error) {
 		var want *providers.Version
@@ -164,47 +171,77 @@ func Resolver(opts Options) providers.Resolver {
 			want = &v
 		}
 		nf := &NotFoundError{Package: pkg, Version: version, Searched: searched(opts.Dirs)}
-		var errs []error
+		var unknown *candidate
 		for _, c := range candidates(pkg, opts.Dirs) {
-			got := c.version
-			if got == "" {
-				v, err := askVersion(ctx, pkg, c.path, version, opts)
-				if err != nil {
-					errs = append(errs, err)
-					continue
+			if c.version == "" {
+				if unknown == nil {
+					unknown = &c
 				}
-				got = v
-			}
-			v, err := providers.ParseVersion(got)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("plugin %s reports version %q: %w", c.path, got, err))
+				if want == nil {
+					break
+				}
 				continue
 			}
-			if want != nil && (v.Major != want.Major || v.Compare(*want) < 0) {
+			v, err := providers.ParseVersion(c.version)
+			if err != nil {
+				continue // versioned() lists only parseable versions
+			}
+			if want != nil && !compatible(v, *want) {
 				nf.Rejected = append(nf.Rejected, c.path+"@"+v.String())
 				continue
 			}
 			return pathFactory(pkg, c.path, opts), v.String(), nil
 		}
-		return nil, "", errors.Join(append([]error{nf}, errs...)...)
+		if unknown == nil {
+			return nil, "", nf
+		}
+		claimed := "0.0.0"
+		if want != nil {
+			claimed = want.String()
+		}
+		return checkedFactory(pkg, unknown.path, want, opts), claimed, nil
 	}
 }
 
-// askVersion launches the plugin to ask its version.
-func askVersion(ctx context.Context, pkg, path, wanted string, opts Options) (string, error) {
-	p, err := Start(ctx, pkg, path, opts)
-	if err != nil {
-		return "", err
+// compatible says whether a plugin at version got can serve version want:
+// the same major version, and not older.
+func compatible(got, want providers.Version) bool {
+	return got.Major == want.Major && got.Compare(want) >= 0
+}
+
+// VersionMismatchError reports a plugin binary of unknown version that,
+// once started, reported a version incompatible with the one wanted.
+type VersionMismatchError struct {
+	Package, Path string
+	// Reported is the version the plugin reported; Wanted the one asked
+	// for.
+	Reported, Wanted string
+}
+
+// Error names the binary and both versions, and says what to do.
+func (e *VersionMismatchError) Error() string {
+	return fmt.Sprintf("plugin %s (%s) reports version %s, which cannot serve version %s (a compatible version has the same major version and is not older); "+
+		"install a compatible plugin in a versioned folder resource-%s-v<version> of a plugin folder, or put one first on the search path",
+		e.Package, e.Path, e.Reported, e.Wanted, e.Package)
+}
+
+// checkedFactory launches the binary at path, whose version was unknown,
+// and refuses it if the version it reports cannot serve want. A plugin
+// that reports no version is taken to be compatible.
+func checkedFactory(name, path string, want *providers.Version, opts Options) providers.Factory {
+	return func(ctx context.Context) (providers.Provider, error) {
+		p, err := Start(ctx, name, path, opts)
+		if err != nil {
+			return nil, err
+		}
+		if want == nil || p.Version() == "" {
+			return p, nil
+		}
+		got, err := providers.ParseVersion(p.Version())
+		if err == nil && compatible(got, *want) {
+			return p, nil
+		}
+		mismatch := &VersionMismatchError{Package: name, Path: path, Reported: p.Version(), Wanted: want.String()}
+		return nil, errors.Join(mismatch, p.Close(ctx))
 	}
-	version := p.Version()
-	if err := p.Close(ctx); err != nil {
-		return "", err
-	}
-	switch {
-	case version != "":
-		return version, nil
-	case wanted != "":
-		return wanted, nil
-	}
-	return "0.0.0", nil
 }

@@ -11,8 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/groundwork-iac/groundwork/internal/procgroup"
 )
 
 // tailLines is how many of its last stderr lines a plugin's errors quote.
@@ -71,16 +72,18 @@ func (t *tail) get() []string {
 	return append([]string(nil), t.lines...)
 }
 
-// process is a running plugin binary and the goroutines that watch it: one
-// reader each for stdout and stderr, and a waiter that reaps the process.
-// All three end once the process has exited and its output is drained;
-// done is closed then.
+// process is a running plugin binary, the leader of a process group of
+// its own (see package internal/procgroup), and the goroutines that watch
+// it: one reader each for stdout and stderr, and a waiter that waits for
+// the group to end. All three end once the group has ended and the
+// output is drained; done is closed then.
 type process struct {
 	name, path string
-	cmd        *exec.Cmd
+	group      *procgroup.Process
 	stderr     tail
 
-	// lifetime ends when the process has exited.
+	// lifetime ends when the plugin itself has exited (what it started
+	// may still be ending).
 	lifetime context.Context
 	done     chan struct{}
 	exitErr  error // how it exited; set before done is closed
@@ -116,7 +119,7 @@ func start(ctx context.Context, name, path string, opts Options) (*process, int,
 	cmd := exec.Command(path, args...)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.Env, cmd.Dir = opts.Env, opts.Dir
-	err = cmd.Start()
+	group, err := procgroup.Start(cmd, opts.GracePeriod)
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -125,7 +128,7 @@ func start(ctx context.Context, name, path string, opts Options) (*process, int,
 		return nil, 0, &ExitError{Plugin: name, Path: path, Err: err}
 	}
 	lifetime, exited := context.WithCancel(context.Background())
-	p := &process{name: name, path: path, cmd: cmd, lifetime: lifetime, done: make(chan struct{})}
+	p := &process{name: name, path: path, group: group, lifetime: lifetime, done: make(chan struct{})}
 	ports := make(chan int, 1)
 	var readers sync.WaitGroup
 	readers.Go(func() { p.readStdout(outR, ports, opts.Diagnostics) })
@@ -197,10 +200,12 @@ func (p *process) readStderr(r io.Reader, diag func(string)) {
 // end after the plugin exited (a child it left behind may hold its pipes).
 const drainTimeout = 2 * time.Second
 
-// wait reaps the process, waits for its output to be drained, and marks it
-// exited.
+// wait waits for the plugin to exit (ending its lifetime), then for its
+// process group to end and its output to be drained, and marks it done.
 func (p *process) wait(readers *sync.WaitGroup, exited context.CancelFunc, pipes ...*os.File) {
-	err := p.cmd.Wait()
+	<-p.group.Exited()
+	exited()
+	err := p.group.Wait()
 	drained := make(chan struct{})
 	go func() { readers.Wait(); close(drained) }()
 	select {
@@ -219,7 +224,6 @@ func (p *process) wait(readers *sync.WaitGroup, exited context.CancelFunc, pipes
 	}
 	p.exitErr = err
 	close(p.done)
-	exited()
 }
 
 // exited returns the plugin's ExitError if it has exited on its own, nil
@@ -250,33 +254,26 @@ func (p *process) quoteTail() string {
 	return "; the last lines it wrote to stderr:\n    " + strings.Join(lines, "\n    ")
 }
 
-// stop asks the process to exit (SIGTERM), and kills it if it has not
-// exited after grace or when ctx ends. It returns once the process is gone
-// and its goroutines have ended.
-func (p *process) stop(ctx context.Context, grace time.Duration) {
-	p.stopMu.Lock()
-	p.stopping = true
-	p.stopMu.Unlock()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		p.kill()
-		return
-	}
-	timer := time.NewTimer(grace)
-	defer timer.Stop()
-	select {
-	case <-p.done:
-		return
-	case <-timer.C:
-	case <-ctx.Done():
-	}
-	p.kill()
+// stop asks the plugin and everything it started to exit (SIGTERM to its
+// process group), and kills them if they have not exited after the grace
+// period or when ctx ends. It returns once they are gone and the
+// goroutines watching the plugin have ended.
+func (p *process) stop(ctx context.Context) {
+	p.expectExit()
+	p.group.Stop(ctx)
+	<-p.done
 }
 
-// kill kills the process and waits for it to be reaped.
+// kill kills the plugin's process group and waits for the goroutines
+// watching the plugin to end.
 func (p *process) kill() {
+	p.expectExit()
+	p.group.Kill()
+	<-p.done
+}
+
+func (p *process) expectExit() {
 	p.stopMu.Lock()
 	p.stopping = true
 	p.stopMu.Unlock()
-	_ = p.cmd.Process.Kill()
-	<-p.done
 }

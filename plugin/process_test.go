@@ -163,35 +163,100 @@ func link(t *testing.T, target, path string) {
 	}
 }
 
-// A registry with the plugin Resolver finds plugins on demand.
+// counted writes a plugin that is a shell script appending a line to
+// the returned log each time it starts, then running the test plugin.
+func counted(t *testing.T, path string) (log string) {
+	t.Helper()
+	log = filepath.Join(t.TempDir(), "starts.log")
+	body := "#!/bin/sh\necho started >> " + log + "\nexec " + filepath.Join(binDir, plugin.BinaryName(pluginName)) + " \"$@\"\n"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
+// starts counts the lines of a log written by counted.
+func starts(t *testing.T, log string) int {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// The plugin Resolver finds plugins on demand without starting any: a
+// versioned folder says the version; a binary of unknown version is
+// taken to be the version wanted and checked when it starts.
 func TestResolver(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(binDir, plugin.BinaryName(pluginName))
-	link(t, bin, filepath.Join(dir, "resource-"+pluginName+"-v2.5.0", plugin.BinaryName(pluginName)))
+	dir, pathDir := t.TempDir(), t.TempDir()
+	vlog := counted(t, filepath.Join(dir, "resource-"+pluginName+"-v2.5.0", plugin.BinaryName(pluginName)))
+	// The binary of unknown version reports 1.2.3 once it runs.
+	ulog := counted(t, filepath.Join(pathDir, plugin.BinaryName(pluginName)))
+	t.Setenv("PATH", pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	resolve := plugin.Resolver(plugin.Options{Dirs: []string{dir}})
 	ctx := t.Context()
 
-	if _, v, err := resolve(ctx, pluginName, "2.1.0"); err != nil || v != "2.5.0" {
-		t.Errorf("resolve 2.1.0 = %q, %v; want the versioned folder's 2.5.0", v, err)
+	tests := []struct {
+		version, want string
+		wantStartErr  bool
+	}{
+		{version: "2.1.0", want: "2.5.0"},                     // the versioned folder
+		{version: "", want: "2.5.0"},                          // the first in search order
+		{version: "1.0.0", want: "1.0.0"},                     // unknown version, reports 1.2.3: fine
+		{version: "1.5.0", want: "1.5.0", wantStartErr: true}, // reports 1.2.3: too old
+		{version: "3.0.0", want: "3.0.0", wantStartErr: true}, // reports 1.2.3: another major
 	}
-	// Only the binary on PATH (which reports 1.2.3) is a 1.x.
-	if _, v, err := resolve(ctx, pluginName, "1.0.0"); err != nil || v != "1.2.3" {
-		t.Errorf("resolve 1.0.0 = %q, %v; want the PATH binary's reported 1.2.3", v, err)
+	for _, tt := range tests {
+		f, v, err := resolve(ctx, pluginName, tt.version)
+		if err != nil || v != tt.want {
+			t.Errorf("resolve %q = %q, %v; want %q", tt.version, v, err, tt.want)
+			continue
+		}
+		if n := starts(t, vlog) + starts(t, ulog); n != 0 {
+			t.Errorf("resolve %q started %d plugins; want none", tt.version, n)
+		}
+		p, err := f(ctx)
+		var mismatch *plugin.VersionMismatchError
+		switch {
+		case tt.wantStartErr && !errors.As(err, &mismatch):
+			t.Errorf("starting the plugin resolved for %q = %v, want a *VersionMismatchError", tt.version, err)
+		case !tt.wantStartErr && err != nil:
+			t.Errorf("starting the plugin resolved for %q: %v", tt.version, err)
+		case err == nil:
+			if err := providers.Close(ctx, p); err != nil {
+				t.Error(err)
+			}
+		}
+		if err := os.Remove(vlog); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.Remove(ulog); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
 	}
-	_, _, err := resolve(ctx, pluginName, "3.0.0")
+
+	empty := t.TempDir()
+	_, _, err := plugin.Resolver(plugin.Options{Dirs: []string{empty}})(ctx, "no-such-plugin", "1.0.0")
 	var nf *plugin.NotFoundError
-	if !errors.As(err, &nf) || len(nf.Rejected) != 2 {
-		t.Errorf("resolve 3.0.0 = %v, want a *NotFoundError rejecting both binaries", err)
+	if !errors.As(err, &nf) {
+		t.Errorf("resolve of a missing plugin = %v, want a *NotFoundError", err)
 	}
 
 	reg := providers.NewRegistry(providers.WithResolver(resolve))
-	p, info, err := reg.Instantiate(ctx, pluginName, "1.0.0")
+	p, info, err := reg.Instantiate(ctx, pluginName, "2.0.0")
 	if err != nil {
 		t.Fatalf("Instantiate: %v", err)
 	}
 	defer providers.Close(context.Background(), p)
-	if info.Version != "1.2.3" {
-		t.Errorf("Instantiate chose %v, want 1.2.3", info)
+	if info.Version != "2.5.0" {
+		t.Errorf("Instantiate chose %v, want 2.5.0", info)
 	}
 	if _, err := providers.Configure(ctx, p, providers.ConfigureRequest{}); err != nil {
 		t.Fatal(err)
@@ -234,5 +299,101 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines before, %d after Close:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// wrapper writes a plugin that is a shell script running the test plugin
+// as its child, as pulumi-resource-pulumi-nodejs runs node, and first
+// starts a background sleep that prints its pid, standing for whatever a
+// plugin starts on the side.
+func wrapper(t *testing.T) string {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "pulumi-resource-wrapped")
+	body := "#!/bin/sh\nsleep 300 &\necho \"sidecar: pid=$!\" >&2\n" +
+		filepath.Join(binDir, plugin.BinaryName(pluginName)) + " \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script
+}
+
+// sidecarOf finds the pid the wrapper script prints for its background
+// child.
+func sidecarOf(t *testing.T, diag *lines) int {
+	t.Helper()
+	for _, l := range diag.all() {
+		if s, ok := strings.CutPrefix(l, "sidecar: pid="); ok {
+			if pid, err := strconv.Atoi(s); err == nil {
+				return pid
+			}
+		}
+	}
+	t.Fatalf("the wrapper printed no sidecar pid; diagnostics: %q", diag.all())
+	return 0
+}
+
+// running reports whether pid is a live process, not a zombie.
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return alive(pid) // not Linux: a zombie counts as running
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || !strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z")
+}
+
+// Ending a plugin ends everything it started: Close, a plugin that
+// ignores SIGTERM, and a plugin that crashes all leave no process behind.
+func TestNoChildLeftBehind(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		end  func(t *testing.T, p *plugin.Provider)
+	}{{
+		name: "Close",
+		end:  func(t *testing.T, p *plugin.Provider) { closePlugin(t, p) },
+	}, {
+		name: "Close of a plugin that ignores SIGTERM",
+		env:  withMode("stubborn"),
+		end:  func(t *testing.T, p *plugin.Provider) { closePlugin(t, p) },
+	}, {
+		name: "crash",
+		end: func(t *testing.T, p *plugin.Provider) {
+			configure(t, p, nil)
+			_, err := p.Create(t.Context(), providers.CreateRequest{URN: urn("c"), Inputs: resource.PropertyMap{"crash": resource.NewBool(true)}})
+			var exit *plugin.ExitError
+			if !errors.As(err, &exit) {
+				t.Errorf("Create that crashes the plugin = %v, want an *ExitError", err)
+			}
+			closePlugin(t, p)
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var diag lines
+			p, err := plugin.Start(t.Context(), pluginName, wrapper(t), plugin.Options{
+				Env: tt.env, Diagnostics: diag.add, GracePeriod: 300 * time.Millisecond,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pids := []int{sidecarOf(t, &diag), pidOf(t, &diag)}
+			tt.end(t, p)
+			for _, pid := range pids {
+				if running(pid) {
+					t.Errorf("process %d that the plugin started still runs after it ended", pid)
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+func closePlugin(t *testing.T, p *plugin.Provider) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := p.Close(ctx); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }
