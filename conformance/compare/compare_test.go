@@ -1,0 +1,109 @@
+package compare
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/groundwork-iac/groundwork/conformance/drive"
+	"github.com/groundwork-iac/groundwork/conformance/spec"
+	"github.com/groundwork-iac/groundwork/conformance/world"
+)
+
+const (
+	urnA = "urn:pulumi:stk::proj::world:index:Thing::a"
+	urnB = "urn:pulumi:stk::proj::world:index:Thing::b"
+	urnC = "urn:pulumi:stk::proj::world:index:Thing::c"
+)
+
+// run is one update: b depends on a, c is independent; a is replaced
+// (create-before-delete), then b updated, c updated.
+func run() drive.Run {
+	before := []drive.Record{
+		{URN: urnA, Custom: true, ID: "a-1"},
+		{URN: urnB, Custom: true, ID: "b-1", Dependencies: []string{urnA}},
+		{URN: urnC, Custom: true, ID: "c-1"},
+	}
+	after := []drive.Record{
+		{URN: urnA, Custom: true, ID: "a-2"},
+		{URN: urnB, Custom: true, ID: "b-1", Dependencies: []string{urnA}},
+		{URN: urnC, Custom: true, ID: "c-1"},
+	}
+	return drive.Run{
+		Name: "up 2", Before: before, State: after,
+		Ledger: []world.Entry{
+			{Op: spec.OpCreate, URN: urnA, ID: "a-2"},
+			{Op: spec.OpUpdate, URN: urnB, ID: "b-1"},
+			{Op: spec.OpUpdate, URN: urnC, ID: "c-1"},
+			{Op: spec.OpDelete, URN: urnA, ID: "a-1"},
+		},
+		Live: map[string]world.Object{"a-2": {ID: "a-2"}, "b-1": {ID: "b-1"}, "c-1": {ID: "c-1"}},
+	}
+}
+
+func TestCompare(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(r *drive.Run)
+		kinds []string
+	}{
+		{"same", func(*drive.Run) {}, nil},
+		{"independent operations in another order", func(r *drive.Run) {
+			r.Ledger[1], r.Ledger[2] = r.Ledger[2], r.Ledger[1]
+		}, nil},
+		{"the deletes of two copies of one URN in another order", func(r *drive.Run) {
+			r.Ledger = append(r.Ledger[:3], world.Entry{Op: spec.OpDelete, URN: urnA, ID: "a-0"}, r.Ledger[3])
+		}, nil},
+		{"outcome", func(r *drive.Run) { r.Err = "boom" }, []string{KindOutcome}},
+		{"failed steps", func(r *drive.Run) { r.Failed = []string{urnC} }, []string{KindFailed}},
+		{"a missing operation", func(r *drive.Run) { r.Ledger = r.Ledger[:3] }, []string{KindOps}},
+		{"a dependent updated before its dependency is created", func(r *drive.Run) {
+			r.Ledger[0], r.Ledger[1] = r.Ledger[1], r.Ledger[0]
+		}, []string{KindOrder}},
+		{"delete first", func(r *drive.Run) {
+			r.Ledger = append([]world.Entry{r.Ledger[3]}, r.Ledger[:3]...)
+		}, []string{KindOps, KindOrder}},
+		{"a field of the state", func(r *drive.Run) { r.State[2].Protect = true }, []string{KindState}},
+		{"a leaked object", func(r *drive.Run) { r.Live["a-1"] = world.Object{ID: "a-1"} }, []string{KindInvariant}},
+		{"a lost object", func(r *drive.Run) { delete(r.Live, "c-1") }, []string{KindInvariant}},
+		{"an invalid state", func(r *drive.Run) { r.Invalid = "duplicate URN" }, []string{KindInvalid}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ref, gw := run(), run()
+			if tc.name == "the deletes of two copies of one URN in another order" {
+				ref.Ledger = append(ref.Ledger, world.Entry{Op: spec.OpDelete, URN: urnA, ID: "a-0"})
+				ref.Before = append(ref.Before, drive.Record{URN: urnA, Custom: true, Delete: true, ID: "a-0"})
+				gw.Before = ref.Before
+			}
+			tc.edit(&gw)
+			res := Compare(&spec.Program{}, &drive.Trace{Engine: "pulumi", Runs: []drive.Run{ref}},
+				&drive.Trace{Engine: "groundwork", Runs: []drive.Run{gw}}, nil)
+			if got := res.Kinds(); !slices.Equal(got, tc.kinds) {
+				t.Errorf("kinds %v, want %v: %v", got, tc.kinds, res.Differences)
+			}
+		})
+	}
+}
+
+// TestExplainer checks that a recognised difference is counted, not
+// reported, and that the comparison goes on only when the explainer says
+// so.
+func TestExplainer(t *testing.T) {
+	ref := drive.Trace{Engine: "pulumi", Runs: []drive.Run{run(), run()}}
+	gw := drive.Trace{Engine: "groundwork", Runs: []drive.Run{run(), run()}}
+	gw.Runs[0].Err, gw.Runs[1].State[0].Protect = "boom", true
+	for _, goOn := range []bool{true, false} {
+		explain := func(i int, d Difference) (string, bool) {
+			if d.Kind == KindOutcome {
+				return "known", goOn
+			}
+			return "", false
+		}
+		res := Compare(&spec.Program{}, &ref, &gw, explain)
+		if len(res.Known) != 1 || res.Known[0].Name != "known" {
+			t.Errorf("goOn %v: known %v", goOn, res.Known)
+		}
+		if want := goOn; (len(res.Differences) > 0) != want {
+			t.Errorf("goOn %v: differences %v", goOn, res.Differences)
+		}
+	}
+}
