@@ -174,7 +174,7 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	}
 	pending := w.old.Clone()
 	pending.PendingReplacement = true
-	del := g.step(OpDeleteReplaced, w.new.URN, w.old, pending, w.reg)
+	del := g.step(OpDeleteReplaced, w.old.URN, w.old, pending, w.reg)
 	del.Diff, del.Keys = w.diff, w.keys
 	create := g.step(OpCreate, w.new.URN, pending, w.new, w.reg)
 	create.Diff, create.Keys = w.diff, w.keys
