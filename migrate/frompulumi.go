@@ -190,7 +190,7 @@ func (out *Imported) resource(r *reader, pr pulumiResource, opts FromOptions) (*
 	s := &resource.State{
 		Type: pr.Type, URN: pr.URN, Custom: pr.Custom, Delete: pr.Delete, ID: pr.ID,
 		Inputs: inputs, Outputs: outputs, Parent: pr.Parent, Protect: pr.Protect, External: pr.External,
-		Dependencies: pr.Dependencies, PropertyDependencies: pr.PropertyDependencies, Provider: pr.Provider,
+		Dependencies: pr.Dependencies, PropertyDependencies: propertyDependencies(pr.PropertyDependencies), Provider: pr.Provider,
 		InitErrors: pr.InitErrors, PendingReplacement: pr.PendingReplacement, RetainOnDelete: pr.RetainOnDelete,
 		DeletedWith: pr.DeletedWith, IgnoreChanges: pr.IgnoreChanges, ReplaceOnChanges: pr.ReplaceOnChanges,
 		ImportID: pr.ImportID, AdditionalSecretOutputs: pr.AdditionalSecretOutputs, Aliases: pr.Aliases,
@@ -206,6 +206,23 @@ func (out *Imported) resource(r *reader, pr pulumiResource, opts FromOptions) (*
 	}
 	out.dropped(pr)
 	return s, nil
+}
+
+// propertyDependencies drops the empty lists Pulumi's engine records for
+// every input of a registration: a key without dependencies is a key not
+// listed, which is how groundwork records it.
+func propertyDependencies(deps map[resource.PropertyKey][]resource.URN) map[resource.PropertyKey][]resource.URN {
+	var out map[resource.PropertyKey][]resource.URN
+	for k, urns := range deps {
+		if len(urns) == 0 {
+			continue
+		}
+		if out == nil {
+			out = make(map[resource.PropertyKey][]resource.URN, len(deps))
+		}
+		out[k] = urns
+	}
+	return out
 }
 
 // dropped notes what the record holds that the import leaves out and a
