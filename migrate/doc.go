@@ -5,8 +5,8 @@
 // groundwork snapshot of the same stack: every resource with its inputs,
 // outputs, provider, parent, dependencies, property dependencies and
 // options (protect, retainOnDelete, deletedWith, ignoreChanges, aliases,
-// custom timeouts and the rest), old copies awaiting deletion, and pending
-// operations. ToPulumi writes a groundwork snapshot back as a version 3
+// custom timeouts, resource hooks and the rest), old copies awaiting
+// deletion, and pending operations. ToPulumi writes a groundwork snapshot back as a version 3
 // deployment that `pulumi stack import` reads. ImportStack and ExportStack
 // do either against a state.Store.
 //
@@ -24,8 +24,7 @@
 //
 // A few things Pulumi records have no counterpart in groundwork. Source
 // positions, stack traces and hidden diffs are dropped. Refresh-before-
-// update, replaceWith and replacement triggers, and resource hooks are
-// dropped and reported (Imported.Dropped): a program registers its hooks
-// and options again on each run. A tainted resource or a view is refused,
-// with what to do in Pulumi first.
+// update, replaceWith and replacement triggers, and error hooks are
+// dropped and reported (Imported.Dropped). A tainted resource or a view is
+// refused, with what to do in Pulumi first.
 package migrate

@@ -74,11 +74,12 @@ type pulumiResource struct {
 	SourcePosition string            `json:"sourcePosition,omitempty"`
 	StackTrace     []json.RawMessage `json:"stackTrace,omitempty"`
 	HideDiff       []json.RawMessage `json:"hideDiff,omitempty"`
+	// Kept, but for the kinds of hooks groundwork does not run.
+	ResourceHooks map[string][]string `json:"resourceHooks,omitempty"`
 	// Dropped and reported.
-	RefreshBeforeUpdate bool                `json:"refreshBeforeUpdate,omitempty"`
-	ReplaceWith         []resource.URN      `json:"replaceWith,omitempty"`
-	ReplacementTrigger  any                 `json:"replacementTrigger,omitempty"`
-	ResourceHooks       map[string][]string `json:"resourceHooks,omitempty"`
+	RefreshBeforeUpdate bool           `json:"refreshBeforeUpdate,omitempty"`
+	ReplaceWith         []resource.URN `json:"replaceWith,omitempty"`
+	ReplacementTrigger  any            `json:"replacementTrigger,omitempty"`
 	// Refused.
 	Taint  bool         `json:"taint,omitempty"`
 	ViewOf resource.URN `json:"viewOf,omitempty"`

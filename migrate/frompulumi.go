@@ -2,12 +2,14 @@ package migrate
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,6 +103,9 @@ func FromPulumi(ctx context.Context, data []byte, opts FromOptions) (*Imported, 
 	if err := out.Snapshot.VerifyIntegrity(); err != nil {
 		return nil, fmt.Errorf("the imported stack breaks groundwork's integrity rules: %w", err)
 	}
+	slices.SortStableFunc(out.Dropped, func(a, b Dropped) int {
+		return cmp.Or(strings.Compare(string(a.URN), string(b.URN)), strings.Compare(a.Field, b.Field))
+	})
 	return out, nil
 }
 
@@ -198,6 +203,7 @@ func (out *Imported) resource(r *reader, pr pulumiResource, opts FromOptions) (*
 	if t := pr.CustomTimeouts; t != nil {
 		s.CustomTimeouts = resource.CustomTimeouts{Create: seconds(t.Create), Update: seconds(t.Update), Delete: seconds(t.Delete)}
 	}
+	s.Hooks = out.hooks(pr)
 	if pr.Created != nil {
 		s.Created = *pr.Created
 	}
@@ -240,9 +246,32 @@ func (out *Imported) dropped(pr pulumiResource) {
 	if pr.ReplacementTrigger != nil {
 		note("replacementTrigger", "groundwork does not replace the resource when the trigger changes")
 	}
-	if len(pr.ResourceHooks) > 0 {
-		note("resourceHooks", "the program registers its hooks again on each run")
+}
+
+// hooks converts the resource hooks bound to a resource; a kind groundwork
+// does not run (Pulumi's error hooks) is dropped and reported.
+func (out *Imported) hooks(pr pulumiResource) resource.Hooks {
+	var h resource.Hooks
+	for kind, names := range pr.ResourceHooks {
+		k, ok := hookKinds[kind]
+		if !ok {
+			out.Dropped = append(out.Dropped, Dropped{URN: pr.URN, Field: "resourceHooks." + kind,
+				Reason: "groundwork has no hooks of this kind"})
+			continue
+		}
+		if h == nil {
+			h = resource.Hooks{}
+		}
+		h[k] = names
 	}
+	return h
+}
+
+// hookKinds maps Pulumi's names of hook kinds to groundwork's.
+var hookKinds = map[string]resource.HookKind{
+	"BeforeCreate": resource.HookBeforeCreate, "AfterCreate": resource.HookAfterCreate,
+	"BeforeUpdate": resource.HookBeforeUpdate, "AfterUpdate": resource.HookAfterUpdate,
+	"BeforeDelete": resource.HookBeforeDelete, "AfterDelete": resource.HookAfterDelete,
 }
 
 // checkURN refuses a URN of another stack or project than asked for.

@@ -68,6 +68,7 @@ func fullState() *resource.State {
 		ImportID:                "import-1",
 		AdditionalSecretOutputs: []resource.PropertyKey{"pw"},
 		Aliases:                 []resource.URN{urn("aws:s3/bucket:Bucket", "old")},
+		Hooks:                   resource.Hooks{resource.HookBeforeCreate: {"check", "tag"}, resource.HookAfterDelete: {"notify"}},
 		Created:                 time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC),
 		Modified:                time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC),
 	}
@@ -217,8 +218,8 @@ func TestFromPulumiRefusesAndDrops(t *testing.T) {
 		dropped []string
 	}{
 		{"plain", exported(t, 3, "", res("")), migrate.FromOptions{}, "", nil},
-		{"hooks and refresh", exported(t, 4, "", res(`,"resourceHooks":{"before_create":["h"]},"refreshBeforeUpdate":true,"sourcePosition":"x"`)),
-			migrate.FromOptions{}, "", []string{"refreshBeforeUpdate", "resourceHooks"}},
+		{"error hooks and refresh", exported(t, 4, "", res(`,"resourceHooks":{"BeforeCreate":["h"],"OnError":["e"]},"refreshBeforeUpdate":true,"sourcePosition":"x"`)),
+			migrate.FromOptions{}, "", []string{"refreshBeforeUpdate", "resourceHooks.OnError"}},
 		{"tainted", exported(t, 4, "", res(`,"taint":true`)), migrate.FromOptions{}, "is tainted", nil},
 		{"view", exported(t, 4, "", res(`,"viewOf":"urn:pulumi:dev::site::a:b:C::o"`)), migrate.FromOptions{}, "is a view of", nil},
 		{"another stack", exported(t, 3, "", res("")), migrate.FromOptions{Stack: "prod"}, `belongs to stack "dev", not "prod"`, nil},

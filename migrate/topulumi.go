@@ -23,8 +23,9 @@ type ToOptions struct {
 	EncryptionSalt string
 }
 
-// ToPulumi writes snap as a version 3 deployment, the JSON `pulumi stack
-// import` reads. Nothing groundwork records is lost.
+// ToPulumi writes snap as a version 3 deployment (4 when a resource has
+// hooks), the JSON `pulumi stack import` reads. Nothing groundwork records
+// is lost.
 func ToPulumi(ctx context.Context, snap *state.Snapshot, opts ToOptions) ([]byte, error) {
 	w := &writer{ctx: ctx}
 	dep := deployment{Manifest: exportManifest(snap)}
@@ -42,10 +43,15 @@ func ToPulumi(ctx context.Context, snap *state.Snapshot, opts ToOptions) ([]byte
 		w.mgr = m
 		dep.SecretsProviders = &secretsProvider{Type: pulumiPassphraseType, State: m.State()}
 	}
+	version, features := 3, []string(nil)
 	for _, s := range snap.Resources {
 		pr, err := w.resource(s)
 		if err != nil {
 			return nil, err
+		}
+		if len(pr.ResourceHooks) > 0 {
+			// Pulumi reads hooks from version 4 on, with the feature named.
+			version, features = 4, []string{"hooks"}
 		}
 		dep.Resources = append(dep.Resources, pr)
 	}
@@ -63,7 +69,7 @@ func ToPulumi(ctx context.Context, snap *state.Snapshot, opts ToOptions) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	return json.MarshalIndent(envelope{Version: 3, Deployment: inner}, "", "    ")
+	return json.MarshalIndent(envelope{Version: version, Features: features, Deployment: inner}, "", "    ")
 }
 
 // exportManifest names groundwork as the writer, with the magic Pulumi
@@ -100,6 +106,16 @@ func (w *writer) resource(s *resource.State) (pulumiResource, error) {
 	}
 	if t := s.CustomTimeouts; !t.IsZero() {
 		pr.CustomTimeouts = &timeouts{Create: t.Create.Seconds(), Update: t.Update.Seconds(), Delete: t.Delete.Seconds()}
+	}
+	for kind, names := range s.Hooks {
+		for pulumiKind, k := range hookKinds {
+			if k == kind {
+				if pr.ResourceHooks == nil {
+					pr.ResourceHooks = map[string][]string{}
+				}
+				pr.ResourceHooks[pulumiKind] = names
+			}
+		}
 	}
 	if !s.Created.IsZero() {
 		c := s.Created.UTC()
