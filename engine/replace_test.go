@@ -318,7 +318,8 @@ func TestCreateBeforeDeleteFailedCreateKeepsTheOldCopy(t *testing.T) {
 
 // TestProtectAndReplace: a protected resource is never deleted to replace
 // it — directly, or as a dependent a delete-before-replace would delete
-// first — and the refusal names it before anything is deleted. A program
+// first — and the refusal, a failed replace step of the resource being
+// replaced, names it before anything is deleted. A program
 // that drops protect may replace the resource in the same update, as the
 // reference engine allows; a dependent's recorded protect holds, since
 // its new goal comes only after the delete-before-replace decided.
@@ -344,11 +345,12 @@ func TestProtectAndReplace(t *testing.T) {
 		wantProtected      string
 		wantFor            string
 		writes             []string
-		steps              []string // none when refused: nothing starts
+		steps              []string
 	}{
-		{name: "a protected resource is not replaced", protectA: true, wantProtected: "a"},
+		{name: "a protected resource is not replaced", protectA: true, wantProtected: "a",
+			steps: []string{"replace a: failed"}},
 		{name: "a protected dependent is not replaced by a delete-before-replace", protectC: true,
-			wantProtected: "c", wantFor: "a"},
+			wantProtected: "c", wantFor: "a", steps: []string{"replace a: failed"}},
 		{name: "unprotect and replace in one update", protectA: true, unprotect: true,
 			writes: []string{"delete c", "delete a", "create a", "create c"},
 			steps:  []string{"create a", "create c", "delete-replaced a", "delete-replaced c", "same b"}},
@@ -356,7 +358,7 @@ func TestProtectAndReplace(t *testing.T) {
 		// replace must decide (it waits for a): its recorded protect
 		// holds, as in the reference engine.
 		{name: "unprotecting a dependent does not let a delete-before-replace replace it", protectC: true, unprotect: true,
-			wantProtected: "c", wantFor: "a"},
+			wantProtected: "c", wantFor: "a", steps: []string{"replace a: failed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -151,7 +151,8 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 		if dep.Protect && !g.takenOver[dep] {
 			// Replacing it would delete it: refuse, as for a protected
 			// resource replaced directly, before anything is deleted.
-			return Actions{}, &ProtectedError{URN: dep.URN, Action: "replace", For: w.new.URN}
+			w.refusal = &ProtectedError{URN: dep.URN, Action: "replace", For: w.new.URN}
+			return g.single(w, OpReplace), nil
 		}
 	}
 	g.news[w.new.URN] = w.new
