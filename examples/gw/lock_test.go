@@ -178,7 +178,11 @@ func TestFirstInterruptCancels(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(stateDir, "dev", "lock")); !os.IsNotExist(err) {
 		t.Errorf("the lock is still there after a graceful cancellation: %v", err)
 	}
-	t.Logf("%s", out)
+	want := "error: the update was cancelled (interrupted): no new step was started; " +
+		"the steps already running finished, and the state records every change made (create: 1)\n"
+	if got := out.String(); !strings.HasSuffix(got, want) || strings.Count(got, "error:") != 1 {
+		t.Errorf("gw's output does not end with the one error %q:\n%s", want, got)
+	}
 }
 
 // TestUpPipedIntoHead runs "gw up --json | head -3": gw outlives the pipe's
