@@ -308,7 +308,7 @@ func (e *CancelledError) Error() string {
 	}
 	var done []string
 	for _, op := range slices.Sorted(maps.Keys(e.Recorded)) {
-		if n := e.Recorded[op]; n > 0 && op != StepSame {
+		if n := e.Recorded[op]; n > 0 && op != StepSame && op != StepOutputs {
 			done = append(done, fmt.Sprintf("%s: %d", op, n))
 		}
 	}
