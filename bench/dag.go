@@ -77,7 +77,7 @@ func dagProgram(deps [][]int) engine.Program {
 		for i, ds := range deps {
 			var opts []engine.ResourceOption
 			if len(ds) > 0 {
-				on := make([]*engine.Resource, len(ds))
+				on := make([]engine.Handle, len(ds))
 				for k, j := range ds {
 					on[k] = rs[j]
 				}

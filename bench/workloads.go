@@ -361,7 +361,7 @@ var w2 = &workload{
 		defer func() { b.opEnd = time.Now() }()
 		return b.up(func(ctx *engine.Context) error {
 			for c := range chains {
-				var prev engine.Output
+				var prev engine.Output[resource.PropertyValue]
 				for d := range w2Depth {
 					props := engine.Props{"out": fmt.Sprintf("c%d-d%d", c, d)}
 					if d > 0 {

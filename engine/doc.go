@@ -13,19 +13,50 @@
 // step that completed is recorded whatever fails afterwards; the error
 // returned joins the program's error, each step failure (a failure's
 // dependents are skipped, not reported again) and any error recording the
-// state.
+// state. An operation ends when its context does: nothing a program does
+// can keep it running, or keep the stack locked, after that.
+//
+// A Result lists the steps the operation took (StepRecord, by StepOp),
+// counts them by kind, and holds the stack outputs and the snapshot it
+// left. Engine.Outputs and Engine.State read the stack between
+// operations.
 //
 // # Programs
 //
-// A Program is a function of a *Context. Context.Register returns a
-// *Resource handle at once; the registration proceeds in the background
-// once everything it depends on has finished. A handle's Output and ID are
-// futures that can be used as inputs of other registrations (the engine
-// waits for them and records both the dependency and the per-property
-// dependency) or exported as stack outputs. In a preview, outputs that are
-// not known yet are unknown and flow onward as unknown; secret outputs stay
-// secret through Output.Apply. The program's function may return before its
-// registrations finish; the engine waits for all of them.
+// A Program is a function of a *Context. It declares resources, each of
+// which the engine creates, updates, replaces or leaves alone to match
+// the declaration, and deletes when a later run no longer declares it.
+// A declaration returns its handle at once; the registration proceeds in
+// the background once everything it depends on has finished, so
+// independent resources deploy in parallel. The program's function may
+// return before its registrations finish; the engine waits for all of
+// them.
+//
+// Typed resources are declared with a constructor such as local.NewFile,
+// or with NewResource for any type: the inputs are a struct (the
+// arguments), the outputs the fields of the returned struct:
+//
+//	pet := random.NewPet(ctx, "mascot", random.PetArgs{Length: engine.Val(2)})
+//	page := local.NewFile(ctx, "index", local.FileArgs{
+//		Path:    engine.Val("./site/index.html"),
+//		Content: engine.Sprintf("<h1>Hello from %s!</h1>", pet.Result),
+//	})
+//	ctx.Export("size", page.Size)
+//
+// Context.Register declares one with untyped inputs (Props) instead, and
+// OutputOf reads any of its outputs typed.
+//
+// An Output[T] is a value known during the operation: a resource's
+// output once its step has completed, a constant (Val), or a function of
+// other outputs (Apply, ApplyErr, Apply2, Apply3, All, Sprintf). Passed
+// as an input, it makes the registration wait for it and record a
+// dependency on every resource the value came from, so that the resource
+// is created after them and deleted before them. A secret stays secret
+// through every function applied to it (Secret marks one). In a preview
+// a value that depends on a resource not created yet is unknown: the
+// functions are not called, and it flows onward as unknown. Output.Await
+// gives the value to the program's function.
+//
 // Context.StackReference reads the outputs of another stack of the store,
 // and Context.Get rehydrates a resource of the operation by its URN, both
 // through the "pulumi" package every deployment serves itself (package
@@ -33,6 +64,30 @@
 // before and after a resource's creates, updates and deletes; the state
 // records them by name, so that a resource's delete runs them after the
 // program has stopped declaring it.
+//
+// # The program's contract
+//
+//   - Arguments are checked when the resource is declared: an empty name
+//     or one containing "::", a custom type without a package, a nil
+//     handle in an option, a zero Output among the inputs, inputs that
+//     are not a struct or Props. A bad one fails the registration at once
+//     with an *ArgumentError naming the resource and the argument.
+//   - Using an output the provider did not return is a
+//     *MissingOutputError naming the resource and the key (a typo is
+//     never a silent null); a value that does not decode into its Go type
+//     is a *resource.DecodeError naming them too. The registration that
+//     takes it fails, and so does the operation.
+//   - A panic in the program's function, an Apply function or a transform
+//     is a *PanicError of the operation, naming whose code panicked and
+//     where.
+//   - A function given to Apply, and a transform, runs on a goroutine of
+//     the engine's and must not wait for other outputs: such a wait is
+//     refused with an error (a *CycleError naming the resources, when what
+//     it waits for is waiting for that very function). Combine outputs
+//     with Apply2, Apply3, All or Sprintf instead.
+//   - Registrations are made before the program's function returns (or
+//     from Apply functions); one made after fails.
+//   - Every wait of the program API watches the operation's context.
 //
 // # The host loop
 //
@@ -43,12 +98,11 @@
 // its answer returns to the loop, and chains go to the executor, whose hooks
 // (hooks.go) journal each step's begin (durably) before its provider is
 // called and its end (in order) before the waiting registration is
-// answered through its callback. The begin is awaited by a callback from
-// the journal's writer rather than by a parked goroutine: a chain gets its
-// goroutine once its begin is durable. Chains that call no provider and
-// journal no begin run in issue order on a lane of their own (lane.go),
-// without a goroutine each. A host that needs another shape can wire
-// the same parts itself; examples/wiring shows how.
+// answered through its callback. Chains that call no provider and journal
+// no begin run in issue order on a lane of their own (lane.go). A host
+// that needs another shape can wire the same parts itself;
+// examples/wiring shows how. Programs that run in other processes reach
+// the same monitor through package langhost (see Context.Monitor).
 //
 // # Events
 //
@@ -56,38 +110,5 @@
 // StepDoneEvent, StepFailedEvent, DiagnosticEvent and SummaryEvent values,
 // never concurrently. Secret values are masked before an event is built.
 // Package display renders the stream for terminals, logs and JSON lines.
-//
-// # Performance
-//
-// Figures from BenchmarkUp10k and BenchmarkSlowCheckDiff1k on a shared
-// 2-vCPU Xeon, Go 1.26 (BENCHMARKS.md has the method, the end-to-end
-// workloads of go run ./bench, the profiles and the known limits):
-//
-//	BenchmarkUp10k: Up of 10,000 independent resources, no-op provider
-//	  store=memory  first run         0.19-0.22 s/op   39 allocs/resource
-//	  store=memory  unchanged rerun   0.09-0.11 s/op   32 allocs/resource
-//	  store=file    first run         0.21-0.22 s/op   39 allocs/resource
-//	  store=file    unchanged rerun   0.08-0.09 s/op   33 allocs/resource
-//	BenchmarkSlowCheckDiff1k: 1,000 unchanged resources, Check and Diff 5 ms
-//	                                  54-58 ms/op: 5.4-5.8 x the 10 ms floor (10 s serially)
-//
-// (end of the fifth round, load average about 2; the fourth round
-// measured 0.20-0.24 s/op for a first run and 0.11-0.13 for a rerun, the
-// third 0.38-0.49 and 0.21-0.23, the first 0.75-1.20.) Memory is time
-// here: in a fresh process a third of an operation's CPU is the kernel
-// serving first touches of the memory it allocates, and the garbage
-// collector a sixth to a third more (BENCHMARKS.md, fifth round).
-//
-// An unchanged resource's Check and Diff run on one goroutine
-// (stepgen.Call.DiffAfterCheck), and at most 256 provider calls are in
-// flight at once (callers.go): a goroutine per call, started faster than a
-// busy machine ran them, left thousands waiting with fresh stacks, at the
-// price of BenchmarkSlowCheckDiff1k's 36-38 ms.
-//
-// Allocations are the operation's, store and program included. No
-// goroutine waits for a registration's step: a registration whose
-// dependencies have finished costs none, one that waits for dependencies
-// costs one until they have. No goroutine waits for a sync either: a
-// chain's goroutine is started when its first step's begin is durable, by
-// the journal's writer, and runs the step's provider call and its end.
+// BENCHMARKS.md has the engine's performance figures.
 package engine

@@ -10,18 +10,20 @@ import (
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// The methods in this file are what a program that runs outside the engine
-// needs of its Context: an out-of-process runner (package langhost) is an
-// ordinary Program that serves the deployment's Monitor over gRPC, starts
-// the program with the stack's settings, and reports what the program
-// prints. The stack's root resource stays the Context's own: the runner
-// answers the program's registration of it with Root, and records the
-// outputs the program gives it with Export.
+// The methods in this file are for runners of programs in other
+// processes, not for programs written against the Context: such a runner
+// (package langhost) is an ordinary Program that serves the deployment's
+// Monitor over gRPC, starts the program with the stack's settings, and
+// reports what the program prints. The stack's root resource stays the
+// Context's own: the runner answers the program's registration of it with
+// Root, and records the outputs the program gives it with Export.
 
 // Monitor returns the deployment's monitor, the one entry point of every
-// registration, read, invoke and call. In-process registrations reach it
-// through the Context's methods; a runner of an out-of-process program
-// hands it the program's requests.
+// registration, read, invoke and call, for a runner of a program in
+// another process: it serves the monitor's whole request surface (and
+// tells it its address, for providers that build components) to the
+// program it runs. A program written against the Context never needs it:
+// the Context's methods are its requests, typed and checked.
 func (c *Context) Monitor() *monitor.Monitor { return c.d.mon }
 
 // Config returns a copy of the stack configuration, keyed

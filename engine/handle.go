@@ -3,7 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
@@ -11,20 +14,33 @@ import (
 
 // Resource is the handle of a registration. It is returned at once; its
 // URN, ID and outputs become available when the resource's step has
-// completed. Pass it (or its Outputs) to other registrations to make them
+// completed. Pass it (or its outputs) to other registrations to make them
 // depend on it.
 type Resource struct {
 	ctx    *Context
 	typ    string
 	name   string
 	custom bool
+	// read is set for a read of an existing resource, by readID.
+	read   bool
 	readID resource.ID
 	done   chan struct{}
+	// ended is set by the first finish; a second is ignored.
+	ended atomic.Bool
+	// counted is set when the registration holds a count of the
+	// Context's pending work, which finish gives back.
+	counted bool
 
-	// mu guards then: callbacks of registrations waiting for this one,
+	// mu guards then: callbacks of what waits for this registration,
 	// called (and dropped) when it finishes.
 	mu   sync.Mutex
 	then []func()
+
+	// Guarded by ctx.graph: what the registration waits for before it
+	// starts, and whether its transforms are running. Only a refused
+	// wait reads them, to describe a cycle.
+	waitingOn    []waitable
+	transforming bool
 
 	// Set before done is closed; read only after.
 	urn     resource.URN
@@ -34,32 +50,36 @@ type Resource struct {
 	err     error
 }
 
-// DependencyError fails a registration because a resource it depends on
-// failed. It is not reported as a failure of its own: the one real error
-// is.
-type DependencyError struct {
-	Type, Name string
-	Dependency string
-	Err        error
+// Handle stands for a registered resource: a *Resource, or a typed
+// resource (a struct that embeds *Resource, see NewResource). Options
+// such as DependsOn and Parent take Handles.
+type Handle interface {
+	handle() *Resource
 }
 
-func (e *DependencyError) Error() string {
-	return fmt.Sprintf("%s %q was not registered because %s failed", e.Type, e.Name, e.Dependency)
+func (r *Resource) handle() *Resource { return r }
+
+// handleOf returns the *Resource h stands for, or nil for a nil handle:
+// a nil interface, a nil pointer, or a typed resource that embeds none.
+func handleOf(h Handle) *Resource {
+	if h == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(h); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil
+	}
+	return h.handle()
 }
 
-// Unwrap returns the dependency's error.
-func (e *DependencyError) Unwrap() error { return e.Err }
-
-// reportedError marks an error the deployment has already counted, so the
-// program API does not report it twice.
-type reportedError struct{ err error }
-
-func (e *reportedError) Error() string { return e.err.Error() }
-func (e *reportedError) Unwrap() error { return e.err }
+// describe names the resource for messages: its type and name.
+func (r *Resource) describe() string { return fmt.Sprintf("%s %q", r.typ, r.name) }
 
 // finish records the outcome of r's registration and releases everything
-// waiting for it. It is called exactly once.
+// waiting for it. The first call counts; the engine makes exactly one.
 func (r *Resource) finish(res providers.RegisterResult, err error) {
+	if r.ended.Swap(true) {
+		return
+	}
 	if err == nil {
 		r.urn, r.id, r.outputs, r.stable = res.URN, res.ID, res.Outputs, res.Stable
 	}
@@ -73,13 +93,15 @@ func (r *Resource) finish(res providers.RegisterResult, err error) {
 		fn()
 	}
 	r.ctx.fail(err)
-	r.ctx.wg.Done()
+	if r.counted {
+		r.ctx.pending.done()
+	}
 }
 
 // onFinish calls fn once r's registration has finished: at once if it has.
 func (r *Resource) onFinish(fn func()) {
 	r.mu.Lock()
-	if finished(r) {
+	if r.finished() {
 		r.mu.Unlock()
 		fn()
 		return
@@ -88,13 +110,37 @@ func (r *Resource) onFinish(fn func()) {
 	r.mu.Unlock()
 }
 
+// finished reports whether r's registration has finished.
+func (r *Resource) finished() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // Done is closed when the registration has finished (successfully or not).
 func (r *Resource) Done() <-chan struct{} { return r.done }
 
 // Wait blocks until the registration has finished and returns its error.
-func (r *Resource) Wait() error { return r.await(r.ctx.ctx) }
+// It watches the operation's context. Like every wait, it is refused
+// inside a function the engine calls for the program (an Apply function
+// or a transform): combine outputs with All, Apply2 or Sprintf instead.
+func (r *Resource) Wait() error {
+	if err := r.ctx.refuseWait(r, r.describe()); err != nil {
+		return err
+	}
+	return r.await(r.ctx.ctx)
+}
 
+// await waits for r, watching ctx.
 func (r *Resource) await(ctx context.Context) error {
+	select {
+	case <-r.done:
+		return r.err
+	default:
+	}
 	select {
 	case <-r.done:
 		return r.err
@@ -106,7 +152,7 @@ func (r *Resource) await(ctx context.Context) error {
 // awaitDep waits for r as a dependency of another registration.
 func (r *Resource) awaitDep(ctx context.Context, of *Resource) error {
 	if err := r.await(ctx); err != nil {
-		return &DependencyError{Type: of.typ, Name: of.name, Dependency: fmt.Sprintf("%s %q", r.typ, r.name), Err: err}
+		return dependencyError(of, r.describe(), err)
 	}
 	return nil
 }
@@ -124,11 +170,24 @@ func (r *Resource) Outputs() (resource.PropertyMap, error) {
 	return r.outputs, err
 }
 
-// Stable reports, after the registration, whether its step left the
-// resource unchanged.
+// Stable waits for the registration and reports whether its step left
+// the resource unchanged (false if it failed).
 func (r *Resource) Stable() bool {
-	<-r.done
-	return r.stable
+	return r.Wait() == nil && r.stable
+}
+
+// Output returns the future value of one of the resource's outputs, as a
+// property value. OutputOf gives a typed one. Using it when the provider
+// returned no such output is an error naming the resource and the key
+// (in a preview the value is unknown instead, until the resource exists).
+func (r *Resource) Output(key string) Output[resource.PropertyValue] {
+	return OutputOf[resource.PropertyValue](r, key)
+}
+
+// ID returns the future value of the resource's ID; it is unknown in a
+// preview until the resource exists.
+func (r *Resource) ID() Output[resource.ID] {
+	return Output[resource.ID]{f: &future{res: r, id: true}}
 }
 
 // referenceFor returns the provider reference of r, a provider resource,
@@ -149,7 +208,7 @@ func (r *Resource) reference(ctx context.Context) (string, error) {
 
 func (r *Resource) ref() (string, error) {
 	if !resource.IsProviderType(r.typ) {
-		return "", fmt.Errorf("%s %q is not a provider; register providers with Context.Provider", r.typ, r.name)
+		return "", fmt.Errorf("%s is not a provider; register providers with Context.Provider", r.describe())
 	}
 	id := r.id
 	if id == "" {
@@ -158,75 +217,67 @@ func (r *Resource) ref() (string, error) {
 	return providers.NewReference(r.urn, id).String(), nil
 }
 
-// Output is a future value: one output of a resource, known once the
-// resource's step has completed. Use it as an input of other registrations
-// or as a stack output.
-type Output struct {
-	res   *Resource
-	key   resource.PropertyKey
-	id    bool
-	apply []func(resource.PropertyValue) (resource.PropertyValue, error)
+// DependencyError fails a registration because something it depends on
+// failed. It is not reported as a failure of its own: the one real error
+// is.
+type DependencyError struct {
+	Type, Name string
+	Dependency string
+	Err        error
 }
 
-// Output returns the future value of one of the resource's outputs.
-func (r *Resource) Output(key string) Output { return Output{res: r, key: resource.PropertyKey(key)} }
-
-// ID returns the future value of the resource's ID.
-func (r *Resource) ID() Output { return Output{res: r, id: true} }
-
-// Apply returns an Output whose value is fn applied to o's value, once it
-// is known. fn sees plain values: a secret is unwrapped before and the
-// result wrapped again. fn is not called while the value is unknown (in a
-// preview); the result is then unknown too.
-func (o Output) Apply(fn func(resource.PropertyValue) (resource.PropertyValue, error)) Output {
-	o.apply = append(append([]func(resource.PropertyValue) (resource.PropertyValue, error){}, o.apply...), fn)
-	return o
+func (e *DependencyError) Error() string {
+	return fmt.Sprintf("%s %q was not registered because %s failed", e.Type, e.Name, e.Dependency)
 }
 
-// Value waits for the resource and returns the output's value. In a
-// preview the value may be unknown.
-func (o Output) Value() (resource.PropertyValue, error) {
-	if err := o.res.Wait(); err != nil {
-		return resource.PropertyValue{}, err
+// Unwrap returns the dependency's error.
+func (e *DependencyError) Unwrap() error { return e.Err }
+
+func dependencyError(of *Resource, dep string, err error) error {
+	if of == nil {
+		return err
 	}
-	return o.resolved()
+	return &DependencyError{Type: of.typ, Name: of.name, Dependency: dep, Err: err}
 }
 
-// resolved computes the value of an output whose resource has finished.
-func (o Output) resolved() (resource.PropertyValue, error) {
-	r := o.res
-	var v resource.PropertyValue
-	switch {
-	case o.id && r.id == "":
-		v = resource.NewUnknown()
-	case o.id:
-		v = resource.NewString(string(r.id))
-	default:
-		var ok bool
-		if v, ok = r.outputs[o.key]; !ok {
-			if r.ctx.Preview() && !r.stable {
-				v = resource.NewUnknown()
-			} else {
-				v = resource.NewNull()
-			}
-		}
-	}
-	for _, fn := range o.apply {
-		if v.ContainsUnknowns() {
-			return resource.NewUnknown(), nil
-		}
-		secret := v.IsSecret()
-		if secret {
-			v = v.SecretElement()
-		}
-		out, err := fn(v)
-		if err != nil {
-			return resource.PropertyValue{}, fmt.Errorf("applying a function to an output of %s: %w", r.urn, err)
-		}
-		if secret {
-			out = resource.NewSecret(out)
-		}
-		v = out
-	}
-	return v, nil
+// ArgumentError fails a registration, at once, for a bad argument: an
+// empty name or one containing "::", a malformed type, a nil handle in an
+// option, a zero Output in the inputs, inputs that are not a struct or
+// Props.
+type ArgumentError struct {
+	Type, Name string
+	// Argument names what is wrong: "the name", "the type", "option
+	// DependsOn", `input "content"`, `input "tags.env"`.
+	Argument string
+	// Reason says what is wrong with it, as a clause that follows the
+	// argument: "is empty".
+	Reason string
 }
+
+func (e *ArgumentError) Error() string {
+	return fmt.Sprintf("%s %q: %s %s", e.Type, e.Name, e.Argument, e.Reason)
+}
+
+// MissingOutputError reports the use of an output the provider did not
+// return: a mistyped key, or an output the resource does not have.
+type MissingOutputError struct {
+	Type, Name string
+	Key        string
+	// Keys are the outputs the resource has.
+	Keys []string
+}
+
+func (e *MissingOutputError) Error() string {
+	have := "none"
+	if len(e.Keys) > 0 {
+		have = strings.Join(e.Keys, ", ")
+	}
+	return fmt.Sprintf("%s %q has no output %q (its outputs: %s)", e.Type, e.Name, e.Key, have)
+}
+
+// reportedError marks an error the deployment has already counted, so the
+// program API does not report it twice.
+type reportedError struct{ err error }
+
+func (e *reportedError) Error() string { return e.err.Error() }
+func (e *reportedError) Unwrap() error { return e.err }

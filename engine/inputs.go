@@ -1,33 +1,247 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// resolveProps turns program inputs into property values, waiting for every
-// Output and *Resource they hold and collecting, per top-level property,
-// the resources its value came from.
-func (c *Context) resolveProps(props Props) (resource.PropertyMap, map[resource.PropertyKey][]resource.URN, error) {
-	return c.resolvePropsFor(props, nil)
+// A registration's inputs are walked twice: scanProps, when it is
+// launched, checks them and finds the Outputs and Handles it must wait
+// for; resolvePropsFor, once they have finished, turns the inputs into
+// property values and collects the resources each input came from.
+
+// secretInput is an input made secret by its struct field's tag.
+type secretInput struct{ v any }
+
+// inputsOf turns a registration's arguments into Props: a struct's fields
+// by resource.StructFields (zero Output fields, and zero optional ones,
+// are left out), Props and maps as they are.
+func inputsOf(args any) (Props, error) {
+	switch a := args.(type) {
+	case nil:
+		return nil, nil
+	case Props:
+		return a, nil
+	case map[string]any:
+		return Props(a), nil
+	case resource.PropertyMap:
+		p := make(Props, len(a))
+		for k, v := range a {
+			p[string(k)] = v
+		}
+		return p, nil
+	}
+	rv := reflect.ValueOf(args)
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return nil, nil
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("must be a struct, Props or nil, not %T", args)
+	}
+	return structProps(rv)
 }
 
+var outputType = reflect.TypeFor[output]()
+
+// structProps lists a struct's properties.
+func structProps(rv reflect.Value) (Props, error) {
+	fields, err := resource.StructFields(rv.Type())
+	if err != nil {
+		return nil, err
+	}
+	p := make(Props, len(fields))
+	for _, f := range fields {
+		fv, ok := fieldValue(rv, f.Index)
+		if !ok || (fv.IsZero() && (f.Optional || f.Type.Implements(outputType))) {
+			continue
+		}
+		v := fv.Interface()
+		if f.Secret {
+			v = secretInput{v}
+		}
+		p[string(f.Name)] = v
+	}
+	return p, nil
+}
+
+// fieldValue is reflect.Value.FieldByIndex, reporting a nil embedded
+// pointer on the way instead of panicking.
+func fieldValue(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, true
+}
+
+// isLeaf reports whether v converts as it is, with nothing to wait for.
+func isLeaf(v any) bool {
+	switch v.(type) {
+	case nil, bool, string, float64, float32, int, int64, int32, int16, int8,
+		uint, uint64, uint32, uint16, uint8, []string, map[string]string,
+		resource.PropertyValue, resource.PropertyMap, resource.ID, resource.URN,
+		*resource.Asset, *resource.Archive, resource.Asset, resource.Archive,
+		resource.ResourceReference, *resource.ResourceReference, resource.UnknownPlaceholder:
+		return true
+	}
+	return false
+}
+
+// scanProps checks props and adds to waiting what their Outputs and
+// Handles wait for that has not finished. of is the registration they
+// belong to (nil for stack outputs, invokes and calls); a problem is then
+// an *ArgumentError naming it and the input.
+func (c *Context) scanProps(of *Resource, props Props, waiting *[]waitable) error {
+	return c.scanEach(of, props, func(w waitable) {
+		if waiting != nil && !w.finished() {
+			*waiting = append(*waiting, w)
+		}
+	})
+}
+
+// scanEach checks props, calling visit for every Output and Handle.
+func (c *Context) scanEach(of *Resource, props Props, visit func(waitable)) error {
+	for k, v := range props {
+		p := c.scan(v, visit)
+		if p == nil {
+			continue
+		}
+		arg := fmt.Sprintf("input %q", k+p.path)
+		if of == nil {
+			return fmt.Errorf("%s %s", arg, p.reason)
+		}
+		return &ArgumentError{Type: of.typ, Name: of.name, Argument: arg, Reason: p.reason}
+	}
+	return nil
+}
+
+// inputProblem is what is wrong with an input: a clause about the value
+// at path, within the input.
+type inputProblem struct {
+	path, reason string
+}
+
+// within moves a problem into an element of a container.
+func (p *inputProblem) within(elem string) *inputProblem {
+	if p != nil {
+		p.path = elem + p.path
+	}
+	return p
+}
+
+const zeroOutputReason = "is the zero Output, which holds no value (make Outputs with Val, OutputOf, Apply or a typed resource's fields)"
+
+func (c *Context) scan(v any, visit func(waitable)) *inputProblem {
+	if isLeaf(v) {
+		return nil
+	}
+	switch x := v.(type) {
+	case output:
+		f := x.future()
+		if f == nil {
+			return &inputProblem{reason: zeroOutputReason}
+		}
+		if fc := f.context(); fc != nil && fc != c {
+			return &inputProblem{reason: fmt.Sprintf("is %s, which comes from another operation", f.describe())}
+		}
+		if cl := f.cell; cl != nil && cl.c == nil && cl.out.fromGo {
+			// A constant may hold Outputs (Val of a map of them).
+			if p := c.scan(cl.out.value, visit); p != nil {
+				return p
+			}
+		}
+		visit(f.waitable())
+		return nil
+	case Handle:
+		r := handleOf(x)
+		if r == nil {
+			return &inputProblem{reason: "is a nil resource handle"}
+		}
+		if r.ctx != c {
+			return &inputProblem{reason: fmt.Sprintf("is %s, which comes from another operation", r.describe())}
+		}
+		visit(r)
+		return nil
+	case secretInput:
+		return c.scan(x.v, visit)
+	}
+	return c.scanContainer(v, visit)
+}
+
+// scanContainer scans the elements of slices, maps, structs and pointers.
+func (c *Context) scanContainer(v any, visit func(waitable)) *inputProblem {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		for i := range rv.Len() {
+			if p := c.scan(rv.Index(i).Interface(), visit); p != nil {
+				return p.within(fmt.Sprintf("[%d]", i))
+			}
+		}
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			return nil // NewPropertyValue reports it
+		}
+		iter := rv.MapRange()
+		for iter.Next() {
+			if p := c.scan(iter.Value().Interface(), visit); p != nil {
+				return p.within("." + iter.Key().String())
+			}
+		}
+	case reflect.Struct:
+		props, err := structProps(rv)
+		if err != nil {
+			return &inputProblem{reason: fmt.Sprintf("is a %s, which has bad fields: %v", rv.Type(), err)}
+		}
+		for k, e := range props {
+			if p := c.scan(e, visit); p != nil {
+				return p.within("." + k)
+			}
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !rv.IsNil() {
+			return c.scan(rv.Elem().Interface(), visit)
+		}
+	}
+	return nil
+}
+
+// resolvePropsFor turns program inputs into property values, waiting for
+// every Output and Handle they hold and collecting, per top-level
+// property, the resources its value came from. of is the registration the
+// inputs belong to: a failed dependency then fails it with a
+// *DependencyError.
 func (c *Context) resolvePropsFor(props Props, of *Resource) (resource.PropertyMap, map[resource.PropertyKey][]resource.URN, error) {
 	out := make(resource.PropertyMap, len(props))
 	var deps map[resource.PropertyKey][]resource.URN
 	for k, v := range props {
-		var urns []resource.URN
-		pv, err := c.resolveValue(v, of, &urns)
+		var from []*Resource
+		pv, err := c.resolveValue(v, of, &from)
 		if err != nil {
-			return nil, nil, fmt.Errorf("input %q: %w", k, err)
+			return nil, nil, inputError(of, k, err)
 		}
 		key := resource.PropertyKey(k)
 		out[key] = pv
-		if len(urns) > 0 {
+		if len(from) > 0 {
 			if deps == nil {
 				deps = map[resource.PropertyKey][]resource.URN{}
+			}
+			urns := make([]resource.URN, 0, len(from))
+			for _, r := range from {
+				urns = append(urns, r.urn)
 			}
 			slices.Sort(urns)
 			deps[key] = slices.Compact(urns)
@@ -36,53 +250,166 @@ func (c *Context) resolvePropsFor(props Props, of *Resource) (resource.PropertyM
 	return out, deps, nil
 }
 
-func (c *Context) resolveValue(v any, of *Resource, urns *[]resource.URN) (resource.PropertyValue, error) {
-	wait := func(r *Resource) error {
+// inputError names the input an error is about, unless the error is a
+// dependency's (which names the dependency).
+func inputError(of *Resource, key string, err error) error {
+	var dep *DependencyError
+	if errors.As(err, &dep) {
+		return err
+	}
+	if of == nil {
+		return fmt.Errorf("input %q: %w", key, err)
+	}
+	return fmt.Errorf("%s: input %q: %w", of.describe(), key, err)
+}
+
+func (c *Context) resolveValue(v any, of *Resource, from *[]*Resource) (resource.PropertyValue, error) {
+	if isLeaf(v) {
+		return resource.NewPropertyValue(v)
+	}
+	switch x := v.(type) {
+	case output:
+		return c.resolveOutput(x.future(), of, from)
+	case Handle:
+		r := handleOf(x)
+		if r == nil {
+			return resource.PropertyValue{}, errors.New("the resource handle is nil")
+		}
+		if err := c.awaitFor(r, of); err != nil {
+			return resource.PropertyValue{}, err
+		}
+		*from = append(*from, r)
+		ref := resource.ResourceReference{URN: r.urn}
+		if r.custom {
+			ref.ID = r.id
+			ref.IDUnknown = r.id == ""
+		}
+		return resource.NewResourceReference(ref), nil
+	case secretInput:
+		pv, err := c.resolveValue(x.v, of, from)
+		if err != nil || pv.IsSecret() || pv.IsNull() {
+			return pv, err
+		}
+		return resource.NewSecret(pv), nil
+	}
+	return c.resolveContainer(v, of, from)
+}
+
+// resolveOutput waits for an Output and returns its value as an input.
+func (c *Context) resolveOutput(f *future, of *Resource, from *[]*Resource) (resource.PropertyValue, error) {
+	if f == nil {
+		return resource.PropertyValue{}, errZeroOutput
+	}
+	w := f.waitable()
+	if err := c.awaitFor(w, of); err != nil {
+		return resource.PropertyValue{}, err
+	}
+	oc := f.outcome()
+	if oc.err != nil {
+		if f.cell != nil || !oc.own {
+			// Reported where it arose.
+			return resource.PropertyValue{}, dependencyError(of, w.describe(), oc.err)
+		}
+		return resource.PropertyValue{}, oc.err
+	}
+	*from = append(*from, oc.deps...)
+	var pv resource.PropertyValue
+	switch {
+	case !oc.fromGo:
+		pv = oc.pv
+	case !oc.known:
+		pv = resource.NewUnknown()
+	default:
+		var err error
+		if pv, err = c.resolveValue(oc.value, of, from); err != nil {
+			return pv, err
+		}
+	}
+	if oc.secret && !pv.IsSecret() {
+		pv = resource.NewSecret(pv)
+	}
+	return pv, nil
+}
+
+// awaitFor waits for w, watching the operation's context; when w is a
+// resource that failed, the error is a dependency's of of.
+func (c *Context) awaitFor(w waitable, of *Resource) error {
+	if r, ok := w.(*Resource); ok {
 		if of != nil {
 			return r.awaitDep(c.ctx, of)
 		}
 		return r.await(c.ctx)
 	}
+	if w.finished() {
+		return nil
+	}
+	done := make(chan struct{})
+	w.onFinish(func() { close(done) })
+	select {
+	case <-done:
+		return nil
+	case <-c.ctx.Done():
+		return context.Cause(c.ctx)
+	}
+}
+
+// resolveContainer resolves the elements of slices, maps, structs and
+// pointers that may hold Outputs; anything else is a plain value.
+func (c *Context) resolveContainer(v any, of *Resource, from *[]*Resource) (resource.PropertyValue, error) {
 	switch x := v.(type) {
-	case Output:
-		if err := wait(x.res); err != nil {
-			return resource.PropertyValue{}, err
-		}
-		*urns = append(*urns, x.res.urn)
-		return x.resolved()
-	case *Resource:
-		if err := wait(x); err != nil {
-			return resource.PropertyValue{}, err
-		}
-		*urns = append(*urns, x.urn)
-		ref := resource.ResourceReference{URN: x.urn}
-		if x.custom {
-			ref.ID = x.id
-			ref.IDUnknown = x.id == ""
-		}
-		return resource.NewResourceReference(ref), nil
-	case map[string]any:
-		m := make(resource.PropertyMap, len(x))
-		for k, e := range x {
-			pv, err := c.resolveValue(e, of, urns)
-			if err != nil {
-				return resource.PropertyValue{}, fmt.Errorf("%s: %w", k, err)
-			}
-			m[resource.PropertyKey(k)] = pv
-		}
-		return resource.NewObject(m), nil
 	case Props:
-		return c.resolveValue(map[string]any(x), of, urns)
-	case []any:
-		a := make([]resource.PropertyValue, len(x))
-		for i, e := range x {
-			pv, err := c.resolveValue(e, of, urns)
+		return c.resolveMap(x, of, from)
+	case map[string]any:
+		return c.resolveMap(x, of, from)
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.IsNil() {
+			return resource.NewNull(), nil
+		}
+		a := make([]resource.PropertyValue, rv.Len())
+		for i := range a {
+			pv, err := c.resolveValue(rv.Index(i).Interface(), of, from)
 			if err != nil {
 				return resource.PropertyValue{}, fmt.Errorf("[%d]: %w", i, err)
 			}
 			a[i] = pv
 		}
 		return resource.NewArray(a...), nil
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String || rv.IsNil() {
+			return resource.NewPropertyValue(v)
+		}
+		m := make(map[string]any, rv.Len())
+		iter := rv.MapRange()
+		for iter.Next() {
+			m[iter.Key().String()] = iter.Value().Interface()
+		}
+		return c.resolveMap(m, of, from)
+	case reflect.Struct:
+		p, err := structProps(rv)
+		if err != nil {
+			return resource.PropertyValue{}, err
+		}
+		return c.resolveMap(p, of, from)
+	case reflect.Pointer, reflect.Interface:
+		if rv.IsNil() {
+			return resource.NewNull(), nil
+		}
+		return c.resolveValue(rv.Elem().Interface(), of, from)
 	}
 	return resource.NewPropertyValue(v)
+}
+
+func (c *Context) resolveMap(x map[string]any, of *Resource, from *[]*Resource) (resource.PropertyValue, error) {
+	m := make(resource.PropertyMap, len(x))
+	for k, e := range x {
+		pv, err := c.resolveValue(e, of, from)
+		if err != nil {
+			return resource.PropertyValue{}, fmt.Errorf("%s: %w", k, err)
+		}
+		m[resource.PropertyKey(k)] = pv
+	}
+	return resource.NewObject(m), nil
 }

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/groundwork-iac/groundwork/resource"
+import (
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/resource"
+)
 
 // ResourceOption sets a resource option on a registration.
 type ResourceOption func(*resourceOptions)
@@ -22,21 +26,61 @@ type resourceOptions struct {
 	version             string
 	remote              bool
 	hooks               map[resource.HookKind][]*Hook
+	// bad lists the options given a nil handle.
+	bad []*ArgumentError
+}
+
+// check returns an error for the first option given a nil handle: an
+// *ArgumentError naming r, or naming no resource when r is nil (the
+// options of an invoke or a call).
+func (o *resourceOptions) check(r *Resource) error {
+	if len(o.bad) == 0 {
+		return nil
+	}
+	e := *o.bad[0]
+	if r == nil {
+		return fmt.Errorf("%s %s", e.Argument, e.Reason)
+	}
+	e.Type, e.Name = r.typ, r.name
+	return &e
+}
+
+// handleOption returns the resource h stands for, noting a nil one as a
+// bad use of the option.
+func (o *resourceOptions) handleOption(option string, h Handle) *Resource {
+	r := handleOf(h)
+	if r == nil {
+		o.bad = append(o.bad, &ArgumentError{Argument: "option " + option, Reason: "names a nil resource handle; leave the option out for the default"})
+	}
+	return r
 }
 
 // Parent makes r the parent of the resource: the resource's URN carries
 // r's type, and r is deleted only after it.
-func Parent(r *Resource) ResourceOption { return func(o *resourceOptions) { o.parent = r } }
+func Parent(r Handle) ResourceOption {
+	return func(o *resourceOptions) { o.parent = o.handleOption("Parent", r) }
+}
 
 // DependsOn adds explicit dependencies: the resource is created after them
 // and deleted before them.
-func DependsOn(rs ...*Resource) ResourceOption {
-	return func(o *resourceOptions) { o.dependsOn = append(o.dependsOn, rs...) }
+func DependsOn(rs ...Handle) ResourceOption {
+	return func(o *resourceOptions) {
+		for i, h := range rs {
+			r := handleOf(h)
+			if r == nil {
+				o.bad = append(o.bad, &ArgumentError{Argument: "option DependsOn", Reason: fmt.Sprintf("names a nil resource handle (%d of %d)", i+1, len(rs))})
+				continue
+			}
+			o.dependsOn = append(o.dependsOn, r)
+		}
+	}
 }
 
 // Provider makes the resource use an explicit provider (registered with
 // Context.Provider) instead of its package's default provider.
-func Provider(p *Resource) ResourceOption { return func(o *resourceOptions) { o.provider = p } }
+func Provider(p Handle) ResourceOption {
+	return func(o *resourceOptions) { o.provider = o.handleOption("Provider", p) }
+}
 
 // Protect keeps the resource from being deleted or replaced. An update that
 // no longer declares it, or a destroy, deletes everything else that goes
@@ -55,7 +99,9 @@ func RetainOnDelete() ResourceOption { return func(o *resourceOptions) { o.retai
 
 // DeletedWith skips the physical delete of the resource when r is deleted
 // in the same operation (deleting r deletes it too).
-func DeletedWith(r *Resource) ResourceOption { return func(o *resourceOptions) { o.deletedWith = r } }
+func DeletedWith(r Handle) ResourceOption {
+	return func(o *resourceOptions) { o.deletedWith = o.handleOption("DeletedWith", r) }
+}
 
 // IgnoreChanges names property paths whose changes are ignored: the old
 // value is kept.

@@ -5,20 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// Props are a registration's inputs. Values may be plain Go values (as
-// resource.NewPropertyValue accepts them), resource.PropertyValue, an
-// Output of another resource, or a *Resource (a reference to it). The
-// engine waits for every Output and *Resource, records the dependency, and
-// passes their values on.
+// Props are a registration's inputs in the untyped form. Values may be
+// plain Go values (as resource.NewPropertyValue accepts them, structs
+// included), resource.PropertyValue, an Output, or a Handle (a reference
+// to the resource), also inside slices, maps and structs. The engine
+// waits for every Output and Handle, records the dependency, and passes
+// their values on.
 type Props map[string]any
 
 // Context is a running in-process program's view of the engine. Its
@@ -28,7 +27,11 @@ type Context struct {
 	ctx  context.Context
 	d    *deployment
 	root *Resource
-	wg   sync.WaitGroup
+	// pending counts the registrations and computed outputs under way.
+	pending pendingWork
+	// graph guards what registrations and cells wait for, which only a
+	// refused wait reads (to describe a cycle).
+	graph sync.Mutex
 
 	mu         sync.Mutex
 	exported   map[string]any
@@ -58,37 +61,61 @@ func (c *Context) Preview() bool { return c.d.preview }
 func (c *Context) Root() *Resource { return c.root }
 
 // run registers the root stack resource, runs the program, waits for all
-// its registrations and registers the stack outputs (the deployment
-// records them when the operation ends).
+// its registrations and outputs, and registers the stack outputs (the
+// deployment records them when the operation ends). Nothing it waits for
+// can outlast the operation's context.
 func (c *Context) run(program Program) error {
 	c.root = &Resource{ctx: c, typ: resource.RootStackType, name: c.Project() + "-" + c.Stack(), done: make(chan struct{})}
 	c.launch(c.root, nil, nil)
-	c.root.await(c.ctx)
-	progErr := c.call(program)
-	c.wg.Wait()
+	progErr := c.root.await(c.ctx)
+	if progErr == nil {
+		progErr = c.call(program)
+	}
+	waitErr := c.pending.wait(c.ctx)
+	if waitErr != nil {
+		waitErr = fmt.Errorf("the operation ended before the program's registrations did: %w", waitErr)
+	}
 	switch {
 	case c.root.err != nil:
 		c.fail(c.root.err)
+	case waitErr != nil:
 	case c.d.op != OpImport: // an import's program is not the user's: the outputs stay
 		c.fail(c.d.mon.RegisterResourceOutputs(c.ctx, c.root.urn, c.resolveExports()))
 	}
 	c.mu.Lock()
-	errs := append([]error{progErr}, c.errs...)
+	errs := []error{progErr, waitErr}
+	for _, err := range c.errs {
+		// An error the program returned is not listed twice.
+		if progErr == nil || !errors.Is(progErr, err) {
+			errs = append(errs, err)
+		}
+	}
 	c.mu.Unlock()
 	return errors.Join(errs...)
 }
 
-// call runs the program function, turning a panic into an error.
-func (c *Context) call(program Program) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("the program panicked: %v", r)
+// call runs the program function on a goroutine of its own, turning a
+// panic into an error, and waits for it or for the operation's context.
+func (c *Context) call(program Program) error {
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		defer func() {
+			if v := recover(); v != nil {
+				err = newPanicError("the program", v)
+			}
+			done <- err
+		}()
+		if perr := program(c); perr != nil {
+			err = fmt.Errorf("the program failed: %w", perr)
 		}
 	}()
-	if err := program(c); err != nil {
-		return fmt.Errorf("the program failed: %w", err)
+	select {
+	case err := <-done:
+		return err
+	case <-c.ctx.Done():
+		return fmt.Errorf("the program did not return before the operation ended: %w", context.Cause(c.ctx))
 	}
-	return nil
 }
 
 // fail records a registration error the deployment has not reported
@@ -111,7 +138,9 @@ func isReported(err error) bool {
 	return errors.As(err, &reported) || errors.As(err, &dep)
 }
 
-// Register declares a custom resource managed by its package's provider.
+// Register declares a custom resource managed by its package's provider,
+// with untyped inputs. NewResource declares one with typed inputs and
+// outputs.
 func (c *Context) Register(typ, name string, props Props, opts ...ResourceOption) *Resource {
 	return c.start(typ, name, true, props, opts)
 }
@@ -133,31 +162,47 @@ func (c *Context) Provider(pkg, name string, props Props, opts ...ResourceOption
 // the same name lets go of it (with its ID) without deleting it, or (with
 // another ID) replaces it by the one read, deleting the managed one.
 func (c *Context) Read(typ, name string, id resource.ID, props Props, opts ...ResourceOption) *Resource {
-	r := &Resource{ctx: c, typ: typ, name: name, custom: true, readID: id, done: make(chan struct{})}
+	r := c.newResource(typ, name, true)
+	r.read, r.readID = true, id
 	c.launch(r, props, opts)
 	return r
 }
 
-// RegisterOutputs records a component's outputs.
-func (c *Context) RegisterOutputs(r *Resource, outputs Props) {
-	c.wg.Add(1)
+// RegisterOutputs records a component's outputs: r is the component (a
+// *Resource or a typed resource), outputs its output properties.
+func (c *Context) RegisterOutputs(r Handle, outputs Props) {
+	res := handleOf(r)
+	if res == nil {
+		c.fail(errors.New("RegisterOutputs: the component handle is nil"))
+		return
+	}
+	if !c.pending.add() {
+		c.fail(fmt.Errorf("RegisterOutputs of %s: the program has returned", res.describe()))
+		return
+	}
+	if err := c.scanProps(res, outputs, nil); err != nil {
+		c.fail(err)
+		c.pending.done()
+		return
+	}
 	go func() {
-		defer c.wg.Done()
-		if err := r.await(c.ctx); err != nil {
+		defer c.pending.done()
+		if err := res.await(c.ctx); err != nil {
 			return
 		}
-		in, _, err := c.resolveProps(outputs)
+		in, _, err := c.resolvePropsFor(outputs, res)
 		if err == nil {
-			err = c.d.mon.RegisterResourceOutputs(c.ctx, r.urn, in)
+			err = c.d.mon.RegisterResourceOutputs(c.ctx, res.urn, in)
 		}
 		c.fail(err)
 	}()
 }
 
-// Export sets a stack output. The value may be anything Props accepts. The
-// outputs are recorded when the operation ends: an output whose value
-// comes from a resource that failed is left out, and after any failure the
-// outputs recorded before are kept under those the program set.
+// Export sets a stack output. The value may be anything Props accepts,
+// Outputs included. The outputs are recorded when the operation ends: an
+// output whose value comes from a resource that failed is left out, and
+// after any failure the outputs recorded before are kept under those the
+// program set.
 func (c *Context) Export(name string, value any) {
 	c.mu.Lock()
 	c.exported[name] = value
@@ -168,9 +213,12 @@ func (c *Context) Export(name string, value any) {
 // must be known (in a preview, an unknown argument is an error).
 func (c *Context) Invoke(token string, args Props, opts ...ResourceOption) (resource.PropertyMap, error) {
 	o := collect(opts)
-	in, _, err := c.resolveProps(args)
+	if err := o.check(nil); err != nil {
+		return nil, fmt.Errorf("invoke %s: %w", token, err)
+	}
+	in, _, err := c.resolveCallArgs(args)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("invoke %s: %w", token, err)
 	}
 	req := monitor.InvokeRequest{Token: token, Args: in, Version: o.version}
 	if o.provider != nil {
@@ -188,275 +236,27 @@ func (c *Context) Invoke(token string, args Props, opts ...ResourceOption) (reso
 	return resp.Return, nil
 }
 
-// resolveExports resolves the stack outputs one by one. An output whose
-// value cannot be resolved (it comes from a resource that failed) is left
-// out and its error recorded; the others are kept, so that one failure
-// does not cost the stack the outputs that did resolve.
-func (c *Context) resolveExports() resource.PropertyMap {
-	c.mu.Lock()
-	ex := maps.Clone(c.exported)
-	c.mu.Unlock()
-	out := make(resource.PropertyMap, len(ex))
-	for k, v := range ex {
-		var urns []resource.URN
-		pv, err := c.resolveValue(v, nil, &urns)
-		if err != nil {
-			c.fail(fmt.Errorf("stack output %q: %w", k, err))
-			continue
-		}
-		out[resource.PropertyKey(k)] = pv
-	}
-	return out
-}
-
-// noOptions are the options of every registration that passes none. Like
-// every resourceOptions once collect has returned it, it is only read.
-var noOptions resourceOptions
-
-// collect applies opts to fresh options; a registration without options
-// shares noOptions, saving an allocation per resource.
-func collect(opts []ResourceOption) *resourceOptions {
-	if len(opts) == 0 {
-		return &noOptions
-	}
-	o := &resourceOptions{}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(o)
-		}
-	}
-	return o
-}
-
-// start launches a registration in the background and returns its handle.
-func (c *Context) start(typ, name string, custom bool, props Props, opts []ResourceOption) *Resource {
-	r := &Resource{ctx: c, typ: typ, name: name, custom: custom, done: make(chan struct{})}
-	c.launch(r, props, opts)
-	return r
-}
-
-// launch starts r's registration. When everything it depends on has
-// finished already (the common case), its goal is built at once and handed
-// to the monitor on the caller's goroutine. Otherwise it waits without a
-// goroutine: each unfinished dependency calls it back when it finishes,
-// and the last one starts a goroutine that builds the goal (transforms are
-// the program's code, which must not run on the engine's own goroutines).
-// Either way nothing waits for the step itself: the monitor calls r.finish
-// when it has completed.
-func (c *Context) launch(r *Resource, props Props, opts []ResourceOption) {
-	o := collect(opts)
-	c.wg.Add(1)
-	if r.readID != "" {
-		go c.register(r, props, o)
-		return
-	}
-	waiting := c.unfinished(r, props, o)
-	if len(waiting) == 0 {
-		c.register(r, props, o)
-		return
-	}
-	// One count per dependency, and one for launch itself, so that the
-	// registration cannot start before every callback is in place.
-	var left atomic.Int32
-	left.Store(int32(len(waiting)) + 1)
-	start := func() {
-		if left.Add(-1) == 0 {
-			go c.register(r, props, o)
-		}
-	}
-	for _, w := range waiting {
-		w.onFinish(start)
-	}
-	start()
-}
-
-// register builds r's goal, waiting for what it depends on, and hands it to
-// the monitor.
-func (c *Context) register(r *Resource, props Props, o *resourceOptions) {
-	goal, err := c.buildGoal(r, props, o)
-	if err != nil {
-		r.finish(providers.RegisterResult{}, err)
-		return
-	}
-	if r.readID != "" {
-		r.finish(c.d.mon.ReadResource(c.ctx, *goal, r.readID))
-		return
-	}
-	c.d.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
-}
-
-// unfinished returns the resources r's registration depends on that are
-// still being registered.
-func (c *Context) unfinished(r *Resource, props Props, o *resourceOptions) []*Resource {
-	var out []*Resource
-	add := func(d *Resource) {
-		if !finished(d) {
-			out = append(out, d)
-		}
-	}
-	parent := o.parent
-	if parent == nil && r != c.root {
-		parent = c.root
-	}
-	add(parent)
-	add(o.deletedWith)
-	add(o.provider)
-	for _, d := range o.dependsOn {
-		add(d)
-	}
-	for _, v := range props {
-		unfinishedIn(v, &out)
-	}
-	return out
-}
-
-// unfinishedIn adds the resources of the Outputs and *Resources an input
-// value holds whose registration is still under way.
-func unfinishedIn(v any, out *[]*Resource) {
-	switch x := v.(type) {
-	case Output:
-		if !finished(x.res) {
-			*out = append(*out, x.res)
-		}
-	case *Resource:
-		if !finished(x) {
-			*out = append(*out, x)
-		}
-	case map[string]any:
-		for _, e := range x {
-			unfinishedIn(e, out)
-		}
-	case Props:
-		unfinishedIn(map[string]any(x), out)
-	case []any:
-		for _, e := range x {
-			unfinishedIn(e, out)
-		}
-	}
-}
-
-// finished reports whether r is nil or its registration has finished.
-func finished(r *Resource) bool {
-	if r == nil {
-		return true
-	}
-	select {
-	case <-r.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// buildGoal builds a registration's goal from its options and inputs,
-// waiting for any dependency that has not finished (launch calls it once
-// all have, so it normally waits for nothing).
-func (c *Context) buildGoal(r *Resource, props Props, o *resourceOptions) (*resource.Goal, error) {
-	goal := &resource.Goal{
-		Type: r.typ, Name: r.name, Custom: r.custom, Protect: o.protect,
-		DeleteBeforeReplace: o.deleteBeforeReplace, RetainOnDelete: o.retainOnDelete,
-		IgnoreChanges: o.ignoreChanges, ReplaceOnChanges: o.replaceOnChanges,
-		AdditionalSecretOutputs: o.secretOutputs, Aliases: o.aliases, CustomTimeouts: o.timeouts,
-		ImportID: o.importID, Version: o.version, Remote: o.remote,
-	}
-	hooks, err := c.d.hooks.bind(o.hooks)
-	if err != nil {
-		return nil, fmt.Errorf("%s %q: %w", r.typ, r.name, err)
-	}
-	goal.Hooks = hooks
-	parent := o.parent
-	if parent == nil && c.root != nil && r != c.root {
-		parent = c.root
-	}
-	if parent != nil {
-		if err := parent.awaitDep(c.ctx, r); err != nil {
-			return nil, err
-		}
-		goal.Parent = parent.urn
-	}
-	for _, d := range o.dependsOn {
-		if err := d.awaitDep(c.ctx, r); err != nil {
-			return nil, err
-		}
-		goal.Dependencies = append(goal.Dependencies, d.urn)
-	}
-	if o.deletedWith != nil {
-		if err := o.deletedWith.awaitDep(c.ctx, r); err != nil {
-			return nil, err
-		}
-		goal.DeletedWith = o.deletedWith.urn
-	}
-	if o.provider != nil {
-		ref, err := o.provider.referenceFor(c.ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		goal.Provider = ref
-	}
-	in, propDeps, err := c.resolvePropsFor(props, r)
-	if err != nil {
-		return nil, err
-	}
-	goal.Inputs = in
-	if len(propDeps) > 0 {
-		goal.PropertyDependencies = propDeps
-		for _, us := range propDeps {
-			goal.Dependencies = append(goal.Dependencies, us...)
-		}
-	}
-	if len(goal.Dependencies) > 1 {
-		slices.Sort(goal.Dependencies)
-		goal.Dependencies = slices.Compact(goal.Dependencies)
-	}
-
-	c.mu.Lock()
-	transforms := c.transforms
-	c.mu.Unlock()
-	for _, t := range transforms {
-		if err := t(c.ctx, goal); err != nil {
-			return nil, fmt.Errorf("transforming %s %q: %w", r.typ, r.name, err)
-		}
-	}
-	return goal, nil
-}
-
-// RegisterTransform adds a transform applied to every registration the
-// program makes after this call.
-func (c *Context) RegisterTransform(t Transform) {
-	c.mu.Lock()
-	c.transforms = append(c.transforms, t)
-	c.mu.Unlock()
-}
-
-// importSpec registers one resource of a standalone import.
-func (c *Context) importSpec(spec ImportSpec) {
-	r := &Resource{ctx: c, typ: spec.Type, name: spec.Name, custom: true, done: make(chan struct{})}
-	c.wg.Add(1)
-	goal := &resource.Goal{Type: spec.Type, Name: spec.Name, Custom: true, ImportID: spec.ID,
-		Parent: spec.Parent, Provider: spec.Provider, Version: spec.Version, Inputs: spec.Inputs}
-	if goal.Parent == "" && c.root != nil {
-		goal.Parent = c.root.urn
-	}
-	c.d.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
-}
-
 // Call calls a method of a component resource through its provider and
 // waits for the result. self is the component; the provider finds it as a
 // resource reference in the argument "__self__".
-func (c *Context) Call(token string, self *Resource, args Props, opts ...ResourceOption) (resource.PropertyMap, error) {
+func (c *Context) Call(token string, self Handle, args Props, opts ...ResourceOption) (resource.PropertyMap, error) {
 	o := collect(opts)
-	if args == nil {
-		args = Props{}
+	if err := o.check(nil); err != nil {
+		return nil, fmt.Errorf("call %s: %w", token, err)
 	}
-	in, deps, err := c.resolveProps(args)
+	in, deps, err := c.resolveCallArgs(args)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("call %s: %w", token, err)
 	}
 	if self != nil {
-		if err := self.Wait(); err != nil {
+		r := handleOf(self)
+		if r == nil {
+			return nil, fmt.Errorf("call %s: the self handle is nil", token)
+		}
+		if err := r.Wait(); err != nil {
 			return nil, err
 		}
-		in["__self__"] = resource.NewResourceReference(resource.ResourceReference{URN: self.urn, ID: self.id})
+		in["__self__"] = resource.NewResourceReference(resource.ResourceReference{URN: r.urn, ID: r.id})
 	}
 	req := monitor.CallRequest{Token: token, Args: in, ArgDependencies: deps, Version: o.version}
 	if o.provider != nil {
@@ -472,4 +272,77 @@ func (c *Context) Call(token string, self *Resource, args Props, opts ...Resourc
 		return nil, fmt.Errorf("call %s failed: %v", token, resp.Failures)
 	}
 	return resp.Return, nil
+}
+
+// resolveCallArgs resolves the arguments of an invoke or a call, refusing
+// to wait for their outputs inside a callback.
+func (c *Context) resolveCallArgs(args Props) (resource.PropertyMap, map[resource.PropertyKey][]resource.URN, error) {
+	var refused error
+	err := c.scanEach(nil, args, func(w waitable) {
+		if refused == nil {
+			refused = c.refuseWait(w, w.describe())
+		}
+	})
+	if err == nil {
+		err = refused
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.resolvePropsFor(args, nil)
+}
+
+// resolveExports resolves the stack outputs one by one. An output whose
+// value cannot be resolved (it comes from a resource that failed, or is
+// not a value) is left out and its error recorded; the others are kept,
+// so that one failure does not cost the stack the outputs that did
+// resolve.
+func (c *Context) resolveExports() resource.PropertyMap {
+	c.mu.Lock()
+	ex := maps.Clone(c.exported)
+	c.mu.Unlock()
+	out := make(resource.PropertyMap, len(ex))
+	for k, v := range ex {
+		if p := c.scan(v, func(waitable) {}); p != nil {
+			c.fail(fmt.Errorf("stack output %q %s", k+p.path, p.reason))
+			continue
+		}
+		var from []*Resource
+		pv, err := c.resolveValue(v, nil, &from)
+		if err != nil {
+			c.fail(fmt.Errorf("stack output %q: %w", k, err))
+			continue
+		}
+		out[resource.PropertyKey(k)] = pv
+	}
+	return out
+}
+
+// RegisterTransform adds a transform applied to every registration the
+// program makes after this call. A panic in it is an error of the
+// registration.
+func (c *Context) RegisterTransform(t Transform) {
+	if t == nil {
+		c.fail(errors.New("RegisterTransform: the transform is nil"))
+		return
+	}
+	c.mu.Lock()
+	c.transforms = append(c.transforms, t)
+	c.mu.Unlock()
+}
+
+// importSpec registers one resource of a standalone import.
+func (c *Context) importSpec(spec ImportSpec) {
+	r := c.newResource(spec.Type, spec.Name, true)
+	if !c.pending.add() {
+		r.finish(providers.RegisterResult{}, errors.New("the import has ended"))
+		return
+	}
+	r.counted = true
+	goal := &resource.Goal{Type: spec.Type, Name: spec.Name, Custom: true, ImportID: spec.ID,
+		Parent: spec.Parent, Provider: spec.Provider, Version: spec.Version, Inputs: spec.Inputs}
+	if goal.Parent == "" && c.root != nil {
+		goal.Parent = c.root.urn
+	}
+	c.d.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -156,19 +157,18 @@ func TestUnknownsFlowThroughPreview(t *testing.T) {
 	}
 	env := enginetest.New(t)
 	env.Provider("test", "", f)
-	var bOut resource.PropertyValue
+	var awaitErr error
 	res, err := env.Preview(func(ctx *engine.Context) error {
 		a := ctx.Register(thing, "a", engine.Props{"size": 1})
 		b := ctx.Register(thing, "b", engine.Props{"after": a.ID(), "size": a.Output("size")})
-		v, err := b.Output("after").Value()
-		bOut = v
-		return err
+		_, awaitErr = b.Output("after").Await(ctx.Context())
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bOut.IsUnknown() {
-		t.Errorf("b.after in a preview = %v, want unknown", bOut)
+	if !errors.Is(awaitErr, engine.ErrUnknown) {
+		t.Errorf("awaiting b.after in a preview: %v, want ErrUnknown", awaitErr)
 	}
 	var bNews resource.PropertyMap
 	for _, m := range seen {

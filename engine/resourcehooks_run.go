@@ -163,17 +163,13 @@ func (d *deployment) runAfter(ctx context.Context, hooks []*Hook, args resource.
 }
 
 // runHook runs one hook, unless this is a preview it does not run in. A
-// panic is its failure.
-func (d *deployment) runHook(ctx context.Context, h *Hook, args resource.HookArgs) (err error) {
+// panic is its failure (a *PanicError), and it may not wait for outputs,
+// as no code of the program's the engine calls may.
+func (d *deployment) runHook(ctx context.Context, h *Hook, args resource.HookArgs) error {
 	if d.preview && !h.OnPreview {
 		return nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("the hook panicked: %v", r)
-		}
-	}()
-	return h.Run(ctx, args)
+	return runCallback("the hook", func() error { return h.Run(ctx, args) })
 }
 
 // hookArgs is what the hooks of kind are told about s, as Pulumi's engine

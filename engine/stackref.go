@@ -26,16 +26,16 @@ func (c *Context) StackReference(name, stack string, opts ...ResourceOption) *Re
 // StackOutput returns the future value of the output key of the stack that
 // ref, a StackReference, reads: null if the stack has no such output,
 // secret if it is secret there.
-func StackOutput(ref *Resource, key string) Output {
-	return ref.Output("outputs").Apply(func(v resource.PropertyValue) (resource.PropertyValue, error) {
+func StackOutput(ref *Resource, key string) Output[resource.PropertyValue] {
+	return Apply(ref.Output("outputs"), func(v resource.PropertyValue) resource.PropertyValue {
 		if !v.IsObject() {
-			return resource.NewNull(), nil
+			return resource.NewNull()
 		}
 		out, ok := v.ObjectValue()[resource.PropertyKey(key)]
 		if !ok {
-			return resource.NewNull(), nil
+			return resource.NewNull()
 		}
-		return out, nil
+		return out
 	})
 }
 
@@ -48,8 +48,12 @@ func StackOutput(ref *Resource, key string) Output {
 // handle (and the program) with an error wrapping a
 // *builtin.UnknownResourceError.
 func (c *Context) Get(urn resource.URN) *Resource {
-	r := &Resource{ctx: c, typ: urn.Type(), name: urn.Name(), done: make(chan struct{})}
-	c.wg.Add(1)
+	r := c.newResource(urn.Type(), urn.Name(), false)
+	if !c.pending.add() {
+		r.finish(providers.RegisterResult{}, fmt.Errorf("getting resource %s after the program returned", urn))
+		return r
+	}
+	r.counted = true
 	go func() {
 		r.finish(c.get(urn))
 	}()

@@ -4,11 +4,16 @@
 // lines:
 //
 //	env := enginetest.New(t)
-//	env.Provider("test", "", &providers.Func{CreateF: ...})
+//	env.Provider("test", "", providers.ByType(map[string]providers.Provider{
+//		"test:index:Thing": &providers.Typed[ThingInputs, ThingOutputs]{CreateF: ...},
+//	}))
 //	res, err := env.Up(func(ctx *engine.Context) error {
-//		ctx.Register("test:index:Thing", "a", engine.Props{"size": 1})
+//		engine.NewResource[Thing](ctx, "test:index:Thing", "a", ThingArgs{Size: engine.Val(1)})
 //		return nil
 //	})
+//	ops := enginetest.Ops(res) // "create a"
+//
+// examples/testing is a whole test suite written this way.
 //
 // Every operation of an Env works on the same stack and store, so a second
 // Up sees the state the first one left.

@@ -29,8 +29,32 @@
 //
 // # Writing a provider
 //
-// Func builds a provider from functions, with sensible defaults for the
-// ones left nil; tests and in-process programs use it. The providertest
+// Typed builds the provider of one resource type from functions over Go
+// structs, one for the inputs and one for the outputs: it checks the
+// inputs against the struct, decodes requests and encodes answers, and
+// keeps secrets secret, so the functions see no property maps. ByType
+// serves several resource types as one provider:
+//
+//	type entryInputs struct {
+//		Key   string `prop:"key,replace"` // a new key replaces the entry
+//		Value string `prop:"value"`
+//	}
+//	type entryOutputs struct {
+//		entryInputs
+//		Path string `prop:"path"`
+//	}
+//	p := providers.ByType(map[string]providers.Provider{
+//		"kv:index:Entry": &providers.Typed[entryInputs, entryOutputs]{
+//			CreateF: func(ctx context.Context, req providers.TypedCreate[entryInputs]) (resource.ID, entryOutputs, error) {
+//				path, err := write(req.Inputs.Key, req.Inputs.Value)
+//				return resource.ID(req.Inputs.Key), entryOutputs{req.Inputs, path}, err
+//			},
+//		},
+//	})
+//
+// Func builds a provider from functions over property maps, with sensible
+// defaults for the ones left nil; it is the layer below Typed, for
+// providers that handle values no struct describes. The providertest
 // subpackage is a conformance suite any Provider runs against itself, and
 // holds an in-memory fake backend.
 //

@@ -39,9 +39,11 @@ func (e *ConversionError) Error() string {
 // nil, bool, every int, uint and float kind, string, []any, map[string]any,
 // []string, map[string]string, PropertyValue, PropertyMap, *Asset, *Archive,
 // ResourceReference (or a pointer to one), UnknownPlaceholder, and through
-// reflection any other slice, array or string-keyed map of those and any
-// named type whose underlying kind is one of the above (e.g. URN, ID).
-// A nil pointer or nil slice or map becomes null. Integers whose magnitude cannot be held exactly by a float64 are
+// reflection any other slice, array or string-keyed map of those, any
+// named type whose underlying kind is one of the above (e.g. URN, ID),
+// pointers to any of them, and structs, which become objects as
+// StructFields describes. A nil pointer or nil slice or map becomes null.
+// Integers whose magnitude cannot be held exactly by a float64 are
 // rejected rather than silently rounded. The error is a *ConversionError
 // naming the Go type and the path of the offending element.
 func NewPropertyValue(v any) (PropertyValue, error) {
@@ -165,6 +167,10 @@ func convert(v any, path *PropertyPath) (PropertyValue, error) {
 		return NewResourceReference(*x), nil
 	case UnknownPlaceholder:
 		return NewUnknown(), nil
+	case Asset:
+		return NewAssetValue(&x), nil
+	case Archive:
+		return NewArchiveValue(&x), nil
 	}
 	return convertReflect(reflect.ValueOf(v), path)
 }
@@ -222,7 +228,9 @@ func convertReflect(rv reflect.Value, path *PropertyPath) (PropertyValue, error)
 		if rv.IsNil() {
 			return NewNull(), nil
 		}
-		return PropertyValue{}, convErr(rv.Interface(), path, "pointers are not converted; pass the value")
+		return convert(rv.Elem().Interface(), path)
+	case reflect.Struct:
+		return convertStruct(rv, path)
 	}
 	return PropertyValue{}, convErr(rv.Interface(), path, "unsupported type")
 }

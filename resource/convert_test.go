@@ -60,6 +60,11 @@ func TestNewPropertyValue(t *testing.T) {
 		{"UnknownPlaceholder", resource.UnknownPlaceholder{}, resource.NewUnknown()},
 		{"nil slice", []int(nil), resource.NewNull()},
 		{"nil pointer", (*int)(nil), resource.NewNull()},
+		{"pointer", ptr(3), resource.NewNumber(3)},
+		{"struct", struct {
+			Name string `prop:"name"`
+			Size int
+		}{"a", 2}, resource.NewObject(resource.PropertyMap{"name": resource.NewString("a"), "size": resource.NewNumber(2)})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,8 +79,13 @@ func TestNewPropertyValue(t *testing.T) {
 	}
 }
 
+// badTag has a tag option NewPropertyValue does not know.
+type badTag struct {
+	A string `prop:"a,often"`
+}
+
 func TestNewPropertyValueErrors(t *testing.T) {
-	x := 1
+	fn := func() {}
 	tests := []struct {
 		name     string
 		in       any
@@ -85,8 +95,8 @@ func TestNewPropertyValueErrors(t *testing.T) {
 	}{
 		{"chan at root", make(chan int), "", "chan int", "unsupported type"},
 		{"func in map", map[string]any{"a": map[string]any{"b.c": func() {}}}, `a["b.c"]`, "func()", "unsupported type"},
-		{"struct in slice", []any{1, struct{}{}}, "[1]", "struct {}", "unsupported type"},
-		{"pointer", map[string]any{"p": &x}, "p", "*int", "pointers"},
+		{"struct with a bad tag in slice", []any{1, badTag{}}, "[1]", "resource_test.badTag", "unknown prop tag option"},
+		{"pointer to a func", map[string]any{"p": &fn}, "p", "func()", "unsupported type"},
 		{"int key map", map[string]any{"m": map[int]string{1: "a"}}, "m", "map[int]string", "keys must be strings"},
 		{"inexact int64", []any{int64(1<<53 + 1)}, "[0]", "int64", "exactly"},
 		{"inexact uint64", uint64(math.MaxUint64), "", "uint64", "exactly"},

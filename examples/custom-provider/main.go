@@ -24,7 +24,6 @@ import (
 	"github.com/groundwork-iac/groundwork/display"
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/providers"
-	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
@@ -117,24 +116,37 @@ func run(ctx context.Context, store state.Store, data string, out io.Writer, mod
 	return rs, nil
 }
 
+// entryArgs are an Entry's inputs as the program gives them: Outputs, so
+// that a value can come from another resource.
+type entryArgs struct {
+	Key   engine.Output[string] `prop:"key"`
+	Value engine.Output[string] `prop:"value"`
+}
+
+// entry is a declared Entry: its handle and its outputs.
+type entry struct {
+	*engine.Resource
+	Key   engine.Output[string] `prop:"key"`
+	Value engine.Output[string] `prop:"value"`
+	Path  engine.Output[string] `prop:"path"`
+}
+
+// newEntry declares a kv entry, as the built-in providers' typed
+// constructors (local.NewFile, say) declare theirs.
+func newEntry(ctx *engine.Context, name string, args entryArgs, opts ...engine.ResourceOption) *entry {
+	return engine.NewResource[entry](ctx, entryType, name, args, opts...)
+}
+
 // program declares three entries. The "index" entry's value is built
-// from the other two entries' outputs, so it is deployed after them; the
-// token is a secret, encrypted in the state and masked in the display.
+// from the "greeting" entry's path, so it is deployed after it; the token
+// is a secret, encrypted in the state and masked in the display.
 func program(ctx *engine.Context) error {
-	greeting := ctx.Register(entryType, "greeting", engine.Props{
-		"key":   "greeting",
-		"value": "hello, world",
-	})
-	token := ctx.Register(entryType, "token", engine.Props{
-		"key":   "api-token",
-		"value": resource.NewSecret(resource.NewString("s3cr3t-t0ken")),
-	})
-	ctx.Register(entryType, "index", engine.Props{
-		"key": "index",
-		"value": greeting.Output("path").Apply(func(p resource.PropertyValue) (resource.PropertyValue, error) {
-			return resource.NewString("see " + filepath.Base(p.StringValue())), nil
-		}),
+	greeting := newEntry(ctx, "greeting", entryArgs{Key: engine.Val("greeting"), Value: engine.Val("hello, world")})
+	token := newEntry(ctx, "token", entryArgs{Key: engine.Val("api-token"), Value: engine.Secret(engine.Val("s3cr3t-t0ken"))})
+	newEntry(ctx, "index", entryArgs{
+		Key:   engine.Val("index"),
+		Value: engine.Apply(greeting.Path, func(p string) string { return "see " + filepath.Base(p) }),
 	}, engine.DependsOn(token))
-	ctx.Export("greeting", greeting.Output("path"))
+	ctx.Export("greeting", greeting.Path)
 	return nil
 }

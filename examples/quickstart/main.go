@@ -24,7 +24,6 @@ import (
 	"github.com/groundwork-iac/groundwork/providers/command"
 	"github.com/groundwork-iac/groundwork/providers/local"
 	"github.com/groundwork-iac/groundwork/providers/random"
-	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 )
 
@@ -111,39 +110,38 @@ func builtins() *providers.Registry {
 	return r
 }
 
-// site is the program: what the stack should hold.
+// site is the program: what the stack should hold. Each resource is
+// declared with its provider's typed constructor; an Output of one (the
+// pet's name, the pages directory's path) used in another's arguments
+// makes the second wait for the first and records the dependency.
 func site(dir string) engine.Program {
 	return func(ctx *engine.Context) error {
-		root := ctx.Register(local.DirectoryType, "site", engine.Props{"path": dir})
-		pages := ctx.Register(local.DirectoryType, "pages", engine.Props{"path": filepath.Join(dir, "pages")},
+		root := local.NewDirectory(ctx, "site", local.DirectoryArgs{Path: engine.Val(dir)})
+		pages := local.NewDirectory(ctx, "pages", local.DirectoryArgs{Path: engine.Val(filepath.Join(dir, "pages"))},
 			engine.DependsOn(root))
-		pet := ctx.Register(random.PetType, "mascot", engine.Props{"length": 2})
+		pet := random.NewPet(ctx, "mascot", random.PetArgs{Length: engine.Val(2)})
 
-		greeting := pet.Output("result").Apply(func(v resource.PropertyValue) (resource.PropertyValue, error) {
-			return resource.NewString(fmt.Sprintf("<h1>Hello from %s!</h1>\n", v.StringValue())), nil
-		})
-		files := []*engine.Resource{
-			ctx.Register(local.FileType, "home", engine.Props{
-				"path": filepath.Join(dir, "pages", "index.html"), "content": greeting,
-			}, engine.DependsOn(pages)),
-			ctx.Register(local.FileType, "about", engine.Props{
-				"path":    filepath.Join(dir, "pages", "about.html"),
-				"content": "<p>Deployed by groundwork, an embeddable deployment engine.</p>\n",
-			}, engine.DependsOn(pages)),
-			ctx.Register(local.FileType, "style", engine.Props{
-				"path": filepath.Join(dir, "pages", "style.css"), "content": "h1 { font-family: sans-serif; }\n",
-			}, engine.DependsOn(pages)),
+		// page writes a file into the pages directory: its path comes
+		// from the directory's output, so it is written after it.
+		page := func(name, file string, content engine.Output[string]) engine.Handle {
+			path := engine.Apply(pages.Path, func(p string) string { return filepath.Join(p, file) })
+			return local.NewFile(ctx, name, local.FileArgs{Path: path, Content: content})
 		}
-		index := ctx.Register(command.CommandType, "index", engine.Props{
-			"create": "ls -1 pages > index.txt && wc -l < index.txt",
-			"delete": "rm -f index.txt",
-			"dir":    dir,
-			"shell":  true,
+		files := []engine.Handle{
+			page("home", "index.html", engine.Sprintf("<h1>Hello from %s!</h1>\n", pet.Result)),
+			page("about", "about.html", engine.Val("<p>Deployed by groundwork, an embeddable deployment engine.</p>\n")),
+			page("style", "style.css", engine.Val("h1 { font-family: sans-serif; }\n")),
+		}
+		index := command.NewCommand(ctx, "index", command.CommandArgs{
+			Create: engine.Val("ls -1 pages > index.txt && wc -l < index.txt"),
+			Delete: engine.Val("rm -f index.txt"),
+			Dir:    engine.Val(dir),
+			Shell:  engine.Val(true),
 		}, engine.DependsOn(files...))
 
 		ctx.Export("site", dir)
-		ctx.Export("mascot", pet.Output("result"))
-		ctx.Export("pages", index.Output("stdout"))
+		ctx.Export("mascot", pet.Result)
+		ctx.Export("pages", index.Stdout)
 		return nil
 	}
 }

@@ -25,28 +25,51 @@ type Settings struct {
 	Cache  bool
 }
 
-// The resource types of the program.
+// The resource types of the program, and how the program declares them:
+// the arguments (Outputs, so that one resource's output can be another's
+// input) and the outputs it reads. In your code base these live with the
+// program, or come from the provider's package.
 const (
 	bucketType = "cloud:storage:Bucket"
 	serverType = "cloud:compute:Server"
 	cacheType  = "cloud:compute:Cache"
 )
 
+type BucketArgs struct {
+	Region engine.Output[string] `prop:"region"`
+}
+
+type ServerArgs struct {
+	Region engine.Output[string] `prop:"region"`
+	Size   engine.Output[string] `prop:"size"`
+	Assets engine.Output[string] `prop:"assets"`
+}
+
+type CacheArgs struct {
+	Backend engine.Output[string] `prop:"backend"`
+}
+
+// Thing is what the program reads of each: where it is.
+type Thing struct {
+	*engine.Resource
+	URL engine.Output[string] `prop:"url"`
+}
+
 // webApp is the program under test: in your code base it is the function
 // your deployment tool runs. A bucket, a server that uses it, and an
 // optional cache in front of the server.
 func webApp(s Settings) engine.Program {
 	return func(ctx *engine.Context) error {
-		bucket := ctx.Register(bucketType, "assets", engine.Props{"region": s.Region})
-		server := ctx.Register(serverType, "web", engine.Props{
-			"region": s.Region,
-			"size":   s.Size,
-			"assets": bucket.Output("url"),
+		bucket := engine.NewResource[Thing](ctx, bucketType, "assets", BucketArgs{Region: engine.Val(s.Region)})
+		server := engine.NewResource[Thing](ctx, serverType, "web", ServerArgs{
+			Region: engine.Val(s.Region),
+			Size:   engine.Val(s.Size),
+			Assets: bucket.URL,
 		})
 		if s.Cache {
-			ctx.Register(cacheType, "cache", engine.Props{"backend": server.Output("url")})
+			engine.NewResource[Thing](ctx, cacheType, "cache", CacheArgs{Backend: server.URL})
 		}
-		ctx.Export("url", server.Output("url"))
+		ctx.Export("url", server.URL)
 		return nil
 	}
 }
@@ -109,8 +132,12 @@ func TestCreate(t *testing.T) {
 	if got, want := web.Inputs["assets"], assets.Outputs["url"]; !got.DeepEquals(want) {
 		t.Errorf("web's assets input = %v, want the bucket's url %v", got, want)
 	}
-	if got := res.Outputs["url"].StringValue(); got != "https://"+string(web.ID)+".example.com" {
-		t.Errorf("stack output url = %q", got)
+	// Stack outputs decode into a struct, as any property map does.
+	var out struct {
+		URL string `prop:"url"`
+	}
+	if err := res.Outputs.Decode(&out); err != nil || out.URL != "https://"+string(web.ID)+".example.com" {
+		t.Errorf("stack output url = %q (%v)", out.URL, err)
 	}
 	if cloud.Live() != 3 {
 		t.Errorf("%d things in the cloud, want 3", cloud.Live())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -178,8 +177,7 @@ func TestWireAliasSpecsAndInheritedAliases(t *testing.T) {
 			}
 			ids := customIDs(env)
 			before := len(s.log())
-			res, err := env.Up(wireProgram(tt.v2, tt.md...))
-			if err != nil {
+			if _, err := env.Up(wireProgram(tt.v2, tt.md...)); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.writes, s.log()[before:], cmpopts.EquateEmpty()); diff != "" {
@@ -187,11 +185,6 @@ func TestWireAliasSpecsAndInheritedAliases(t *testing.T) {
 			}
 			if tt.writes != nil {
 				return
-			}
-			for _, op := range enginetest.Ops(res, group, team, thing) {
-				if !strings.HasPrefix(op, "same ") && op != "create outer" {
-					t.Errorf("step %q, want only sames", op)
-				}
 			}
 			if diff := cmp.Diff(ids, customIDs(env)); diff != "" {
 				t.Errorf("recorded IDs (-before +after):\n%s", diff)
