@@ -27,7 +27,9 @@ type cloud struct {
 	// onCreate, if set, runs inside every create (after the fail check).
 	onCreate func(ctx context.Context, name string) error
 	// onDiff, if set, runs inside every diff.
-	onDiff func(ctx context.Context) error
+	onDiff func(ctx context.Context, req providers.DiffRequest) error
+	// onDelete, if set, runs after every delete, with the resource's name.
+	onDelete func(name string)
 }
 
 func newCloud(replaceKeys ...resource.PropertyKey) *cloud {
@@ -76,7 +78,7 @@ func (c *cloud) provider() *providers.Func {
 			hook := c.onDiff
 			c.mu.Unlock()
 			if hook != nil {
-				if err := hook(ctx); err != nil {
+				if err := hook(ctx, req); err != nil {
 					return providers.DiffResponse{}, err
 				}
 			}
@@ -129,12 +131,17 @@ func (c *cloud) provider() *providers.Func {
 		},
 		DeleteF: func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
 			c.mu.Lock()
-			defer c.mu.Unlock()
 			if _, ok := c.live[req.ID]; !ok {
+				c.mu.Unlock()
 				return providers.DeleteResponse{}, fmt.Errorf("delete of %s: no resource %s", req.URN, req.ID)
 			}
 			delete(c.live, req.ID)
 			c.log("delete", req.URN)
+			hook := c.onDelete
+			c.mu.Unlock()
+			if hook != nil {
+				hook(req.URN.Name())
+			}
 			return providers.DeleteResponse{}, nil
 		},
 		ReadF: func(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {

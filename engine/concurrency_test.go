@@ -10,6 +10,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
+	"github.com/groundwork-iac/groundwork/providers"
 )
 
 // inflight counts calls in progress and remembers the most seen at once.
@@ -118,7 +119,7 @@ func TestDiffCallsOverlapAcrossResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newInflight(2)
-	c.onDiff = func(ctx context.Context) error {
+	c.onDiff = func(ctx context.Context, _ providers.DiffRequest) error {
 		f.enter()
 		defer f.leave()
 		// A Diff returns only once both are in flight: a generator that

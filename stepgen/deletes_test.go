@@ -334,6 +334,16 @@ func TestDeletesProtected(t *testing.T) {
 			refused: []string{"p"},
 		},
 		{
+			name: "every copy marked for deletion under its dependency's URN stays",
+			old: []*resource.State{
+				recorded("a", nil),
+				recorded("a", nil, func(s *resource.State) { s.Delete, s.ID = true, "id-a-old" }),
+				recorded("p", nil, protect, inputFrom("v", urn("a"))),
+			},
+			register: []string{"a"}, replace: []string{"a"},
+			refused: []string{"p"},
+		},
+		{
 			name: "a copy left marked by an earlier run goes when a live record holds the URN",
 			old: []*resource.State{
 				recorded("a", nil),
