@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
+	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -17,18 +19,28 @@ import (
 // Delete sees the old object's URN, not the new one.
 func TestReplaceOfRenamedResourceDeletesUnderOldURN(t *testing.T) {
 	tests := []struct {
-		name string
-		dbr  bool
-		want []string
+		name  string
+		dbr   bool
+		want  []string // provider writes
+		steps []string
 	}{
-		{"create before delete", false, []string{"create new", "delete old"}},
-		{"delete before replace", true, []string{"delete old", "create new"}},
+		{"create before delete", false, []string{"create new", "delete old"},
+			[]string{"create-replacement new", "delete-replaced old", "replace new"}},
+		{"delete before replace", true, []string{"delete old", "create new"},
+			[]string{"create new", "delete-replaced old"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newCloud("zone")
 			env := enginetest.New(t)
-			env.Provider("test", "", c.provider())
+			p := c.provider()
+			var deleted []resource.URN
+			del := p.DeleteF
+			p.DeleteF = func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+				deleted = append(deleted, req.URN)
+				return del(ctx, req)
+			}
+			env.Provider("test", "", p)
 			opts := func() []engine.ResourceOption {
 				if tt.dbr {
 					return []engine.ResourceOption{engine.DeleteBeforeReplace()}
@@ -43,7 +55,7 @@ func TestReplaceOfRenamedResourceDeletesUnderOldURN(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := len(c.Writes())
-			_, err = env.Up(func(ctx *engine.Context) error {
+			res, err := env.Up(func(ctx *engine.Context) error {
 				ctx.Register(thing, "new", engine.Props{"zone": "y"},
 					append(opts(), engine.Aliases(resource.Alias{Name: "old"}))...)
 				return nil
@@ -53,6 +65,12 @@ func TestReplaceOfRenamedResourceDeletesUnderOldURN(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, c.Writes()[before:]); diff != "" {
 				t.Errorf("writes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]resource.URN{env.URN(thing, "old")}, deleted); diff != "" {
+				t.Errorf("URNs the provider's Delete saw (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.steps, outcomes(res)); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
 			}
 			if c.Live() != 1 {
 				t.Errorf("%d resources exist, want 1", c.Live())

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -105,6 +108,12 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 	}
 	d.events.emit(OperationStartEvent{Operation: op, Preview: preview, Project: e.cfg.Project, Stack: e.cfg.Stack, Time: d.start})
 	defer func() { d.summarize(err) }()
+	defer func() {
+		// Cancelled before anything ran: say so, not "context canceled".
+		if res == nil && err != nil && ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
+			err = &CancelledError{Operation: op, Cause: context.Cause(ctx), Preview: preview}
+		}
+	}()
 
 	if !d.preview {
 		lock, err := e.cfg.Store.Lock(ctx, e.cfg.Stack, string(op))
@@ -141,7 +150,7 @@ func (d *deployment) load(ctx context.Context) error {
 	// tenth of an unchanged rerun of 10,000 resources (BENCHMARKS.md).
 	snap, err := cfg.Store.Load(ctx, cfg.Stack)
 	if err != nil {
-		return fmt.Errorf("loading stack %q: %w", cfg.Stack, err)
+		return err // the store's error names the stack
 	}
 	d.base = snap
 	d.expectedSteps = len(snap.Resources)
@@ -261,7 +270,13 @@ func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 	errs := []error{opErr, execErr, stackErr, commitErr}
 	errs = append(errs, regErrs...)
 	if ctx.Err() != nil {
-		errs = append(errs, &CancelledError{Cause: context.Cause(ctx)})
+		// What only echoes the cancellation (the program stopped, steps
+		// not started) is said once, by the CancelledError.
+		cause := context.Cause(ctx)
+		errs = slices.DeleteFunc(errs, func(err error) bool {
+			return errors.Is(err, cause) || errors.Is(err, ctx.Err())
+		})
+		errs = append(errs, &CancelledError{Operation: d.op, Cause: cause, Recorded: maps.Clone(d.counts), Preview: d.preview})
 	}
 	err := joinDistinct(errs)
 	if err == nil && d.opts.generatePlan {
@@ -272,10 +287,35 @@ func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 
 // CancelledError reports an operation stopped by its context: steps in
 // flight finished and were recorded, nothing new started.
-type CancelledError struct{ Cause error }
+type CancelledError struct {
+	Operation Operation
+	Cause     error
+	// Recorded counts the steps that completed before the operation
+	// stopped, by kind (in a preview, nothing was recorded).
+	Recorded map[StepOp]int
+	Preview  bool
+}
 
+// Error says what was stopped and what was recorded.
 func (e *CancelledError) Error() string {
-	return fmt.Sprintf("the operation was cancelled (%v); steps already running finished and were recorded", e.Cause)
+	what := "the " + string(e.Operation)
+	if e.Preview && e.Operation != OpPreview {
+		what = "the preview of the " + string(e.Operation)
+	}
+	msg := fmt.Sprintf("%s was cancelled (%v): no new step was started", what, e.Cause)
+	if e.Preview {
+		return msg + ", and nothing was changed"
+	}
+	var done []string
+	for _, op := range slices.Sorted(maps.Keys(e.Recorded)) {
+		if n := e.Recorded[op]; n > 0 && op != StepSame && op != StepOutputs {
+			done = append(done, fmt.Sprintf("%s: %d", op, n))
+		}
+	}
+	if len(done) == 0 {
+		return msg + ", and no change had been made"
+	}
+	return msg + "; the steps already running finished, and the state records every change made (" + strings.Join(done, ", ") + ")"
 }
 
 // Unwrap returns the cancellation cause.
@@ -422,8 +462,27 @@ func joinDistinct(errs []error) error {
 		seen[err] = true
 		out = append(out, err)
 	}
-	if len(out) == 1 {
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
 		return out[0]
 	}
-	return errors.Join(out...)
+	return errorList(out)
 }
+
+// errorList is several errors of one operation, read as a list.
+type errorList []error
+
+func (l errorList) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d errors:", len(l))
+	for _, err := range l {
+		b.WriteString("\n  - ")
+		b.WriteString(strings.ReplaceAll(err.Error(), "\n", "\n    "))
+	}
+	return b.String()
+}
+
+// Unwrap returns the errors, for errors.Is and errors.As.
+func (l errorList) Unwrap() []error { return l }

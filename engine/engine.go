@@ -54,14 +54,14 @@ type Engine struct {
 func New(cfg Config) (*Engine, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("engine: Config.Store is required (state.NewFileStore or state.NewMemoryStore)")
+		return nil, errors.New("Config.Store is required (state.NewFileStore or state.NewMemoryStore)")
 	case cfg.Project == "":
-		return nil, errors.New("engine: Config.Project is required")
+		return nil, errors.New("Config.Project is required")
 	case cfg.Stack == "":
-		return nil, errors.New("engine: Config.Stack is required")
+		return nil, errors.New("Config.Stack is required")
 	}
 	if strings := []string{cfg.Project, cfg.Stack}; containsSeparator(strings) {
-		return nil, fmt.Errorf("engine: project %q and stack %q must not contain \"::\"", cfg.Project, cfg.Stack)
+		return nil, fmt.Errorf("project %q and stack %q must not contain \"::\"", cfg.Project, cfg.Stack)
 	}
 	if cfg.Providers == nil {
 		cfg.Providers = func() *providers.Registry { return providers.NewRegistry() }

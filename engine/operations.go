@@ -24,8 +24,14 @@ func (e *Engine) Up(ctx context.Context, program Program, opts ...Option) (*Resu
 
 // Preview shows what Up would do without changing anything: providers are
 // asked only questions, unknown outputs stay unknown, and nothing is
-// written to the store.
+// written to the store. With RefreshFirst it previews against the stack as
+// a refresh would leave it (the resources read from their providers, in a
+// copy of the stack the store never sees), as Up with RefreshFirst would
+// run.
 func (e *Engine) Preview(ctx context.Context, program Program, opts ...Option) (*Result, error) {
+	if optionsOf(opts).refreshFirst {
+		return e.previewRefreshed(ctx, program, opts)
+	}
 	return e.run(ctx, OpPreview, true, opts, update(program))
 }
 
@@ -87,12 +93,17 @@ func (e *Engine) Import(ctx context.Context, specs []ImportSpec, opts ...Option)
 	}))
 }
 
-func (e *Engine) refreshFirst(ctx context.Context, opts []Option) error {
+// optionsOf applies opts.
+func optionsOf(opts []Option) options {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if !o.refreshFirst {
+	return o
+}
+
+func (e *Engine) refreshFirst(ctx context.Context, opts []Option) error {
+	if !optionsOf(opts).refreshFirst {
 		return nil
 	}
 	if _, err := e.Refresh(ctx, opts...); err != nil {

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -506,5 +507,48 @@ func TestCallTimeoutsAndSecretOutputs(t *testing.T) {
 	}
 	if sum.NumberValue() != 42 || self != env.URN("test:index:Widget", "w") {
 		t.Errorf("call returned %v with self %s", sum, self)
+	}
+}
+
+// TestPreviewWithRefreshFirst previews against the refreshed stack: a
+// resource deleted out of band is to be created again, which a plain
+// preview cannot know; and nothing is written.
+func TestPreviewWithRefreshFirst(t *testing.T) {
+	c := newCloud()
+	env := newEnv(t, c)
+	program := things(map[string]engine.Props{"a": {"size": 1}, "b": {"size": 2}})
+	if _, err := env.Up(program); err != nil {
+		t.Fatal(err)
+	}
+	b := env.Resource(env.URN(thing, "b"))
+	c.mu.Lock()
+	delete(c.live, b.ID)
+	c.mu.Unlock()
+	before := c.Writes()
+
+	plain, err := env.Preview(program)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := enginetest.Ops(plain, thing); slices.Contains(got, "create b") {
+		t.Errorf("a plain preview knows b is gone: %v", got)
+	}
+	refreshed, err := env.Preview(program, engine.RefreshFirst())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := enginetest.Ops(refreshed, thing); !slices.Contains(got, "create b") {
+		t.Errorf("the preview after a refresh = %v; want b created again", got)
+	}
+	for _, ev := range env.Events() {
+		if st, ok := ev.(engine.OperationStartEvent); ok && !st.Preview {
+			t.Errorf("an operation of the refreshed preview is not marked a preview: %+v", st)
+		}
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, liveNames(env)); diff != "" {
+		t.Errorf("the preview changed the stored state (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before, c.Writes()); diff != "" {
+		t.Errorf("the preview changed the cloud (-want +got):\n%s", diff)
 	}
 }

@@ -50,7 +50,8 @@ func ReplaceTargets(urns ...resource.URN) Option {
 func InputsOnlyDiff() Option { return func(o *options) { o.inputsOnlyDiff = true } }
 
 // RefreshFirst makes Up refresh the stack (as its own operation) before
-// updating it.
+// updating it, and Preview preview against the stack as that refresh
+// would leave it, still writing nothing.
 func RefreshFirst() Option { return func(o *options) { o.refreshFirst = true } }
 
 // Targets limits the operation to these resources: others keep their

@@ -235,6 +235,7 @@ func TestCreateBeforeDeleteFailedCreateKeepsTheOldCopy(t *testing.T) {
 	type run struct {
 		program engine.Program
 		fail    string // the resource whose create fails
+		steps   []string
 		writes  []string
 		records []string
 	}
@@ -245,33 +246,40 @@ func TestCreateBeforeDeleteFailedCreateKeepsTheOldCopy(t *testing.T) {
 		{
 			name: "going back to the old inputs after a failed create changes nothing",
 			runs: []run{
-				{program: one("x"), writes: []string{"create a"}, records: []string{"a x"}},
-				{program: one("y"), fail: "a", records: []string{"a x"}},
-				{program: one("x"), records: []string{"a x"}},
+				{program: one("x"), steps: []string{"create a"}, writes: []string{"create a"}, records: []string{"a x"}},
+				{program: one("y"), fail: "a", steps: []string{"create-replacement a: failed", "replace a: skipped"},
+					records: []string{"a x"}},
+				{program: one("x"), steps: []string{"same a"}, records: []string{"a x"}},
 			},
 		},
 		{
 			name: "a retry after a failed create finishes the replacement",
 			runs: []run{
-				{program: one("x"), writes: []string{"create a"}, records: []string{"a x"}},
-				{program: one("y"), fail: "a", records: []string{"a x"}},
-				{program: one("y"), writes: []string{"create a", "delete a"}, records: []string{"a y"}},
+				{program: one("x"), steps: []string{"create a"}, writes: []string{"create a"}, records: []string{"a x"}},
+				{program: one("y"), fail: "a", steps: []string{"create-replacement a: failed", "replace a: skipped"},
+					records: []string{"a x"}},
+				{program: one("y"), steps: []string{"create-replacement a", "delete-replaced a", "replace a"},
+					writes: []string{"create a", "delete a"}, records: []string{"a y"}},
 			},
 		},
 		{
 			name: "a dependent's failed create after its dependency's replacement",
 			runs: []run{
-				{program: two("x"), writes: []string{"create a", "create b"}, records: []string{"a x", "b x"}},
-				{program: two("y"), fail: "b", writes: []string{"create a"}, records: []string{"a x (delete)", "a y", "b x"}},
-				{program: two("y"), writes: []string{"create b", "delete b", "delete a"}, records: []string{"a y", "b y"}},
+				{program: two("x"), steps: []string{"create a", "create b"}, writes: []string{"create a", "create b"}, records: []string{"a x", "b x"}},
+				{program: two("y"), fail: "b", steps: []string{"create-replacement a", "create-replacement b: failed", "replace a", "replace b: skipped"},
+					writes: []string{"create a"}, records: []string{"a x (delete)", "a y", "b x"}},
+				{program: two("y"), steps: []string{"create-replacement b", "delete-replaced a", "delete-replaced b", "replace b", "same a"},
+					writes: []string{"create b", "delete b", "delete a"}, records: []string{"a y", "b y"}},
 			},
 		},
 		{
 			name: "two failed replacements in a row",
 			runs: []run{
-				{program: two("x"), writes: []string{"create a", "create b"}, records: []string{"a x", "b x"}},
-				{program: two("y"), fail: "b", writes: []string{"create a"}, records: []string{"a x (delete)", "a y", "b x"}},
-				{program: two("y"), fail: "b", records: []string{"a x (delete)", "a y", "b x"}},
+				{program: two("x"), steps: []string{"create a", "create b"}, writes: []string{"create a", "create b"}, records: []string{"a x", "b x"}},
+				{program: two("y"), fail: "b", steps: []string{"create-replacement a", "create-replacement b: failed", "replace a", "replace b: skipped"},
+					writes: []string{"create a"}, records: []string{"a x (delete)", "a y", "b x"}},
+				{program: two("y"), fail: "b", steps: []string{"create-replacement b: failed", "replace b: skipped", "same a"},
+					records: []string{"a x (delete)", "a y", "b x"}},
 			},
 		},
 	}
@@ -286,9 +294,12 @@ func TestCreateBeforeDeleteFailedCreateKeepsTheOldCopy(t *testing.T) {
 					c.failCreate[r.fail] = errors.New("quota exceeded")
 				}
 				before := len(c.Writes())
-				_, err := env.Up(r.program)
+				res, err := env.Up(r.program)
 				if (err != nil) != (r.fail != "") {
 					t.Fatalf("run %d: err = %v, want a failure %t", i, err, r.fail != "")
+				}
+				if diff := cmp.Diff(r.steps, outcomes(res)); diff != "" {
+					t.Errorf("run %d: steps (-want +got):\n%s", i, diff)
 				}
 				if diff := cmp.Diff(r.writes, c.Writes()[before:], cmpEmpty); diff != "" {
 					t.Errorf("run %d: writes (-want +got):\n%s", i, diff)
@@ -307,7 +318,8 @@ func TestCreateBeforeDeleteFailedCreateKeepsTheOldCopy(t *testing.T) {
 
 // TestProtectAndReplace: a protected resource is never deleted to replace
 // it — directly, or as a dependent a delete-before-replace would delete
-// first — and the refusal names it before anything is deleted. A program
+// first — and the refusal, a failed replace step of the resource being
+// replaced, names it before anything is deleted. A program
 // that drops protect may replace the resource in the same update, as the
 // reference engine allows; a dependent's recorded protect holds, since
 // its new goal comes only after the delete-before-replace decided.
@@ -333,17 +345,20 @@ func TestProtectAndReplace(t *testing.T) {
 		wantProtected      string
 		wantFor            string
 		writes             []string
+		steps              []string
 	}{
-		{name: "a protected resource is not replaced", protectA: true, wantProtected: "a"},
+		{name: "a protected resource is not replaced", protectA: true, wantProtected: "a",
+			steps: []string{"replace a: failed"}},
 		{name: "a protected dependent is not replaced by a delete-before-replace", protectC: true,
-			wantProtected: "c", wantFor: "a"},
+			wantProtected: "c", wantFor: "a", steps: []string{"replace a: failed"}},
 		{name: "unprotect and replace in one update", protectA: true, unprotect: true,
-			writes: []string{"delete c", "delete a", "create a", "create c"}},
+			writes: []string{"delete c", "delete a", "create a", "create c"},
+			steps:  []string{"create a", "create c", "delete-replaced a", "delete-replaced c", "same b"}},
 		// The dependent's new goal is not known when the delete-before-
 		// replace must decide (it waits for a): its recorded protect
 		// holds, as in the reference engine.
 		{name: "unprotecting a dependent does not let a delete-before-replace replace it", protectC: true, unprotect: true,
-			wantProtected: "c", wantFor: "a"},
+			wantProtected: "c", wantFor: "a", steps: []string{"replace a: failed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -358,7 +373,7 @@ func TestProtectAndReplace(t *testing.T) {
 			if tt.unprotect {
 				second = program("y", false, false)
 			}
-			_, err := env.Up(second)
+			res, err := env.Up(second)
 			var pe *stepgen.ProtectedError
 			switch {
 			case tt.wantProtected == "" && err != nil:
@@ -370,6 +385,9 @@ func TestProtectAndReplace(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.writes, c.Writes()[before:], cmpEmpty); diff != "" {
 				t.Errorf("writes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.steps, outcomes(res), cmpEmpty); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
 			}
 			want := []string{"a x", "b ", "c x"}
 			if tt.wantProtected == "" {

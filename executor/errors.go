@@ -11,7 +11,7 @@ import (
 // ErrClosed is returned by Execute once Wait has been called: the executor
 // accepts no more work. The rejected chain runs nothing and no hook is
 // called for it.
-var ErrClosed = errors.New("executor: Execute called after Wait")
+var ErrClosed = errors.New("Execute called after Wait")
 
 // StepError is one step's failure as Wait reports it: the step's resource
 // and what went wrong (the error of Apply, StepStarting or StepDone, or a
@@ -80,22 +80,28 @@ func (e *PanicError) Unwrap() error {
 type canceledError struct{ cause error }
 
 func (e *canceledError) Error() string {
-	return fmt.Sprintf("executor: canceled: %v", e.cause)
+	return fmt.Sprintf("the remaining steps were not started: %v", e.cause)
 }
 
 func (e *canceledError) Unwrap() error { return e.cause }
 
 // formatErrors renders Wait's error: a single failure reads as itself,
-// several as a list.
+// several as a list, one failure an item.
 func formatErrors(errs []error) string {
 	if len(errs) == 1 {
 		return errs[0].Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d errors occurred:", len(errs))
+	what := "steps failed"
 	for _, err := range errs {
-		b.WriteString("\n\t* ")
-		b.WriteString(strings.ReplaceAll(err.Error(), "\n", "\n\t  "))
+		if _, ok := err.(*StepError); !ok {
+			what = "errors"
+		}
+	}
+	fmt.Fprintf(&b, "%d %s:", len(errs), what)
+	for _, err := range errs {
+		b.WriteString("\n  - ")
+		b.WriteString(strings.ReplaceAll(err.Error(), "\n", "\n    "))
 	}
 	return b.String()
 }

@@ -422,7 +422,7 @@ func TestContextCancellation(t *testing.T) {
 			if !errors.Is(err, errStop) {
 				t.Errorf("Wait = %v, want an error wrapping the cause", err)
 			}
-			if diff := cmp.Diff([]failure{{Err: "executor: canceled: operator pressed stop"}}, failures(t, err)); diff != "" {
+			if diff := cmp.Diff([]failure{{Err: "the remaining steps were not started: operator pressed stop"}}, failures(t, err)); diff != "" {
 				t.Errorf("Wait failures (-want +got):\n%s", diff)
 			}
 			want := map[string]string{"a1": "ok", "a2": "skipped", "b1": "skipped", "c1": "skipped", "d1": "ok"}

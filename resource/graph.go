@@ -47,15 +47,15 @@ type Graph struct {
 func NewGraph(states []*State) (*Graph, error) {
 	n := len(states)
 	if int64(n) >= 1<<31 {
-		return nil, fmt.Errorf("graph: %d resources is more than a graph can hold", n)
+		return nil, fmt.Errorf("%d resources is more than a graph can hold", n)
 	}
 	g := &Graph{states: states, byURN: make(map[URN]int32, n)}
 	for i, s := range states {
 		if s == nil {
-			return nil, fmt.Errorf("graph: resource at position %d is nil", i)
+			return nil, fmt.Errorf("resource at position %d is nil", i)
 		}
 		if j, ok := g.byURN[s.URN]; ok && !states[j].Delete && !s.Delete {
-			return nil, fmt.Errorf("graph: resource %s appears twice (positions %d and %d) and neither copy is marked for deletion", s.URN, j, i)
+			return nil, fmt.Errorf("resource %s appears twice (positions %d and %d) and neither copy is marked for deletion", s.URN, j, i)
 		}
 		if j, ok := g.byURN[s.URN]; !ok || states[j].Delete {
 			g.byURN[s.URN] = int32(i)

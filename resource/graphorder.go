@@ -103,7 +103,7 @@ func (g *Graph) Antichains(urns []URN) ([][]URN, error) {
 	for _, u := range urns {
 		i, ok := g.byURN[u]
 		if !ok {
-			return nil, fmt.Errorf("antichains: resource %s is not in the graph", u)
+			return nil, fmt.Errorf("resource %s is not in the graph", u)
 		}
 		set = append(set, i)
 	}
@@ -133,7 +133,7 @@ func (g *Graph) AntichainsOf(states []*State) ([][]*State, error) {
 			if s != nil {
 				name = string(s.URN)
 			}
-			return nil, fmt.Errorf("antichains: state %d (%s) is not in the graph", k, name)
+			return nil, fmt.Errorf("state %d (%s) is not in the graph", k, name)
 		}
 		set = append(set, i)
 	}

@@ -127,7 +127,7 @@ var (
 func bg() context.Context { return context.Background() }
 
 func notExist(stack, name string) error {
-	return fmt.Errorf("state: %s of stack %q: %w", name, stack, fs.ErrNotExist)
+	return fmt.Errorf("%s of stack %q: %w", name, stack, fs.ErrNotExist)
 }
 
 // token returns the token of the lock this store holds on the stack.
@@ -155,7 +155,7 @@ func (s *backendStorage) read(stack, name string) ([]byte, error) {
 	case fileLock:
 		return s.readLock(stack)
 	default:
-		return nil, fmt.Errorf("state: a backend keeps no %q", name)
+		return nil, fmt.Errorf("a backend keeps no %q", name)
 	}
 	if err == nil && data == nil {
 		err = notExist(stack, name)
@@ -204,12 +204,12 @@ func (s *backendStorage) replace(stack, name string, data []byte) error {
 	case fileJournal:
 		return s.b.WriteJournal(bg(), stack, tok, data)
 	}
-	return fmt.Errorf("state: a backend keeps no %q", name)
+	return fmt.Errorf("a backend keeps no %q", name)
 }
 
 func (s *backendStorage) openAppend(stack, name string) (appender, error) {
 	if name != fileJournal {
-		return nil, fmt.Errorf("state: a backend appends to no %q", name)
+		return nil, fmt.Errorf("a backend appends to no %q", name)
 	}
 	tok, err := s.token(stack)
 	if err != nil {
@@ -244,7 +244,7 @@ func (s *backendStorage) remove(stack, name string) error {
 	case fileSnapshot:
 		return s.b.DeleteStack(bg(), stack, tok)
 	}
-	return fmt.Errorf("state: a backend keeps no %q", name)
+	return fmt.Errorf("a backend keeps no %q", name)
 }
 
 // removeStack does nothing: a backend keeps no folder per stack.
@@ -267,7 +267,7 @@ func (s *backendStorage) list() ([]string, error) {
 
 func (s *backendStorage) create(stack, name string, data []byte) error {
 	if name != fileLock {
-		return fmt.Errorf("state: a backend creates no %q", name)
+		return fmt.Errorf("a backend creates no %q", name)
 	}
 	info, err := parseLockInfo(data)
 	if err != nil {
@@ -295,7 +295,7 @@ func (s *backendStorage) tookOver(stack string) *LockInfo {
 
 func (s *backendStorage) removeIf(stack, name string, data []byte) (bool, error) {
 	if name != fileLock {
-		return false, fmt.Errorf("state: a backend removes no %q", name)
+		return false, fmt.Errorf("a backend removes no %q", name)
 	}
 	info, err := parseLockInfo(data)
 	if err != nil {

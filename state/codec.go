@@ -31,7 +31,7 @@ type FormatVersionError struct {
 
 // Error says which format was found and which is supported.
 func (e *FormatVersionError) Error() string {
-	return fmt.Sprintf("state: the %s is in format version %d, but this library reads versions up to %d; "+
+	return fmt.Sprintf("the %s is in format version %d, but this library reads versions up to %d; "+
 		"upgrade groundwork to read it (it was not modified)", e.What, e.Found, e.Supported)
 }
 
@@ -163,7 +163,7 @@ func appendSecretsState(b []byte, sec *SecretsState) ([]byte, error) {
 	if len(sec.State) > 0 {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, sec.State); err != nil {
-			return nil, fmt.Errorf("state: the secrets manager's state is not JSON: %w", err)
+			return nil, fmt.Errorf("the secrets manager's state is not JSON: %w", err)
 		}
 		b = append(b, `,"state":`...)
 		b = append(b, buf.Bytes()...)
@@ -411,17 +411,17 @@ func checkVersion(data []byte, what, member string, newest int) (int, error) {
 	if v < 0 {
 		var probe map[string]json.RawMessage
 		if err := json.Unmarshal(data, &probe); err != nil {
-			return 0, fmt.Errorf("state: the %s is not valid JSON: %w", what, err)
+			return 0, fmt.Errorf("the %s is not valid JSON: %w", what, err)
 		}
 		if err := json.Unmarshal(probe[member], &v); err != nil || probe[member] == nil {
-			return 0, fmt.Errorf("state: the %s has no format version; it is not a groundwork %s", what, what)
+			return 0, fmt.Errorf("the %s has no format version; it is not a groundwork %s", what, what)
 		}
 	}
 	if v > newest {
 		return v, &FormatVersionError{What: what, Found: v, Supported: newest}
 	}
 	if v < 1 {
-		return v, fmt.Errorf("state: the %s has format version %d, which never existed", what, v)
+		return v, fmt.Errorf("the %s has format version %d, which never existed", what, v)
 	}
 	return v, nil
 }

@@ -124,7 +124,7 @@ func decodeSnapshotValues(ctx context.Context, data []byte, open openManager, au
 	if err != nil {
 		var se *syntaxError
 		if errors.As(err, &se) {
-			return nil, false, fmt.Errorf("state: the snapshot is malformed: %w", err)
+			return nil, false, fmt.Errorf("the snapshot is malformed: %w", err)
 		}
 		return nil, false, err
 	}
@@ -156,7 +156,7 @@ func (d *decoder) secretsState() (*SecretsState, error) {
 		case "state":
 			var raw []byte
 			if raw, err = d.raw(0); err == nil && !json.Valid(raw) {
-				err = errors.New("state: the snapshot's secrets state is not valid JSON")
+				err = errors.New("the snapshot's secrets state is not valid JSON")
 			}
 			sec.State = append([]byte(nil), raw...)
 		default:
@@ -165,7 +165,7 @@ func (d *decoder) secretsState() (*SecretsState, error) {
 		return err
 	})
 	if err == nil && sec.Type == "" {
-		err = errors.New("state: the snapshot's secrets section names no manager type")
+		err = errors.New("the snapshot's secrets section names no manager type")
 	}
 	return sec, err
 }

@@ -22,7 +22,7 @@ import (
 
 // ErrNoSecretsManager is returned when a secret value must be written or
 // read but the store was given no secrets provider (see WithSecrets).
-var ErrNoSecretsManager = errors.New("state: a secret value needs a secrets manager, but the store has no secrets provider (see WithSecrets)")
+var ErrNoSecretsManager = errors.New("a secret value needs a secrets manager, but the store has no secrets provider (see WithSecrets)")
 
 // The tags of non-plain property values.
 const (
@@ -191,7 +191,7 @@ func (e *valueEncoder) appendTagged(ctx context.Context, b []byte, v resource.Pr
 	case resource.KindOutput:
 		return e.appendOutput(ctx, b, v.OutputValue())
 	default:
-		return b, errors.New("state: cannot encode a property value of kind " + v.Kind().String())
+		return b, errors.New("cannot encode a property value of kind " + v.Kind().String())
 	}
 	return b, nil
 }

@@ -143,7 +143,7 @@ func (c *core) manager(ctx context.Context, stack string, recorded *SecretsState
 		return nil, err
 	}
 	if m == nil {
-		return nil, fmt.Errorf("state: the secrets provider gave no manager for stack %q", stack)
+		return nil, fmt.Errorf("the secrets provider gave no manager for stack %q", stack)
 	}
 	c.mgrs[stack] = cachedManager{typ: m.Type(), state: string(m.State()), mgr: m}
 	return m, nil
@@ -218,10 +218,10 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	auth := &snapshotAuth{stack: stack, keyed: c.opts.secrets != nil, trust: c.opts.trustUnauthenticated}
 	base, unknowns, err := decodeSnapshotValues(ctx, snapData, c.opener(stack), auth)
 	if err != nil {
-		return nil, loadError(err, "state: loading stack %q: %w", stack)
+		return nil, loadError(err, "loading stack %q: %w", stack)
 	}
 	if err := base.verifyIntegrity(!unknowns); err != nil {
-		return nil, fmt.Errorf("state: stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
+		return nil, fmt.Errorf("loading stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
 	}
 	if len(journal) == 0 {
 		c.remember(stack, base, snapData, auth.alg)
@@ -230,7 +230,7 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	c.forget(stack)
 	mgr, err := c.manager(ctx, stack, base.Secrets)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("loading stack %q: %w", stack, err)
 	}
 	var mac *recordMAC
 	if auth.alg == macHMAC {
@@ -240,10 +240,10 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	}
 	snap, err := replay(ctx, base, snapData, journal, mgr, stack, mac)
 	if err != nil {
-		return nil, loadError(err, "state: stack %q: replaying the journal: %w", stack)
+		return nil, loadError(err, "loading stack %q: replaying the journal: %w", stack)
 	}
 	if err := snap.VerifyIntegrity(); err != nil {
-		return nil, fmt.Errorf("state: stack %q: the snapshot with its journal replayed fails its integrity check (neither file was changed): %w", stack, err)
+		return nil, fmt.Errorf("loading stack %q: the snapshot with its journal replayed fails its integrity check (neither file was changed): %w", stack, err)
 	}
 	return snap, nil
 }
@@ -520,16 +520,16 @@ func (c *core) Save(ctx context.Context, stack string, snap *Snapshot) (err erro
 		return err
 	}
 	if snap == nil {
-		return errors.New("state: Save needs a snapshot")
+		return errors.New("Save needs a snapshot")
 	}
 	if err := snap.VerifyIntegrity(); err != nil {
-		return fmt.Errorf("state: not saving stack %q: %w", stack, err)
+		return fmt.Errorf("not saving stack %q: %w", stack, err)
 	}
 	c.mu.Lock()
 	_, open := c.journals[stack]
 	c.mu.Unlock()
 	if open {
-		return fmt.Errorf("state: saving stack %q: %w", stack, ErrJournalOpen)
+		return fmt.Errorf("saving stack %q: %w", stack, ErrJournalOpen)
 	}
 	if !c.holds(stack) {
 		l, err := c.Lock(ctx, stack, "save")
@@ -566,10 +566,10 @@ func (c *core) writeSnapshot(ctx context.Context, stack string, snap *Snapshot) 
 	c.mu.Unlock()
 	data, err := encodeSnapshot(ctx, &out, mgr, hint, nil)
 	if err != nil {
-		return nil, fmt.Errorf("state: encoding stack %q: %w", stack, err)
+		return nil, fmt.Errorf("encoding stack %q: %w", stack, err)
 	}
 	if err := c.replaceSnapshot(stack, data); err != nil {
-		return nil, fmt.Errorf("state: writing stack %q: %w", stack, err)
+		return nil, fmt.Errorf("writing stack %q: %w", stack, err)
 	}
 	c.mu.Lock()
 	c.sizes[stack] = len(data)
@@ -593,12 +593,12 @@ func (c *core) Remove(ctx context.Context, stack string) error {
 	}
 	defer l.Unlock(ctx)
 	if ok, err := exists(c.st, stack, fileSnapshot); err == nil && !ok {
-		return fmt.Errorf("state: removing stack %q: %w", stack, ErrStackNotFound)
+		return fmt.Errorf("removing stack %q: %w", stack, ErrStackNotFound)
 	}
 	c.forget(stack)
 	for _, name := range []string{fileJournal, fileSnapshot} {
 		if err := c.st.remove(stack, name); err != nil {
-			return fmt.Errorf("state: removing stack %q: %w", stack, err)
+			return fmt.Errorf("removing stack %q: %w", stack, err)
 		}
 	}
 	c.mu.Lock()
@@ -616,19 +616,19 @@ func (c *core) OpenJournal(ctx context.Context, stack string, base *Snapshot) (J
 		base = &Snapshot{}
 	}
 	if !c.holds(stack) {
-		return nil, fmt.Errorf("state: opening a journal on stack %q: %w", stack, ErrNotLocked)
+		return nil, fmt.Errorf("opening a journal on stack %q: %w", stack, ErrNotLocked)
 	}
 	// A stack of 10,000 resources takes milliseconds to check: not again
 	// when Load just did (the engine opens its journal on what it loaded).
 	if !c.verifiedByLoad(stack, base) {
 		if err := base.VerifyIntegrity(); err != nil {
-			return nil, fmt.Errorf("state: opening a journal on stack %q: the base snapshot: %w", stack, err)
+			return nil, fmt.Errorf("opening a journal on stack %q: the base snapshot: %w", stack, err)
 		}
 	}
 	c.mu.Lock()
 	if _, open := c.journals[stack]; open {
 		c.mu.Unlock()
-		return nil, fmt.Errorf("state: opening a journal on stack %q: %w", stack, ErrJournalOpen)
+		return nil, fmt.Errorf("opening a journal on stack %q: %w", stack, ErrJournalOpen)
 	}
 	c.journals[stack] = nil // reserved: present but not yet open
 	c.mu.Unlock()

@@ -46,7 +46,7 @@ func NewFileStore(dir string, opts ...Option) (*FileStore, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, fmt.Errorf("state: creating the store folder: %w", err)
+		return nil, fmt.Errorf("creating the store folder: %w", err)
 	}
 	return &FileStore{core: newCore(&fileStorage{root: root}, opts, defaultOptions()), root: root}, nil
 }

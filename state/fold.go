@@ -96,23 +96,23 @@ func NewFold(base *Snapshot, lastSeq uint64, inFlight []InFlight) (*Fold, error)
 	}
 	for _, r := range base.Resources {
 		if r == nil {
-			return nil, fmt.Errorf("fold: the base snapshot holds an empty resource entry")
+			return nil, fmt.Errorf("the base snapshot holds an empty resource entry")
 		}
 		f.addSlot(r)
 	}
 	for _, op := range base.PendingOperations {
 		if op.Resource == nil {
-			return nil, fmt.Errorf("fold: the base snapshot holds a pending operation without a resource")
+			return nil, fmt.Errorf("the base snapshot holds a pending operation without a resource")
 		}
 		f.addPending(op, 0)
 	}
 	for _, fl := range inFlight {
 		if fl.Pending < 0 || fl.Pending >= len(f.pending) || fl.Seq == 0 || fl.Seq > lastSeq {
-			return nil, fmt.Errorf("fold: in-flight step %d points at pending operation %d, which does not exist", fl.Seq, fl.Pending)
+			return nil, fmt.Errorf("in-flight step %d points at pending operation %d, which does not exist", fl.Seq, fl.Pending)
 		}
 		p := f.pending[fl.Pending]
 		if p.seq != 0 || f.bySeq[fl.Seq] != nil {
-			return nil, fmt.Errorf("fold: in-flight step %d or pending operation %d is named twice", fl.Seq, fl.Pending)
+			return nil, fmt.Errorf("in-flight step %d or pending operation %d is named twice", fl.Seq, fl.Pending)
 		}
 		p.seq = fl.Seq
 		f.bySeq[fl.Seq] = p

@@ -231,7 +231,7 @@ func (j *journal) start() error {
 		j.app, err = st.openAppend(j.stack, fileJournal)
 	}
 	if err != nil {
-		j.err = fmt.Errorf("state: starting the journal of stack %q: %w", j.stack, err)
+		j.err = fmt.Errorf("starting the journal of stack %q: %w", j.stack, err)
 		j.cond.Broadcast()
 		return j.err
 	}
@@ -300,7 +300,7 @@ func (j *journal) usable() error {
 		return ErrJournalClosed
 	}
 	if j.err != nil {
-		return fmt.Errorf("state: the journal of stack %q failed earlier and accepts no more entries: %w", j.stack, j.err)
+		return fmt.Errorf("the journal of stack %q failed earlier and accepts no more entries: %w", j.stack, j.err)
 	}
 	return nil
 }
@@ -326,15 +326,15 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, e
 	// Unknown values need no search: the base was checked when the journal
 	// opened, and every entry's resources when it was applied.
 	if err := snap.verifyIntegrity(true); err != nil {
-		return nil, fmt.Errorf("state: not writing stack %q: %w", j.stack, err)
+		return nil, fmt.Errorf("not writing stack %q: %w", j.stack, err)
 	}
 	data, err := encodeSnapshot(ctx, snap, j.mgr, j.snapSize, &j.encoded)
 	if err != nil {
-		return nil, fmt.Errorf("state: encoding stack %q: %w", j.stack, err)
+		return nil, fmt.Errorf("encoding stack %q: %w", j.stack, err)
 	}
 	j.encoded.reset()
 	if err := j.c.replaceSnapshot(j.stack, data); err != nil {
-		return nil, fmt.Errorf("state: writing stack %q: %w", j.stack, err)
+		return nil, fmt.Errorf("writing stack %q: %w", j.stack, err)
 	}
 	// From here on the old journal is stale: failing to start the new one
 	// means no later entry could be replayed, so the journal stops.
@@ -342,7 +342,7 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, e
 		err := j.app.close()
 		j.app = nil
 		if err != nil {
-			j.err = fmt.Errorf("state: restarting the journal of stack %q: %w", j.stack, err)
+			j.err = fmt.Errorf("restarting the journal of stack %q: %w", j.stack, err)
 			j.cond.Broadcast()
 			return nil, j.err
 		}

@@ -69,7 +69,7 @@ func (e *AuthenticationError) Error() string {
 	if e.File == "journal" {
 		where = fmt.Sprintf("the journal record at byte %d", e.Offset)
 	}
-	msg := fmt.Sprintf("state: stack %q: %s %s; it was left untouched", e.Stack, where, e.Reason)
+	msg := fmt.Sprintf("stack %q: %s %s; it was left untouched", e.Stack, where, e.Reason)
 	switch {
 	case e.File == "journal":
 		return msg + " — restore the journal from a backup, or move it aside to fall back to the last snapshot"
@@ -89,7 +89,7 @@ func managerMAC(mgr secrets.Manager) (hash.Hash, error) {
 	}
 	h := a.NewMAC()
 	if h == nil || h.Size() != macSize {
-		return nil, fmt.Errorf("state: the secrets manager of type %q gives a MAC that is not an HMAC-SHA-256", mgr.Type())
+		return nil, fmt.Errorf("the secrets manager of type %q gives a MAC that is not an HMAC-SHA-256", mgr.Type())
 	}
 	return h, nil
 }
@@ -225,7 +225,7 @@ func (a *snapshotAuth) check(version int, data []byte, sec *SecretsState, mgr se
 	switch {
 	case seal.alg == macHMAC && len(seal.sum) == macSize:
 		if mgr == nil && sec != nil {
-			return fmt.Errorf("state: stack %q: the snapshot is authenticated by its secrets manager (type %q), which this store does not have: %w",
+			return fmt.Errorf("stack %q: the snapshot is authenticated by its secrets manager (type %q), which this store does not have: %w",
 				a.stack, sec.Type, ErrNoSecretsManager)
 		}
 		h, err := managerMAC(mgr)
@@ -236,7 +236,7 @@ func (a *snapshotAuth) check(version int, data []byte, sec *SecretsState, mgr se
 			if sec == nil {
 				return fail(false, "names a keyed MAC but records no secrets manager to key it")
 			}
-			return fmt.Errorf("state: stack %q: the snapshot is authenticated by a MAC, which its secrets manager (type %q) cannot compute (it is not a secrets.Authenticator)",
+			return fmt.Errorf("stack %q: the snapshot is authenticated by a MAC, which its secrets manager (type %q) cannot compute (it is not a secrets.Authenticator)",
 				a.stack, sec.Type)
 		}
 		var sum [macSize]byte

@@ -87,7 +87,7 @@ func (m *memStorage) read(stack, name string) ([]byte, error) {
 	defer m.mu.Unlock()
 	data, ok := m.stacks[stack][name]
 	if !ok {
-		return nil, fmt.Errorf("memory store: %s/%s: %w", stack, name, fs.ErrNotExist)
+		return nil, fmt.Errorf("%s/%s: %w", stack, name, fs.ErrNotExist)
 	}
 	return bytes.Clone(data), nil
 }
@@ -111,7 +111,7 @@ func (m *memStorage) openAppend(stack, name string) (appender, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.stacks[stack][name]; !ok {
-		return nil, fmt.Errorf("memory store: %s/%s: %w", stack, name, fs.ErrNotExist)
+		return nil, fmt.Errorf("%s/%s: %w", stack, name, fs.ErrNotExist)
 	}
 	return &memAppender{m: m, stack: stack, name: name}, nil
 }
@@ -166,7 +166,7 @@ func (m *memStorage) create(stack, name string, data []byte) error {
 	defer m.mu.Unlock()
 	f := m.files(stack)
 	if _, ok := f[name]; ok {
-		return fmt.Errorf("memory store: %s/%s: %w", stack, name, fs.ErrExist)
+		return fmt.Errorf("%s/%s: %w", stack, name, fs.ErrExist)
 	}
 	f[name] = bytes.Clone(data)
 	return nil

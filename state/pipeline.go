@@ -478,5 +478,5 @@ func (j *journal) await(ctx context.Context, e Entry, how int) (uint64, error) {
 // pool and wraps the failure.
 func encodeFailed(buf *[]byte, err error) error {
 	entryBuffers.Put(buf)
-	return fmt.Errorf("state: encoding a journal entry: %w", err)
+	return fmt.Errorf("encoding a journal entry: %w", err)
 }

@@ -100,7 +100,7 @@ type CorruptJournalError struct {
 
 // Error says where the journal is damaged.
 func (e *CorruptJournalError) Error() string {
-	return fmt.Sprintf("state: the journal is damaged at byte %d (%s); it was left untouched — "+
+	return fmt.Sprintf("the journal is damaged at byte %d (%s); it was left untouched — "+
 		"restore it from a backup, or move it aside to fall back to the last snapshot", e.Offset, e.Reason)
 }
 

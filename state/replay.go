@@ -122,12 +122,12 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 		}
 		e, err := ed.decode(ctx, payload, r.seq, true)
 		if err != nil {
-			return fmt.Errorf("state: journal entry %d at byte %d: %w", r.seq, r.offset, err)
+			return fmt.Errorf("journal entry %d at byte %d: %w", r.seq, r.offset, err)
 		}
 		// Unknown values are not searched for entry by entry: Load checks
 		// the integrity of the whole result, which finds them.
 		if err := fold.apply(&e, true); err != nil {
-			return fmt.Errorf("state: the journal cannot be replayed at byte %d: %w", r.offset, err)
+			return fmt.Errorf("the journal cannot be replayed at byte %d: %w", r.offset, err)
 		}
 		switch e.Kind {
 		case EntryBegin:
@@ -148,7 +148,7 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 	for seq, payload := range begins {
 		e, err := ed.decode(ctx, payload, seq, false)
 		if err != nil {
-			return nil, fmt.Errorf("state: journal entry %d: %w", seq, err)
+			return nil, fmt.Errorf("journal entry %d: %w", seq, err)
 		}
 		r := e.New
 		if r == nil {
@@ -167,10 +167,10 @@ func decodeHeader(payload []byte) (*journalHeader, error) {
 	}
 	var h journalHeader
 	if err := json.Unmarshal(payload, &h); err != nil {
-		return nil, fmt.Errorf("state: the journal header is malformed: %w", err)
+		return nil, fmt.Errorf("the journal header is malformed: %w", err)
 	}
 	if h.FirstSeq == 0 {
-		return nil, fmt.Errorf("state: the journal header's first Seq is 0")
+		return nil, fmt.Errorf("the journal header's first Seq is 0")
 	}
 	return &h, nil
 }

@@ -99,14 +99,14 @@ type ForceUnlocker interface {
 // Errors returned by stores.
 var (
 	// ErrStackNotFound: the stack has no recorded state.
-	ErrStackNotFound = errors.New("state: the stack has no recorded state")
+	ErrStackNotFound = errors.New("the stack has no recorded state")
 	// ErrNotLocked: the operation needs the stack's lock, held through
 	// this store.
-	ErrNotLocked = errors.New("state: the stack must be locked through this store first (see Store.Lock)")
+	ErrNotLocked = errors.New("the stack must be locked through this store first (see Store.Lock)")
 	// ErrJournalOpen: a journal is open on the stack; close it first.
-	ErrJournalOpen = errors.New("state: a journal is already open on the stack; Close it first")
+	ErrJournalOpen = errors.New("a journal is already open on the stack; Close it first")
 	// ErrJournalClosed: the journal was closed.
-	ErrJournalClosed = errors.New("state: the journal is closed")
+	ErrJournalClosed = errors.New("the journal is closed")
 	// ErrLockLost: the lock was broken by someone else while held.
 	ErrLockLost = errors.New("the stack's lock was broken and taken by someone else while this operation held it")
 	// ErrLockChanged: ForceUnlock found another lock than the one named.
@@ -120,7 +120,7 @@ type StackNameError struct{ Name string }
 
 // Error quotes the name and the rule.
 func (e *StackNameError) Error() string {
-	return fmt.Sprintf("state: %q is not a valid stack name: use 1-100 letters, digits, '.', '_' or '-', beginning with a letter, digit or '_'", e.Name)
+	return fmt.Sprintf("%q is not a valid stack name: use 1-100 letters, digits, '.', '_' or '-', beginning with a letter, digit or '_'", e.Name)
 }
 
 // CheckStackName reports whether name is a valid stack name.
@@ -166,13 +166,10 @@ func PassphraseSecrets(passphrase string, opts ...secrets.PassphraseOption) Secr
 			return secrets.NewPassphrase(passphrase, opts...)
 		}
 		if recorded.Type != secrets.PassphraseType {
-			return nil, fmt.Errorf("state: stack %q records secrets of type %q, but the store was given a passphrase", stack, recorded.Type)
+			return nil, fmt.Errorf("stack %q records secrets of type %q, but the store was given a passphrase", stack, recorded.Type)
 		}
-		m, err := secrets.OpenPassphrase(passphrase, recorded.State)
-		if err != nil {
-			return nil, fmt.Errorf("state: stack %q: %w", stack, err)
-		}
-		return m, nil
+		// The store's error names the stack.
+		return secrets.OpenPassphrase(passphrase, recorded.State)
 	})
 }
 

@@ -60,7 +60,7 @@ func (c *core) SecretsManager(ctx context.Context, stack string, recorded *Secre
 func (s backendStore) SecretsManager(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error) {
 	c, ok := s.Store.(*core)
 	if !ok {
-		return nil, errors.New("state: this store cannot give its secrets manager")
+		return nil, errors.New("this store cannot give its secrets manager")
 	}
 	return c.SecretsManager(ctx, stack, recorded)
 }

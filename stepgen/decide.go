@@ -108,14 +108,14 @@ func (g *Generator) afterDiff(w *work, d resource.DiffResult) (Actions, error) {
 // protected and stays so (a program that drops protect may replace it in
 // the same update, as the reference engine allows), then re-checks the
 // inputs without the old ones, so that the replacement does not inherit
-// generated values such as auto-names.
+// generated values such as auto-names. A refused replacement (protected,
+// or refused by the analyzers) fails as a whole, as one replace step,
+// before anything is created or deleted.
 func (g *Generator) startReplace(w *work) (Actions, error) {
-	if w.old.Protect && w.new.Protect {
-		return Actions{}, &ProtectedError{URN: w.new.URN, Action: "replace"}
+	if w.refusal == nil && w.old.Protect && w.new.Protect {
+		w.refusal = &ProtectedError{URN: w.new.URN, Action: "replace"}
 	}
 	if w.refusal != nil {
-		// The analyzers refused it: the replacement fails as a whole,
-		// before anything is created or deleted.
 		return g.single(w, OpReplace), nil
 	}
 	return Actions{Calls: []*Call{g.recheck(w)}}, nil

@@ -389,7 +389,7 @@ func (g *Generator) Answer(a Answer) (Actions, error) { return g.planned(g.answe
 
 func (g *Generator) answer(a Answer) (Actions, error) {
 	if a.Call == nil || a.Call.work == nil {
-		return Actions{}, fmt.Errorf("stepgen: answer without the call it answers")
+		return Actions{}, fmt.Errorf("answer without the call it answers")
 	}
 	w := a.Call.work
 	urn := w.new.URN
@@ -454,7 +454,7 @@ func (g *Generator) answer(a Answer) (Actions, error) {
 	case phaseDependents:
 		return g.dependentAnswered(w, a)
 	}
-	return Actions{}, fmt.Errorf("stepgen: answer in an unknown phase %d", a.Call.phase)
+	return Actions{}, fmt.Errorf("answer in an unknown phase %d", a.Call.phase)
 }
 
 // RegisterOutputs records a component's outputs. It returns a one-step chain

@@ -13,7 +13,8 @@ import (
 // nothing is deleted. With another ID the managed resource is replaced by
 // the one read: the read's record condemns it (OpReadReplacement, followed
 // by OpReplace), and it is deleted after the program. A resource protected
-// both in its record and in the read's options is not replaced.
+// both in its record and in the read's options is not replaced: the
+// read-replacement is refused (Step.Refused).
 func (g *Generator) Read(reg *Registration, id resource.ID) (Actions, error) {
 	return g.planned(g.read(reg, id))
 }
@@ -39,9 +40,6 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	// record pending replacement stands for nothing that exists, so the
 	// read simply takes its place.
 	replacing := old != nil && !old.External && !old.PendingReplacement && old.ID != id
-	if replacing && old.Protect && goal.Protect {
-		return Actions{}, &ProtectedError{URN: urn, Action: "replace"}
-	}
 	g.seen[urn] = old
 	if old != nil {
 		g.takenOver[old] = true
@@ -50,6 +48,10 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	w.new.Custom, w.new.External, w.new.ID = true, true, id
 	if !replacing {
 		return g.single(w, OpRead), nil
+	}
+	if old.Protect && goal.Protect {
+		w.refusal = &ProtectedError{URN: urn, Action: "replace"}
+		return g.single(w, OpReadReplacement), nil
 	}
 	marked := old.Clone()
 	marked.Delete = true

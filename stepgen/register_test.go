@@ -621,18 +621,6 @@ func TestRegisterErrors(t *testing.T) {
 			},
 		},
 		{
-			name: "replacing a protected resource",
-			old:  []*resource.State{recorded("a", nil, func(s *resource.State) { s.Protect = true })},
-			cfg:  stepgen.Config{ReplaceTargets: []resource.URN{urn("a")}},
-			goal: goal("a", nil, func(g *resource.Goal) { g.Protect = true }),
-			check: func(t *testing.T, err error) {
-				var pe *stepgen.ProtectedError
-				if !errors.As(err, &pe) || pe.URN != urn("a") || pe.Action != "replace" {
-					t.Errorf("err = %v, want ProtectedError replace a", err)
-				}
-			},
-		},
-		{
 			name: "importing an id other than the one managed",
 			old:  []*resource.State{recorded("a", nil)},
 			goal: goal("a", nil, func(g *resource.Goal) { g.ImportID = "other" }),
@@ -687,41 +675,69 @@ func TestRegisterErrors(t *testing.T) {
 	}
 }
 
-// TestAnalyzerRefusal: a resource the analyzers refuse (a mandatory
-// policy violated) comes to the step it would have taken — create, same,
-// update or replace — and that step is refused: it calls no provider,
-// records nothing and fails with the analyzers' error, so that the host
-// reports it as the resource's failed step. A replacement is refused
-// before its re-check, and a delete-before-replace before it looks at any
-// dependent.
-func TestAnalyzerRefusal(t *testing.T) {
+// TestRefusedSteps: a resource the analyzers refuse (a mandatory policy
+// violated) comes to the step it would have taken — create, same, update
+// or replace — and that step is refused, as is the replacement of a
+// protected resource, directly or as a dependent a delete-before-replace
+// would delete: the step calls no provider, records nothing and fails with
+// the refusal, so that the host reports it as the resource's failed step.
+// A replacement is refused before its re-check, and, when the analyzers
+// refuse it, a delete-before-replace before it looks at any dependent.
+func TestRefusedSteps(t *testing.T) {
 	dbr := func(g *resource.Goal) { g.DeleteBeforeReplace = true }
+	protectGoal := func(g *resource.Goal) { g.Protect = true }
+	protect := func(s *resource.State) { s.Protect = true }
+	isProtected := func(urn, replacing resource.URN) func(error) bool {
+		return func(err error) bool {
+			var pe *stepgen.ProtectedError
+			return errors.As(err, &pe) && pe.URN == urn && pe.Action == "replace" && pe.For == replacing
+		}
+	}
 	tests := []struct {
 		name      string
 		old       []*resource.State
 		goal      resource.Goal
+		analyze   bool // the analyzers refuse
 		want      stepgen.Op
+		refusal   func(error) bool
 		wantCalls []string
 	}{
-		{name: "a new resource", goal: goal("a", map[string]any{"x": 1}),
+		{name: "the analyzers refuse a new resource", goal: goal("a", map[string]any{"x": 1}), analyze: true,
 			want: stepgen.OpCreate, wantCalls: []string{"check a", "analyze a"}},
-		{name: "an unchanged resource", old: []*resource.State{recorded("a", map[string]any{"x": 1})}, goal: goal("a", map[string]any{"x": 1}),
+		{name: "the analyzers refuse an unchanged resource", analyze: true,
+			old: []*resource.State{recorded("a", map[string]any{"x": 1})}, goal: goal("a", map[string]any{"x": 1}),
 			want: stepgen.OpSame, wantCalls: []string{"check a", "analyze a", "diff a"}},
-		{name: "an update", old: []*resource.State{recorded("a", map[string]any{"x": 1})}, goal: goal("a", map[string]any{"x": 2}),
+		{name: "the analyzers refuse an update", analyze: true,
+			old: []*resource.State{recorded("a", map[string]any{"x": 1})}, goal: goal("a", map[string]any{"x": 2}),
 			want: stepgen.OpUpdate, wantCalls: []string{"check a", "analyze a", "diff a"}},
-		{name: "a replacement", old: []*resource.State{recorded("a", map[string]any{"zone": "x"})}, goal: goal("a", map[string]any{"zone": "y"}),
+		{name: "the analyzers refuse a replacement", analyze: true,
+			old: []*resource.State{recorded("a", map[string]any{"zone": "x"})}, goal: goal("a", map[string]any{"zone": "y"}),
 			want: stepgen.OpReplace, wantCalls: []string{"check a", "analyze a", "diff a"}},
-		{name: "a delete-before-replace", goal: goal("a", map[string]any{"zone": "y"}, dbr),
+		{name: "the analyzers refuse a delete-before-replace", analyze: true, goal: goal("a", map[string]any{"zone": "y"}, dbr),
 			old: []*resource.State{
 				recorded("a", map[string]any{"zone": "x"}),
 				recorded("b", map[string]any{"zone": "x"}, inputFrom("zone", urn("a"))),
 			},
 			want: stepgen.OpReplace, wantCalls: []string{"check a", "analyze a", "diff a"}},
+		{name: "a protected resource is not replaced",
+			old:  []*resource.State{recorded("a", map[string]any{"zone": "x"}, protect)},
+			goal: goal("a", map[string]any{"zone": "y"}, protectGoal),
+			want: stepgen.OpReplace, refusal: isProtected(urn("a"), ""), wantCalls: []string{"check a", "diff a"}},
+		{name: "a protected dependent is not replaced by a delete-before-replace",
+			old: []*resource.State{
+				recorded("a", map[string]any{"zone": "x"}),
+				recorded("b", map[string]any{"zone": "x"}, inputFrom("zone", urn("a")), protect),
+			},
+			goal: goal("a", map[string]any{"zone": "y"}, dbr),
+			want: stepgen.OpReplace, refusal: isProtected(urn("b"), urn("a")),
+			wantCalls: []string{"check a", "diff a", "check a", "diff b"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			prov := &providers.Func{
-				DiffF:   diffBy(map[string]resource.DiffResult{"a": replaceKeys("zone")}),
+				DiffF: diffBy(map[string]resource.DiffResult{
+					"a": replaceKeys("zone"), "b": replaceKeys("zone"),
+				}),
 				CreateF: failOnCreate(t),
 				UpdateF: failOnUpdate(t),
 				DeleteF: failOnDelete(t),
@@ -729,17 +745,21 @@ func TestAnalyzerRefusal(t *testing.T) {
 			if tt.want != stepgen.OpReplace {
 				prov.DiffF = nil
 			}
-			h := newHost(t, stepgen.Config{Old: tt.old, Analyze: true}, prov)
+			refusal := tt.refusal
+			if refusal == nil {
+				refusal = func(err error) bool { return errors.Is(err, errBoom) }
+			}
+			h := newHost(t, stepgen.Config{Old: tt.old, Analyze: tt.analyze}, prov)
 			h.analyze = func(*resource.State) error { return errBoom }
 			s := onlyStep(t, h.mustRegister(tt.goal))
-			if s.Op != tt.want || !errors.Is(s.Refused(), errBoom) {
-				t.Errorf("step %s refused with %v, want %s refused with the analyzers' error", s.Op, s.Refused(), tt.want)
+			if s.Op != tt.want || !refusal(s.Refused()) {
+				t.Errorf("step %s refused with %v, want %s with the expected refusal", s.Op, s.Refused(), tt.want)
 			}
 			if s.JournalOp() != "" || !s.Local() {
 				t.Errorf("journal op %q, local %t: a refused step journals nothing and calls no provider", s.JournalOp(), s.Local())
 			}
-			if err := s.Apply(context.Background()); !errors.Is(err, errBoom) {
-				t.Errorf("Apply = %v, want the analyzers' error", err)
+			if err := s.Apply(context.Background()); !refusal(err) {
+				t.Errorf("Apply = %v, want the refusal", err)
 			}
 			if old, new := s.Result(); old != nil || new != nil {
 				t.Errorf("the refused step records %v → %v", old, new)

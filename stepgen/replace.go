@@ -151,7 +151,8 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 		if dep.Protect && !g.takenOver[dep] {
 			// Replacing it would delete it: refuse, as for a protected
 			// resource replaced directly, before anything is deleted.
-			return Actions{}, &ProtectedError{URN: dep.URN, Action: "replace", For: w.new.URN}
+			w.refusal = &ProtectedError{URN: dep.URN, Action: "replace", For: w.new.URN}
+			return g.single(w, OpReplace), nil
 		}
 	}
 	g.news[w.new.URN] = w.new
@@ -174,7 +175,7 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	}
 	pending := w.old.Clone()
 	pending.PendingReplacement = true
-	del := g.step(OpDeleteReplaced, w.new.URN, w.old, pending, w.reg)
+	del := g.step(OpDeleteReplaced, w.old.URN, w.old, pending, w.reg)
 	del.Diff, del.Keys = w.diff, w.keys
 	create := g.step(OpCreate, w.new.URN, pending, w.new, w.reg)
 	create.Diff, create.Keys = w.diff, w.keys

@@ -198,9 +198,10 @@ func (s *Step) Condemns() bool {
 func (s *Step) With() *[]*resource.State { return s.with }
 
 // Refused returns the reason the generator refused the step before it
-// ran, or nil: a delete of a protected resource (Generator.Refused), or a
-// registration a mandatory policy rejected. Such a step calls no provider
-// and records nothing; Apply returns the reason.
+// ran, or nil: the delete or the replacement of a protected resource
+// (*ProtectedError; for deletes see Generator.Refused), or a resource the
+// analyzers refused. Such a step calls no provider and records nothing;
+// Apply returns the reason.
 func (s *Step) Refused() error { return s.refused }
 
 // Gone reports whether a refresh step found its resource (Old) no longer

@@ -376,7 +376,7 @@ func TestRefreshTargets(t *testing.T) {
 // nothing is deleted); with another ID the managed one is replaced by the
 // one read (a read-replacement whose record condemns it, then a replace),
 // and deleted after the program, unless it is protected and the read asks
-// for protection too.
+// for protection too (the read-replacement is refused).
 func TestReadOfAManagedResource(t *testing.T) {
 	protect := func(s *resource.State) { s.Protect = true }
 	tests := []struct {
@@ -385,7 +385,7 @@ func TestReadOfAManagedResource(t *testing.T) {
 		id        resource.ID
 		protect   bool // the read asks for protection
 		want      []string
-		wantErr   bool
+		refused   bool
 		condemns  bool
 		wantAfter [][]string // Deletes after the program
 	}{
@@ -397,8 +397,8 @@ func TestReadOfAManagedResource(t *testing.T) {
 		{name: "another ID, protected in the record only", old: recorded("a", nil, protect), id: "vol-2",
 			want: []string{"read-replacement a", "replace a"}, condemns: true,
 			wantAfter: [][]string{{"delete-replaced a"}}},
-		{name: "another ID, protected in the record and the read", old: recorded("a", nil, protect), id: "vol-2", protect: true,
-			wantErr: true},
+		{name: "another ID, protected in the record and the read: refused", old: recorded("a", nil, protect), id: "vol-2", protect: true,
+			want: []string{"read-replacement a"}, refused: true},
 		{name: "a record pending replacement is taken over", id: "vol-2",
 			old:  recorded("a", nil, func(s *resource.State) { s.PendingReplacement = true }),
 			want: []string{"read a"}},
@@ -413,13 +413,6 @@ func TestReadOfAManagedResource(t *testing.T) {
 			}
 			h := newHost(t, stepgen.Config{Old: []*resource.State{tt.old}}, prov)
 			acts, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "a", Provider: provRef, Protect: tt.protect}}, tt.id)
-			if tt.wantErr {
-				var pe *stepgen.ProtectedError
-				if !errors.As(err, &pe) || pe.URN != urn("a") || pe.Action != "replace" {
-					t.Fatalf("err = %v, want a ProtectedError refusing to replace a", err)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -427,6 +420,16 @@ func TestReadOfAManagedResource(t *testing.T) {
 				t.Fatalf("chains (-want +got):\n%s", diff)
 			}
 			s := acts.Chains[0].Steps[0]
+			if tt.refused {
+				var pe *stepgen.ProtectedError
+				if !errors.As(s.Refused(), &pe) || pe.URN != urn("a") || pe.Action != "replace" {
+					t.Fatalf("refused with %v, want a ProtectedError refusing to replace a", s.Refused())
+				}
+				if layers, _ := h.gen.Deletes(); len(layers) != 0 {
+					t.Errorf("deletes after the refused read: %v", antichainNames(layers))
+				}
+				return
+			}
 			if s.Old != tt.old || !s.New.External || !s.New.Custom || s.New.ID != tt.id || result(s) != "old→new" || s.Condemns() != tt.condemns {
 				t.Errorf("old %p new %+v result %s condemns %t", s.Old, s.New, result(s), s.Condemns())
 			}

@@ -61,7 +61,7 @@ func TestConfigCommands(t *testing.T) {
 	}
 	t.Setenv("GW_PASSPHRASE", "wrong")
 	code, _, errOut = gw(t, "config", "get", "token")
-	if want := "error: config site:token in Pulumi.dev.yaml: the passphrase does not open the secure values of Pulumi.dev.yaml\n"; code != exitError || errOut != want {
+	if want := "error: config site:token in Pulumi.dev.yaml: the passphrase is wrong: it does not open the file's secure values\n"; code != exitError || errOut != want {
 		t.Errorf("config get with a wrong passphrase: status %d, stderr %q; want %q", code, errOut, want)
 	}
 }

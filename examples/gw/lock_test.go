@@ -113,17 +113,18 @@ func TestKilledGWLeavesALockTheNextRunBreaks(t *testing.T) {
 	holder, _ := startGW(t, "pid", args...)
 
 	// While it runs, its lock stands.
-	code, _, errOut := gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
+	code, out, errOut := gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
 	want := fmt.Sprintf(`error: stack "dev" is locked by process %d on host `, holder.Process.Pid)
-	if code != exitError || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "wait for it to finish, or stop it") {
-		t.Fatalf("up while another gw runs: status %d, stderr %q; want 1 and %q", code, errOut, want)
+	all := out + errOut
+	if code != exitError || strings.Count(all, want) != 1 || !strings.Contains(all, "wait for it to finish, or stop it") {
+		t.Fatalf("up while another gw runs: status %d, output %q; want 1 and %q once", code, all, want)
 	}
 
 	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_, _ = wait(t, holder)
-	code, out, errOut := gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
+	code, out, errOut = gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
 	want = fmt.Sprintf(`warning: broke the lock of stack "dev" left by process %d on host `, holder.Process.Pid)
 	if code != exitOK || !strings.Contains(out, want) || !strings.Contains(out, "that process no longer runs") {
 		t.Errorf("up after the holder was killed: status %d\n%s\n%s\nwant a warning %q", code, out, errOut, want)
@@ -178,7 +179,11 @@ func TestFirstInterruptCancels(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(stateDir, "dev", "lock")); !os.IsNotExist(err) {
 		t.Errorf("the lock is still there after a graceful cancellation: %v", err)
 	}
-	t.Logf("%s", out)
+	want := "error: the update was cancelled (interrupted): no new step was started; " +
+		"the steps already running finished, and the state records every change made (create: 1)\n"
+	if got := out.String(); !strings.HasSuffix(got, want) || strings.Count(got, "error:") != 1 {
+		t.Errorf("gw's output does not end with the one error %q:\n%s", want, got)
+	}
 }
 
 // TestUpPipedIntoHead runs "gw up --json | head -3": gw outlives the pipe's
@@ -208,5 +213,35 @@ func TestUpPipedIntoHead(t *testing.T) {
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	for sc.Scan() {
 		t.Log(sc.Text())
+	}
+}
+
+// TestUnlock: a lock whose holder gw cannot check (on another machine)
+// stands; the error names "gw unlock --force", which removes it.
+func TestUnlock(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll(filepath.Join("state", "dev"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock := `{"pid":4242,"host":"ci-7.example","time":"2025-01-02T03:04:05Z","operation":"update","token":"theirs"}`
+	if err := os.WriteFile(filepath.Join("state", "dev", "lock"), []byte(lock), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := gw(t, "up", "--yes", "--project", "p", "--state", "state", "--", "true")
+	want := `error: stack "dev" is locked by process 4242 on host "ci-7.example", running "update" since 2025-01-02T03:04:05Z (`
+	wantEnd := `: wait for it to finish; if it is gone, run "gw unlock --force --state state"`
+	if all := out + errOut; code != exitError || !strings.Contains(all, want) || !strings.Contains(all, wantEnd) {
+		t.Errorf("up on a locked stack: status %d\n%s%s\nwant %q ... %q", code, out, errOut, want, wantEnd)
+	}
+	code, _, errOut = gw(t, "unlock", "--state", "state")
+	if code != exitError || !strings.Contains(errOut, "which gw cannot check from here: if it is no longer running, pass --force") {
+		t.Errorf("unlock without --force: status %d, stderr %q", code, errOut)
+	}
+	code, out, errOut = gw(t, "unlock", "--force", "--state", "state")
+	if code != exitOK || !strings.HasPrefix(out, `Removed the lock of stack dev held by process 4242 on host "ci-7.example"`) {
+		t.Errorf("unlock --force: status %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, out, errOut := gw(t, "up", "--yes", "--project", "p", "--state", "state", "--", "true"); code != exitOK {
+		t.Errorf("up after unlock: status %d\n%s%s", code, out, errOut)
 	}
 }

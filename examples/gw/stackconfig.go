@@ -211,7 +211,7 @@ func (c *stackConfig) manager(create bool) (*secrets.PulumiPassphrase, error) {
 		return c.mgr, nil
 	}
 	if sp := lookup(c.doc, "secretsprovider"); sp != nil && sp.Value != "" && sp.Value != "passphrase" {
-		return nil, fmt.Errorf("%s keeps its secrets with %q; gw reads only passphrase-encrypted config", c.path, sp.Value)
+		return nil, fmt.Errorf("its secrets are kept with %q, and gw reads only passphrase-encrypted config", sp.Value)
 	}
 	phrase := ""
 	if c.passphrase != nil {
@@ -225,7 +225,7 @@ func (c *stackConfig) manager(create bool) (*secrets.PulumiPassphrase, error) {
 	case salt != nil && salt.Value != "":
 		c.mgr, err = secrets.OpenPulumiPassphrase(phrase, salt.Value)
 		if errors.Is(err, secrets.ErrWrongPassphrase) {
-			err = fmt.Errorf("the passphrase does not open the secure values of %s", c.path)
+			err = errors.New("the passphrase is wrong: it does not open the file's secure values")
 		}
 	case create:
 		c.mgr, err = secrets.NewPulumiPassphrase(phrase)
@@ -236,7 +236,7 @@ func (c *stackConfig) manager(create bool) (*secrets.PulumiPassphrase, error) {
 			}, c.doc.Content...)
 		}
 	default:
-		err = fmt.Errorf("%s has secure values but no encryptionsalt to open them with", c.path)
+		err = errors.New("the file has secure values but no encryptionsalt to open them with")
 	}
 	return c.mgr, err
 }
@@ -259,7 +259,7 @@ func (c *stackConfig) set(ctx context.Context, key, value string, secret bool) e
 	if secret {
 		mgr, err := c.manager(true)
 		if err != nil {
-			return err
+			return fmt.Errorf("setting config %s in %s: %w", key, c.path, err)
 		}
 		ct, err := mgr.Encrypt(ctx, []byte(value))
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -177,7 +178,8 @@ func TestWireAliasSpecsAndInheritedAliases(t *testing.T) {
 			}
 			ids := customIDs(env)
 			before := len(s.log())
-			if _, err := env.Up(wireProgram(tt.v2, tt.md...)); err != nil {
+			res, err := env.Up(wireProgram(tt.v2, tt.md...))
+			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.writes, s.log()[before:], cmpopts.EquateEmpty()); diff != "" {
@@ -185,6 +187,11 @@ func TestWireAliasSpecsAndInheritedAliases(t *testing.T) {
 			}
 			if tt.writes != nil {
 				return
+			}
+			for _, op := range enginetest.Ops(res, group, team, thing) {
+				if !strings.HasPrefix(op, "same ") && op != "create outer" {
+					t.Errorf("step %q, want only sames", op)
+				}
 			}
 			if diff := cmp.Diff(ids, customIDs(env)); diff != "" {
 				t.Errorf("recorded IDs (-before +after):\n%s", diff)

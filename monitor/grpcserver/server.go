@@ -106,11 +106,11 @@ type Server struct {
 // that cancelling the operation ends the requests of its program.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Monitor == nil {
-		return nil, errors.New("grpcserver: Config.Monitor is required")
+		return nil, errors.New("Config.Monitor is required")
 	}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("grpcserver: listen on a loopback port: %w", err)
+		return nil, fmt.Errorf("listen on a loopback port: %w", err)
 	}
 	base, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	release := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
@@ -167,10 +167,10 @@ func (s *Server) Stop() error {
 		}
 		s.release()
 		if err := <-s.served; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-			s.stopErr = fmt.Errorf("grpcserver: serving: %w", err)
+			s.stopErr = fmt.Errorf("serving: %w", err)
 		}
 		if err := s.callbacks.close(); err != nil && s.stopErr == nil {
-			s.stopErr = fmt.Errorf("grpcserver: closing the connections to the program's callbacks: %w", err)
+			s.stopErr = fmt.Errorf("closing the connections to the program's callbacks: %w", err)
 		}
 	})
 	return s.stopErr

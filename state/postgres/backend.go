@@ -104,7 +104,7 @@ func (b *backend) call(ctx context.Context) (context.Context, context.CancelFunc
 }
 
 func (b *backend) fail(what, stack string, err error) error {
-	return fmt.Errorf("postgres store: %s stack %q: %w", what, stack, err)
+	return fmt.Errorf("%s stack %q in PostgreSQL: %w", what, stack, err)
 }
 
 // ReadSnapshot implements state.Backend.
@@ -150,7 +150,7 @@ func (b *backend) List(ctx context.Context) ([]string, error) {
 	defer cancel()
 	rows, err := b.pool.Query(ctx, b.q.list)
 	if err != nil {
-		return nil, fmt.Errorf("postgres store: listing the stacks: %w", err)
+		return nil, fmt.Errorf("listing the stacks in PostgreSQL: %w", err)
 	}
 	defer rows.Close()
 	var out []string
@@ -162,7 +162,7 @@ func (b *backend) List(ctx context.Context) ([]string, error) {
 		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres store: listing the stacks: %w", err)
+		return nil, fmt.Errorf("listing the stacks in PostgreSQL: %w", err)
 	}
 	return out, nil
 }

@@ -61,7 +61,7 @@ type SchemaVersionError struct {
 
 // Error says which versions were found and are supported.
 func (e *SchemaVersionError) Error() string {
-	return fmt.Sprintf("postgres store: the tables in schema %q are at version %d, but this library knows versions up to %d; "+
+	return fmt.Sprintf("the PostgreSQL tables in schema %q are at version %d, but this library knows versions up to %d; "+
 		"upgrade groundwork to use them (they were not modified)", e.Schema, e.Found, e.Supported)
 }
 
@@ -88,7 +88,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	for {
 		done, err := migrateOne(ctx, pool, schema)
 		if err != nil {
-			return fmt.Errorf("postgres store: migrating the tables in schema %q: %w", schema, err)
+			return fmt.Errorf("migrating the PostgreSQL tables in schema %q: %w", schema, err)
 		}
 		if done {
 			return nil
@@ -103,14 +103,14 @@ func schemaVersion(ctx context.Context, q interface {
 	var exists bool
 	table := pgx.Identifier{schema, "schema_version"}.Sanitize()
 	if err := q.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&exists); err != nil {
-		return 0, fmt.Errorf("postgres store: reading the schema version: %w", err)
+		return 0, fmt.Errorf("reading the PostgreSQL schema version: %w", err)
 	}
 	if !exists {
 		return 0, nil
 	}
 	var v int
 	if err := q.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM `+table).Scan(&v); err != nil {
-		return 0, fmt.Errorf("postgres store: reading the schema version: %w", err)
+		return 0, fmt.Errorf("reading the PostgreSQL schema version: %w", err)
 	}
 	return v, nil
 }

@@ -81,14 +81,14 @@ func Open(ctx context.Context, url string, opts ...state.Option) (*Store, error)
 	}
 	pc, err := pgxpool.ParseConfig(connString)
 	if err != nil {
-		return nil, fmt.Errorf("postgres store: %w", err)
+		return nil, fmt.Errorf("the PostgreSQL connection settings: %w", err)
 	}
 	if _, ok := pc.ConnConfig.RuntimeParams["application_name"]; !ok {
 		pc.ConnConfig.RuntimeParams["application_name"] = "groundwork"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("postgres store: %w", err)
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
 	}
 	s, err := New(ctx, pool, cfg, opts...)
 	if err != nil {
@@ -121,7 +121,7 @@ func splitURL(raw string) (string, Config, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", cfg, fmt.Errorf("postgres store: the URL is malformed: %w", err)
+		return "", cfg, fmt.Errorf("the PostgreSQL URL is malformed: %w", err)
 	}
 	q := u.Query()
 	cfg.Schema = q.Get("schema")
@@ -134,7 +134,7 @@ func splitURL(raw string) (string, Config, error) {
 			continue
 		}
 		if *d.to, err = time.ParseDuration(v); err != nil || *d.to <= 0 {
-			return "", cfg, fmt.Errorf("postgres store: URL parameter %s=%q is not a positive duration such as 30s", d.name, v)
+			return "", cfg, fmt.Errorf("PostgreSQL URL parameter %s=%q is not a positive duration such as 30s", d.name, v)
 		}
 	}
 	for _, name := range []string{"schema", "lease", "timeout"} {

@@ -94,14 +94,14 @@ func NewPassphrase(passphrase string, opts ...PassphraseOption) (*Passphrase, er
 		o(&cfg)
 	}
 	if passphrase == "" {
-		return nil, errors.New("secrets: the passphrase is empty; an empty passphrase would protect nothing")
+		return nil, errors.New("the passphrase is empty; an empty passphrase would protect nothing")
 	}
 	if cfg.iterations < 1 || cfg.iterations > MaxIterations {
-		return nil, fmt.Errorf("secrets: iteration count %d is outside 1..%d", cfg.iterations, MaxIterations)
+		return nil, fmt.Errorf("iteration count %d is outside 1..%d", cfg.iterations, MaxIterations)
 	}
 	salt := make([]byte, saltSize)
 	if _, err := rand.Read(salt); err != nil {
-		return nil, fmt.Errorf("secrets: drawing a salt: %w", err)
+		return nil, fmt.Errorf("drawing a salt: %w", err)
 	}
 	aead, macKey, err := deriveKeys(passphrase, salt, cfg.iterations)
 	if err != nil {
@@ -124,13 +124,13 @@ func NewPassphrase(passphrase string, opts ...PassphraseOption) (*Passphrase, er
 func OpenPassphrase(passphrase string, state json.RawMessage) (*Passphrase, error) {
 	var st passphraseState
 	if err := json.Unmarshal(state, &st); err != nil {
-		return nil, fmt.Errorf("secrets: the recorded passphrase state is malformed: %w", err)
+		return nil, fmt.Errorf("the recorded passphrase state is malformed: %w", err)
 	}
 	if len(st.Salt) < 8 {
-		return nil, fmt.Errorf("secrets: the recorded salt is %d bytes; want at least 8", len(st.Salt))
+		return nil, fmt.Errorf("the recorded salt is %d bytes; want at least 8", len(st.Salt))
 	}
 	if st.Iterations < 1 || st.Iterations > MaxIterations {
-		return nil, fmt.Errorf("secrets: the recorded iteration count %d is outside 1..%d", st.Iterations, MaxIterations)
+		return nil, fmt.Errorf("the recorded iteration count %d is outside 1..%d", st.Iterations, MaxIterations)
 	}
 	aead, macKey, err := deriveKeys(passphrase, st.Salt, st.Iterations)
 	if err != nil {
@@ -152,12 +152,12 @@ func OpenPassphrase(passphrase string, state json.RawMessage) (*Passphrase, erro
 func deriveKeys(passphrase string, salt []byte, iterations int) (cipher.AEAD, []byte, error) {
 	key, err := pbkdf2.Key(sha256.New, passphrase, salt, iterations, keySize)
 	if err != nil {
-		return nil, nil, fmt.Errorf("secrets: deriving the key: %w", err)
+		return nil, nil, fmt.Errorf("deriving the key: %w", err)
 	}
 	defer clear(key)
 	macKey, err := hkdf.Expand(sha256.New, key, macKeyLabel, keySize)
 	if err != nil {
-		return nil, nil, fmt.Errorf("secrets: deriving the MAC key: %w", err)
+		return nil, nil, fmt.Errorf("deriving the MAC key: %w", err)
 	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
@@ -198,7 +198,7 @@ func seal(aead cipher.AEAD, plaintext, ad []byte) (string, error) {
 	ns := aead.NonceSize()
 	buf := make([]byte, ns, ns+len(plaintext)+aead.Overhead())
 	if _, err := rand.Read(buf); err != nil {
-		return "", fmt.Errorf("secrets: drawing a nonce: %w", err)
+		return "", fmt.Errorf("drawing a nonce: %w", err)
 	}
 	buf = aead.Seal(buf, buf[:ns], plaintext, ad)
 	out := make([]byte, len(cipherPrefix)+base64.RawStdEncoding.EncodedLen(len(buf)))

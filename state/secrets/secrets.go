@@ -61,8 +61,8 @@ type Authenticator interface {
 // ErrWrongPassphrase is returned when a passphrase does not open the
 // recorded state: the check value recorded with the state does not decrypt
 // under the key derived from the given passphrase.
-var ErrWrongPassphrase = errors.New("secrets: the passphrase is wrong: it does not decrypt the check value recorded with this stack's state")
+var ErrWrongPassphrase = errors.New("the passphrase is wrong: it does not decrypt the check value recorded with this stack's state")
 
 // ErrCiphertext is returned by Decrypt for a value that is malformed,
 // tampered with, or sealed with a different key.
-var ErrCiphertext = errors.New("secrets: a ciphertext is malformed or was sealed with a different key")
+var ErrCiphertext = errors.New("a ciphertext is malformed or was sealed with a different key")

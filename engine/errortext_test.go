@@ -1,0 +1,72 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+)
+
+// TestErrorText pins the exact text of representative errors: each reads
+// once, as one chain, without package names.
+func TestErrorText(t *testing.T) {
+	t.Run("a wrong passphrase", func(t *testing.T) {
+		root := t.TempDir()
+		env := newEnv(t, newCloud())
+		open := func(pass string) state.Store {
+			s, err := state.NewFileStore(root, state.WithSecrets(state.PassphraseSecrets(pass)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		env.Store = open("right")
+		if _, err := env.Up(func(ctx *engine.Context) error {
+			ctx.Register(thing, "a", engine.Props{"password": resource.NewSecret(resource.NewString("hunter2"))})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		env.Store = open("wrong")
+		_, err := env.Up(func(ctx *engine.Context) error { return nil })
+		want := `loading stack "` + env.Stack + `": the passphrase is wrong: it does not decrypt the check value recorded with this stack's state`
+		if err == nil || err.Error() != want {
+			t.Errorf("error = %v\nwant    %s", err, want)
+		}
+	})
+	t.Run("a cancelled update", func(t *testing.T) {
+		env := newEnv(t, newCloud())
+		ctx, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		_, err := env.Engine().Up(ctx, func(c *engine.Context) error {
+			if err := c.Register(thing, "a", engine.Props{}).Wait(); err != nil {
+				return err
+			}
+			cancel(errors.New("interrupted"))
+			c.Register(thing, "b", engine.Props{})
+			return nil
+		})
+		want := "the update was cancelled (interrupted): no new step was started; " +
+			"the steps already running finished, and the state records every change made (create: 3)"
+		if err == nil || err.Error() != want {
+			t.Errorf("error = %v\nwant    %s", err, want)
+		}
+		var ce *engine.CancelledError
+		if !errors.As(err, &ce) || ce.Recorded[engine.StepCreate] != 3 {
+			t.Errorf("error = %#v; want a *CancelledError recording the 3 creates (the stack, the default provider, a)", err)
+		}
+	})
+	t.Run("a cancelled preview", func(t *testing.T) {
+		env := newEnv(t, newCloud())
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(errors.New("interrupted"))
+		_, err := env.Engine().Preview(ctx, func(c *engine.Context) error { return nil })
+		want := "the preview was cancelled (interrupted): no new step was started, and nothing was changed"
+		if err == nil || err.Error() != want {
+			t.Errorf("error = %v\nwant    %s", err, want)
+		}
+	})
+}
