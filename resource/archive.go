@@ -35,12 +35,14 @@ func NewAssetArchive(members map[string]AssetOrArchive) (*Archive, error) {
 // are its regular files, named by their slash-separated paths relative to
 // the folder; symbolic links to files are followed, symbolic links to
 // folders are skipped (they could form loops), and empty folders leave no
-// trace. Nothing is read until the contents or the hash are asked for.
+// trace. Nothing is read until the contents or the hash are asked for
+// (through a Source).
 func NewPathArchive(path string) *Archive { return &Archive{Path: path} }
 
-// NewURIArchive returns an archive fetched from uri (file://, http:// or
-// https://). A file:// URI may name a folder; otherwise the format comes
-// from the extension of the URI's path, as for NewPathArchive.
+// NewURIArchive returns an archive fetched from uri: a file:// URI names a
+// local folder or archive file, any other scheme is the Source's to fetch
+// (see NewURIAsset). The format of a fetched archive comes from the
+// extension of the URI's path, as for NewPathArchive.
 func NewURIArchive(uri string) *Archive { return &Archive{URI: uri} }
 
 // IsAssets reports whether a is a map of members.
@@ -76,9 +78,10 @@ func checkMemberName(name string) error {
 // archives are flattened first (member "x" of archive member "sub" is
 // "sub/x"), so one set of files hashes the same whether it is a folder, a
 // tar, tar.gz or zip file, or a map of assets, and regardless of the order
-// in which a directory listing or an archive file presents them.
-func (a *Archive) ComputeHash(ctx context.Context) (string, error) {
-	l := &lister{ctx: ctx}
+// in which a directory listing or an archive file presents them. What is
+// not held in memory is read through src.
+func (a *Archive) ComputeHash(ctx context.Context, src Source) (string, error) {
+	l := &lister{ctx: ctx, src: src}
 	defer l.close()
 	if err := l.archive("", a); err != nil {
 		return "", err
@@ -103,12 +106,13 @@ func (a *Archive) ComputeHash(ctx context.Context) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// EnsureHash sets a.Hash from the contents if it is not set yet.
-func (a *Archive) EnsureHash(ctx context.Context) error {
+// EnsureHash sets a.Hash from the contents, read through src, if it is
+// not set yet.
+func (a *Archive) EnsureHash(ctx context.Context, src Source) error {
 	if a != nil && a.Hash != "" {
 		return nil
 	}
-	h, err := a.ComputeHash(ctx)
+	h, err := a.ComputeHash(ctx, src)
 	if err != nil {
 		return err
 	}
@@ -118,13 +122,14 @@ func (a *Archive) EnsureHash(ctx context.Context) error {
 
 // Open lists the archive's members and returns a reader that yields them
 // one at a time in sorted name order, flattened as described for
-// ComputeHash. Folder, zip and asset members are read lazily; the members of
-// tar and tar.gz files, and of archives fetched over http(s), are held in
-// memory because those formats cannot be read out of order. The caller
-// must Close the reader. Member names are checked as they are listed: a
-// name containing ".." (or otherwise escaping the archive) is an error.
-func (a *Archive) Open(ctx context.Context) (*ArchiveReader, error) {
-	l := &lister{ctx: ctx, keep: true}
+// ComputeHash, reading through src what is not held in memory. Folder, zip
+// and asset members are read lazily; the members of tar and tar.gz files
+// are held in memory because those formats cannot be read out of order,
+// and so is a fetched archive file. The caller must Close the reader.
+// Member names are checked as they are listed: a name containing ".." (or
+// otherwise escaping the archive) is an error.
+func (a *Archive) Open(ctx context.Context, src Source) (*ArchiveReader, error) {
+	l := &lister{ctx: ctx, src: src, keep: true}
 	if err := l.archive("", a); err != nil {
 		l.close()
 		return nil, err
@@ -202,6 +207,7 @@ func (e entry) hash() ([]byte, error) {
 // lister flattens an archive into entries.
 type lister struct {
 	ctx     context.Context
+	src     Source
 	keep    bool // keep streamed contents in memory (for Open)
 	entries []entry
 	closers []io.Closer

@@ -174,13 +174,13 @@ func archiveForms(t *testing.T) map[string]*resource.Archive {
 func TestArchiveHashesAgreeAcrossForms(t *testing.T) {
 	ctx := context.Background()
 	forms := archiveForms(t)
-	want, err := forms["flat map"].ComputeHash(ctx)
+	want, err := forms["flat map"].ComputeHash(ctx, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, a := range forms {
 		t.Run(name, func(t *testing.T) {
-			if err := a.EnsureHash(ctx); err != nil {
+			if err := a.EnsureHash(ctx, src); err != nil {
 				t.Fatal(err)
 			}
 			if name == "map of folder" {
@@ -203,7 +203,7 @@ func TestArchiveHashChangesWithContentAndNames(t *testing.T) {
 		for k, v := range files {
 			m[k] = resource.AssetOrArchive{Asset: resource.NewTextAsset(v)}
 		}
-		h, err := mustAssetArchive(t, m).ComputeHash(ctx)
+		h, err := mustAssetArchive(t, m).ComputeHash(ctx, src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +231,7 @@ func TestArchiveOpen(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			r, err := a.Open(ctx)
+			r, err := a.Open(ctx, src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,11 +299,11 @@ func TestArchiveRejectsBadMembers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.archive.ComputeHash(ctx)
+			_, err := tt.archive.ComputeHash(ctx, src)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("ComputeHash error = %v, want one containing %q", err, tt.want)
 			}
-			r, err := tt.archive.Open(ctx)
+			r, err := tt.archive.Open(ctx, src)
 			if err == nil {
 				// Lazily read members fail on Next instead.
 				for err == nil {
@@ -321,7 +321,7 @@ func TestArchiveRejectsBadMembers(t *testing.T) {
 func TestArchiveSelfCycle(t *testing.T) {
 	a := &resource.Archive{Assets: map[string]resource.AssetOrArchive{}}
 	a.Assets["me"] = resource.AssetOrArchive{Archive: a}
-	if _, err := a.ComputeHash(context.Background()); err == nil || !strings.Contains(err.Error(), "contains itself") {
+	if _, err := a.ComputeHash(context.Background(), src); err == nil || !strings.Contains(err.Error(), "contains itself") {
 		t.Errorf("ComputeHash error = %v, want a cycle error", err)
 	}
 }
@@ -330,8 +330,8 @@ func TestEmptyArchive(t *testing.T) {
 	ctx := context.Background()
 	empty := mustAssetArchive(t, nil)
 	folder := resource.NewPathArchive(t.TempDir())
-	h1, err1 := empty.ComputeHash(ctx)
-	h2, err2 := folder.ComputeHash(ctx)
+	h1, err1 := empty.ComputeHash(ctx, src)
+	h2, err2 := folder.ComputeHash(ctx, src)
 	if err1 != nil || err2 != nil || h1 != h2 {
 		t.Errorf("empty map %s (%v) vs empty folder %s (%v)", h1, err1, h2, err2)
 	}
@@ -354,12 +354,12 @@ func TestArchiveFolderSymlinks(t *testing.T) {
 	want, err := mustAssetArchive(t, map[string]resource.AssetOrArchive{
 		"real.txt": {Asset: resource.NewTextAsset("r")},
 		"link.txt": {Asset: resource.NewTextAsset("o")},
-	}).ComputeHash(ctx)
+	}).ComputeHash(ctx, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{folder, rootLink} {
-		got, err := resource.NewPathArchive(p).ComputeHash(ctx)
+		got, err := resource.NewPathArchive(p).ComputeHash(ctx, src)
 		if err != nil || got != want {
 			t.Errorf("hash of %s = %s, %v; want %s (file links followed, folder links not)", p, got, err, want)
 		}

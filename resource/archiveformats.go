@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -43,12 +42,12 @@ func (l *lister) archive(prefix string, a *Archive) error {
 		full := prefix + name
 		switch {
 		case m.Asset != nil && m.Archive == nil:
-			asset, ctx := m.Asset, l.ctx
+			asset, ctx, src := m.Asset, l.ctx, l.src
 			if err := asset.check(); err != nil {
 				return fmt.Errorf("archive member %q: %w", full, err)
 			}
 			l.entries = append(l.entries, entry{name: full, open: func() (io.ReadCloser, error) {
-				return asset.Reader(ctx)
+				return asset.Reader(ctx, src)
 			}})
 		case m.Archive != nil && m.Asset == nil:
 			if err := l.archive(full+"/", m.Archive); err != nil {
@@ -85,30 +84,41 @@ func errUnknownFormat(src string) error {
 	return fmt.Errorf("cannot tell the archive format of %q: want a folder or a .tar, .tar.gz, .tgz, .zip or .jar file", src)
 }
 
-// path lists a folder or an archive file.
+// path lists a folder or an archive file at a local path.
 func (l *lister) path(prefix, p string) error {
-	fi, err := os.Stat(p)
+	if l.src == nil {
+		return fmt.Errorf("reading archive %q: %w", p, ErrNoSource)
+	}
+	f, err := l.src.Open(l.ctx, p)
 	if err != nil {
+		return fmt.Errorf("reading archive: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
 		return fmt.Errorf("reading archive: %w", err)
 	}
 	if fi.IsDir() {
-		return l.folder(prefix, p)
+		return l.folder(prefix, p, f)
 	}
 	format := archiveFormat(p)
 	if format == "" {
+		f.Close()
 		return errUnknownFormat(p)
 	}
 	if format == formatZip {
-		zr, err := zip.OpenReader(p)
-		if err != nil {
-			return fmt.Errorf("reading zip archive %q: %w", p, err)
+		// A zip is read out of order: from the file itself where the
+		// Source's files allow it, else from memory.
+		if ra, ok := f.(io.ReaderAt); ok {
+			l.closers = append(l.closers, f)
+			zr, err := zip.NewReader(ra, fi.Size())
+			if err != nil {
+				return fmt.Errorf("reading zip archive %q: %w", p, err)
+			}
+			return l.zip(prefix, p, zr)
 		}
-		l.closers = append(l.closers, zr)
-		return l.zip(prefix, p, &zr.Reader)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return fmt.Errorf("reading archive: %w", err)
+		defer f.Close()
+		return l.zipBytes(prefix, p, f)
 	}
 	defer f.Close()
 	return l.tar(prefix, p, f, format == formatTarGz)
@@ -116,76 +126,99 @@ func (l *lister) path(prefix, p string) error {
 
 // uri lists an archive named by a URI.
 func (l *lister) uri(prefix, uri string) error {
-	u, err := url.Parse(uri)
+	loc, err := locate("", uri)
 	if err != nil {
-		return fmt.Errorf("malformed archive URI %q: %w", uri, err)
+		return fmt.Errorf("reading archive: %w", err)
 	}
-	if u.Scheme == "file" {
-		p, err := fileURIPath(u)
-		if err != nil {
-			return err
-		}
-		return l.path(prefix, p)
+	if loc.path != "" {
+		return l.path(prefix, loc.path)
 	}
+	u, _ := url.Parse(uri) // locate parsed it
 	format := archiveFormat(u.Path)
 	if format == "" {
 		return errUnknownFormat(uri)
 	}
-	b, err := readAllURI(l.ctx, uri)
+	r, err := loc.open(l.ctx, l.src)
 	if err != nil {
-		return fmt.Errorf("reading archive: %w", err)
+		return fmt.Errorf("reading archive %s: %w", uri, err)
 	}
+	defer r.Close()
 	if format == formatZip {
-		zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-		if err != nil {
-			return fmt.Errorf("reading zip archive %q: %w", uri, err)
-		}
-		return l.zip(prefix, uri, zr)
+		return l.zipBytes(prefix, uri, r)
 	}
-	return l.tar(prefix, uri, bytes.NewReader(b), format == formatTarGz)
+	return l.tar(prefix, uri, r, format == formatTarGz)
 }
 
-// folder lists the regular files beneath root. Symbolic links to files are
-// followed; symbolic links to folders are not (they could form loops).
-func (l *lister) folder(prefix, root string) error {
-	// WalkDir does not follow a root that is itself a symbolic link.
-	if resolved, err := filepath.EvalSymlinks(root); err == nil {
-		root = resolved
+// zipBytes lists a zip archive read whole into memory from r.
+func (l *lister) zipBytes(prefix, src string, r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("reading archive %q: %w", src, err)
 	}
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("reading archive folder %q: %w", root, err)
-		}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return fmt.Errorf("reading zip archive %q: %w", src, err)
+	}
+	return l.zip(prefix, src, zr)
+}
+
+// folder lists the regular files beneath the folder at path, which dir
+// holds open (folder closes it). Symbolic links to files are followed;
+// symbolic links to folders are not (they could form loops).
+func (l *lister) folder(prefix, path string, dir fs.File) error {
+	rd, ok := dir.(fs.ReadDirFile)
+	if !ok {
+		dir.Close()
+		return fmt.Errorf("reading archive folder %q: the Source cannot list it", path)
+	}
+	entries, err := rd.ReadDir(-1)
+	dir.Close()
+	if err != nil {
+		return fmt.Errorf("reading archive folder %q: %w", path, err)
+	}
+	for _, e := range entries {
 		if err := l.ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			fi, err := os.Stat(p)
-			if err != nil {
-				return fmt.Errorf("reading archive folder %q: %w", root, err)
-			}
-			if !fi.Mode().IsRegular() {
-				return nil
-			}
-		} else if !d.Type().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return fmt.Errorf("reading archive folder %q: %w", root, err)
-		}
-		name := filepath.ToSlash(rel)
+		p, name := filepath.Join(path, e.Name()), prefix+e.Name()
 		if err := checkMemberName(name); err != nil {
-			return fmt.Errorf("archive folder %q: %w", root, err)
+			return fmt.Errorf("archive folder %q: %w", path, err)
 		}
-		l.entries = append(l.entries, entry{name: prefix + name, open: func() (io.ReadCloser, error) {
-			return os.Open(p)
-		}})
+		if err := l.folderEntry(name, p, e.Type()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// folderEntry lists one entry of a folder: name is its member name, p its
+// path and typ the type its folder listed it with.
+func (l *lister) folderEntry(name, p string, typ fs.FileMode) error {
+	if typ.IsDir() || typ&fs.ModeSymlink != 0 {
+		f, err := l.src.Open(l.ctx, p)
+		if err != nil {
+			return fmt.Errorf("reading archive folder: %w", err)
+		}
+		fi, err := f.Stat()
+		switch {
+		case err != nil:
+			f.Close()
+			return fmt.Errorf("reading archive folder: %w", err)
+		case typ.IsDir():
+			return l.folder(name+"/", p, f)
+		}
+		f.Close()
+		if !fi.Mode().IsRegular() {
+			return nil // a link to a folder, or to something stranger
+		}
+	} else if !typ.IsRegular() {
 		return nil
-	})
+	}
+	src, ctx := l.src, l.ctx
+	l.entries = append(l.entries, entry{name: name, open: func() (io.ReadCloser, error) {
+		return src.Open(ctx, p)
+	}})
+	return nil
 }
 
 // memberName normalizes a name found in a tar or zip file; skip is set for

@@ -1,15 +1,11 @@
 package resource
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
-	"os"
 	"strings"
 )
 
@@ -54,12 +50,14 @@ func NewTextAsset(text string) *Asset {
 }
 
 // NewPathAsset returns an asset whose contents are the file at path. The
-// file is not read until the contents or the hash are asked for.
+// file is not read until the contents or the hash are asked for (through
+// a Source).
 func NewPathAsset(path string) *Asset { return &Asset{Path: path} }
 
 // NewURIAsset returns an asset whose contents are fetched from uri: a
-// file://, http:// or https:// URI. Nothing is fetched until the contents
-// or the hash are asked for.
+// file:// URI names a local file, and any other scheme is the Source's to
+// fetch (package resource/contents fetches http:// and https://). Nothing
+// is fetched until the contents or the hash are asked for.
 func NewURIAsset(uri string) *Asset { return &Asset{URI: uri} }
 
 // IsText reports whether a holds literal text.
@@ -83,36 +81,32 @@ func (a *Asset) check() error {
 	return nil
 }
 
-// Reader opens the asset's contents: the text itself, the file at Path, or
-// the resource at URI (file:// is read from disk; http:// and https:// are
-// fetched with ctx). The caller closes the reader.
-func (a *Asset) Reader(ctx context.Context) (io.ReadCloser, error) {
+// Reader opens the asset's contents: the text itself, or the file at Path
+// or the resource at URI, read through src (nil will do for a text
+// asset). The caller closes the reader.
+func (a *Asset) Reader(ctx context.Context, src Source) (io.ReadCloser, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
-	switch {
-	case a.Path != "":
-		f, err := os.Open(a.Path)
-		if err != nil {
-			return nil, fmt.Errorf("reading asset: %w", err)
-		}
-		return f, nil
-	case a.URI != "":
-		r, err := openURI(ctx, a.URI)
-		if err != nil {
-			return nil, fmt.Errorf("reading asset: %w", err)
-		}
-		return r, nil
+	if a.IsText() {
+		return io.NopCloser(strings.NewReader(a.Text)), nil
 	}
-	return io.NopCloser(strings.NewReader(a.Text)), nil
+	loc, err := locate(a.Path, a.URI)
+	if err == nil {
+		var r io.ReadCloser
+		if r, err = loc.open(ctx, src); err == nil {
+			return r, nil
+		}
+	}
+	return nil, fmt.Errorf("reading asset %s: %w", a.describe(), err)
 }
 
 // Bytes reads the asset's whole contents (see Reader).
-func (a *Asset) Bytes(ctx context.Context) ([]byte, error) {
+func (a *Asset) Bytes(ctx context.Context, src Source) ([]byte, error) {
 	if a.IsText() && a.check() == nil {
 		return []byte(a.Text), nil
 	}
-	r, err := a.Reader(ctx)
+	r, err := a.Reader(ctx, src)
 	if err != nil {
 		return nil, err
 	}
@@ -124,10 +118,10 @@ func (a *Asset) Bytes(ctx context.Context) ([]byte, error) {
 	return b, nil
 }
 
-// ComputeHash reads the asset's contents and returns their hex-encoded
-// SHA-256, without changing a.
-func (a *Asset) ComputeHash(ctx context.Context) (string, error) {
-	r, err := a.Reader(ctx)
+// ComputeHash reads the asset's contents through src and returns their
+// hex-encoded SHA-256, without changing a.
+func (a *Asset) ComputeHash(ctx context.Context, src Source) (string, error) {
+	r, err := a.Reader(ctx, src)
 	if err != nil {
 		return "", err
 	}
@@ -139,72 +133,18 @@ func (a *Asset) ComputeHash(ctx context.Context) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// EnsureHash sets a.Hash from the contents if it is not set yet.
-func (a *Asset) EnsureHash(ctx context.Context) error {
+// EnsureHash sets a.Hash from the contents, read through src, if it is
+// not set yet.
+func (a *Asset) EnsureHash(ctx context.Context, src Source) error {
 	if a != nil && a.Hash != "" {
 		return nil
 	}
-	h, err := a.ComputeHash(ctx)
+	h, err := a.ComputeHash(ctx, src)
 	if err != nil {
 		return err
 	}
 	a.Hash = h
 	return nil
-}
-
-// openURI opens a file://, http:// or https:// URI.
-func openURI(ctx context.Context, uri string) (io.ReadCloser, error) {
-	u, err := url.Parse(uri)
-	if err != nil {
-		return nil, fmt.Errorf("malformed URI %q: %w", uri, err)
-	}
-	switch u.Scheme {
-	case "file":
-		p, err := fileURIPath(u)
-		if err != nil {
-			return nil, err
-		}
-		return os.Open(p)
-	case "http", "https":
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, uri, nil)
-		if err != nil {
-			return nil, fmt.Errorf("fetching %q: %w", uri, err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, fmt.Errorf("fetching %q: %w", uri, err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			resp.Body.Close()
-			return nil, fmt.Errorf("fetching %q: server answered %s", uri, resp.Status)
-		}
-		return resp.Body, nil
-	}
-	return nil, fmt.Errorf("URI %q: unsupported scheme %q (want file, http or https)", uri, u.Scheme)
-}
-
-func fileURIPath(u *url.URL) (string, error) {
-	if u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("file URI %q names host %q; only local files are supported", u.String(), u.Host)
-	}
-	if u.Path == "" {
-		return "", fmt.Errorf("file URI %q has no path", u.String())
-	}
-	return u.Path, nil
-}
-
-// readAllURI reads a whole URI into memory.
-func readAllURI(ctx context.Context, uri string) ([]byte, error) {
-	r, err := openURI(ctx, uri)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(r); err != nil {
-		return nil, fmt.Errorf("reading %q: %w", uri, err)
-	}
-	return buf.Bytes(), nil
 }
 
 // Equals reports whether a and b are the same asset: equal hashes when both

@@ -12,7 +12,11 @@ import (
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/resource/contents"
 )
+
+// src reads the files the tests write.
+var src = contents.Source{}
 
 func sha(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -48,11 +52,11 @@ func TestAssets(t *testing.T) {
 					t.Errorf("Is%s() = %v", k, v)
 				}
 			}
-			b, err := tt.asset.Bytes(ctx)
+			b, err := tt.asset.Bytes(ctx, src)
 			if err != nil || string(b) != "hello" {
 				t.Fatalf("Bytes = %q, %v", b, err)
 			}
-			r, err := tt.asset.Reader(ctx)
+			r, err := tt.asset.Reader(ctx, src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +65,7 @@ func TestAssets(t *testing.T) {
 			if string(b) != "hello" {
 				t.Errorf("Reader read %q", b)
 			}
-			if err := tt.asset.EnsureHash(ctx); err != nil {
+			if err := tt.asset.EnsureHash(ctx, src); err != nil {
 				t.Fatal(err)
 			}
 			if tt.asset.Hash != sha("hello") {
@@ -89,11 +93,11 @@ func TestAssetErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.asset.Bytes(ctx)
+			_, err := tt.asset.Bytes(ctx, src)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Bytes error = %v, want one containing %q", err, tt.want)
 			}
-			if err := tt.asset.EnsureHash(ctx); err == nil {
+			if err := tt.asset.EnsureHash(ctx, src); err == nil {
 				t.Errorf("EnsureHash succeeded")
 			}
 		})
@@ -102,7 +106,7 @@ func TestAssetErrors(t *testing.T) {
 
 func TestEnsureHashKeepsExistingHash(t *testing.T) {
 	a := &resource.Asset{Path: "/does/not/exist", Hash: "recorded"}
-	if err := a.EnsureHash(context.Background()); err != nil || a.Hash != "recorded" {
+	if err := a.EnsureHash(context.Background(), src); err != nil || a.Hash != "recorded" {
 		t.Errorf("EnsureHash = %v, Hash %q", err, a.Hash)
 	}
 }

@@ -1,9 +1,10 @@
 // Package resource holds the vocabulary every other part of groundwork
 // speaks: how a resource is named, what its properties are, how two sets
 // of properties differ, what files it carries, and in what order a set of
-// resources may be created or deleted. It has no I/O of its own except
-// reading the contents of assets and archives, and no dependencies beyond
-// the standard library.
+// resources may be created or deleted. It has no I/O of its own — the
+// contents of assets and archives are read through a Source the caller
+// passes in (package resource/contents reads local files and http(s)) —
+// and no dependencies beyond the standard library.
 //
 // # Names
 //

@@ -1,6 +1,8 @@
 // Package local is a built-in provider of files and directories on the
-// machine that runs the deployment. It takes no configuration. Register it
-// in a providers.Registry with Register, or use New directly.
+// machine that runs the deployment. It takes no configuration from the
+// program; the host may choose what reads a File's source asset
+// (WithSource). Register it in a providers.Registry with Register, or use
+// New directly.
 //
 // # local:index:File
 //

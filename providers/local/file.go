@@ -60,7 +60,7 @@ func (s fileSpec) dataKnown() bool {
 
 // hash is the hex SHA-256 of the content the inputs ask for: for a source
 // asset, the hash Check recorded.
-func (s fileSpec) hash(ctx context.Context) (string, bool) {
+func (s fileSpec) hash(ctx context.Context, src resource.Source) (string, bool) {
 	if s.source.Set {
 		if s.source.Unknown || s.source.Value == nil {
 			return "", false
@@ -68,7 +68,7 @@ func (s fileSpec) hash(ctx context.Context) (string, bool) {
 		if s.source.Value.Hash != "" {
 			return s.source.Value.Hash, true
 		}
-		h, err := s.source.Value.ComputeHash(ctx)
+		h, err := s.source.Value.ComputeHash(ctx, src)
 		return h, err == nil
 	}
 	if s.content.Unknown {
@@ -78,9 +78,11 @@ func (s fileSpec) hash(ctx context.Context) (string, bool) {
 	return hex.EncodeToString(sum[:]), true
 }
 
-func (s fileSpec) data(ctx context.Context) ([]byte, error) {
+// data is the content the inputs ask for, a source asset read through
+// src.
+func (s fileSpec) data(ctx context.Context, src resource.Source) ([]byte, error) {
 	if s.source.Set {
-		b, err := s.source.Value.Bytes(ctx)
+		b, err := s.source.Value.Bytes(ctx, src)
 		if err != nil {
 			return nil, fmt.Errorf("source: %w", err)
 		}
@@ -118,10 +120,10 @@ func (s fileSpec) outputs(inputs resource.PropertyMap, data []byte, known bool) 
 	return out
 }
 
-// fileType manages local:index:File.
-type fileType struct{}
+// fileType manages local:index:File, reading source assets through src.
+type fileType struct{ src resource.Source }
 
-func (fileType) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+func (t fileType) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
 	s, failures := readFileSpec(req.News)
 	if len(failures) > 0 {
 		return providers.CheckResponse{Inputs: req.News, Failures: failures}, nil
@@ -134,7 +136,7 @@ func (fileType) Check(ctx context.Context, req providers.CheckRequest) (provider
 		// Hash a copy, so Diff sees content changes and the caller's asset
 		// is left alone.
 		a := *s.source.Value
-		if err := a.EnsureHash(ctx); err != nil {
+		if err := a.EnsureHash(ctx, t.src); err != nil {
 			return providers.CheckResponse{Inputs: req.News, Failures: []providers.CheckFailure{{Property: "source", Reason: err.Error()}}}, nil
 		}
 		out["source"] = keepSecret(req.News["source"], resource.NewAssetValue(&a))
@@ -182,13 +184,13 @@ func pathDiff(res *resource.DiffResult, id resource.ID, path props.Field[string]
 	}
 }
 
-func (fileType) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+func (t fileType) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 	s, failures := readFileSpec(req.Inputs)
 	if len(failures) > 0 {
 		return providers.CreateResponse{}, props.FailuresError(req.URN, failures)
 	}
 	if req.Preview {
-		outs, err := s.preview(ctx, req.Inputs)
+		outs, err := s.preview(ctx, t.src, req.Inputs)
 		return providers.CreateResponse{Outputs: outs}, err
 	}
 	if req.Inputs.ContainsUnknowns() {
@@ -198,7 +200,7 @@ func (fileType) Create(ctx context.Context, req providers.CreateRequest) (provid
 	if err != nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
 	}
-	data, err := s.data(ctx)
+	data, err := s.data(ctx, t.src)
 	if err != nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
 	}
@@ -209,24 +211,24 @@ func (fileType) Create(ctx context.Context, req providers.CreateRequest) (provid
 }
 
 // preview computes the outputs without touching the file.
-func (s fileSpec) preview(ctx context.Context, inputs resource.PropertyMap) (resource.PropertyMap, error) {
+func (s fileSpec) preview(ctx context.Context, src resource.Source, inputs resource.PropertyMap) (resource.PropertyMap, error) {
 	if !s.dataKnown() {
 		return s.outputs(inputs, nil, false), nil
 	}
-	data, err := s.data(ctx)
+	data, err := s.data(ctx, src)
 	if err != nil {
 		return nil, err
 	}
 	return s.outputs(inputs, data, true), nil
 }
 
-func (fileType) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+func (t fileType) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
 	s, failures := readFileSpec(req.NewInputs)
 	if len(failures) > 0 {
 		return providers.UpdateResponse{}, props.FailuresError(req.URN, failures)
 	}
 	if req.Preview {
-		outs, err := s.preview(ctx, req.NewInputs)
+		outs, err := s.preview(ctx, t.src, req.NewInputs)
 		return providers.UpdateResponse{Outputs: outs}, err
 	}
 	if req.NewInputs.ContainsUnknowns() {
@@ -239,7 +241,7 @@ func (fileType) Update(ctx context.Context, req providers.UpdateRequest) (provid
 	if abs != string(req.ID) {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: the path moved from %s to %s, which needs a replacement, not an update", req.URN, req.ID, abs)
 	}
-	data, err := s.data(ctx)
+	data, err := s.data(ctx, t.src)
 	if err != nil {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
 	}
@@ -270,7 +272,7 @@ func (fileType) Delete(ctx context.Context, req providers.DeleteRequest) (provid
 // what is on disk if they were changed by hand, so that the next update
 // writes the desired ones back. For an import (no recorded inputs) the
 // inputs are the path, the content as a string and the permissions.
-func (fileType) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
+func (t fileType) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
 	path := string(req.ID)
 	info, err := os.Stat(path)
 	switch {
@@ -294,7 +296,7 @@ func (fileType) Read(ctx context.Context, req providers.ReadRequest) (providers.
 	}
 	s, _ := readFileSpec(inputs)
 	sum := sha256.Sum256(data)
-	if old, ok := s.hash(ctx); !ok || old != hex.EncodeToString(sum[:]) {
+	if old, ok := s.hash(ctx, t.src); !ok || old != hex.EncodeToString(sum[:]) {
 		if s.source.Set {
 			inputs["source"] = keepSecret(inputs["source"], resource.NewAssetValue(resource.NewTextAsset(string(data))))
 		} else {

@@ -3,6 +3,7 @@ package local_test
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -372,5 +373,37 @@ func TestRegister(t *testing.T) {
 	}
 	if info.Version != local.Version {
 		t.Errorf("registered version %s, want %s", info.Version, local.Version)
+	}
+}
+
+// fetcher is a resource.Source that serves URIs from memory and opens no
+// local file.
+type fetcher map[string]string
+
+func (f fetcher) Open(context.Context, string) (fs.File, error) { return nil, fs.ErrPermission }
+
+func (f fetcher) Fetch(_ context.Context, uri string) (io.ReadCloser, error) {
+	s, ok := f[uri]
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	return io.NopCloser(strings.NewReader(s)), nil
+}
+
+// A File's source asset is read through the Source the host configured,
+// in Check (its hash) and in Create (its content).
+func TestFileSourceFromConfiguration(t *testing.T) {
+	p := local.New(local.WithSource(fetcher{"s3://bucket/hello": "hello"}))
+	path := filepath.Join(t.TempDir(), "f.txt")
+	r := create(t, p, fileURN("f"), resource.PropertyMap{"path": str(path), "source": resource.NewAssetValue(resource.NewURIAsset("s3://bucket/hello"))})
+	if got := r.inputs["source"].AssetValue().Hash; got != helloSHA {
+		t.Errorf("the checked source's hash = %s, want %s", got, helloSHA)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "hello" {
+		t.Errorf("the file holds %q, %v", b, err)
+	}
+	failed := failedProps(t, p, fileURN("g"), resource.PropertyMap{"path": str(path), "source": resource.NewAssetValue(resource.NewPathAsset("/etc/hostname"))})
+	if diff := cmp.Diff([]string{"source"}, failed); diff != "" {
+		t.Errorf("a path the Source refuses: failed properties (-want +got):\n%s", diff)
 	}
 }

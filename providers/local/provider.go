@@ -8,6 +8,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/resource/contents"
 )
 
 // Package is the package name the provider serves.
@@ -22,18 +23,35 @@ const (
 	DirectoryType = "local:index:Directory"
 )
 
-// Register registers the provider's factory in r under Package at Version.
+// Register registers the factory of New() in r under Package at Version.
+// A host that configures the provider registers a factory of its own
+// that calls New with its options.
 func Register(r *providers.Registry) error {
 	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
 		return New(), nil
 	})
 }
 
-// New returns the local provider. It takes no configuration, keeps no
-// state of its own and is safe for concurrent use.
-func New() providers.Provider {
+// Option configures the provider the host makes (it takes no
+// configuration from the program).
+type Option func(*config)
+
+type config struct{ src resource.Source }
+
+// WithSource sets what reads the contents of a File's source asset. The
+// default, contents.Source{}, reads local files and fetches http(s) URIs
+// with http.DefaultClient.
+func WithSource(src resource.Source) Option { return func(c *config) { c.src = src } }
+
+// New returns the local provider. It keeps no state of its own and is
+// safe for concurrent use.
+func New(opts ...Option) providers.Provider {
+	c := config{src: contents.Source{}}
+	for _, opt := range opts {
+		opt(&c)
+	}
 	return &provider{types: map[string]providers.Provider{
-		FileType:      fileType{},
+		FileType:      fileType{src: c.src},
 		DirectoryType: dirType{},
 	}}
 }
