@@ -22,6 +22,12 @@
 //     when the provider cannot tell), applies replaceOnChanges, and issues
 //     same, update or replace.
 //
+// A step the resource may not take is issued refused (Step.Refused): the
+// step of a resource the analyzers refused, and the replacement of a
+// protected resource, directly or as a dependent of a delete-before-replace.
+// It calls no provider and records nothing; applying it fails with the
+// refusal, so that the host reports the resource's step as failed.
+//
 // Where the Diff is certain to follow a successful Check, the Check call
 // says so (Call.DiffAfterCheck) and carries the Diff request but for the
 // checked inputs; the engine makes both calls on one goroutine and answers
