@@ -29,7 +29,11 @@ type options struct {
 
 	secret      bool // config set --secret
 	showSecrets bool // config, config get, stack output --show-secrets
-	force       bool // unlock --force
+	force       bool // unlock --force, stack import --force
+
+	savePlan string // preview --save-plan
+	planFile string // up --plan
+	file     string // stack export/import --file
 
 	// program is the command line after "--".
 	program []string
@@ -48,11 +52,14 @@ PULUMI_CONFIG_PASSPHRASE).`,
 			{name: "preview", summary: "show what an update would change", program: true, flags: previewFlags, run: runPreview,
 				help: `Preview runs the program and shows what "gw up" would create, update,
 replace and delete, changing nothing. With --refresh it first reads every
-resource from its provider and previews against what it found.`},
+resource from its provider and previews against what it found. With
+--save-plan it saves what it decided (secrets encrypted), for "gw up --plan".`},
 			{name: "up", summary: "create or update the stack's resources", program: true, flags: updateFlags, run: runUp,
 				help: `Up runs the program and changes the stack's resources to match it. Without
 --yes it shows a preview first and asks; without a terminal to ask on, pass
---yes. The stack's outputs are printed at the end.`},
+--yes. The stack's outputs are printed at the end. With --plan it applies
+exactly the plan a preview saved: a step, an option or an input the plan
+does not allow fails its resource, naming the resource and the property.`},
 			{name: "refresh", summary: "read the resources and record any drift", flags: changeFlags, run: runRefresh,
 				help: `Refresh reads every resource of the stack from its provider and records what
 it finds: drift is taken into the state, and resources that no longer exist
@@ -125,11 +132,13 @@ func programFlags(fs *flag.FlagSet, o *options) {
 func previewFlags(fs *flag.FlagSet, o *options) {
 	operationFlags(fs, o)
 	programFlags(fs, o)
+	fs.StringVar(&o.savePlan, "save-plan", "", "save what the preview decided to `FILE`, for gw up --plan")
 }
 
 func updateFlags(fs *flag.FlagSet, o *options) {
 	changeFlags(fs, o)
 	programFlags(fs, o)
+	fs.StringVar(&o.planFile, "plan", "", "apply exactly the plan gw preview --save-plan saved in `FILE`")
 }
 
 func importFlags(fs *flag.FlagSet, o *options) {

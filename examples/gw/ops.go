@@ -236,7 +236,7 @@ func runPreview(ctx context.Context, inv *invocation, args []string) error {
 	}
 	return runOperation(ctx, inv, operation{name: "preview", program: true,
 		do: func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error) {
-			return eng.Preview(ctx, prog, opts...)
+			return previewPlanned(ctx, eng, prog, opts, inv.opts.savePlan)
 		}})
 }
 
@@ -246,9 +246,17 @@ func runUp(ctx context.Context, inv *invocation, args []string) error {
 	}
 	return runOperation(ctx, inv, operation{name: "up", program: true,
 		preview: func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error) {
+			opts, err := withPlan(ctx, eng, opts, inv.opts.planFile)
+			if err != nil {
+				return nil, err
+			}
 			return eng.Preview(ctx, prog, opts...)
 		},
 		do: func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error) {
+			opts, err := withPlan(ctx, eng, opts, inv.opts.planFile)
+			if err != nil {
+				return nil, err
+			}
 			return eng.Up(ctx, prog, opts...)
 		}})
 }

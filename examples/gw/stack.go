@@ -14,13 +14,24 @@ import (
 // stackCommand is "gw stack" and its subcommands.
 func stackCommand() *command {
 	return &command{
-		name: "stack", summary: "look at the stacks and their outputs",
+		name: "stack", summary: "look at the stacks and their outputs; move them from and to Pulumi",
 		subs: []*command{
 			{name: "output", args: "[NAME]", summary: "print the stack's outputs, or one of them", flags: stackOutputFlags, run: runStackOutput,
 				help: `Output prints the outputs the stack's last update recorded: all of them as a
 table (or, with --json, a JSON object), or the value of one. Secret values
 are shown as [secret] unless --show-secrets.`},
 			{name: "ls", summary: "list the stacks that have a recorded state", flags: stateFlags, run: runStackList},
+			{name: "export", summary: "write the stack's state as `pulumi stack export` does", flags: stackExportFlags, run: runStackExport,
+				help: `Export writes the stack's state in Pulumi's deployment format, for "pulumi
+stack import". Secrets are encrypted as Pulumi's passphrase secrets manager
+does, with PULUMI_CONFIG_PASSPHRASE (else GW_PASSPHRASE) under a new salt
+that the deployment records.`},
+			{name: "import", summary: "record a stack exported by `pulumi stack export`", flags: stackImportFlags, run: runStackImport,
+				help: `Import records a deployment written by "pulumi stack export" (or "gw stack
+export") as the stack's state. Its secrets are opened with
+PULUMI_CONFIG_PASSPHRASE (else GW_PASSPHRASE) and encrypted again with
+GW_PASSPHRASE. The deployment's URNs must name this stack and project. A
+stack that already has resources is refused unless --force.`},
 		},
 	}
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/groundwork-iac/groundwork/migrate"
+)
+
+// This file is "gw stack export" and "gw stack import": a stack's state in
+// the format of `pulumi stack export` (package migrate), to move stacks
+// between Pulumi and groundwork.
+
+func stackExportFlags(fs *flag.FlagSet, o *options) {
+	stateFlags(fs, o)
+	fs.StringVar(&o.file, "file", "", "write the deployment to `FILE` instead of stdout")
+}
+
+func stackImportFlags(fs *flag.FlagSet, o *options) {
+	stateFlags(fs, o)
+	fs.StringVar(&o.file, "file", "", "read the deployment from `FILE` instead of stdin")
+	fs.BoolVar(&o.force, "force", false, "replace the state of a stack that already has resources")
+}
+
+// pulumiPassphrase is the Pulumi stack's passphrase: that of
+// PULUMI_CONFIG_PASSPHRASE, else gw's own.
+func pulumiPassphrase() string {
+	if p := os.Getenv("PULUMI_CONFIG_PASSPHRASE"); p != "" {
+		return p
+	}
+	return passphrase()
+}
+
+func runStackExport(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) > 0 {
+		return usagef("gw stack export takes no arguments")
+	}
+	o := &inv.opts
+	store, err := openStore(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	// The deployment records the salt of its secrets: Pulumi opens them
+	// with that and the stack's passphrase, whatever its own salt.
+	data, err := migrate.ExportStack(ctx, store, o.stack, migrate.ToOptions{Passphrase: pulumiPassphrase()})
+	if err != nil {
+		return err
+	}
+	if o.file == "" {
+		_, err = inv.stdout.Write(append(data, '\n'))
+		return err
+	}
+	return os.WriteFile(o.file, append(data, '\n'), 0o600)
+}
+
+func runStackImport(ctx context.Context, inv *invocation, args []string) error {
+	if len(args) > 0 {
+		return usagef("gw stack import takes no arguments: the deployment comes from --file or stdin")
+	}
+	o := &inv.opts
+	if o.project == "" {
+		// The URNs must name the project too, when gw knows it.
+		if proj, err := readProject("."); err == nil {
+			o.project = proj.Name
+		}
+	}
+	var data []byte
+	var err error
+	if o.file == "" {
+		data, err = io.ReadAll(inv.stdin)
+	} else {
+		data, err = os.ReadFile(o.file)
+	}
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	imp, err := migrate.ImportStack(ctx, store, o.stack, data, migrate.FromOptions{
+		Passphrase: pulumiPassphrase(), Project: o.project, Overwrite: o.force,
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range imp.Dropped {
+		fmt.Fprintln(inv.stderr, "warning:", d)
+	}
+	fmt.Fprintf(inv.stdout, "Imported %d resources into stack %s.\n", len(imp.Snapshot.Resources), o.stack)
+	return nil
+}
