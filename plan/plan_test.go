@@ -159,6 +159,10 @@ func TestGoalCheckOptions(t *testing.T) {
 		{"timeouts", func(g *plan.Goal) { g.CustomTimeouts.Create = time.Minute }, "customTimeouts"},
 		{"deleteBeforeReplace", func(g *plan.Goal) { g.DeleteBeforeReplace = true }, "deleteBeforeReplace"},
 		{"parent", func(g *plan.Goal) { g.Parent = dep }, "parent"},
+		// Beyond Pulumi's plans (COMPATIBILITY.md):
+		{"replaceOnChanges", func(g *plan.Goal) { g.ReplaceOnChanges = []string{"a"} }, "replaceOnChanges"},
+		{"retainOnDelete", func(g *plan.Goal) { g.RetainOnDelete = true }, "retainOnDelete"},
+		{"deletedWith", func(g *plan.Goal) { g.DeletedWith = dep }, "deletedWith"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

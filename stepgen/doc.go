@@ -50,6 +50,12 @@
 // nothing, and the other's step lists its record in With, to leave the
 // state in the same journal entry as the other's.
 //
+// With Config.RecordPlan the generator records what it decides as a saved
+// plan (Plan); with Config.Plan it holds the operation to one: a step,
+// option or input the plan does not allow fails its registration with a
+// *plan.ViolationError, and PlanKept reports the planned steps never taken
+// (plan.go; the rules are package plan's).
+//
 // Steps (Step) are the unit the executor runs. Each knows how to Apply
 // itself against its provider, what pending operation it represents while it
 // runs (JournalOp), and what it records when it succeeds (Result).

@@ -9,7 +9,7 @@
 //	gw destroy [flags]
 //	gw import  [flags] TYPE NAME ID      (or --file resources.json)
 //	gw config  [set KEY VALUE | get KEY | rm KEY] [--secret]
-//	gw stack   output [NAME] | ls
+//	gw stack   output [NAME] | ls | export | import
 //	gw unlock  [--force]
 //
 // "gw help", "gw --help" and "gw <command> --help" describe every command
