@@ -94,13 +94,14 @@ func failedEvents(env *enginetest.Env) []string {
 // delete step, as the reference engine does. What depends on the protected
 // resource is deleted: it stays.
 func TestProtectedResourceLeftOut(t *testing.T) {
-	// full: base ← mid ← p (protected) ← user, free on its own; p is a
-	// child of the component g and uses the explicit provider prov; the
-	// table goes with p.
+	// full: base (protected) ← mid ← p (protected) ← user, free on its
+	// own; p is a child of the component g and uses the explicit provider
+	// prov; the table goes with p. base stays as p's dependency, without a
+	// refusal of its own, as in the reference engine.
 	full := func(ctx *engine.Context) error {
 		prov := ctx.Provider("test", "prov", engine.Props{})
 		g := ctx.Component("test:index:Group", "g")
-		base := ctx.Register(thing, "base", engine.Props{})
+		base := ctx.Register(thing, "base", engine.Props{}, engine.Protect())
 		mid := ctx.Register(thing, "mid", engine.Props{"base": base.ID()})
 		p := ctx.Register(thing, "p", engine.Props{"mid": mid.ID()}, engine.Protect(), engine.Parent(g), engine.Provider(prov))
 		ctx.Register(thing, "user", engine.Props{}, engine.DependsOn(p))

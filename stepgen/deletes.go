@@ -38,8 +38,7 @@ func (g *Generator) Deletes() ([][]Chain, error) {
 		}
 		doomed = append(doomed, cur)
 	}
-	g.refused = g.refuseDeletes(protected)
-	doomed = g.spareDependencies(doomed, protected)
+	doomed, g.refused = g.spareDependencies(doomed, protected)
 	if err := g.checkDanglingDependents(doomed); err != nil {
 		return nil, err
 	}

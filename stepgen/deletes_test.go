@@ -354,6 +354,15 @@ func TestDeletesProtected(t *testing.T) {
 			want:     [][]string{{"delete-replaced a"}}, refused: []string{"p"},
 		},
 		{
+			name: "a protected resource another one depends on stays without a refusal of its own",
+			old: []*resource.State{
+				recorded("a", nil, protect),
+				recorded("b", nil, protect, dependsOn(urn("a"))),
+				recorded("c", nil, protect),
+			},
+			refused: []string{"b", "c"},
+		},
+		{
 			name: "a record pending replacement leaves without a refusal",
 			old: []*resource.State{
 				recorded("a", nil, protect, func(s *resource.State) { s.PendingReplacement = true }),

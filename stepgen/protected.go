@@ -13,10 +13,12 @@ import (
 
 // Refused returns the deletes that the last call to Deletes refused: one
 // step for each protected resource it would have deleted, in snapshot
-// order. Such a step calls no provider and records nothing: Apply (and
-// Step.Refused) return its *ProtectedError. A host reports each as a failed
-// step once the deletes that could go ahead have run; a refusal must not
-// stop them, as the failure of a step that ran would.
+// order, but those that another protected resource depends on (they stay
+// as its dependencies, as in the reference engine, which never gets to
+// their deletes). Such a step calls no provider and records nothing: Apply
+// (and Step.Refused) return its *ProtectedError. A host reports each as a
+// failed step once the deletes that could go ahead have run; a refusal
+// must not stop them, as the failure of a step that ran would.
 func (g *Generator) Refused() []*Step { return g.refused }
 
 // refuseDeletes returns the refused deletes of the protected resources.
@@ -35,7 +37,10 @@ func (g *Generator) refuseDeletes(protected []*resource.State) []*Step {
 
 // spareDependencies returns doomed without every resource that one of the
 // protected resources depends on, directly or not: its provider, parent,
-// dependencies, property dependencies and deleted-with target, and theirs.
+// dependencies, property dependencies and deleted-with target, and theirs;
+// and the refused deletes of the protected resources that none of the
+// others depends on (or of all of them, should they depend on each other
+// in a cycle, which a valid state does not hold).
 //
 // The walk follows the records of the last snapshot, as the reference
 // engine's does: a resource the program registered again leads on to what
@@ -45,12 +50,14 @@ func (g *Generator) refuseDeletes(protected []*resource.State) []*Step {
 // this run counts as marked, since a record written before the replacement
 // refers to it. Where several copies marked for deletion share a URN, all of
 // them are spared.
-func (g *Generator) spareDependencies(doomed, protected []*resource.State) []*resource.State {
+func (g *Generator) spareDependencies(doomed, protected []*resource.State) ([]*resource.State, []*Step) {
 	if len(protected) == 0 {
-		return doomed
+		return doomed, nil
 	}
 	idx := g.recordIndex()
 	spared := make(map[*resource.State]bool)
+	// depended marks what a record reached depends on.
+	depended := make(map[*resource.State]bool)
 	stack := slices.Clone(protected)
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
@@ -60,10 +67,18 @@ func (g *Generator) spareDependencies(doomed, protected []*resource.State) []*re
 		}
 		spared[s] = true
 		forEachDependency(s, func(dep resource.URN) {
+			n := len(stack)
 			stack = idx.appendLookup(stack, s, dep)
+			for _, d := range stack[n:] {
+				depended[d] = true
+			}
 		})
 	}
-	return slices.DeleteFunc(doomed, func(s *resource.State) bool { return spared[s] })
+	refused := slices.DeleteFunc(slices.Clone(protected), func(s *resource.State) bool { return depended[s] })
+	if len(refused) == 0 {
+		refused = protected
+	}
+	return slices.DeleteFunc(doomed, func(s *resource.State) bool { return spared[s] }), g.refuseDeletes(refused)
 }
 
 // oldRecords indexes the records of the last snapshot as the walk of
