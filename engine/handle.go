@@ -74,6 +74,10 @@ func handleOf(h Handle) *Resource {
 // describe names the resource for messages: its type and name.
 func (r *Resource) describe() string { return fmt.Sprintf("%s %q", r.typ, r.name) }
 
+// DeploymentReported marks the error as one the deployment has reported
+// (see monitor.Reported).
+func (e *reportedError) DeploymentReported() {}
+
 // finish records the outcome of r's registration and releases everything
 // waiting for it. The first call counts; the engine makes exactly one.
 func (r *Resource) finish(res providers.RegisterResult, err error) {

@@ -1,6 +1,7 @@
 // Package interop runs groundwork against software nobody here wrote: real
 // provider plugins built with Pulumi's frameworks, started as separate
-// processes and driven through the engine's public API.
+// processes and driven through the engine's public API, and real Pulumi
+// SDK programs (Go and Node.js, under programs/) run through langhost.
 //
 // It is a module of its own so that its heavy dependencies
 // (pulumi-go-provider and what it pulls in) stay out of the library's

@@ -127,8 +127,9 @@ func (p *Program) Run(c *engine.Context) error {
 		return err
 	}
 	sd := newShutdown()
+	sm := &stackMonitor{Monitor: c.Monitor(), root: root, export: c.Export}
 	srv, err := grpcserver.Start(ctx, grpcserver.Config{
-		Monitor:  &stackMonitor{Monitor: c.Monitor(), root: root, export: c.Export},
+		Monitor:  sm,
 		Log:      func(m grpcserver.LogMessage) { logMessage(c, m) },
 		Packages: c,
 		Hooks:    contextHooks{c},
@@ -142,10 +143,14 @@ func (p *Program) Run(c *engine.Context) error {
 	c.Monitor().SetAddress(srv.Addr())
 	exited := make(chan error, 1)
 	go func() { exited <- p.run(ctx, c, srv.Addr()) }()
+	// The stack's previous outputs, kept if the program registers none.
+	prev, _ := c.Root().Outputs()
 	select {
 	case err := <-exited:
+		sm.keepOutputs(prev)
 		return errors.Join(err, srv.Stop())
 	case <-sd.signalled:
+		sm.keepOutputs(prev)
 		// The program has finished registering and waits to serve the
 		// hooks of the deletes that follow: it is let go, and waited
 		// for, once they are done.

@@ -2,6 +2,7 @@ package langhost
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/groundwork-iac/groundwork/monitor/grpcserver"
 	"github.com/groundwork-iac/groundwork/providers"
@@ -18,6 +19,8 @@ type stackMonitor struct {
 	grpcserver.Monitor
 	root   resource.URN
 	export func(name string, value any)
+	// exported is set once the program has registered the root's outputs.
+	exported atomic.Bool
 }
 
 // RegisterResource answers the registration of the root stack resource
@@ -38,5 +41,19 @@ func (m *stackMonitor) RegisterResourceOutputs(ctx context.Context, urn resource
 	for k, v := range outputs {
 		m.export(string(k), v)
 	}
+	m.exported.Store(true)
 	return nil
+}
+
+// keepOutputs exports the stack's previous outputs, prev, if the program
+// registered none: a program that failed before it could (the SDKs register
+// the stack's outputs last, and not at all when one of them failed) leaves
+// the stack's outputs as they were, as with Pulumi's engine.
+func (m *stackMonitor) keepOutputs(prev resource.PropertyMap) {
+	if m.exported.Load() {
+		return
+	}
+	for k, v := range prev {
+		m.export(string(k), v)
+	}
 }

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -459,6 +460,18 @@ func (m *Monitor) defaultConfig(pkg string) resource.PropertyMap {
 		}
 	}
 	return out
+}
+
+// Reported reports whether err is a failure the deployment has reported
+// itself — a registration whose step failed, or that was skipped because
+// the deployment is stopping or a resource it needs failed — so that the
+// operation fails with it whatever the program does. A server can then
+// tell a program that the deployment is going away rather than hand it an
+// error to report (see monitor/grpcserver). The Deployer marks such errors
+// with a method DeploymentReported().
+func Reported(err error) bool {
+	var r interface{ DeploymentReported() }
+	return errors.As(err, &r)
 }
 
 // NoProviderError reports a custom resource that names no provider while

@@ -79,7 +79,7 @@ func (s *resourceMonitor) RegisterResource(ctx context.Context, req *pulumirpc.R
 	}
 	res, err := s.mon.RegisterResource(ctx, goal)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, registrationStatus(err)
 	}
 	s.transforms.registered(res.URN, goal.Parent, own)
 	opts := answerOptions(req.GetAcceptSecrets(), req.GetAcceptResources())
@@ -100,7 +100,7 @@ func (s *resourceMonitor) RegisterResourceOutputs(ctx context.Context, req *pulu
 		return nil, badRequest("register outputs of %s: %v", req.GetUrn(), err)
 	}
 	if err := s.mon.RegisterResourceOutputs(ctx, resource.URN(req.GetUrn()), outs); err != nil {
-		return nil, toStatus(err)
+		return nil, registrationStatus(err)
 	}
 	return &emptypb.Empty{}, nil
 }
@@ -121,7 +121,7 @@ func (s *resourceMonitor) ReadResource(ctx context.Context, req *pulumirpc.ReadR
 	}
 	res, err := s.mon.ReadResource(ctx, goal, resource.ID(req.GetId()))
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, registrationStatus(err)
 	}
 	obj, err := wire.MarshalProperties(res.Outputs, answerOptions(req.GetAcceptSecrets(), req.GetAcceptResources()))
 	if err != nil {
@@ -281,6 +281,20 @@ func statusOf(err error) codes.Code {
 		return codes.DeadlineExceeded
 	}
 	return codes.Unknown
+}
+
+// registrationStatus is the answer to a registration that failed. A
+// failure the deployment has reported itself (its step failed, or the
+// deployment is stopping) is answered Unavailable, as Pulumi's engine
+// answers once a failed step has stopped its deployment: the SDKs then stop
+// making requests and leave the reporting to the engine (the Node.js SDK
+// would otherwise wait forever for outputs of the failed resource). Other
+// failures are answered as toStatus does, for the program to report.
+func registrationStatus(err error) error {
+	if monitor.Reported(err) {
+		return status.Error(codes.Unavailable, err.Error())
+	}
+	return toStatus(err)
 }
 
 // toStatus turns an error of the Monitor into a gRPC status: a cancelled

@@ -3,6 +3,7 @@ package grpcserver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -271,6 +272,27 @@ func TestRegisterResourceKeepsOutputValuesOfRemoteComponents(t *testing.T) {
 	}
 	if got := fm.lastGoal().Inputs["in"]; !got.IsOutput() {
 		t.Errorf("a remote component's input = %v, want the output value", got)
+	}
+}
+
+// reported is an error the deployment has reported itself.
+type reported struct{ error }
+
+func (reported) DeploymentReported() {}
+
+// TestReportedFailuresAnswerUnavailable: a registration whose failure the
+// deployment has reported itself (its step failed) is answered Unavailable,
+// as Pulumi's engine answers once a failure has stopped the deployment, so
+// that the SDKs stop rather than wait (the Node.js SDK waited forever for
+// the failed resource's outputs when told of the failure as an error).
+func TestReportedFailuresAnswerUnavailable(t *testing.T) {
+	fm := &fakeMonitor{registerF: func(context.Context, resource.Goal) (providers.RegisterResult, error) {
+		return providers.RegisterResult{}, fmt.Errorf("registering: %w", reported{errors.New("create of x failed")})
+	}}
+	_, c := start(t, grpcserver.Config{Monitor: fm})
+	_, err := c.mon.RegisterResource(ctxT(t), &pulumirpc.RegisterResourceRequest{Type: "pkg:index:Thing", Name: "x", Custom: true})
+	if st := status.Convert(err); st.Code() != codes.Unavailable || st.Message() != "registering: create of x failed" {
+		t.Errorf("error = %v, want Unavailable with the failure's message", err)
 	}
 }
 
