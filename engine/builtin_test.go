@@ -115,6 +115,25 @@ func TestStackReference(t *testing.T) {
 	}
 	noPlaintext(t, dir, prodToken)
 
+	// A store that cannot open the other stack (its passphrase is not
+	// the one prod was written with) fails the reference: no outputs are
+	// left out silently.
+	wrong, err := state.NewFileStore(dir, state.WithSecrets(perStackSecrets(map[string]string{"prod": "not-prod-pass", "dev": "dev-pass"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	devWrong, err := engine.New(engine.Config{Project: "app", Stack: "dev", Store: wrong, Providers: func() *providers.Registry {
+		r := providers.NewRegistry()
+		_ = r.RegisterFactory("test", "1.0.0", func(context.Context) (providers.Provider, error) { return cl.provider(), nil })
+		return r
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := devWrong.Preview(ctx, program("prod")); !errors.Is(err, secrets.ErrWrongPassphrase) {
+		t.Errorf("a reference to a stack the store cannot open: %v, want secrets.ErrWrongPassphrase", err)
+	}
+
 	for _, tt := range []struct {
 		stack string
 		want  func(error) bool

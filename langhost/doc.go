@@ -49,8 +49,10 @@
 // root resource ("pulumi:pulumi:Stack") themselves; since the engine's
 // Context has already registered it, that registration is answered with
 // the Context's root, and the outputs the program registers for it become
-// the stack outputs (engine.Result.Outputs). Each line the program prints
-// on stdout or stderr, and each message it logs through the Engine
+// the stack outputs (engine.Result.Outputs). A program that ends without
+// registering them (the SDKs register them last, and not when one of them
+// failed) leaves the stack's outputs as they were. Each line the program
+// prints on stdout or stderr, and each message it logs through the Engine
 // service, becomes an engine.DiagnosticEvent.
 //
 // Transforms and resource hooks the program registers are run by calling

@@ -115,6 +115,19 @@ func TestWireTransforms(t *testing.T) {
 		"stack": trailTransform(&pc, "stack", func(o *pulumirpc.TransformResourceOptions) {
 			o.IgnoreChanges = append(o.IgnoreChanges, "ignored")
 		}),
+		// A stack transform that adds a dependency (Pulumi's engine
+		// ignores a stack transform's dependsOn; see COMPATIBILITY.md).
+		"depend": func(b []byte) (proto.Message, error) {
+			var req pulumirpc.TransformRequest
+			if err := proto.Unmarshal(b, &req); err != nil {
+				return nil, err
+			}
+			o := req.GetOptions()
+			if req.GetName() == "solo" {
+				o.DependsOn = append(o.DependsOn, "urn:pulumi:dev::test::test:index:Thing::before")
+			}
+			return &pulumirpc.TransformResponse{Options: o}, nil
+		},
 		"group": trailTransform(&pc, "group", nil),
 		"invoke": func(b []byte) (proto.Message, error) {
 			var req pulumirpc.TransformInvokeRequest
@@ -153,6 +166,9 @@ func TestWireTransforms(t *testing.T) {
 			return err
 		}
 		if _, err := mon.RegisterStackTransform(ctx, pc.callback("stack")); err != nil {
+			return err
+		}
+		if _, err := mon.RegisterStackTransform(ctx, pc.callback("depend")); err != nil {
 			return err
 		}
 		if _, err := mon.RegisterStackInvokeTransform(ctx, pc.callback("invoke")); err != nil {
@@ -218,6 +234,9 @@ func TestWireTransforms(t *testing.T) {
 	before := env.URN("test:index:Thing", "before")
 	if !cmp.Equal(leaf.PropertyDependencies["in"], []resource.URN{before}) || !slices.Contains(leaf.Dependencies, before) {
 		t.Errorf("leaf's dependencies = %v %v, want those it was registered with", leaf.Dependencies, leaf.PropertyDependencies)
+	}
+	if !slices.Contains(solo.Dependencies, before) {
+		t.Errorf("solo's dependencies = %v, want the one its stack transform added", solo.Dependencies)
 	}
 	if !cmp.Equal(leaf.IgnoreChanges, []string{"ignored"}) {
 		t.Errorf("leaf's ignoreChanges = %v, want what the stack transform set", leaf.IgnoreChanges)
