@@ -347,7 +347,11 @@ func (s *Step) applyRead(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	req := providers.ReadRequest{URN: s.urn, ID: s.New.ID}
+	// A read of an external resource sends the program's inputs as both
+	// the inputs and the state, as the reference engine does: they are all
+	// the engine knows of it, and dynamic providers find their serialized
+	// provider there. A refresh sends what was recorded.
+	req := providers.ReadRequest{URN: s.urn, ID: s.New.ID, Inputs: s.New.Inputs, State: s.New.Inputs}
 	if s.Op == OpRefresh && s.Old != nil {
 		req.ID, req.Inputs, req.State = s.Old.ID, s.Old.Inputs, s.Old.Outputs
 	}

@@ -86,7 +86,8 @@ func TestRead(t *testing.T) {
 	h := newHost(t, stepgen.Config{Old: []*resource.State{prev}}, prov)
 
 	t.Run("first read", func(t *testing.T) {
-		reg := &stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "fresh", Provider: provRef, AdditionalSecretOutputs: []resource.PropertyKey{"key"}}}
+		inputs := props(map[string]any{"size": 3, "__provider": "serialized"})
+		reg := &stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "fresh", Provider: provRef, Inputs: inputs, AdditionalSecretOutputs: []resource.PropertyKey{"key"}}}
 		acts, err := h.gen.Read(reg, "vol-9")
 		if err != nil || len(acts.Calls) != 0 {
 			t.Fatalf("Read = %v calls, %v", len(acts.Calls), err)
@@ -105,7 +106,9 @@ func TestRead(t *testing.T) {
 		if diff := cmp.Diff(want, s.New.Outputs); diff != "" {
 			t.Errorf("outputs (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(providers.ReadRequest{URN: urn("fresh"), ID: "vol-9"}, reads[len(reads)-1]); diff != "" {
+		// The program's inputs go as the inputs and the state, as the
+		// reference engine sends them.
+		if diff := cmp.Diff(providers.ReadRequest{URN: urn("fresh"), ID: "vol-9", Inputs: inputs, State: inputs}, reads[len(reads)-1]); diff != "" {
 			t.Errorf("read request (-want +got):\n%s", diff)
 		}
 		if !s.New.Created.Equal(fixedNow) {
