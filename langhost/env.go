@@ -2,14 +2,13 @@ package langhost
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/plugin/wire"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -80,27 +79,10 @@ func parallel(c *engine.Context) int {
 // the keys whose values are secret, sorted. Secret values are in
 // plaintext: the environment is the program's alone.
 func ConfigJSON(config map[string]resource.PropertyValue) (configJSON, secretKeysJSON string, err error) {
-	values := make(map[string]string, len(config))
-	secret := []string{}
-	for k, v := range config {
-		if v.ContainsSecrets() {
-			secret = append(secret, k)
-		}
-		plain := v.Unwrap()
-		if plain.IsString() {
-			values[k] = plain.StringValue()
-			continue
-		}
-		if plain.ContainsUnknowns() {
-			return "", "", fmt.Errorf("config %s is unknown", k)
-		}
-		b, err := json.Marshal(plain.Mappable())
-		if err != nil {
-			return "", "", fmt.Errorf("config %s cannot be given to the program: %w", k, err)
-		}
-		values[k] = string(b)
+	values, secret, err := wire.StackConfig(config)
+	if err != nil {
+		return "", "", err
 	}
-	slices.Sort(secret)
 	cb, err := json.Marshal(values)
 	if err != nil {
 		return "", "", err

@@ -268,6 +268,7 @@ func (m *Monitor) Call(ctx context.Context, req CallRequest) (providers.CallResp
 	}
 	resp, err := providers.Call(ctx, p, providers.CallRequest{
 		Token: req.Token, Args: req.Args, ArgDependencies: req.ArgDependencies, Host: m, Preview: m.cfg.Preview,
+		Config: m.cfg.Config,
 	})
 	if err != nil {
 		return resp, fmt.Errorf("call %s: %w", req.Token, err)
@@ -285,6 +286,7 @@ func (m *Monitor) construct(ctx context.Context, goal resource.Goal) (providers.
 	resp, err := providers.Construct(ctx, p, providers.ConstructRequest{
 		Type: goal.Type, Name: goal.Name, Parent: goal.Parent, Inputs: goal.Inputs,
 		InputDependencies: goal.PropertyDependencies, Options: goal, Providers: goal.Providers, Host: m, Preview: m.cfg.Preview,
+		Config: m.cfg.Config,
 	})
 	if err != nil {
 		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: %w", goal.Type, goal.Name, err)

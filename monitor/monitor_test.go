@@ -563,7 +563,9 @@ func TestCall(t *testing.T) {
 		return providers.CallResponse{Return: resource.PropertyMap{"n": resource.NewNumber(1)}}, nil
 	}}
 	src := &source{p: prov}
-	m = monitor.New(monitor.Config{Deployer: d, Providers: src, Preview: true})
+	// The stack's configuration goes with the call.
+	config := map[string]resource.PropertyValue{"proj:greeting": resource.NewString("hi"), "proj:key": resource.NewSecret(resource.NewString("k"))}
+	m = monitor.New(monitor.Config{Deployer: d, Providers: src, Preview: true, Config: config})
 	req := monitor.CallRequest{
 		Token:           "pkg:index:Group/method",
 		Args:            resource.PropertyMap{"x": resource.NewString("y")},
@@ -579,7 +581,7 @@ func TestCall(t *testing.T) {
 	if got.Host != providers.Host(m) || !got.Preview {
 		t.Errorf("call host %v preview %v, want the monitor and a preview", got.Host, got.Preview)
 	}
-	want := providers.CallRequest{Token: req.Token, Args: req.Args, ArgDependencies: req.ArgDependencies, Host: m, Preview: true}
+	want := providers.CallRequest{Token: req.Token, Args: req.Args, ArgDependencies: req.ArgDependencies, Host: m, Preview: true, Config: config}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(providers.CallRequest{}, "Host")); diff != "" {
 		t.Errorf("call request (-want +got):\n%s", diff)
 	}
@@ -620,7 +622,9 @@ func TestConstruct(t *testing.T) {
 		return providers.ConstructResponse{URN: urn, Outputs: resource.PropertyMap{"url": resource.NewString("u")}}, nil
 	}}
 	src := &source{p: prov}
-	m := monitor.New(monitor.Config{Deployer: d, Providers: src})
+	// The stack's configuration goes with the component.
+	config := map[string]resource.PropertyValue{"proj:greeting": resource.NewString("hi"), "proj:key": resource.NewSecret(resource.NewString("k"))}
+	m := monitor.New(monitor.Config{Deployer: d, Providers: src, Config: config})
 	goal := resource.Goal{
 		Type: "pkg:index:Site", Name: "site", Remote: true, Version: "2.0.0",
 		Parent:               urnOf("pkg:index:Group", "g"),
@@ -638,7 +642,7 @@ func TestConstruct(t *testing.T) {
 	}
 	want := providers.ConstructRequest{
 		Type: goal.Type, Name: goal.Name, Parent: goal.Parent, Inputs: goal.Inputs,
-		InputDependencies: goal.PropertyDependencies, Options: goal,
+		InputDependencies: goal.PropertyDependencies, Options: goal, Config: config,
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(providers.ConstructRequest{}, "Host")); diff != "" {
 		t.Errorf("construct request (-want +got):\n%s", diff)

@@ -164,8 +164,9 @@ func (p *Provider) componentOptions() wire.Options {
 
 // Construct asks the plugin to construct a component; the plugin registers
 // its children through the Host's resource monitor (see MonitorHost). The
-// project and stack come from the component's URN; stack configuration is
-// not passed.
+// project and stack come from the component's URN; the stack's
+// configuration goes as strings, with the keys of its secrets (see
+// wire.StackConfig).
 func (p *Provider) Construct(ctx context.Context, req providers.ConstructRequest) (providers.ConstructResponse, error) {
 	addr, err := monitorAddress(req.Host)
 	if err != nil {
@@ -175,7 +176,12 @@ func (p *Provider) Construct(ctx context.Context, req providers.ConstructRequest
 	if err != nil {
 		return providers.ConstructResponse{}, p.errorf("Construct", req.URN, "%w", err)
 	}
+	config, secretKeys, err := wire.StackConfig(req.Config)
+	if err != nil {
+		return providers.ConstructResponse{}, p.errorf("Construct", req.URN, "%w", err)
+	}
 	rpcReq := constructRequest(req, addr, inputs)
+	rpcReq.Config, rpcReq.ConfigSecretKeys = config, secretKeys
 	var resp *pulumirpc.ConstructResponse
 	err = p.call(ctx, "Construct", req.URN, func(ctx context.Context) (err error) {
 		resp, err = p.client.Construct(ctx, rpcReq)
@@ -202,7 +208,7 @@ func constructRequest(req providers.ConstructRequest, addr string, inputs *struc
 	}
 	o := req.Options
 	rpcReq := &pulumirpc.ConstructRequest{
-		Project: where.Project(), Stack: where.Stack(), Config: map[string]string{},
+		Project: where.Project(), Stack: where.Stack(),
 		DryRun: req.Preview, Parallel: math.MaxInt32, MonitorEndpoint: addr,
 		Type: req.Type, Name: req.Name, Parent: string(req.Parent),
 		Inputs: inputs, Providers: req.Providers, InputDependencies: map[string]*pulumirpc.ConstructRequest_PropertyDependencies{},
@@ -230,7 +236,8 @@ func durationString(d time.Duration) string {
 }
 
 // Call calls a method of a component the plugin constructed; like
-// Construct, it needs a Host with a resource monitor (see MonitorHost).
+// Construct, it needs a Host with a resource monitor (see MonitorHost),
+// and it sends the stack's configuration as Construct does.
 func (p *Provider) Call(ctx context.Context, req providers.CallRequest) (providers.CallResponse, error) {
 	method := "Call " + req.Token
 	addr, err := monitorAddress(req.Host)
@@ -241,10 +248,14 @@ func (p *Provider) Call(ctx context.Context, req providers.CallRequest) (provide
 	if err != nil {
 		return providers.CallResponse{}, p.errorf(method, "", "%w", err)
 	}
+	config, secretKeys, err := wire.StackConfig(req.Config)
+	if err != nil {
+		return providers.CallResponse{}, p.errorf(method, "", "%w", err)
+	}
 	self := req.Args["__self__"].ResourceReferenceValue().URN
 	rpcReq := &pulumirpc.CallRequest{
 		Tok: req.Token, Args: args, ArgDependencies: map[string]*pulumirpc.CallRequest_ArgumentDependencies{},
-		Project: self.Project(), Stack: self.Stack(), Config: map[string]string{},
+		Project: self.Project(), Stack: self.Stack(), Config: config, ConfigSecretKeys: secretKeys,
 		DryRun: req.Preview, Parallel: math.MaxInt32, MonitorEndpoint: addr, AcceptsOutputValues: true,
 	}
 	for k, urns := range req.ArgDependencies {

@@ -132,6 +132,10 @@ type ConstructRequest struct {
 	Providers map[string]string
 	Host      Host
 	Preview   bool
+	// Config is the stack's configuration, keyed "<namespace>:<key>",
+	// secret values secret. Over the wire each value arrives as a string
+	// (anything but a string as its JSON), as Pulumi's SDKs read it.
+	Config map[string]resource.PropertyValue
 }
 
 // ConstructResponse is the component's URN, outputs, and the dependencies of
@@ -185,6 +189,10 @@ type CallRequest struct {
 	ArgDependencies map[resource.PropertyKey][]resource.URN
 	Host            Host
 	Preview         bool
+	// Config is the stack's configuration, keyed "<namespace>:<key>",
+	// secret values secret. Over the wire each value arrives as a string
+	// (anything but a string as its JSON), as Pulumi's SDKs read it.
+	Config map[string]resource.PropertyValue
 }
 
 // CallResponse is a method's result.

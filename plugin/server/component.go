@@ -60,6 +60,7 @@ func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 		URN:  resource.NewURN(req.GetStack(), req.GetProject(), parent.QualifiedType(), req.GetType(), req.GetName()),
 		Type: req.GetType(), Name: req.GetName(), Parent: parent, Inputs: inputs, InputDependencies: deps,
 		Options: goal, Providers: req.GetProviders(), Host: host, Preview: req.GetDryRun(),
+		Config: wire.ParseStackConfig(req.GetConfig(), req.GetConfigSecretKeys()),
 	})
 	if err != nil {
 		return nil, s.toStatus(err)
@@ -93,6 +94,7 @@ func (s *server) Call(ctx context.Context, req *pulumirpc.CallRequest) (*pulumir
 	}
 	resp, err := providers.Call(ctx, s.p, providers.CallRequest{
 		Token: req.GetTok(), Args: args, ArgDependencies: deps, Host: host, Preview: req.GetDryRun(),
+		Config: wire.ParseStackConfig(req.GetConfig(), req.GetConfigSecretKeys()),
 	})
 	if err != nil {
 		return nil, s.toStatus(err)

@@ -114,6 +114,17 @@ func TestConstructAndCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	output := resource.NewOutput(resource.Output{Element: resource.NewString("v"), Known: true, Dependencies: []resource.URN{dep}})
+	// The stack's configuration crosses as strings, the secret keys named.
+	config := map[string]resource.PropertyValue{
+		"proj:name":  resource.NewString("x"),
+		"proj:token": resource.NewSecret(resource.NewString("t")),
+		"aws:tags":   resource.NewObject(resource.PropertyMap{"a": resource.NewNumber(1)}),
+	}
+	wantConfig := map[string]resource.PropertyValue{
+		"proj:name":  resource.NewString("x"),
+		"proj:token": resource.NewSecret(resource.NewString("t")),
+		"aws:tags":   resource.NewString(`{"a":1}`),
+	}
 	req := providers.ConstructRequest{
 		URN: compURN, Type: "mem:index:Component", Name: "comp", Parent: parent,
 		Inputs:            resource.PropertyMap{"in": output, "s": resource.NewSecret(resource.NewBool(true))},
@@ -123,6 +134,7 @@ func TestConstructAndCall(t *testing.T) {
 			CustomTimeouts: resource.CustomTimeouts{Create: time.Minute}},
 		Providers: map[string]string{"mem": "urn:pulumi:dev::proj::pulumi:providers:mem::p::id"},
 		Host:      engineHost{mon.addr}, Preview: true,
+		Config:    config,
 	}
 	resp, err := p.Construct(t.Context(), req)
 	if err != nil {
@@ -139,6 +151,7 @@ func TestConstructAndCall(t *testing.T) {
 	wantSeen.Options.Type, wantSeen.Options.Name, wantSeen.Options.Remote, wantSeen.Options.Parent = req.Type, req.Name, true, parent
 	wantSeen.Options.Inputs, wantSeen.Options.PropertyDependencies = req.Inputs, req.InputDependencies
 	wantSeen.Options.Aliases = []resource.Alias{{Name: "old"}, {URN: parent}}
+	wantSeen.Config = wantConfig
 	if diff := cmp.Diff(wantSeen, seen, ignore, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("the provider's ConstructRequest (-want +got):\n%s", diff)
 	}
@@ -155,6 +168,7 @@ func TestConstructAndCall(t *testing.T) {
 	callResp, err := p.Call(t.Context(), providers.CallRequest{
 		Token: "mem:index:Component/method", Args: resource.PropertyMap{"__self__": self, "a": output},
 		ArgDependencies: map[resource.PropertyKey][]resource.URN{"a": {dep}}, Host: engineHost{mon.addr},
+		Config: config,
 	})
 	if err != nil {
 		t.Fatalf("Call: %v", err)
@@ -164,5 +178,8 @@ func TestConstructAndCall(t *testing.T) {
 	}
 	if !seenCall.Args["__self__"].DeepEquals(self) || !seenCall.Args["a"].DeepEquals(output) || !cmp.Equal(seenCall.ArgDependencies["a"], []resource.URN{dep}) {
 		t.Errorf("the provider's CallRequest = %+v", seenCall)
+	}
+	if diff := cmp.Diff(wantConfig, seenCall.Config); diff != "" {
+		t.Errorf("the config of the provider's CallRequest (-want +got):\n%s", diff)
 	}
 }

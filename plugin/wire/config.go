@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -80,4 +82,52 @@ func configKeyName(key string) (string, error) {
 		return parts[2], nil
 	}
 	return "", fmt.Errorf("wire: configuration key %q is malformed; want <package>:config:<key> or <package>:<key>", key)
+}
+
+// StackConfig renders stack configuration as the protocol carries it to
+// programs and components (PULUMI_CONFIG, and the config of a
+// ConstructRequest or CallRequest): a map from "<namespace>:<key>" to a
+// string — a string value is itself, anything else its JSON with secrets
+// revealed — and the keys whose values are or hold secrets, sorted. An
+// unknown value is an error: configuration is known before a deployment
+// starts.
+func StackConfig(config map[string]resource.PropertyValue) (values map[string]string, secretKeys []string, err error) {
+	values = make(map[string]string, len(config))
+	secretKeys = []string{}
+	for _, k := range slices.Sorted(maps.Keys(config)) {
+		v := config[k]
+		if v.ContainsUnknowns() {
+			return nil, nil, fmt.Errorf("config %s is unknown", k)
+		}
+		if v.ContainsSecrets() {
+			secretKeys = append(secretKeys, k)
+		}
+		plain := v.Unwrap()
+		if plain.IsString() {
+			values[k] = plain.StringValue()
+			continue
+		}
+		b, err := json.Marshal(plain.Mappable())
+		if err != nil {
+			return nil, nil, fmt.Errorf("config %s cannot be rendered as JSON: %w", k, err)
+		}
+		values[k] = string(b)
+	}
+	return values, secretKeys, nil
+}
+
+// ParseStackConfig reads stack configuration as the protocol carries it
+// (see StackConfig): each value is a string, made secret when its key is
+// among secretKeys.
+func ParseStackConfig(values map[string]string, secretKeys []string) map[string]resource.PropertyValue {
+	out := make(map[string]resource.PropertyValue, len(values))
+	for k, s := range values {
+		out[k] = resource.NewString(s)
+	}
+	for _, k := range secretKeys {
+		if v, ok := out[k]; ok {
+			out[k] = resource.NewSecret(v)
+		}
+	}
+	return out
 }
