@@ -134,7 +134,7 @@ func TestConstructAndCall(t *testing.T) {
 			CustomTimeouts: resource.CustomTimeouts{Create: time.Minute}},
 		Providers: map[string]string{"mem": "urn:pulumi:dev::proj::pulumi:providers:mem::p::id"},
 		Host:      engineHost{mon.addr}, Preview: true,
-		Config:    config,
+		Config: config,
 	}
 	resp, err := p.Construct(t.Context(), req)
 	if err != nil {
