@@ -447,8 +447,12 @@ func (m *Monitor) registerDefaultResource(ctx context.Context, pkg, version stri
 }
 
 // defaultConfig collects the stack config keys of a package, stripped of
-// the "<package>:" prefix.
+// the "<package>:" prefix. A dynamic provider (providers.IsDynamic) gets
+// the whole stack configuration, keys as they are: its resources' code may
+// read any of it, and it reads keys with their namespaces, as under
+// Pulumi's engine.
 func (m *Monitor) defaultConfig(pkg string) resource.PropertyMap {
+	dynamic := providers.IsDynamic(pkg)
 	prefix := pkg + ":"
 	out := resource.PropertyMap{}
 	keys := make([]string, 0, len(m.cfg.Config))
@@ -457,6 +461,10 @@ func (m *Monitor) defaultConfig(pkg string) resource.PropertyMap {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if dynamic {
+			out[resource.PropertyKey(k)] = m.cfg.Config[k]
+			continue
+		}
 		if rest, ok := strings.CutPrefix(k, prefix); ok && rest != "" {
 			out[resource.PropertyKey(rest)] = m.cfg.Config[k]
 		}

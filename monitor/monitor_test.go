@@ -266,6 +266,37 @@ func TestDefaultProviderConfiguration(t *testing.T) {
 	}
 }
 
+// TestDynamicProviderConfiguration: the default provider of a dynamic
+// provider package gets the whole stack configuration, keys with their
+// namespaces, as Pulumi's engine configures pulumi-nodejs and
+// pulumi-python.
+func TestDynamicProviderConfiguration(t *testing.T) {
+	config := map[string]resource.PropertyValue{
+		"proj:greeting": resource.NewString("hello"),
+		"proj:token":    resource.NewSecret(resource.NewString("t0ken")),
+		"aws:region":    resource.NewString("eu-west-1"),
+	}
+	for _, pkg := range []string{providers.DynamicNodeJS, providers.DynamicPython} {
+		d := &deployer{}
+		m := monitor.New(monitor.Config{Deployer: d, Config: config})
+		typ := pkg + ":dynamic:Resource"
+		if _, err := m.RegisterResource(context.Background(), resource.Goal{Type: typ, Name: "a", Custom: true}); err != nil {
+			t.Fatal(err)
+		}
+		provs := d.providerGoals()
+		if len(provs) != 1 {
+			t.Fatalf("%s: provider registrations = %v", pkg, provs)
+		}
+		want := resource.PropertyMap{}
+		for k, v := range config {
+			want[resource.PropertyKey(k)] = v
+		}
+		if diff := cmp.Diff(want, provs[0].Inputs); diff != "" {
+			t.Errorf("%s: provider inputs (-want +got):\n%s", pkg, diff)
+		}
+	}
+}
+
 // TestDefaultProviderFailure: a failed default provider registration fails
 // the registrations that need it, with the cause; it is not retried for
 // each of them.

@@ -64,6 +64,11 @@ func candidates(pkg string, dirs []string) []candidate {
 	bin := BinaryName(pkg)
 	var out []candidate
 	for _, dir := range dirs {
+		// Absolute, so that a plugin started in another working folder
+		// (Options.Dir) is still found.
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
 		if isExecutable(filepath.Join(dir, bin)) {
 			out = append(out, candidate{path: filepath.Join(dir, bin)})
 		}

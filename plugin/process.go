@@ -102,6 +102,10 @@ func start(ctx context.Context, name, path string, opts Options) (*process, int,
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("start plugin %s: %w", name, context.Cause(ctx))
 	}
+	env, err := opts.environment(name)
+	if err != nil {
+		return nil, 0, err
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, 0, fmt.Errorf("start plugin %s: %w", name, err)
@@ -118,7 +122,7 @@ func start(ctx context.Context, name, path string, opts Options) (*process, int,
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.Env, cmd.Dir = opts.Env, opts.Dir
+	cmd.Env, cmd.Dir = env, opts.Dir
 	group, err := procgroup.Start(cmd, opts.GracePeriod)
 	outW.Close()
 	errW.Close()

@@ -5,6 +5,7 @@ package plugin_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/groundwork-iac/groundwork/plugin"
 	"github.com/groundwork-iac/groundwork/providers"
@@ -395,5 +398,76 @@ func closePlugin(t *testing.T, p *plugin.Provider) {
 	defer cancel()
 	if err := p.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
+	}
+}
+
+// A plugin starts with the stack's settings in its environment, as
+// Pulumi's engine starts plugins: its package's configuration, or for a
+// dynamic provider the whole configuration with the secret keys named.
+func TestEnvironment(t *testing.T) {
+	config := map[string]resource.PropertyValue{
+		"gwtest:region": resource.NewString("eu"),
+		"gwtest:limits": resource.NewObject(resource.PropertyMap{"n": resource.NewNumber(2)}),
+		"proj:token":    resource.NewSecret(resource.NewString("t0k")),
+	}
+	opts := plugin.Options{
+		Env:     []string{"PATH=" + os.Getenv("PATH"), "KEEP=me"},
+		Project: "proj", Stack: "dev", Organization: "org", Config: config,
+		RuntimeOptions: map[string]string{"typescript": "false"},
+	}
+	common := map[string]string{
+		"KEEP": "me", "PULUMI_PROJECT": "proj", "PULUMI_STACK": "dev", "PULUMI_ORGANIZATION": "org",
+		"PULUMI_RUNTIME_TYPESCRIPT": "false",
+	}
+	with := func(extra map[string]string) map[string]string {
+		m := maps.Clone(common)
+		maps.Copy(m, extra)
+		return m
+	}
+	tests := []struct {
+		pkg  string
+		want map[string]string
+	}{{
+		pkg:  "gwtest",
+		want: with(map[string]string{"PULUMI_CONFIG": `{"limits":"{\"n\":2}","region":"eu"}`}),
+	}, {
+		pkg: "pulumi-nodejs",
+		want: with(map[string]string{
+			"PULUMI_CONFIG":              `{"gwtest:limits":"{\"n\":2}","gwtest:region":"eu","proj:token":"t0k"}`,
+			"PULUMI_CONFIG_SECRET_KEYS":  `["proj:token"]`,
+			"PULUMI_NODEJS_PROJECT":      "proj",
+			"PULUMI_NODEJS_STACK":        "dev",
+			"PULUMI_NODEJS_ORGANIZATION": "org",
+		}),
+	}}
+	for _, tt := range tests {
+		t.Run(tt.pkg, func(t *testing.T) {
+			dir := t.TempDir()
+			envFile := filepath.Join(dir, "env")
+			script := filepath.Join(dir, "pulumi-resource-"+tt.pkg)
+			body := "#!/bin/sh\nenv > " + envFile + "\nexec " + filepath.Join(binDir, plugin.BinaryName(pluginName)) + " \"$@\"\n"
+			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p, err := plugin.Start(t.Context(), tt.pkg, script, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closePlugin(t, p)
+			b, err := os.ReadFile(envFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				k, v, _ := strings.Cut(line, "=")
+				if k == "KEEP" || strings.HasPrefix(k, "PULUMI_") {
+					got[k] = v
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("the plugin's environment (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

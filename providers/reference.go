@@ -134,3 +134,16 @@ func IsDefaultProvider(urn resource.URN) bool {
 	name := urn.Name()
 	return name == defaultProviderName || strings.HasPrefix(name, defaultProviderName+"_")
 }
+
+// The packages of the dynamic providers of Pulumi's SDKs: their resources
+// carry their own provider code (serialized in an input), and the plugin
+// that runs it is configured with the whole stack configuration, keys
+// with their namespaces, rather than with one package's keys.
+const (
+	DynamicNodeJS = "pulumi-nodejs"
+	DynamicPython = "pulumi-python"
+)
+
+// IsDynamic reports whether pkg is the package of a dynamic provider
+// (DynamicNodeJS or DynamicPython).
+func IsDynamic(pkg string) bool { return pkg == DynamicNodeJS || pkg == DynamicPython }

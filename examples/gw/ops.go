@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -113,9 +115,10 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 		return nil, err
 	}
 	s.closers = append(s.closers, func() { logs.Stop() })
-	pluginOpts := plugin.Options{Dirs: o.pluginDirs, EngineAddress: logs.Addr(), Diagnostics: func(line string) {
-		fmt.Fprintln(errw, "plugin:", line)
-	}}
+	pluginOpts, err := pluginOptions(o, s.proj, config, logs.Addr(), func(line string) { fmt.Fprintln(errw, "plugin:", line) })
+	if err != nil {
+		return nil, err
+	}
 	mode := display.ModeAuto
 	if o.json {
 		mode = display.ModeJSON
@@ -159,6 +162,26 @@ func stackConfigValues(ctx context.Context, o *options) (map[string]resource.Pro
 		}
 	}
 	return cfg.values(ctx)
+}
+
+// pluginOptions says how plugins are found and started: in the
+// --plugin-dir folders, then (for a Node.js project) in the program's own
+// @pulumi/pulumi package, which holds the Node.js dynamic provider's
+// plugin, then on PATH; in the program's folder, with the stack's
+// settings in their environment.
+func pluginOptions(o *options, proj project, config map[string]resource.PropertyValue, engineAddr string, diag func(string)) (plugin.Options, error) {
+	dir, err := programDir(proj)
+	if err != nil {
+		return plugin.Options{}, err
+	}
+	dirs := slices.Clone([]string(o.pluginDirs))
+	if proj.Runtime == "nodejs" {
+		dirs = append(dirs, filepath.Join(dir, "node_modules", "@pulumi", "pulumi"))
+	}
+	return plugin.Options{
+		Dirs: dirs, EngineAddress: engineAddr, Diagnostics: diag, Dir: dir,
+		Project: o.project, Stack: o.stack, Config: config,
+	}, nil
 }
 
 // registry holds the built-in providers and finds every other package's
