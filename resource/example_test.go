@@ -16,13 +16,13 @@ func ExampleParseURN() {
 	fmt.Println(u.Type(), "in package", u.Package())
 	fmt.Println("parent:", u.ParentType())
 
-	_, err = resource.ParseURN("urn:pulumi:dev::site::aws::assets")
+	_, err = resource.ParseURN("urn:pulumi:dev::site::my:web:Site$::assets")
 	fmt.Println(err)
 	// Output:
 	// dev site assets
 	// aws:s3/bucket:Bucket in package aws
 	// parent: pulumi:pulumi:Stack$my:web:Site
-	// invalid URN "urn:pulumi:dev::site::aws::assets": type: "aws": want "package:[module:]typeName", found 1 ":"-separated parts
+	// invalid URN "urn:pulumi:dev::site::my:web:Site$::assets": type: "": is empty
 }
 
 func ExampleParsePropertyPath() {

@@ -13,8 +13,9 @@ import (
 //	urn:pulumi:<stack>::<project>::<qualified type>::<name>
 //
 // where the qualified type is "[parentType$]type", a type is
-// "package:[module:]typeName", and stack, project and name are any text that
-// does not contain "::". A URN is built from a resource's type, name and
+// "package:[module:]typeName" for custom resources and any text without
+// "::" or "$" for components (see CheckComponentType), and stack, project
+// and name are any text that does not contain "::". A URN is built from a resource's type, name and
 // parent; it never changes while the resource keeps those.
 type URN string
 
@@ -118,7 +119,7 @@ func ParseURN(s string) (URN, error) {
 	}
 	for q := qualified; ; {
 		typ, more, found := strings.Cut(q, typeDelim)
-		if err := checkType(typ); err != nil {
+		if err := checkComponentType(typ); err != nil {
 			part := "type"
 			if found {
 				part = "parent type"
@@ -136,6 +137,30 @@ func ParseURN(s string) (URN, error) {
 // CheckType reports whether typ is a well-formed resource type token,
 // "package:[module:]typeName".
 func CheckType(typ string) error { return checkType(typ) }
+
+// CheckComponentType reports whether typ can be the type of a component
+// resource. The SDKs accept any text there ("component", "my component",
+// as well as "package:module:Type"), and so does the engine, except what
+// would make the URN ambiguous: an empty type, one that holds "::" (the
+// URN's separator) or "$" (the separator of parent types), or one that
+// begins or ends with ":". Custom resources, providers and remote
+// components need a type token (CheckType), since their package is read
+// from it.
+func CheckComponentType(typ string) error { return checkComponentType(typ) }
+
+func checkComponentType(typ string) error {
+	switch {
+	case typ == "":
+		return fmt.Errorf("is empty")
+	case strings.Contains(typ, urnDelimiter):
+		return fmt.Errorf("must not contain %q", urnDelimiter)
+	case strings.Contains(typ, typeDelim):
+		return fmt.Errorf("must not contain %q", typeDelim)
+	case strings.HasPrefix(typ, ":") || strings.HasSuffix(typ, ":"):
+		return fmt.Errorf(`must not begin or end with ":"`)
+	}
+	return nil
+}
 
 func checkType(typ string) error {
 	if typ == "" {

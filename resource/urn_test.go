@@ -46,6 +46,15 @@ func TestParseURNValid(t *testing.T) {
 				"pulumi:pulumi:Stack$my:comp:Thing", "aws:s3/bucket:Bucket", "b", "aws"},
 		},
 		{
+			// Component types may be any text the SDKs accept.
+			in:   "urn:pulumi:dev::site::component$my component$aws:s3:Bucket::b",
+			want: urnParts{"dev", "site", "component$my component$aws:s3:Bucket", "component$my component", "aws:s3:Bucket", "b", "aws"},
+		},
+		{
+			in:   "urn:pulumi:dev::site::component::c",
+			want: urnParts{"dev", "site", "component", "", "component", "c", "component"},
+		},
+		{
 			in:   "urn:pulumi:dev::site::my:index:Comp::name with spaces",
 			want: urnParts{"dev", "site", "my:index:Comp", "", "my:index:Comp", "name with spaces", "my"},
 		},
@@ -98,13 +107,11 @@ func TestParseURNInvalid(t *testing.T) {
 		{"urn:pulumi:dev:::::a:b:C::n", "project"},
 		{"urn:pulumi:dev::p::a:b:C::", "name"},
 		{"urn:pulumi:dev::p::::n", "type"},
-		{"urn:pulumi:dev::p::aws::n", "type"},
-		{"urn:pulumi:dev::p::a:b:c:d::n", "type"},
 		{"urn:pulumi:dev::p::a::b:C::n", "name"},
-		{"urn:pulumi:dev::p::1aws:s3:Bucket::n", "type"},
-		{"urn:pulumi:dev::p::aws:s3:Bu cket::n", "type"},
-		{"urn:pulumi:dev::p::bad$aws:s3:Bucket::n", "parent type"},
 		{"urn:pulumi:dev::p::a:b:C$::n", "type"},
+		{"urn:pulumi:dev::p::$a:b:C::n", "parent type"},
+		{"urn:pulumi:dev::p::comp:$a:b:C::n", "parent type"},
+		{"urn:pulumi:dev::p:::a:b:C::n", "type"},
 		{"urn:pulumi:dev::p::a:b:C:::n", "name"},
 		{"urn:pulumi:dev:::p::a:b:C::n", "project"},
 		{"urn:pulumi:dev:::::p::a:b:C::n", "name"},

@@ -237,6 +237,16 @@ func New(cfg Config) (*Generator, error) {
 	return g, nil
 }
 
+// checkType checks a registration's type: a custom resource (provider or
+// not) or a remote component needs a type token, whose package names its
+// provider; a local component may have any type the SDKs accept.
+func checkType(goal *resource.Goal) error {
+	if goal.Custom || goal.Remote {
+		return resource.CheckType(goal.Type)
+	}
+	return resource.CheckComponentType(goal.Type)
+}
+
 // URNFor builds the URN a registration of goal would get.
 func (g *Generator) URNFor(goal resource.Goal) resource.URN {
 	parentType := ""
@@ -255,7 +265,7 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 		return Actions{}, &RegistrationError{Reason: "the registration has no goal; set Registration.Goal to the resource's type, name and inputs"}
 	}
 	goal := reg.Goal
-	if err := resource.CheckType(goal.Type); err != nil {
+	if err := checkType(goal); err != nil {
 		return Actions{}, &RegistrationError{Type: goal.Type, Name: goal.Name, Reason: fmt.Sprintf("bad type %q: %v", goal.Type, err)}
 	}
 	if goal.Name == "" {

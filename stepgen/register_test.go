@@ -893,3 +893,44 @@ func TestIgnoreChangesBeneathSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestComponentTypes: a component may have any type the SDKs accept
+// ("component", "my component"), and its children's URNs carry it; a
+// custom resource or a remote component needs a type token, and no type
+// may make the URN ambiguous.
+func TestComponentTypes(t *testing.T) {
+	h := newHost(t, stepgen.Config{}, nil)
+	for _, typ := range []string{"component", "my component", "my:component"} {
+		reg, chains, err := h.register(resource.Goal{Type: typ, Name: "c-" + typ})
+		if err != nil {
+			t.Fatalf("registering a component of type %q: %v", typ, err)
+		}
+		if s := onlyStep(t, chains); s.Op != stepgen.OpCreate {
+			t.Errorf("component %q: %s, want create", typ, s.Op)
+		}
+		child, _, err := h.register(goal("child-"+typ, nil, func(g *resource.Goal) { g.Parent = reg.URN }))
+		if err != nil {
+			t.Fatalf("registering a child of the %q component: %v", typ, err)
+		}
+		if want := resource.NewURN(testStack, testProject, typ, thing, "child-"+typ); child.URN != want {
+			t.Errorf("child URN %s, want %s", child.URN, want)
+		}
+		if _, err := resource.ParseURN(string(child.URN)); err != nil {
+			t.Errorf("the child's URN does not parse: %v", err)
+		}
+	}
+	for _, g := range []resource.Goal{
+		{Type: "component", Name: "custom", Custom: true},
+		{Type: "component", Name: "remote", Remote: true},
+		{Type: "", Name: "empty"},
+		{Type: "a::b", Name: "separator"},
+		{Type: "a$b", Name: "parent separator"},
+		{Type: "a:", Name: "trailing colon"},
+	} {
+		_, _, err := h.register(g)
+		var re *stepgen.RegistrationError
+		if !errors.As(err, &re) || re.Name != g.Name {
+			t.Errorf("registering %q (custom %v, remote %v) = %v, want a RegistrationError", g.Type, g.Custom, g.Remote, err)
+		}
+	}
+}
