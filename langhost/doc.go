@@ -38,9 +38,11 @@
 //	    --parallel N [--dry-run] --pwd <dir> . [args...]
 //
 // The configuration still comes from PULUMI_CONFIG. So `npm install` (with
-// @pulumi/pulumi among the dependencies) is all a Node.js program needs;
-// a TypeScript entry (".ts") is compiled by the run entry point with the
-// program's own TypeScript.
+// @pulumi/pulumi among the dependencies) is all a Node.js program needs.
+// As under Pulumi's Node.js language host, TypeScript is on unless
+// Program.NoTypeScript: the run entry point registers ts-node (the
+// program's own, or the one @pulumi/pulumi ships), so that the entry "."
+// finds the program's package.json main, else index.js, else index.ts.
 //
 // # While it runs
 //

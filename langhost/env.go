@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/plugin/wire"
@@ -47,7 +46,7 @@ func environment(c *engine.Context, p *Program, addr string) ([]string, error) {
 		}
 	}
 	env := append(os.Environ(), p.Env...)
-	if p.Language == NodeJS && len(p.Command) > 0 && strings.HasSuffix(p.Command[0], ".ts") {
+	if p.Language == NodeJS && !p.NoTypeScript {
 		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
 	}
 	return append(env,

@@ -26,9 +26,10 @@ const NodeRunModule = "@pulumi/pulumi/cmd/run"
 // folder, i.e. the copy of @pulumi/pulumi the program itself loads. The
 // run entry reads the flags (everything from <entry> on is the program's)
 // and sets up the SDK's runtime with them; the configuration comes from
-// PULUMI_CONFIG and PULUMI_CONFIG_SECRET_KEYS as for every SDK. An entry
-// ending in ".ts" sets PULUMI_NODEJS_TYPESCRIPT so that the run entry
-// compiles it with the program's TypeScript.
+// PULUMI_CONFIG and PULUMI_CONFIG_SECRET_KEYS as for every SDK. Unless
+// Program.NoTypeScript, PULUMI_NODEJS_TYPESCRIPT is set, as Pulumi's
+// Node.js language host sets it by default: the run entry then compiles
+// TypeScript modules with ts-node (see Program.NoTypeScript).
 func (p *Program) nodeArgv(ctx context.Context, c *engine.Context, addr string) ([]string, error) {
 	node := p.Node
 	if node == "" {

@@ -120,3 +120,46 @@ func TestNodeProgramWithoutTheSDK(t *testing.T) {
 }
 
 var _ engine.Program = langhost.Node(".").Run
+
+// A Node.js program whose package.json names no main and which has no
+// index.js runs its index.ts, as under Pulumi's Node.js language host,
+// which turns TypeScript on by default; with NoTypeScript it cannot.
+func TestNodeTypeScriptDefault(t *testing.T) {
+	sdk, err := filepath.Abs(filepath.Join(nodeProgramDir(t), "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"package.json": `{"name": "tsprog", "private": true}`,
+		"index.ts": "import * as pulumi from \"@pulumi/pulumi\";\n" +
+			"const greeting: string = new pulumi.Config().require(\"greeting\");\n" +
+			"export const shout: string = greeting.toUpperCase();\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(sdk, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	for _, noTS := range []bool{false, true} {
+		eng, diags := shellEngine(t, map[string]resource.PropertyValue{"proj:greeting": resource.NewString("hi")})
+		prog := langhost.Node(".")
+		prog.Dir, prog.NoTypeScript = dir, noTS
+		res, err := eng.Up(testContext(t), prog.Run)
+		if noTS {
+			if err == nil {
+				t.Error("a TypeScript program ran without TypeScript")
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("up: %v\n%s", err, strings.Join(diags(), "\n"))
+		}
+		if got := res.Outputs["shout"]; got.StringValue() != "HI" {
+			t.Errorf("stack output shout = %v, want HI", got)
+		}
+	}
+}

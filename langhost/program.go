@@ -57,6 +57,13 @@ type Program struct {
 	// Node is the node binary NodeJS programs run with; "" finds node on
 	// PATH.
 	Node string
+	// NoTypeScript runs a NodeJS program without ts-node, as the runtime
+	// option "typescript: false" of a Pulumi.yaml does. By default, as
+	// under Pulumi's Node.js language host, TypeScript modules are
+	// compiled as they load: a program without a package.json main and
+	// without index.js runs its index.ts. Without TypeScript the program
+	// starts faster but must be JavaScript.
+	NoTypeScript bool
 	// GracePeriod is how long the program and what it started have to
 	// exit after SIGTERM, when the operation is cancelled or when the
 	// program has exited leaving processes behind, before they are killed

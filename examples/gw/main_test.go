@@ -283,7 +283,9 @@ func TestParseProject(t *testing.T) {
 		{"quoted with comments", "# a project\nname: \"web app\" # the name\nruntime: 'nodejs'\nmain: infra/\n",
 			project{Name: "web app", Runtime: "nodejs", Main: "infra/"}},
 		{"runtime mapping", "name: web\nruntime:\n  name: nodejs\n  options:\n    typescript: false\ndescription: x\n",
-			project{Name: "web", Runtime: "nodejs"}},
+			project{Name: "web", Runtime: "nodejs", Options: map[string]string{"typescript": "false"}}},
+		{"runtime options end with their block", "runtime:\n  options:\n    nodeargs: \"--x\"\n  name: nodejs\nmain: src/index.ts\n",
+			project{Runtime: "nodejs", Main: "src/index.ts", Options: map[string]string{"nodeargs": "--x"}}},
 		{"nested names are not the project's", "config:\n  name: other\nname: web\n", project{Name: "web"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -303,7 +305,33 @@ func TestParseProject(t *testing.T) {
 
 func TestReadProjectWithoutAFile(t *testing.T) {
 	p, err := readProject(t.TempDir())
-	if err != nil || p != (project{}) {
+	if err != nil || !cmp.Equal(p, project{}) {
 		t.Errorf("readProject = %+v, %v", p, err)
+	}
+}
+
+// The program's folder and entry come from main as Pulumi reads it: a
+// folder is where the program runs, a file is the entry in its folder.
+func TestProgramDir(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "infra", "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "infra", "src", "main.ts"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	for _, tc := range []struct{ main, dir, entry string }{
+		{"", root, "."},
+		{"infra", filepath.Join(root, "infra"), "."},
+		{"infra/src/main.ts", filepath.Join(root, "infra", "src"), "main.ts"},
+	} {
+		dir, entry, err := programDir(project{Main: tc.main})
+		if err != nil || dir != tc.dir || entry != tc.entry {
+			t.Errorf("main %q: %q, %q, %v; want %q, %q", tc.main, dir, entry, err, tc.dir, tc.entry)
+		}
+	}
+	if _, _, err := programDir(project{Main: "missing"}); err == nil {
+		t.Error("a main that does not exist was accepted")
 	}
 }

@@ -170,7 +170,7 @@ func stackConfigValues(ctx context.Context, o *options) (map[string]resource.Pro
 // plugin, then on PATH; in the program's folder, with the stack's
 // settings in their environment.
 func pluginOptions(o *options, proj project, config map[string]resource.PropertyValue, engineAddr string, diag func(string)) (plugin.Options, error) {
-	dir, err := programDir(proj)
+	dir, _, err := programDir(proj)
 	if err != nil {
 		return plugin.Options{}, err
 	}
@@ -180,7 +180,7 @@ func pluginOptions(o *options, proj project, config map[string]resource.Property
 	}
 	return plugin.Options{
 		Dirs: dirs, EngineAddress: engineAddr, Diagnostics: diag, Dir: dir,
-		Project: o.project, Stack: o.stack, Config: config,
+		Project: o.project, Stack: o.stack, Config: config, RuntimeOptions: proj.Options,
 	}, nil
 }
 
@@ -357,7 +357,11 @@ func isTerminal(r io.Reader) bool {
 // project runtime's default.
 func programOf(proj project, inv *invocation) (*langhost.Program, error) {
 	program := inv.opts.program
-	dir, err := programDir(proj)
+	dir, entry, err := programDir(proj)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +370,7 @@ func programOf(proj project, inv *invocation) (*langhost.Program, error) {
 	case proj.Runtime == "nodejs" && len(program) > 0:
 		p = langhost.Node(program[0], program[1:]...)
 	case proj.Runtime == "nodejs":
-		p = langhost.Node(".")
+		p = langhost.Node(entry)
 	case len(program) > 0:
 		p = langhost.Command(program[0], program[1:]...)
 	case proj.Runtime == "go":
@@ -374,7 +378,10 @@ func programOf(proj project, inv *invocation) (*langhost.Program, error) {
 	default:
 		return nil, usagef("%s needs the program: give its command after --", inv.path)
 	}
-	p.Dir = dir
+	p.Dir, p.RootDirectory = dir, root
+	// As under Pulumi's Node.js language host, TypeScript is on unless
+	// the project turns it off.
+	p.NoTypeScript = proj.Options["typescript"] == "false"
 	p.ConfigCommand = "gw config set"
 	return p, nil
 }

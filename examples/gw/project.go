@@ -10,11 +10,13 @@ import (
 )
 
 // project is what gw reads of a Pulumi.yaml: the project's name, its
-// runtime and the folder of its program (main).
+// runtime and its options, and where its program is (main).
 type project struct {
 	Name    string
 	Runtime string
 	Main    string
+	// Options are the runtime's options (runtime.options), as strings.
+	Options map[string]string
 }
 
 // readProject reads dir/Pulumi.yaml (or Pulumi.yml). A folder without one
@@ -41,20 +43,22 @@ func readProject(dir string) (project, error) {
 
 // parseProject reads the small part of YAML that a Pulumi.yaml's top
 // level uses for these keys: "key: value" lines, a value possibly quoted
-// and followed by a comment, and the mapping form of runtime
-// ("runtime:" then an indented "name: nodejs"). Everything else is
-// skipped, which is why gw needs no YAML library.
+// and followed by a comment, and the mapping form of runtime ("runtime:"
+// then an indented "name: nodejs" and an "options:" block of
+// "key: value" lines indented further). Everything else is skipped, which
+// is why gw needs no YAML library.
 func parseProject(sc *bufio.Scanner) (project, error) {
 	var (
 		p       project
 		section string // the top-level key whose indented block we are in
+		options = -1   // the indentation of runtime's "options:", -1 outside it
 	)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}
-		indented := line[0] == ' ' || line[0] == '\t'
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
 		key, value, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok {
 			continue // a list item or a continuation: not ours
@@ -64,13 +68,24 @@ func parseProject(sc *bufio.Scanner) (project, error) {
 		if err != nil {
 			return project{}, fmt.Errorf("line %d: %w", n, err)
 		}
-		if indented {
-			if section == "runtime" && key == "name" {
-				p.Runtime = value
+		if indent > 0 {
+			switch {
+			case section != "runtime":
+			case options >= 0 && indent > options:
+				if p.Options == nil {
+					p.Options = map[string]string{}
+				}
+				p.Options[key] = value
+			case key == "name":
+				p.Runtime, options = value, -1
+			case key == "options" && value == "":
+				options = indent
+			default:
+				options = -1
 			}
 			continue
 		}
-		section = key
+		section, options = key, -1
 		switch key {
 		case "name":
 			p.Name = value
@@ -102,15 +117,28 @@ func scalar(s string) (string, error) {
 	return strings.TrimSpace(s), nil
 }
 
-// programDir returns the folder the program runs in: the project's, or
-// its main folder.
-func programDir(p project) (string, error) {
+// programDir returns the folder the program runs in and its entry, as
+// Pulumi does with main: without one, the project's folder and "."; with
+// a folder, that folder and "."; with a file, the file's folder and its
+// name.
+func programDir(p project) (dir, entry string, err error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if p.Main == "" {
-		return wd, nil
+		return wd, ".", nil
 	}
-	return filepath.Join(wd, filepath.FromSlash(p.Main)), nil
+	main := filepath.FromSlash(p.Main)
+	if !filepath.IsAbs(main) {
+		main = filepath.Join(wd, main)
+	}
+	info, err := os.Stat(main)
+	if err != nil {
+		return "", "", fmt.Errorf("the project's main cannot be read: %w", err)
+	}
+	if info.IsDir() {
+		return main, ".", nil
+	}
+	return filepath.Dir(main), filepath.Base(main), nil
 }
