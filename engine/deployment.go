@@ -272,11 +272,15 @@ func (d *deployment) finish(ctx context.Context, opErr error) (*Result, error) {
 	if ctx.Err() != nil {
 		// What only echoes the cancellation (the program stopped, steps
 		// not started) is said once, by the CancelledError.
-		cause := context.Cause(ctx)
+		cancelled := &CancelledError{Operation: d.op, Cause: context.Cause(ctx), Recorded: maps.Clone(d.counts), Preview: d.preview}
 		errs = slices.DeleteFunc(errs, func(err error) bool {
-			return errors.Is(err, cause) || errors.Is(err, ctx.Err())
+			var unreturned *unreturnedError
+			if errors.As(err, &unreturned) {
+				cancelled.ProgramRunning = true
+			}
+			return err != nil && (errors.Is(err, cancelled.Cause) || errors.Is(err, ctx.Err()))
 		})
-		errs = append(errs, &CancelledError{Operation: d.op, Cause: cause, Recorded: maps.Clone(d.counts), Preview: d.preview})
+		errs = append(errs, cancelled)
 	}
 	err := joinDistinct(errs)
 	if err == nil && d.opts.generatePlan {
@@ -294,6 +298,9 @@ type CancelledError struct {
 	// stopped, by kind (in a preview, nothing was recorded).
 	Recorded map[StepOp]int
 	Preview  bool
+	// ProgramRunning is set when the program had not returned when the
+	// operation ended.
+	ProgramRunning bool
 }
 
 // Error says what was stopped and what was recorded.
@@ -303,6 +310,9 @@ func (e *CancelledError) Error() string {
 		what = "the preview of the " + string(e.Operation)
 	}
 	msg := fmt.Sprintf("%s was cancelled (%v): no new step was started", what, e.Cause)
+	if e.ProgramRunning {
+		msg += ", the program did not return before the operation ended"
+	}
 	if e.Preview {
 		return msg + ", and nothing was changed"
 	}

@@ -38,25 +38,32 @@ func TestErrorText(t *testing.T) {
 		}
 	})
 	t.Run("a cancelled update", func(t *testing.T) {
-		env := newEnv(t, newCloud())
+		c := newCloud()
+		env := newEnv(t, c)
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
-		_, err := env.Engine().Up(ctx, func(c *engine.Context) error {
-			if err := c.Register(thing, "a", engine.Props{}).Wait(); err != nil {
-				return err
+		// The operation is interrupted while b is being created: b's
+		// create finishes and is recorded, c is never started.
+		c.onCreate = func(_ context.Context, name string) error {
+			if name == "b" {
+				cancel(errors.New("interrupted"))
 			}
-			cancel(errors.New("interrupted"))
-			c.Register(thing, "b", engine.Props{})
+			return nil
+		}
+		_, err := env.Engine().Up(ctx, func(p *engine.Context) error {
+			a := p.Register(thing, "a", engine.Props{})
+			b := p.Register(thing, "b", engine.Props{"a": a.Output("id")})
+			p.Register(thing, "c", engine.Props{"b": b.Output("id")})
 			return nil
 		})
 		want := "the update was cancelled (interrupted): no new step was started; " +
-			"the steps already running finished, and the state records every change made (create: 3)"
+			"the steps already running finished, and the state records every change made (create: 4)"
 		if err == nil || err.Error() != want {
 			t.Errorf("error = %v\nwant    %s", err, want)
 		}
 		var ce *engine.CancelledError
-		if !errors.As(err, &ce) || ce.Recorded[engine.StepCreate] != 3 {
-			t.Errorf("error = %#v; want a *CancelledError recording the 3 creates (the stack, the default provider, a)", err)
+		if !errors.As(err, &ce) || ce.Recorded[engine.StepCreate] != 4 {
+			t.Errorf("error = %#v; want a *CancelledError recording the 4 creates (the stack, the default provider, a, b)", err)
 		}
 	})
 	t.Run("a cancelled preview", func(t *testing.T) {

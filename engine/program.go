@@ -114,9 +114,19 @@ func (c *Context) call(program Program) error {
 	case err := <-done:
 		return err
 	case <-c.ctx.Done():
-		return fmt.Errorf("the program did not return before the operation ended: %w", context.Cause(c.ctx))
+		return &unreturnedError{cause: context.Cause(c.ctx)}
 	}
 }
+
+// unreturnedError reports a program still running when the operation's
+// context ended; a cancelled operation says so in its CancelledError.
+type unreturnedError struct{ cause error }
+
+func (e *unreturnedError) Error() string {
+	return "the program did not return before the operation ended: " + e.cause.Error()
+}
+
+func (e *unreturnedError) Unwrap() error { return e.cause }
 
 // fail records a registration error the deployment has not reported
 // itself.
