@@ -82,6 +82,55 @@ func TestPlanAppliedUnchanged(t *testing.T) {
 	}
 }
 
+func TestPlanAppliesDeleteBeforeReplace(t *testing.T) {
+	c := newCloud("zone")
+	env := newEnv(t, c)
+	program := func(zone string) engine.Program {
+		return func(ctx *engine.Context) error {
+			ctx.Register(thing, "db", engine.Props{"zone": zone}, engine.DeleteBeforeReplace())
+			return nil
+		}
+	}
+	if _, err := env.Up(program("a")); err != nil {
+		t.Fatal(err)
+	}
+	p, previewed := previewPlan(t, env, program("b"))
+	if diff := cmp.Diff([]string{"create db", "delete-replaced db"}, previewed); diff != "" {
+		t.Errorf("previewed steps (-want +got):\n%s", diff)
+	}
+	before := len(c.Writes())
+	res, err := env.Up(program("b"), engine.UsePlan(p))
+	if err != nil {
+		t.Fatalf("up with the plan: %v", err)
+	}
+	if diff := cmp.Diff(previewed, sorted(enginetest.Ops(res))); diff != "" {
+		t.Errorf("steps of the up differ from the plan's (-planned +taken):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"delete db", "create db"}, c.Writes()[before:]); diff != "" {
+		t.Errorf("provider writes (-want +got):\n%s", diff)
+	}
+}
+
+func TestPlanRefusesDriftedOutput(t *testing.T) {
+	env := newEnv(t, newCloud())
+	exporting := func(v string) engine.Program {
+		return func(ctx *engine.Context) error {
+			ctx.Register(thing, "a", engine.Props{})
+			ctx.Export("region", v)
+			return nil
+		}
+	}
+	p, _ := previewPlan(t, env, exporting("eu"))
+	_, err := env.Up(exporting("us"), engine.UsePlan(p))
+	v := violation(t, err)
+	if v.URN.Type() != resource.RootStackType || len(v.Properties) != 1 || v.Properties[0].Key != "region" || !v.Properties[0].Output {
+		t.Fatalf("violation = %+v, want the stack's output region named", v)
+	}
+	if !strings.Contains(err.Error(), `output "region" was planned to be set to "eu" but is newly set to "us"`) {
+		t.Errorf("error = %q", err)
+	}
+}
+
 func TestPlanRefusesDriftedInput(t *testing.T) {
 	c := newCloud()
 	env := newEnv(t, c)
