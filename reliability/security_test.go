@@ -51,6 +51,20 @@ func secretCloud(c *fakeCloud, token func(name string) string) *providers.Func {
 		}
 		return resp, err
 	}
+	// An update returns the token again, as a real provider returns all
+	// its outputs: a stack output that reads it must not go missing.
+	update := p.UpdateF
+	p.UpdateF = func(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+		resp, err := update(ctx, req)
+		if err == nil {
+			resp.Outputs["token"] = resource.NewString(token(req.URN.Name()))
+		}
+		var ie *providers.InitError
+		if errors.As(err, &ie) {
+			ie.Outputs["token"] = resource.NewString(token(req.URN.Name()))
+		}
+		return resp, err
+	}
 	return p
 }
 
