@@ -427,6 +427,17 @@ func (d *deployment) Provider(ref, typ string) (providers.Provider, error) {
 	return p, nil
 }
 
+// ChooseVersion implements monitor.VersionChooser: the registry knows
+// which version of a package's provider serves a token (a built-in
+// provider serves the types it declares, a plugin of its package the
+// others); the built-in "pulumi" package has one provider.
+func (d *deployment) ChooseVersion(ctx context.Context, pkg, version, token string) (string, error) {
+	if pkg == builtin.Package {
+		return version, nil
+	}
+	return d.registry.ChooseVersion(ctx, pkg, version, token)
+}
+
 // parseReference parses a provider reference, remembering the result: every
 // provider call and step resolves one, and nearly all name the same few.
 func (d *deployment) parseReference(ref string) (providers.Reference, error) {

@@ -81,7 +81,22 @@ type Monitor struct {
 
 	mu       sync.Mutex
 	defaults map[packageVersion]*defaultProvider
+	chosen   map[chooseKey]string // see chooseVersion
 	addr     string
+}
+
+// chooseKey keys the versions VersionChooser chose: package, version
+// asked for, token.
+type chooseKey [3]string
+
+// VersionChooser is implemented by a ProviderSource that knows which
+// version of a package's provider serves a token, such as a registry
+// holding a built-in provider that serves some of its package's types
+// and a plugin that serves the others (providers.Registry.ChooseVersion).
+// The Monitor asks it which version a default provider must have; without
+// it, a default provider has the version the registration asks for.
+type VersionChooser interface {
+	ChooseVersion(ctx context.Context, pkg, version, token string) (string, error)
 }
 
 // SetAddress records the address of a gRPC server that serves this Monitor
@@ -118,7 +133,7 @@ type defaultProvider struct {
 
 // New returns a Monitor.
 func New(cfg Config) *Monitor {
-	m := &Monitor{cfg: cfg, disabled: map[string]bool{}, defaults: map[packageVersion]*defaultProvider{}}
+	m := &Monitor{cfg: cfg, disabled: map[string]bool{}, defaults: map[packageVersion]*defaultProvider{}, chosen: map[chooseKey]string{}}
 	for _, p := range cfg.DisableDefaultProviders {
 		// The built-in package has nothing to configure: its default
 		// provider is never refused.
@@ -316,7 +331,36 @@ func (m *Monitor) providerFor(ctx context.Context, typ, ref, version string) (st
 	if m.disabled[pkg] {
 		return "", &NoProviderError{Type: typ, Package: pkg}
 	}
+	version, err := m.chooseVersion(ctx, pkg, version, typ)
+	if err != nil {
+		return "", err
+	}
 	return m.defaultProvider(ctx, pkg, version)
+}
+
+// chooseVersion returns the version of pkg's default provider that serves
+// token when version is asked for (see VersionChooser), remembering the
+// answer.
+func (m *Monitor) chooseVersion(ctx context.Context, pkg, version, token string) (string, error) {
+	ch, ok := m.cfg.Providers.(VersionChooser)
+	if !ok {
+		return version, nil
+	}
+	key := chooseKey{pkg, version, token}
+	m.mu.Lock()
+	v, hit := m.chosen[key]
+	m.mu.Unlock()
+	if hit {
+		return v, nil
+	}
+	v, err := ch.ChooseVersion(ctx, pkg, version, token)
+	if err != nil {
+		return "", fmt.Errorf("default provider for package %s: %w", pkg, err)
+	}
+	m.mu.Lock()
+	m.chosen[key] = v
+	m.mu.Unlock()
+	return v, nil
 }
 
 // providerNow is providerFor without waiting: ready is false when the
@@ -329,6 +373,10 @@ func (m *Monitor) providerNow(ctx context.Context, typ, ref, version string) (_ 
 	pkg := resource.TypePackage(typ)
 	if m.disabled[pkg] {
 		return "", true, &NoProviderError{Type: typ, Package: pkg}
+	}
+	version, err := m.chooseVersion(ctx, pkg, version, typ)
+	if err != nil {
+		return "", true, err
 	}
 	m.mu.Lock()
 	d, ok := m.defaults[packageVersion{pkg, version}]
@@ -346,6 +394,11 @@ func (m *Monitor) providerNow(ctx context.Context, typ, ref, version string) (_ 
 // nobody has.
 func (m *Monitor) afterDefault(ctx context.Context, typ, version string, then func(ref string, err error)) {
 	pkg := resource.TypePackage(typ)
+	version, err := m.chooseVersion(ctx, pkg, version, typ)
+	if err != nil {
+		then("", err)
+		return
+	}
 	key := packageVersion{pkg, version}
 	m.mu.Lock()
 	d, ok := m.defaults[key]

@@ -69,15 +69,37 @@
 // Reference changes must be replaced. A resource that names no provider is
 // managed by its package's default provider, named by DefaultProviderName.
 //
+// # Built-in providers and plugins of one package
+//
+// A package may have both a provider the host registers (a built-in, such
+// as random) and a plugin the Resolver finds (pulumi-resource-random in a
+// plugin folder). Which serves a resource that names no provider:
+//
+//   - The built-in, when its version qualifies (Lookup) and it serves the
+//     resource's type: a built-in that declares its types (Tokens) serves
+//     only those.
+//   - The plugin, when the version asked for is one only the plugin
+//     satisfies (another major version, or newer than the built-in), or
+//     when the built-in does not serve the type. ChooseVersion then pins
+//     the default provider to the plugin's version ("default_4_18_0"), so
+//     that later runs, which load it from the state, start the plugin
+//     again.
+//
+// A plugin at exactly the built-in's version cannot stand in for it: the
+// registration fails, saying so. A resource with an explicit provider
+// gets that provider's package version by the same rules, without the
+// type check.
+//
 // # The Registry
 //
 // The Registry is a value a host builds; there is no global one. It holds:
 //
 //   - Factories by package and semantic version. Lookup picks the newest
-//     factory with the version's major that is not older than it. A
-//     Resolver option finds plugins for what is not registered, and
-//     Parameterize records packages that a plugin produces when
-//     parameterized (a generic bridge becoming "aws", say).
+//     factory with the version's major that is not older than it,
+//     preferring those the host registered to plugins. A Resolver option
+//     finds plugins for what is not registered, and Parameterize records
+//     packages that a plugin produces when parameterized (a generic
+//     bridge becoming "aws", say).
 //   - Live instances by Reference, returned by Get. Load records the
 //     provider resources of a previous snapshot; their instances start on
 //     first use. A renamed provider resource answers to its old references

@@ -55,6 +55,34 @@ type factoryEntry struct {
 	// param, if set, is replayed on every new instance: the entry serves a
 	// package produced by parameterizing the plugin.
 	param *ParameterizeRequest
+	// tokens, if set, are the only resource types and function tokens the
+	// entry's provider serves (see Tokens).
+	tokens map[string]bool
+	// resolved is set for an entry the Resolver found (a plugin), rather
+	// than one the host registered.
+	resolved bool
+}
+
+// serves reports whether the entry's provider serves token.
+func (e *factoryEntry) serves(token string) bool { return e.tokens == nil || e.tokens[token] }
+
+// FactoryOption refines a factory registered with RegisterFactory.
+type FactoryOption func(*factoryEntry)
+
+// Tokens declares every resource type and function token the factory's
+// provider serves. A factory registered without it serves every token of
+// its package. For any other token of the package, the Monitor's default
+// provider comes from another factory or a plugin instead (see
+// ChooseVersion): a built-in provider that shares its package's name with
+// a provider plugin (random, command) declares its tokens, so that a
+// program that uses the plugin's types gets the plugin.
+func Tokens(tokens ...string) FactoryOption {
+	return func(e *factoryEntry) {
+		e.tokens = make(map[string]bool, len(tokens))
+		for _, t := range tokens {
+			e.tokens[t] = true
+		}
+	}
 }
 
 // build starts an instance, named name in panics and errors, and
@@ -85,40 +113,59 @@ func (e *factoryEntry) build(ctx context.Context, name string) (_ full, err erro
 // RegisterFactory makes f the factory of pkg at version, a semantic version
 // (MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]). Registering a second factory for
 // the same package and version (build metadata aside) is an error.
-func (r *Registry) RegisterFactory(pkg, version string, f Factory) error {
+func (r *Registry) RegisterFactory(pkg, version string, f Factory, opts ...FactoryOption) error {
+	e, err := newEntry(pkg, version, f)
+	if err != nil {
+		return err
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	return r.addEntry(e)
+}
+
+// newEntry checks a factory registration and makes its entry.
+func newEntry(pkg, version string, f Factory) (*factoryEntry, error) {
 	if pkg == "" {
-		return errors.New("register provider factory: the package name is empty")
+		return nil, errors.New("register provider factory: the package name is empty")
 	}
 	if f == nil {
-		return fmt.Errorf("register provider factory for %s@%s: the factory is nil", pkg, version)
+		return nil, fmt.Errorf("register provider factory for %s@%s: the factory is nil", pkg, version)
 	}
 	v, err := ParseVersion(version)
 	if err != nil {
-		return fmt.Errorf("register provider factory for %s: %w", pkg, err)
+		return nil, fmt.Errorf("register provider factory for %s: %w", pkg, err)
 	}
 	info := FactoryInfo{Package: pkg, Version: v.String(), Plugin: pkg, PluginVersion: v.String()}
-	return r.addEntry(&factoryEntry{info: info, version: v, factory: f})
+	return &factoryEntry{info: info, version: v, factory: f}, nil
 }
 
 func (r *Registry) addEntry(e *factoryEntry) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	entries := r.factories[e.info.Package]
-	for _, old := range entries {
+	for _, old := range r.factories[e.info.Package] {
 		if old.version.Compare(e.version) == 0 {
 			return fmt.Errorf("register provider factory for %s: version %s is already registered (as %s); register each version once", e.info.Package, e.info.Version, old.info)
 		}
 	}
-	entries = append(entries, e)
+	r.insertLocked(e)
+	return nil
+}
+
+// insertLocked adds e to its package's entries, in ascending versions.
+func (r *Registry) insertLocked(e *factoryEntry) {
+	entries := append(r.factories[e.info.Package], e)
 	sort.Slice(entries, func(i, j int) bool { return entries[i].version.Compare(entries[j].version) < 0 })
 	r.factories[e.info.Package] = entries
-	return nil
 }
 
 // Lookup chooses among the registered factories of pkg the one to serve
 // version: the newest with the same major version that is not older than
 // version. An empty version accepts any. Releases are preferred: a
-// prerelease is chosen only when no release qualifies. The Resolver is not
+// prerelease is chosen only when no release qualifies; and the factories
+// the host registered are preferred to plugins the Resolver found, so that
+// a built-in provider wins over a plugin of the same package wherever it
+// qualifies (see ChooseVersion for a token it does not serve). The Resolver is not
 // consulted (it needs a context; the registry consults it when it needs an
 // instance). The error is a *NoFactoryError listing what is available, or
 // says the version is malformed.
@@ -142,20 +189,28 @@ func (r *Registry) lookup(pkg, version string) (*factoryEntry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	entries := r.factories[pkg]
-	var pre *factoryEntry
+	// The best of each rank: registered releases, registered
+	// prereleases, resolved releases, resolved prereleases.
+	var best [4]*factoryEntry
 	for _, e := range slices.Backward(entries) {
 		if want != nil && (e.version.Major != want.Major || e.version.Compare(*want) < 0) {
 			continue
 		}
-		if !e.version.IsPrerelease() {
-			return e, nil
+		rank := 0
+		if e.version.IsPrerelease() {
+			rank++
 		}
-		if pre == nil {
-			pre = e
+		if e.resolved {
+			rank += 2
+		}
+		if best[rank] == nil {
+			best[rank] = e
 		}
 	}
-	if pre != nil {
-		return pre, nil
+	for _, e := range best {
+		if e != nil {
+			return e, nil
+		}
 	}
 	nf := &NoFactoryError{Package: pkg, Version: version}
 	for _, e := range entries {
@@ -183,15 +238,36 @@ func (r *Registry) resolve(ctx context.Context, pkg, version string) (*factoryEn
 		nf.ResolveErr = rerr
 		return nil, nf
 	}
-	if err := r.RegisterFactory(pkg, got, f); err != nil {
-		// A concurrent resolution may have registered it first.
-		if e, lerr := r.lookup(pkg, got); lerr == nil {
-			return e, nil
-		}
+	e, err = r.addResolved(pkg, got, f)
+	if err != nil {
 		nf.ResolveErr = err
 		return nil, nf
 	}
-	return r.lookup(pkg, got)
+	return e, nil
+}
+
+// addResolved registers a factory the Resolver found, or returns the
+// entry a concurrent resolution registered for it first. A plugin cannot
+// take the version of a factory the host registered.
+func (r *Registry) addResolved(pkg, version string, f Factory) (*factoryEntry, error) {
+	e, err := newEntry(pkg, version, f)
+	if err != nil {
+		return nil, err
+	}
+	e.resolved = true
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, old := range r.factories[pkg] {
+		if old.version.Compare(e.version) != 0 {
+			continue
+		}
+		if !old.resolved {
+			return nil, fmt.Errorf("the plugin found for %s has version %s, the version of the provider registered for it; a plugin cannot stand in for it at the same version", pkg, e.info.Version)
+		}
+		return old, nil
+	}
+	r.insertLocked(e)
+	return e, nil
 }
 
 // Instantiate starts a new, unconfigured instance of pkg at a version

@@ -22,8 +22,9 @@
 //
 // Secrets (in the state and in Pulumi.<stack>.yaml) are encrypted with the
 // passphrase in GW_PASSPHRASE, or else PULUMI_CONFIG_PASSPHRASE. The
-// built-in providers (local, random, command) are always available; others
-// are launched as plugins. gw exits 0 on success, 1 when the operation
+// built-in providers (local, random, command) are always available for
+// their own types; other types and packages, and versions only a plugin
+// has, are served by plugins. gw exits 0 on success, 1 when the operation
 // fails, 2 on a usage error and 130 when a second interrupt stops it at
 // once, with the error on stderr.
 package main

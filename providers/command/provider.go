@@ -20,11 +20,13 @@ const Version = "1.0.0"
 // CommandType is the resource type the provider manages.
 const CommandType = "command:index:Command"
 
-// Register registers the provider's factory in r under Package at Version.
+// Register registers the provider's factory in r under Package at Version,
+// declaring the types it serves (providers.Tokens): a plugin of the same
+// package serves the program's other types of it.
 func Register(r *providers.Registry) error {
 	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
 		return New(), nil
-	})
+	}, providers.Tokens(CommandType))
 }
 
 // New returns the command provider. It takes no configuration and is safe

@@ -23,13 +23,15 @@ const (
 	DirectoryType = "local:index:Directory"
 )
 
-// Register registers the factory of New() in r under Package at Version.
-// A host that configures the provider registers a factory of its own
-// that calls New with its options.
+// Register registers the factory of New() in r under Package at Version,
+// declaring the types it serves (providers.Tokens): a plugin of the same
+// package serves the program's other types of it. A host that configures
+// the provider registers a factory of its own that calls New with its
+// options.
 func Register(r *providers.Registry) error {
 	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
 		return New(), nil
-	})
+	}, providers.Tokens(FileType, DirectoryType))
 }
 
 // Option configures the provider the host makes (it takes no

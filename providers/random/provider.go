@@ -27,11 +27,13 @@ const (
 	PetType     = "random:index:Pet"
 )
 
-// Register registers the provider's factory in r under Package at Version.
+// Register registers the provider's factory in r under Package at Version,
+// declaring the types it serves (providers.Tokens): a plugin of the same
+// package serves the program's other types of it.
 func Register(r *providers.Registry) error {
 	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
 		return New(), nil
-	})
+	}, providers.Tokens(StringType, IntegerType, UUIDType, PetType))
 }
 
 // New returns the random provider. It takes no configuration and is safe
