@@ -52,11 +52,20 @@ func running(pid int) bool {
 }
 
 func TestGroupEnds(t *testing.T) {
-	const grace = 400 * time.Millisecond
+	// The bounds tell apart a group that ended without waiting for the
+	// grace period from one that was killed after it, and no more: a case
+	// that must end early gets a grace period far longer than any load
+	// could delay it, and a case that must wait gets a short one and
+	// generous room after it, so that a busy machine cannot fail them.
+	const (
+		long  = 30 * time.Second
+		short = 300 * time.Millisecond
+	)
 	tests := []struct {
 		name   string
 		script string
 		stop   func(*procgroup.Process)
+		grace  time.Duration
 		// minTime and maxTime bound how long until Done.
 		minTime, maxTime time.Duration
 		wantCode         int // the leader's exit status, -1 for a signal
@@ -64,27 +73,31 @@ func TestGroupEnds(t *testing.T) {
 		name:     "Stop ends a shell script and the child it waits for",
 		script:   "sleep 300 & echo $!; wait",
 		stop:     func(p *procgroup.Process) { p.Stop(context.Background()) },
-		maxTime:  grace,
+		grace:    long,
+		maxTime:  long,
 		wantCode: -1,
 	}, {
 		name:     "a child left behind by a leader that exited is ended",
 		script:   "sleep 300 & echo $!; exit 3",
 		stop:     func(p *procgroup.Process) { <-p.Done() },
-		maxTime:  grace,
+		grace:    long,
+		maxTime:  long,
 		wantCode: 3,
 	}, {
 		name:     "Stop kills a group that ignores SIGTERM after the grace period",
 		script:   "trap '' TERM; sleep 300 & echo $!; wait",
 		stop:     func(p *procgroup.Process) { p.Stop(context.Background()) },
-		minTime:  grace,
-		maxTime:  grace + 3*time.Second,
+		grace:    short,
+		minTime:  short,
+		maxTime:  short + long,
 		wantCode: -1,
 	}, {
 		name:     "an orphan that ignores SIGTERM is killed after the grace period",
 		script:   "trap '' TERM; sleep 300 & echo $!; exit 0",
 		stop:     func(p *procgroup.Process) { <-p.Done() },
-		minTime:  grace,
-		maxTime:  grace + 3*time.Second,
+		grace:    short,
+		minTime:  short,
+		maxTime:  short + long,
 		wantCode: 0,
 	}, {
 		name:   "Stop with an ended context kills at once",
@@ -94,18 +107,20 @@ func TestGroupEnds(t *testing.T) {
 			cancel()
 			p.Stop(ctx)
 		},
-		maxTime:  grace,
+		grace:    long,
+		maxTime:  long,
 		wantCode: -1,
 	}, {
 		name:     "Kill kills at once",
 		script:   "trap '' TERM; sleep 300 & echo $!; wait",
 		stop:     (*procgroup.Process).Kill,
-		maxTime:  grace,
+		grace:    long,
+		maxTime:  long,
 		wantCode: -1,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, child := start(t, tt.script, grace)
+			p, child := start(t, tt.script, tt.grace)
 			begin := time.Now()
 			tt.stop(p)
 			took := time.Since(begin)
