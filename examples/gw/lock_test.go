@@ -49,6 +49,13 @@ func gwBinary(t *testing.T) string {
 // SIGTERM (so a graceful cancellation waits for it) and sleeps. It is
 // killed when the test ends.
 func slowProgram(t *testing.T, pidFile string) []string {
+	killRecordedPID(t, pidFile)
+	return []string{"sh", "-c", `trap "" TERM; echo $$ > "$0"; exec sleep 60`, pidFile}
+}
+
+// killRecordedPID kills, when the test ends, the process whose pid is in
+// pidFile by then.
+func killRecordedPID(t *testing.T, pidFile string) {
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
@@ -56,7 +63,6 @@ func slowProgram(t *testing.T, pidFile string) []string {
 			}
 		}
 	})
-	return []string{"sh", "-c", `trap "" TERM; echo $$ > "$0"; exec sleep 60`, pidFile}
 }
 
 // startGW starts the gw binary with args and waits until ready exists
@@ -149,21 +155,58 @@ func TestKilledGWLeavesALockTheNextRunBreaks(t *testing.T) {
 	}
 }
 
-// TestSecondInterruptForces interrupts gw twice while its program ignores
-// the first cancellation: gw exits at once with status 130, and the next
-// run finds the stack usable (it breaks the lock the forced exit left).
+// TestInterrupts: the first interrupt cancels the operation with
+// errInterrupted as the cause, the second ends the process with status 130.
+func TestInterrupts(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	var cause error
+	cancel := func(err error) { cause = err }
+	exited := make(chan int, 1)
+	var out strings.Builder
+	sigs <- os.Interrupt
+	sigs <- os.Interrupt
+	interrupts(sigs, make(chan struct{}), cancel, &out, func(code int) { exited <- code })
+	if cause != errInterrupted {
+		t.Errorf("the first interrupt cancelled with %v; want errInterrupted", cause)
+	}
+	if code := <-exited; code != exitInterrupted {
+		t.Errorf("the second interrupt exits with %d; want %d", code, exitInterrupted)
+	}
+	for _, want := range []string{"interrupt again to stop at once", "interrupted again: stopping now"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("gw does not say %q:\n%s", want, out.String())
+		}
+	}
+	// Once the run is done, interrupts are no longer watched.
+	done := make(chan struct{})
+	close(done)
+	interrupts(make(chan os.Signal), done, func(error) { t.Error("cancelled after the run") }, &out, func(int) { t.Error("exited after the run") })
+}
+
+// TestSecondInterruptForces interrupts gw twice while a step that ignores
+// the first interrupt runs: gw exits at once with status 130, and the next
+// run breaks the lock it left and goes on.
 func TestSecondInterruptForces(t *testing.T) {
-	t.Chdir(t.TempDir())
-	stateDir, _ := filepath.Abs("state")
-	args := append([]string{"up", "--yes", "--project", "p", "--state", stateDir, "--"}, slowProgram(t, "pid")...)
-	holder, out := startGW(t, "pid", args...)
+	bin := site(t)
+	work := t.TempDir()
+	t.Setenv("GW_PASSPHRASE", "gw-test")
+	inSiteProject(t)
+	stateDir := filepath.Join(work, "state")
+	ready := filepath.Join(work, "ready")
+	// The command records its pid, for slowProgram's clean-up to kill it:
+	// gw's forced exit leaves it running.
+	slow := fmt.Sprintf(`trap "" TERM; echo $$ > %q; exec sleep 30`, ready)
+	killRecordedPID(t, ready)
+	holder, out := startGW(t, ready, "up", "--yes", "--state", stateDir, "-c", "dir="+work, "--secret-config", "token=t",
+		"-c", "slow="+slow, "--", bin)
 	if err := holder.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	// The first interrupt is acknowledged before the second is sent.
+	// The first interrupt is acknowledged before the second is sent (two
+	// signals sent at once arrive as one).
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(out.String(), "interrupt again to stop at once") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	if err := holder.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -175,9 +218,9 @@ func TestSecondInterruptForces(t *testing.T) {
 	if !strings.Contains(out.String(), "interrupted again: stopping now") {
 		t.Errorf("gw did not say it stopped at once:\n%s", out)
 	}
-	code, stdout, errOut := gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
+	code, stdout, errOut := gw(t, "up", "--yes", "--state", stateDir, "-c", "slow=true", "--", bin)
 	if code != exitOK || !strings.Contains(stdout, "warning: broke the lock of stack \"dev\"") {
-		t.Errorf("up after a forced exit: status %d\n%s\n%s", code, stdout, errOut)
+		t.Errorf("up after a forced exit: status %d; want 0 and a warning that it broke the lock\n%s\n%s", code, stdout, errOut)
 	}
 }
 

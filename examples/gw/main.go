@@ -64,7 +64,7 @@ func main() {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		interrupts(sigs, done, cancel, os.Stderr)
+		interrupts(sigs, done, cancel, os.Stderr, os.Exit)
 	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	close(done)
@@ -79,7 +79,7 @@ func main() {
 // exit is recoverable: its lock names a process that no longer runs, which
 // the next operation breaks, and the steps that were running come back as
 // pending operations that a refresh resolves.
-func interrupts(sigs <-chan os.Signal, done <-chan struct{}, cancel context.CancelCauseFunc, stderr io.Writer) {
+func interrupts(sigs <-chan os.Signal, done <-chan struct{}, cancel context.CancelCauseFunc, stderr io.Writer, exit func(int)) {
 	select {
 	case <-sigs:
 	case <-done:
@@ -93,7 +93,7 @@ func interrupts(sigs <-chan os.Signal, done <-chan struct{}, cancel context.Canc
 		return
 	}
 	fmt.Fprintln(stderr, "interrupted again: stopping now. Steps that were running may have finished unrecorded: run \"gw refresh\" to resolve them")
-	os.Exit(exitInterrupted)
+	exit(exitInterrupted)
 }
 
 // run is the whole CLI: it returns the exit status.

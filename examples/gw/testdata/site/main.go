@@ -1,6 +1,7 @@
 // Command site is a Pulumi Go SDK program that gw's test deploys with the
 // built-in providers: a random pet names the page that a local file
-// holds. Its config: "site:dir", the folder the page goes in.
+// holds. Its config: "site:dir", the folder the page goes in, "site:token",
+// a secret it exports, and optionally "site:slow" (see below).
 package main
 
 import (
@@ -35,6 +36,15 @@ func main() {
 			"content": pulumi.Sprintf("<h1>Hello from %s!</h1>\n", pet.Result),
 		}, &page); err != nil {
 			return err
+		}
+		// "site:slow", when set, is a shell command a command:index:Command
+		// runs as it is created: gw's tests interrupt an update while it
+		// runs.
+		if slow := cfg.Get("slow"); slow != "" {
+			var cmd pulumi.CustomResourceState
+			if err := ctx.RegisterResource("command:index:Command", "slow", pulumi.Map{"create": pulumi.String(slow), "shell": pulumi.Bool(true)}, &cmd); err != nil {
+				return err
+			}
 		}
 		ctx.Export("mascot", pet.Result)
 		ctx.Export("page", page.Path)
