@@ -3,9 +3,12 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/enginetest"
+	"github.com/groundwork-iac/groundwork/providers/random"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 )
@@ -64,6 +67,20 @@ func TestErrorText(t *testing.T) {
 		var ce *engine.CancelledError
 		if !errors.As(err, &ce) || ce.Recorded[engine.StepCreate] != 4 {
 			t.Errorf("error = %#v; want a *CancelledError recording the 4 creates (the stack, the default provider, a, b)", err)
+		}
+	})
+	t.Run("a resource type its provider does not have", func(t *testing.T) {
+		env := enginetest.New(t)
+		env.Provider("random", "", random.New())
+		_, err := env.Up(func(ctx *engine.Context) error {
+			ctx.Register("random:index:Dice", "d", engine.Props{})
+			return nil
+		})
+		urn := env.URN("random:index:Dice", "d")
+		want := "checking " + string(urn) + ": the random provider has no resource type \"random:index:Dice\" " +
+			"(it manages random:index:Integer, random:index:Pet, random:index:String, random:index:UUID)"
+		if err == nil || err.Error() != want || strings.Count(err.Error(), string(urn)) != 1 {
+			t.Errorf("error = %v\nwant    %s", err, want)
 		}
 	})
 	t.Run("a cancelled preview", func(t *testing.T) {

@@ -124,7 +124,7 @@ var _ Provider = (*Typed[struct{}, struct{}])(nil)
 func (t *Typed[In, Out]) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
 	fields, err := resource.StructFields(reflect.TypeFor[In]())
 	if err != nil {
-		return CheckResponse{}, fmt.Errorf("%s: the inputs type: %w", req.URN, err)
+		return CheckResponse{}, fmt.Errorf("the inputs type: %w", err)
 	}
 	news, unknown, failures := decodeInputs[In](fields, req.News, true)
 	if len(failures) > 0 || t.CheckF == nil {
@@ -137,7 +137,7 @@ func (t *Typed[In, Out]) Check(ctx context.Context, req CheckRequest) (CheckResp
 	}
 	inputs, err := encode(checked, req.News)
 	if err != nil {
-		return CheckResponse{}, fmt.Errorf("%s: encoding the checked inputs: %w", req.URN, err)
+		return CheckResponse{}, fmt.Errorf("encoding the checked inputs: %w", err)
 	}
 	for _, k := range unknown {
 		inputs[k] = req.News[k]
@@ -156,7 +156,7 @@ func (t *Typed[In, Out]) Diff(ctx context.Context, req DiffRequest) (DiffRespons
 		olds, _, _ := decodeInputs[In](fields, req.OldInputs, false)
 		news, unknown, failures := decodeInputs[In](fields, req.NewInputs, false)
 		if len(failures) > 0 {
-			return DiffResponse{}, fmt.Errorf("%s: the new inputs: %s", req.URN, failures[0])
+			return DiffResponse{}, fmt.Errorf("the new inputs: %s", failures[0])
 		}
 		return t.DiffF(ctx, TypedDiff[In, Out]{URN: req.URN, ID: req.ID, OldInputs: olds,
 			OldOutputs: decodeLenient[Out](req.OldOutputs), NewInputs: news, Unknown: unknown, Changed: changed})
@@ -324,7 +324,7 @@ func fieldNames(fields []resource.StructField) string {
 func decodeKnown[In any](urn resource.URN, m resource.PropertyMap) (In, error) {
 	var in In
 	if err := m.Decode(&in); err != nil {
-		return in, fmt.Errorf("%s: the inputs: %w", urn, err)
+		return in, fmt.Errorf("the inputs: %w", err)
 	}
 	return in, nil
 }
@@ -397,7 +397,7 @@ func (b byType) lookup(urn resource.URN) (Provider, error) {
 		known = append(known, k)
 	}
 	slices.Sort(known)
-	return nil, fmt.Errorf("%s: the provider has no resource type %q (it serves %s)", urn, urn.Type(), strings.Join(known, ", "))
+	return nil, fmt.Errorf("the provider has no resource type %q (it serves %s)", urn.Type(), strings.Join(known, ", "))
 }
 
 func (b byType) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {

@@ -45,7 +45,7 @@ type provider struct {
 
 func checkType(urn resource.URN) error {
 	if t := urn.Type(); t != CommandType {
-		return fmt.Errorf("%s: the %s provider has no resource type %q (it manages %s)", urn, Package, t, CommandType)
+		return fmt.Errorf("the %s provider has no resource type %q (it manages %s)", Package, t, CommandType)
 	}
 	return nil
 }

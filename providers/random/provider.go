@@ -87,7 +87,7 @@ func (p *provider) lookup(urn resource.URN) (kind, error) {
 		known = append(known, k)
 	}
 	slices.Sort(known)
-	return nil, fmt.Errorf("%s: the %s provider has no resource type %q (it manages %s)", urn, Package, t, strings.Join(known, ", "))
+	return nil, fmt.Errorf("the %s provider has no resource type %q (it manages %s)", Package, t, strings.Join(known, ", "))
 }
 
 func (p *provider) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
