@@ -1,18 +1,29 @@
 package interop
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // pluginDir is the folder the plugins under plugins/ are built into, once
 // for the whole run.
 var pluginDir string
+
+// markerVar is set in this process's environment to a value of this run
+// alone. Every plugin and program the tests start inherits it, and so
+// does whatever they start in turn (node under a shell script, say):
+// processesLeft finds them by it.
+const markerVar = "GROUNDWORK_INTEROP_RUN"
+
+// plugins maps each plugin's package to its module under plugins/.
+var plugins = map[string]string{"gpp": "plugins/gpp", "tffile": "plugins/tfbridge"}
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -26,27 +37,49 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	pluginDir = dir
-	for pkg, src := range map[string]string{"gpp": "plugins/gpp"} {
-		out := filepath.Join(dir, "pulumi-resource-"+pkg)
-		cmd := exec.Command("go", "build", "-o", out, ".")
-		cmd.Dir = src
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "build plugin %s: %v\n", pkg, err)
-			return 1
-		}
+	os.Setenv(markerVar, strconv.Itoa(os.Getpid())+"-"+filepath.Base(dir))
+	if err := buildPlugins(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	code := m.Run()
-	if left := processesUnder(dir); len(left) > 0 {
+	if left := processesLeft(); len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: processes the tests started are still running:\n  %s\n", strings.Join(left, "\n  "))
 		return 1
 	}
 	return code
 }
 
-// processesUnder lists the running processes (as "pid command line") whose
-// executable or first argument lies under dir, read from /proc.
-func processesUnder(dir string) []string {
+// buildPlugins builds every plugin into dir as pulumi-resource-<package>,
+// concurrently (each is a module of its own).
+func buildPlugins(dir string) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for pkg, src := range plugins {
+		wg.Go(func() {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "pulumi-resource-"+pkg), ".")
+			cmd.Dir = src
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("build plugin %s: %v\n%s", pkg, err, out))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// processesLeft lists the running processes (as "pid command line") that
+// this run started, directly or not: those whose environment holds
+// markerVar with this run's value. Zombies, whose environment is gone,
+// are not running.
+func processesLeft() []string {
+	want := []byte(markerVar + "=" + os.Getenv(markerVar) + "\x00")
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil // not Linux: nothing to check with
@@ -57,27 +90,26 @@ func processesUnder(dir string) []string {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(cmdline) == 0 {
-			continue // gone, or a zombie being reaped
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !containsVar(env, want) {
+			continue
 		}
-		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if under(exe, dir) || under(args[0], dir) || (len(args) > 1 && under(args[1], dir)) {
-			out = append(out, e.Name()+" "+strings.Join(args, " "))
-		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, e.Name()+" "+strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " "))
 	}
 	return out
 }
 
-func under(path, dir string) bool {
-	return path != "" && strings.HasPrefix(filepath.Clean(path), filepath.Clean(dir)+string(filepath.Separator))
+// containsVar reports whether a NUL-separated environment holds the
+// NUL-terminated "KEY=value" entry.
+func containsVar(env, entry []byte) bool {
+	return strings.HasPrefix(string(env), string(entry)) || strings.Contains(string(env), "\x00"+string(entry))
 }
 
-// checkNoProcesses fails t if a process started from dir still runs.
-func checkNoProcesses(t *testing.T, dir string) {
+// checkNoProcesses fails t if a process the tests started still runs.
+func checkNoProcesses(t *testing.T) {
 	t.Helper()
-	if left := processesUnder(dir); len(left) > 0 {
+	if left := processesLeft(); len(left) > 0 {
 		t.Errorf("processes left running after the test:\n  %s", strings.Join(left, "\n  "))
 	}
 }

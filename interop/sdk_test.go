@@ -31,8 +31,7 @@ type language struct {
 	name string
 	// program returns the program to run.
 	program func() *langhost.Program
-	// procDir holds what the program's processes run from, for the check
-	// that none is left behind.
+	// procDir is the program's folder.
 	procDir string
 }
 
@@ -97,7 +96,7 @@ func eachLanguage(t *testing.T, fn func(t *testing.T, lang language)) {
 				}
 			}
 			fn(t, lang)
-			checkNoProcesses(t, lang.procDir)
+			checkNoProcesses(t)
 		})
 	}
 }

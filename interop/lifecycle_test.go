@@ -24,20 +24,33 @@ import (
 // state files in the clear.
 const token = "t0k3n-s3cr3t"
 
-// gppStack is a stack whose program manages files through the gpp plugin
-// (pulumi-go-provider, infer), by its default provider or an explicit one.
-type gppStack struct {
+// filePlugin is a plugin that manages files under a configured root (see
+// plugins/): its package and its file resource's type.
+type filePlugin struct{ pkg, fileType string }
+
+var (
+	// gpp is built with pulumi-go-provider (infer).
+	gpp = filePlugin{pkg: "gpp", fileType: "gpp:index:File"}
+	// tffile is a Terraform provider (terraform-plugin-sdk/v2) served
+	// through the Pulumi Terraform bridge.
+	tffile = filePlugin{pkg: "tffile", fileType: "tffile:index:File"}
+)
+
+// fileStack is a stack whose program manages files through a file
+// plugin, by its default provider or an explicit one.
+type fileStack struct {
 	t        *testing.T
+	plugin   filePlugin
 	explicit bool
 	stateDir string
 	root     string
 	eng      *engine.Engine
 }
 
-func newGPPStack(t *testing.T, explicit bool) *gppStack {
+func newFileStack(t *testing.T, fp filePlugin, explicit bool) *fileStack {
 	t.Helper()
 	dir := t.TempDir()
-	s := &gppStack{t: t, explicit: explicit, stateDir: filepath.Join(dir, "state"), root: filepath.Join(dir, "root")}
+	s := &fileStack{t: t, plugin: fp, explicit: explicit, stateDir: filepath.Join(dir, "state"), root: filepath.Join(dir, "root")}
 	if err := os.Mkdir(s.root, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +60,8 @@ func newGPPStack(t *testing.T, explicit bool) *gppStack {
 	}
 	config := map[string]resource.PropertyValue{}
 	if !explicit {
-		config["gpp:root"] = resource.NewString(s.root)
-		config["gpp:token"] = resource.NewSecret(resource.NewString(token))
+		config[fp.pkg+":root"] = resource.NewString(s.root)
+		config[fp.pkg+":token"] = resource.NewSecret(resource.NewString(token))
 	}
 	s.eng, err = engine.New(engine.Config{
 		Project: "interop", Stack: "dev", Store: store, Config: config,
@@ -63,24 +76,24 @@ func newGPPStack(t *testing.T, explicit bool) *gppStack {
 }
 
 // program declares the files, name → content, each named by its key.
-func (s *gppStack) program(files map[string][2]string) engine.Program {
+func (s *fileStack) program(files map[string][2]string) engine.Program {
 	return func(ctx *engine.Context) error {
 		var opts []engine.ResourceOption
 		if s.explicit {
-			p := ctx.Provider("gpp", "explicit", engine.Props{
+			p := ctx.Provider(s.plugin.pkg, "explicit", engine.Props{
 				"root": s.root, "token": resource.NewSecret(resource.NewString(token)),
 			})
 			opts = append(opts, engine.Provider(p))
 		}
 		for name, f := range files {
-			ctx.Register("gpp:index:File", name, engine.Props{"name": f[0], "content": f[1]}, opts...)
+			ctx.Register(s.plugin.fileType, name, engine.Props{"name": f[0], "content": f[1]}, opts...)
 		}
 		return nil
 	}
 }
 
 // writes returns the writes the plugin made since the last call, sorted.
-func (s *gppStack) writes() []string {
+func (s *fileStack) writes() []string {
 	s.t.Helper()
 	path := filepath.Join(s.root, "writes.log")
 	b, err := os.ReadFile(path)
@@ -112,22 +125,28 @@ func steps(res *engine.Result) []string {
 	return out
 }
 
-func TestGoProviderLifecycle(t *testing.T) {
-	for _, explicit := range []bool{false, true} {
-		name := "default provider"
-		if explicit {
-			name = "explicit provider"
+// TestFileProviderLifecycle runs each file plugin through a whole
+// lifecycle, with its default provider and with an explicit one, both
+// configured with a secret: create, a no-change rerun that writes
+// nothing, update, replace, delete.
+func TestFileProviderLifecycle(t *testing.T) {
+	for _, fp := range []filePlugin{gpp, tffile} {
+		for _, explicit := range []bool{false, true} {
+			name := fp.pkg + "/default provider"
+			if explicit {
+				name = fp.pkg + "/explicit provider"
+			}
+			t.Run(name, func(t *testing.T) {
+				testFileProviderLifecycle(t, fp, explicit)
+			})
 		}
-		t.Run(name, func(t *testing.T) {
-			testGoProviderLifecycle(t, explicit)
-		})
 	}
 }
 
-func testGoProviderLifecycle(t *testing.T, explicit bool) {
+func testFileProviderLifecycle(t *testing.T, fp filePlugin, explicit bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s := newGPPStack(t, explicit)
+	s := newFileStack(t, fp, explicit)
 	provider := "default"
 	if explicit {
 		provider = "explicit"
@@ -182,11 +201,11 @@ func testGoProviderLifecycle(t *testing.T, explicit bool) {
 		s.checkFiles(op.name, op.files)
 		s.checkSecretKept(op.name, res)
 	}
-	checkNoProcesses(t, pluginDir)
+	checkNoProcesses(t)
 }
 
 // checkFiles compares the files under the root with those declared.
-func (s *gppStack) checkFiles(op string, files map[string][2]string) {
+func (s *fileStack) checkFiles(op string, files map[string][2]string) {
 	s.t.Helper()
 	want := map[string]string{}
 	for _, f := range files {
@@ -211,7 +230,7 @@ func (s *gppStack) checkFiles(op string, files map[string][2]string) {
 
 // checkSecretKept checks that the provider's token is recorded as a secret
 // and appears in no state file in the clear.
-func (s *gppStack) checkSecretKept(op string, res *engine.Result) {
+func (s *fileStack) checkSecretKept(op string, res *engine.Result) {
 	s.t.Helper()
 	for _, r := range res.Snapshot.Resources {
 		if r.IsProvider() {
