@@ -205,6 +205,28 @@ func OutputOf[T any](h Handle, key string) Output[T] {
 	return Output[T]{f: &future{res: r, key: resource.PropertyKey(key)}}
 }
 
+// As returns o's value decoded into T (see resource.PropertyValue.Decode),
+// for values that come untyped: Resource.Output, StackOutput. A value that
+// does not decode is an error of the Output, naming where it came from. A
+// secret anywhere inside the value makes the result secret.
+func As[T any](o Output[resource.PropertyValue]) Output[T] {
+	src := []*future{o.f}
+	return applyN("As", src, func(ins []outcome, secret *bool) (T, error) {
+		var v T
+		pv, err := valueAs[resource.PropertyValue](src[0], ins[0], secret)
+		if err != nil {
+			return v, err
+		}
+		if pv.ContainsSecrets() {
+			*secret = true
+		}
+		if err := pv.Decode(&v); err != nil {
+			return v, err
+		}
+		return v, nil
+	})
+}
+
 // Await waits until the value is known and returns it. It watches ctx and
 // the operation's context. A secret is returned in plain text. In a
 // preview, a value that depends on a resource not deployed yet gives

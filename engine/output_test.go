@@ -306,3 +306,19 @@ func TestSecretOfAnOutput(t *testing.T) {
 		t.Errorf("b's inputs %v: want size and name secret", in)
 	}
 }
+
+// As decodes an untyped Output; a value that does not decode fails the
+// registration that takes it, naming where it came from.
+func TestAs(t *testing.T) {
+	env := newEnv(t, newCloud())
+	_, err := upWithin(t, env, context.Background(), func(ctx *engine.Context) error {
+		a := ctx.Register(thing, "a", engine.Props{"size": 4, "name": "x"})
+		ctx.Register(thing, "b", engine.Props{"size": engine.Apply(engine.As[int](a.Output("size")), func(n int) int { return n + 1 })})
+		ctx.Register(thing, "c", engine.Props{"size": engine.As[int](a.Output("name"))})
+		return nil
+	})
+	wantErr(t, err, `As on outputs of test:index:Thing "a"`, "want a number, found a string")
+	if got := env.Resource(env.URN(thing, "b")); got == nil || !got.Inputs["size"].DeepEquals(resource.NewNumber(5)) {
+		t.Errorf("b = %+v, want size 5", got)
+	}
+}

@@ -2,6 +2,9 @@
 // that runs the deployment: one when the resource is created, optionally
 // others when it is updated and deleted. It takes no configuration.
 // Register it in a providers.Registry with Register, or use New directly.
+// In a program, declare its resources with the typed constructors
+// NewCommand, whose arguments and outputs are Go structs naming the
+// properties below.
 //
 // # command:index:Command
 //

@@ -2,7 +2,9 @@
 // machine that runs the deployment. It takes no configuration from the
 // program; the host may choose what reads a File's source asset
 // (WithSource). Register it in a providers.Registry with Register, or use
-// New directly.
+// New directly. In a program, declare its resources with the typed
+// constructors NewFile and NewDirectory, whose arguments and outputs are Go
+// structs naming the properties below.
 //
 // # local:index:File
 //

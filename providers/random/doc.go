@@ -1,6 +1,9 @@
 // Package random is a built-in provider of random values: strings,
-// integers, UUIDs and pet names. It takes no configuration. Register it in a
-// providers.Registry with Register, or use New directly.
+// integers, UUIDs and pet names. It takes no configuration. Register it in
+// a providers.Registry with Register, or use New directly. In a program,
+// declare its resources with the typed constructors NewString, NewInteger,
+// NewUUID and NewPet, whose arguments and outputs are Go structs naming the
+// properties below.
 //
 // A value is generated once, when the resource is created (from
 // crypto/rand), and then never changes: every input change, including a
