@@ -30,8 +30,6 @@ type deployment struct {
 	preview bool
 	base    *state.Snapshot
 	journal state.Journal // nil in a preview
-	// asyncJournal is journal when it can record without waiting.
-	asyncJournal state.AsyncJournal
 	// lasting is the operation's context without its cancellation: a
 	// step's outcome is recorded under it, even once the operation is
 	// cancelled, since the step did run.
@@ -215,12 +213,7 @@ func (d *deployment) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("opening the journal of stack %q: %w", cfg.Stack, err)
 	}
-	var hooks executor.Hooks = d
-	if aj, ok := d.journal.(state.AsyncJournal); ok {
-		d.asyncJournal = aj
-		hooks = asyncHooks{deployment: d, journal: aj}
-	}
-	d.exec = executor.New(executor.Options{Parallelism: d.opts.parallelism, ContinueOnError: d.opts.continueOnError, Hooks: hooks})
+	d.exec = executor.New(executor.Options{Parallelism: d.opts.parallelism, ContinueOnError: d.opts.continueOnError, Hooks: d})
 	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d, Config: cfg.Config, Preview: d.preview,
 		DisableDefaultProviders: d.opts.disableDefaults, Transforms: d.opts.transforms})
 	return nil

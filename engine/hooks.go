@@ -16,14 +16,15 @@ import (
 // The deployment is the executor's Hooks. The ordering rules that keep
 // the state true bind here:
 //
-//   - a step that changes the world is journaled as begun (durably) before
-//     its provider is called, so a crash leaves it as a pending operation;
+//   - a step that changes the world is journaled as begun before its
+//     provider is called: StepStarting appends the begin entry, on the
+//     step's goroutine, and returns only once it is durable, so a crash
+//     during the provider call leaves it as a pending operation;
 //   - its end is journaled before the registration that waits on it is
-//     answered, so the program never sees an outcome the state lacks. The
-//     end is ordered, not necessarily durable yet (Journal.Record): it
-//     becomes durable with the next begin at the latest, and everything
-//     that depends on the step starts with one, so no durable prefix of
-//     the journal holds a dependent's begin without the step's end;
+//     answered: StepDone appends the end entry and answers only once it
+//     is durable, so the program never sees an outcome the state lacks,
+//     and nothing that depends on the step begins before its end is
+//     recorded;
 //   - a failed step that left a resource behind is recorded with its init
 //     errors, never dropped.
 
@@ -88,49 +89,7 @@ func (d *deployment) starting(rs *runStep) error {
 	return nil
 }
 
-// asyncHooks are the deployment's hooks when its journal can be waited for
-// without a goroutine (state.AsyncJournal): the executor then starts a
-// chain's first step with StepStartingAsync, and starts the goroutine that
-// applies it only once its begin is durable.
-type asyncHooks struct {
-	*deployment
-	journal state.AsyncJournal
-}
-
-var _ executor.AsyncStarter = asyncHooks{}
-
-// StepStartingAsync implements executor.AsyncStarter: StepStarting, with
-// the begin's sync awaited by a callback from the journal's writer.
-func (h asyncHooks) StepStartingAsync(ctx context.Context, es executor.Step, resume func(error)) (bool, error) {
-	d, rs := h.deployment, es.(*runStep)
-	if err := d.starting(rs); err != nil {
-		return true, err
-	}
-	s := rs.Step
-	if s.JournalOp() == "" {
-		return true, nil
-	}
-	e := state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: beginCopy(s.New)}
-	h.journal.AppendAsync(ctx, e, func(seq uint64, err error) {
-		if err != nil {
-			resume(beginFailed(s, err))
-			return
-		}
-		rs.seq = seq // read by StepDone, after resume hands the step on
-		resume(nil)
-	})
-	return false, nil
-}
-
-// The executor runs every step on a goroutine of its own, and the journal
-// encodes the step's state on that goroutine's stack. StepStarting and
-// StepDone keep their own frames small, with the events and the journal
-// entries built in the functions below, so that the deepest path stays
-// within a 4 KiB stack instead of growing it to 8 KiB (see BENCHMARKS.md).
-
 // emitStart reports that s starts.
-//
-//go:noinline
 func (d *deployment) emitStart(s *stepgen.Step) {
 	d.events.emit(StepStartEvent{StepEvent: stepEvent(s)})
 }
@@ -146,11 +105,8 @@ func (d *deployment) journalBegin(ctx context.Context, s *stepgen.Step) (uint64,
 }
 
 // beginCopy returns a copy of a step's new state (nil for none) for its
-// begin entry: Apply fills in the step's state while the journal may still
-// hold the entry. It is apart from journalBegin, whose frame is on the
-// deepest path of a step's goroutine.
-//
-//go:noinline
+// begin entry: Apply fills in the step's state, and the journal keeps the
+// states it records unchanged.
 func beginCopy(s *resource.State) *resource.State {
 	if s == nil {
 		return nil
@@ -159,9 +115,7 @@ func beginCopy(s *resource.State) *resource.State {
 	return &cp
 }
 
-// beginFailed wraps the failure to journal the begin of s. It is apart
-// from journalBegin, whose frame is on the deepest path of a step's
-// goroutine.
+// beginFailed wraps the failure to journal the begin of s.
 func beginFailed(s *stepgen.Step, err error) error {
 	return fmt.Errorf("recording the start of %s of %s: %w", s.Op, s.URN(), err)
 }
@@ -177,8 +131,7 @@ func (d *deployment) StepDone(_ context.Context, es executor.Step, err error) er
 }
 
 // ended records and answers a step whose end has been journaled; jerr is
-// the failure to journal it. It is apart from StepDone, whose frame is on
-// the deepest path of a step's goroutine.
+// the failure to journal it.
 func (d *deployment) ended(rs *runStep, err, jerr error) error {
 	s := rs.Step
 	if jerr != nil {
@@ -207,10 +160,7 @@ func (d *deployment) ended(rs *runStep, err, jerr error) error {
 // renamed takes note of a step that renamed its resource (through an
 // alias). A provider resource that keeps its ID is the same provider: its
 // new reference is answered by the instance of its old one, before the
-// resources it manages, which wait for it, can use it. It is apart from
-// ended, whose frame is on every step's path.
-//
-//go:noinline
+// resources it manages, which wait for it, can use it.
 func (d *deployment) renamed(s *stepgen.Step) {
 	if resource.IsProviderType(s.New.Type) && s.New.ID == s.Old.ID && s.New.ID != "" {
 		d.registry.Alias(providers.NewReference(s.New.URN, s.New.ID), providers.NewReference(s.Old.URN, s.Old.ID))
@@ -253,35 +203,25 @@ func (d *deployment) journalEnd(s *stepgen.Step, seq uint64, stepErr error) erro
 	}
 }
 
-// recordEnd records a step's end: ordered, and left to the journal's
-// writer when the journal has one (state.AsyncJournal.Enqueue), so that the
-// step's goroutine never waits for storage; durable with the next begin.
+// recordEnd appends a step's end and returns once it is durable. It is
+// recorded under the operation's lasting context: the step did run, so its
+// outcome is recorded even once the operation is cancelled.
 func (d *deployment) recordEnd(e state.Entry) error {
-	ctx := d.lasting
-	var err error
-	if d.asyncJournal != nil {
-		_, err = d.asyncJournal.Enqueue(ctx, e)
-	} else {
-		_, err = d.journal.Record(ctx, e)
-	}
+	_, err := d.journal.Append(d.lasting, e)
 	return err
 }
 
 // journalWith records the successful delete of a resource others are
 // deleted with (deletedWith): its record and theirs leave the state in
 // this one entry, so only once its delete succeeded, and all at once
-// (their own steps record nothing). It is apart from journalEnd, whose
-// frame is on the deepest path of a step's goroutine.
-//
-//go:noinline
+// (their own steps record nothing).
 func (d *deployment) journalWith(s *stepgen.Step, seq uint64) error {
 	old, _ := s.Result()
 	e := state.Entry{Kind: state.EntryWrite, Old: old, With: s.With()}
 	if seq != 0 {
 		e.Kind, e.Begin = state.EntrySuccess, seq
 	}
-	_, err := d.journal.Append(d.lasting, e)
-	return err
+	return d.recordEnd(e)
 }
 
 func (d *deployment) record(s *stepgen.Step, err error, took time.Duration, skipped bool) {

@@ -60,12 +60,9 @@
 //
 // The Executor owns every goroutine it starts; all of them have finished
 // their work when Wait returns. A Quick chain starts none: Execute runs it
-// on the caller's goroutine before returning. When the Hooks implement
-// AsyncStarter, a chain's first step is started (StepStartingAsync) on the
-// submitter's goroutine and the chain gets its goroutine only once that
-// start has finished: a chain waiting for its host (the engine waits for
-// the step's begin to be durable) holds its slot but no goroutine. Execute, WaitIdle and Wait are safe to call
-// from many goroutines. Execute after Wait returns ErrClosed.
+// on the caller's goroutine before returning. Execute, WaitIdle and Wait
+// are safe to call from many goroutines. Execute after Wait returns
+// ErrClosed.
 //
 // # Cost
 //

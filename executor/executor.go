@@ -46,9 +46,8 @@ type Options struct {
 // step sees the cancellation, and its remaining steps are skipped with
 // context.Cause as the reason; Wait's error then wraps that cause.
 type Executor struct {
-	hooks           Hooks        // nil: no hooks
-	async           AsyncStarter // hooks, when they can start a step asynchronously
-	limit           int          // 0: unbounded
+	hooks           Hooks // nil: no hooks
+	limit           int   // 0: unbounded
 	continueOnError bool
 
 	workers sync.WaitGroup // one count per goroutine started by Execute
@@ -84,7 +83,6 @@ func New(opts Options) *Executor {
 		limit:           max(opts.Parallelism, 0),
 		continueOnError: opts.ContinueOnError,
 	}
-	e.async, _ = opts.Hooks.(AsyncStarter)
 	return e
 }
 
@@ -109,7 +107,7 @@ func (e *Executor) Execute(ctx context.Context, c Chain) error {
 	e.pending++
 	if c.Quick {
 		e.mu.Unlock()
-		e.runChain(ctx, c, nil)
+		e.runChain(ctx, c)
 		e.finished()
 		return nil
 	}
@@ -121,35 +119,9 @@ func (e *Executor) Execute(ctx context.Context, c Chain) error {
 	e.running++
 	e.workers.Add(1)
 	e.mu.Unlock()
-	e.launch(ctx, c)
+	go e.work(ctx, c)
 	return nil
 }
-
-// launch gives a chain that holds a slot (and a count in workers) the
-// goroutine it runs on. With AsyncStarter hooks it first starts the
-// chain's first step where it is, and starts the goroutine only when that
-// start has finished: then the goroutine goes on with the step's Apply.
-func (e *Executor) launch(ctx context.Context, c Chain) {
-	if e.async == nil {
-		go e.work(ctx, c, nil)
-		return
-	}
-	first := c.Steps[0]
-	if cause, _ := e.blocked(ctx, c.Needs); cause != nil {
-		go e.work(ctx, c, nil) // it skips the chain
-		return
-	}
-	finished, err := e.startingAsync(ctx, first, first.URN(), func(err error) {
-		go e.work(ctx, c, &startResult{err})
-	})
-	if finished || err != nil {
-		go e.work(ctx, c, &startResult{err})
-	}
-}
-
-// startResult is how the start of a chain's first step ended, when the
-// chain's goroutine is started after it (see launch).
-type startResult struct{ err error }
 
 // enqueue appends j to the queue, reusing the consumed front of the queue
 // before growing it. e.mu must be held.
@@ -164,15 +136,12 @@ func (e *Executor) enqueue(j job) {
 }
 
 // work runs chains until none is waiting: first the one it was started
-// with, then queued ones. It holds one parallelism slot throughout. started
-// is the outcome of the first chain's first step's start, when launch has
-// started it already (nil when it has not).
-func (e *Executor) work(ctx context.Context, c Chain, started *startResult) {
+// with, then queued ones. It holds one parallelism slot throughout.
+func (e *Executor) work(ctx context.Context, c Chain) {
 	defer e.workers.Done()
 	growStack(0)
 	for {
-		e.runChain(ctx, c, started)
-		started = nil
+		e.runChain(ctx, c)
 
 		e.mu.Lock()
 		e.finishedLocked()
@@ -189,13 +158,6 @@ func (e *Executor) work(ctx context.Context, c Chain, started *startResult) {
 		}
 		e.mu.Unlock()
 		ctx, c = next.ctx, next.chain
-		if e.async != nil {
-			// Its first step starts asynchronously too, on a goroutine of
-			// its own once started; this one is done.
-			e.workers.Add(1)
-			e.launch(ctx, c)
-			return
-		}
 	}
 }
 

@@ -9,18 +9,11 @@ import (
 )
 
 // runChain runs c's steps in order on the calling goroutine. Once one step
-// cannot run, or fails, the rest are skipped. started, when not nil, is
-// how the first step's start ended (launch started it already).
-func (e *Executor) runChain(ctx context.Context, c Chain, started *startResult) {
+// cannot run, or fails, the rest are skipped.
+func (e *Executor) runChain(ctx context.Context, c Chain) {
 	var cause error // why the rest of the chain is skipped; nil while steps may run
 	var dep resource.URN
-	for i, s := range c.Steps {
-		if i == 0 && started != nil {
-			if err := e.finishStep(ctx, s, s.URN(), started.err); err != nil {
-				cause = err
-			}
-			continue
-		}
+	for _, s := range c.Steps {
 		if cause == nil {
 			cause, dep = e.blocked(ctx, c.Needs)
 		}
@@ -161,18 +154,6 @@ func (e *Executor) starting(ctx context.Context, s Step, urn resource.URN) (err 
 	err = errRunning
 	defer recoverPanic(&err, urn, "StepStarting")
 	return e.hooks.StepStarting(ctx, s)
-}
-
-// startingAsync calls StepStartingAsync, turning a panic into the start's
-// error.
-func (e *Executor) startingAsync(ctx context.Context, s Step, urn resource.URN, resume func(error)) (finished bool, err error) {
-	err = errRunning
-	defer recoverPanic(&err, urn, "StepStarting")
-	finished, err = e.async.StepStartingAsync(ctx, s, resume)
-	if err != nil {
-		finished = true
-	}
-	return finished, err
 }
 
 func (e *Executor) done(ctx context.Context, s Step, urn resource.URN, stepErr error) (err error) {

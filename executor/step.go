@@ -95,25 +95,6 @@ type Hooks interface {
 	StepSkipped(ctx context.Context, s Step, reason error)
 }
 
-// AsyncStarter is implemented by Hooks whose StepStarting may have to wait
-// — the engine's waits for the step's begin to be durable — and which can
-// instead call back when it is done. For such hooks the executor starts a
-// chain's first step with StepStartingAsync before the chain has a
-// goroutine, and gives it one, to Apply the step, only once the start has
-// finished: nothing sits parked while the host waits, and a thousand
-// chains waiting for one sync cost no thousand goroutines. The later steps
-// of a chain start with StepStarting as usual.
-type AsyncStarter interface {
-	// StepStartingAsync is StepStarting, called on the goroutine that
-	// submitted the chain, for hooks that may finish later. It returns
-	// finished with StepStarting's error when it is done at once;
-	// otherwise it returns false and calls resume exactly once, with that
-	// error, when it is done — from any goroutine, and without waiting for
-	// resume to return being required of it (resume never blocks). It
-	// must not block either: it runs on the submitter's goroutine.
-	StepStartingAsync(ctx context.Context, s Step, resume func(err error)) (finished bool, err error)
-}
-
 // NoopHooks implements Hooks by doing nothing. Embed it in a struct to
 // implement only the hooks you need.
 type NoopHooks struct{}

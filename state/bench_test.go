@@ -96,47 +96,39 @@ func BenchmarkJournalAppend(b *testing.B) {
 }
 
 // BenchmarkJournalConcurrent measures steps from 16 goroutines with real
-// fsyncs, under GroupCommit and under SyncEveryEntry: group commit shares
-// each fsync among the steps waiting for it, so its cost per step is a
-// fraction of one fsync.
+// fsyncs: group commit shares each fsync among the steps waiting for it,
+// so its cost per step is a fraction of one fsync.
 func BenchmarkJournalConcurrent(b *testing.B) {
-	for _, p := range []struct {
-		name   string
-		policy SyncPolicy
-	}{{"group-commit", GroupCommit}, {"sync-every-entry", SyncEveryEntry}} {
-		b.Run(p.name, func(b *testing.B) {
-			ctx := context.Background()
-			s, err := NewFileStore(b.TempDir(), fastSecrets(), WithSync(p.policy))
-			if err != nil {
-				b.Fatal(err)
-			}
-			mustLock(b, s, "dev")
-			base := benchStack(1000)
-			j, err := s.OpenJournal(ctx, "dev", base)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer j.Close(ctx)
-			b.SetParallelism(8) // 16 goroutines on 2 CPUs
-			defer reportCPU(b)()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				i := 0
-				for pb.Next() {
-					r := base.Resources[1+i%1000]
-					i++
-					seq, err := j.Append(ctx, Entry{Kind: EntryBegin, Op: resource.OperationUpdating, Old: r, New: r})
-					if err == nil {
-						_, err = j.Append(ctx, Entry{Kind: EntrySuccess, Begin: seq, Old: r, New: r})
-					}
-					if err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		})
+	ctx := context.Background()
+	s, err := NewFileStore(b.TempDir(), fastSecrets())
+	if err != nil {
+		b.Fatal(err)
 	}
+	mustLock(b, s, "dev")
+	base := benchStack(1000)
+	j, err := s.OpenJournal(ctx, "dev", base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close(ctx)
+	b.SetParallelism(8) // 16 goroutines on 2 CPUs
+	defer reportCPU(b)()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			r := base.Resources[1+i%1000]
+			i++
+			seq, err := j.Append(ctx, Entry{Kind: EntryBegin, Op: resource.OperationUpdating, Old: r, New: r})
+			if err == nil {
+				_, err = j.Append(ctx, Entry{Kind: EntrySuccess, Begin: seq, Old: r, New: r})
+			}
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
 
 // journalOf10k returns a journal that creates 10,000 resources on an empty

@@ -24,39 +24,30 @@
 //	defer j.Close(ctx)
 //	seq, err := j.Append(ctx, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: r})
 //	// ... call the provider only now ...
-//	_, err = j.Record(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, New: created})
+//	_, err = j.Append(ctx, state.Entry{Kind: state.EntrySuccess, Begin: seq, New: created})
 //	final, err := j.Commit(ctx)
 //
 // # The write path
 //
 // Recording a step costs time proportional to the step, never to the
-// stack. The caller encodes the entry on its own goroutine, folds it into
-// the journal's in-memory state (Fold, a pure state machine shared by every
-// store) and frames one checksummed record, holding the journal's mutex
-// for the fold and the framing only; no I/O happens under it. One writer
-// at a time then writes the framed records in order, and a sync makes them
-// durable. Append returns once its entry is durable: a writer goroutine
-// writes it and syncs everything written so far, so under the default
-// GroupCommit policy every Append that arrives while a sync runs shares
-// the next one, and a deployment running many steps at once pays one
-// fsync per batch, not per step; AppendAsync calls back instead of
-// returning, so no goroutine waits (AsyncJournal). Record is for entries
-// that need to be ordered but not yet durable (a step's end): it writes
-// its record without waiting for a sync — or hands it to the Record
-// already writing, which writes it before returning — and the record
-// becomes durable with the next Append's sync, since records reach
-// storage in order. Enqueue folds an entry and leaves its write to the
-// writer goroutine. A full snapshot is written only at Commit, or when the
-// journal outgrows a bound proportional to the last snapshot (so the
-// amortized cost per entry stays constant); each is written to a
-// temporary file, synced, renamed into place and its folder synced, and
-// only then is the journal restarted. A snapshot copies the encoding of
-// every state an entry recorded since the last one, instead of encoding it
-// again.
+// stack. Append is the one way to record an entry, and it returns once the
+// entry is durable. The caller encodes the entry on its own goroutine,
+// folds it into the journal's in-memory state (Fold, a pure state machine
+// shared by every store) and frames one checksummed record, holding the
+// journal's mutex for the fold and the framing only. The first Append that
+// then finds storage idle writes every record framed so far — its own and
+// those of the Appends that arrived during the previous write — and syncs
+// them, outside the mutex, and the Appends they hold return: a deployment
+// running many steps at once pays one fsync per batch, not per step (group
+// commit). A full snapshot is written only at Commit, or when the journal
+// outgrows a bound proportional to the last snapshot (so the amortized
+// cost per entry stays constant); each is written to a temporary file,
+// synced, renamed into place and its folder synced, and only then is the
+// journal restarted. A snapshot copies the encoding of every state an
+// entry recorded since the last one, instead of encoding it again.
 //
 // After a crash, Load replays the journal onto the last snapshot: a last
-// frame cut short by the crash is ignored (its Append never returned;
-// with Record, at worst the step's end is lost and it becomes pending),
+// frame cut short by the crash is ignored (its Append never returned),
 // damage anywhere else is an error that leaves the files alone, and each
 // step that began and did not end becomes a pending operation. FORMAT.md
 // documents the bytes.

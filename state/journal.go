@@ -50,24 +50,16 @@ import (
 // recorded State is immutable (see resource.State), so callers that need a
 // changed one make a copy with Clone.
 type Journal interface {
-	// Append records e and returns its Seq once e is durable under the
-	// store's SyncPolicy. An entry that does not fit what the journal
-	// holds (see Fold.Apply) is rejected with *EntryError and not written.
-	// After a storage error the journal accepts no more entries.
+	// Append records e and returns its Seq once e is durable: a crash
+	// after Append returns cannot lose e. Appends that arrive while
+	// storage is busy are written together and share one sync (group
+	// commit), so concurrent steps pay roughly one sync per batch. An
+	// entry that does not fit what the journal holds (see Fold.Apply) is
+	// rejected with *EntryError and not written. ctx is checked before e
+	// is recorded; once recorded, e is written whatever becomes of ctx,
+	// since the entries of other steps share the write. After a storage
+	// error the journal accepts no more entries.
 	Append(ctx context.Context, e Entry) (seq uint64, err error)
-	// Record records e like Append, but under GroupCommit on a file or
-	// memory store it returns once e is ordered rather than durable: e is
-	// handed to the operating system (at once, or as soon as a flush under
-	// way is done), so it survives the process being killed, and becomes
-	// durable no later than the next entry an Append waits for, Commit or
-	// Close. A backend (PostgreSQL) has no such middle ground: there it
-	// waits like Append.
-	// Storage keeps entries in order, so no later entry is ever durable
-	// without e. It is for entries nothing outside the journal acts on
-	// before a later durable entry, such as a step's end: whatever depends
-	// on that step begins with an Append. Under the other policies it is
-	// Append.
-	Record(ctx context.Context, e Entry) (seq uint64, err error)
 	// Snapshot returns the current fold of the journal.
 	Snapshot() (*Snapshot, error)
 	// Commit folds the journal into a snapshot, writes it atomically,
@@ -80,30 +72,6 @@ type Journal interface {
 	Close(ctx context.Context) error
 }
 
-// AsyncJournal is a Journal whose entries can be recorded without the
-// caller waiting for storage: the engine journals each step's begin with
-// AppendAsync, so that no goroutine sits parked for a sync and none is
-// started for a step before its begin is durable, and its end with
-// Enqueue. Every Journal a Store in this package opens implements it.
-type AsyncJournal interface {
-	Journal
-	// AppendAsync records e as Append does, without waiting: done is
-	// called exactly once — with e's Seq once e is durable, or with the
-	// error that refused it — from the journal's writer goroutine, or
-	// before AppendAsync returns when e is refused at once (a cancelled
-	// ctx, a malformed entry, an entry the fold rejects, a closed
-	// journal). done must not block: the writer calls back the Appends of
-	// one sync in turn.
-	AppendAsync(ctx context.Context, e Entry, done func(seq uint64, err error))
-	// Enqueue records e as Record does, but leaves the write to the
-	// journal's writer goroutine, which writes e next: it returns once e
-	// is folded, in order, without any I/O of its own. A process killed
-	// before the write loses e, as it loses a Record handed on to a write
-	// under way; a later Append's entry, Commit and Close each make it
-	// durable first. On a backend it waits like Record.
-	Enqueue(ctx context.Context, e Entry) (seq uint64, err error)
-}
-
 // entryBuffers recycles the buffers entries are encoded into; each one
 // comes back once its entry is framed into the batch.
 var entryBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
@@ -112,9 +80,10 @@ var entryBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); retur
 const maxSpareBatch = 8 << 20
 
 // journal is the Journal of every store: a Fold in memory, framed records
-// in storage, and the pipeline (pipeline.go) between them: entries are
-// folded and framed by whoever records them, and a writer goroutine writes
-// them in batches and makes them durable, with group commit.
+// in storage, and group commit between them (pipeline.go): whoever
+// appends an entry encodes it, folds it and frames its record; then the
+// first Append that finds no write under way writes every record framed
+// so far and makes them durable, and the Appends they hold return.
 type journal struct {
 	c     *core
 	stack string
@@ -122,38 +91,26 @@ type journal struct {
 	// mac tags the records when mgr can authenticate. An entry's record is
 	// framed with room for its tag; write seals the batch in order,
 	// chaining from chain, just before it is written, outside mu. mac's
-	// state and chain belong to whoever writes: the writer while writing
-	// is set, or a holder of mu while the pipeline is quiet.
+	// state and chain belong to whoever writes: the Append flushing, or a
+	// holder of mu while no flush runs.
 	mac *recordMAC
 
-	// pipes counts the writer goroutine while it runs.
-	pipes sync.WaitGroup
-
 	mu   sync.Mutex
-	cond sync.Cond // signals writing, syncing, paused and err changes
 	fold *Fold
 	app  appender
-	// nextSeq is the Seq the next entry folded gets; written and durable
-	// are the last Seqs written to storage and made durable.
-	nextSeq, written, durable uint64
-	buf, spare                []byte // the batch being framed, and a spare
-	// awaiting are the Appends waiting for their entries to be durable,
-	// in Seq order.
-	awaiting []waiter
-	// writing says a write runs outside mu (writingRecord: a Record's,
-	// which writes whatever is framed before it returns); syncing says the
-	// writer goroutine syncs outside mu.
-	writing, writingRecord, syncing bool
-	writerRunning                   bool
-	// paused holds the writer still (a checkpoint).
-	paused   bool
-	err      error // sticky storage error
-	closed   bool
-	size     int64         // journal bytes written since the checkpoint
-	limit    int64         // compact when size exceeds this
-	snapSize int           // size of the last snapshot written
-	entries  int           // entries since the last checkpoint
-	chain    [macSize]byte // tag of the last record sealed (with mac)
+	// nextSeq is the Seq the next entry folded gets.
+	nextSeq uint64
+	// gathering is the batch whose records are being framed into buf;
+	// flushing is the batch being written outside mu (nil for none).
+	gathering, flushing *batch
+	buf, spare          []byte // the records of gathering, and a spare
+	err                 error  // sticky storage error
+	closed              bool
+	size                int64         // journal bytes written since the checkpoint
+	limit               int64         // compact when size exceeds this
+	snapSize            int           // size of the last snapshot written
+	entries             int           // entries since the last checkpoint
+	chain               [macSize]byte // tag of the last record sealed (with mac)
 	// base is the snapshot file the journal's header is still to be
 	// written for, with the steps in flight in it (see start); nil once it
 	// is.
@@ -167,15 +124,14 @@ type journal struct {
 	pristine *Snapshot
 }
 
-var _ AsyncJournal = (*journal)(nil)
+var _ Journal = (*journal)(nil)
 
 func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*journal, error) {
 	mgr, err := c.manager(ctx, stack, base.Secrets)
 	if err != nil {
 		return nil, err
 	}
-	j := &journal{c: c, stack: stack, mgr: mgr, nextSeq: 1}
-	j.cond.L = &j.mu
+	j := &journal{c: c, stack: stack, mgr: mgr, nextSeq: 1, gathering: newBatch()}
 	if j.mac, err = newRecordMAC(mgr); err != nil {
 		return nil, err
 	}
@@ -232,7 +188,6 @@ func (j *journal) start() error {
 	}
 	if err != nil {
 		j.err = fmt.Errorf("starting the journal of stack %q: %w", j.stack, err)
-		j.cond.Broadcast()
 		return j.err
 	}
 	if j.mac != nil {
@@ -241,36 +196,6 @@ func (j *journal) start() error {
 	j.base, j.inFlight = nil, nil
 	j.size += int64(len(header))
 	return nil
-}
-
-// Append implements Journal.
-func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
-	return j.await(ctx, e, settleLead)
-}
-
-// Record implements Journal.
-func (j *journal) Record(ctx context.Context, e Entry) (uint64, error) {
-	return j.await(ctx, e, settleWrite)
-}
-
-// AppendAsync implements AsyncJournal.
-func (j *journal) AppendAsync(ctx context.Context, e Entry, done func(uint64, error)) {
-	j.submit(ctx, e, settleDurable, done)
-}
-
-// Enqueue implements AsyncJournal.
-func (j *journal) Enqueue(ctx context.Context, e Entry) (uint64, error) {
-	return j.await(ctx, e, settleEnqueue)
-}
-
-// check refuses an entry before it is encoded: the operation is over, or
-// the entry is malformed.
-func (j *journal) check(ctx context.Context, e *Entry) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	e.Seq = 0
-	return e.validate()
 }
 
 // recycle returns an entry buffer to the pool, unless it grew too large to
@@ -343,15 +268,14 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, e
 		j.app = nil
 		if err != nil {
 			j.err = fmt.Errorf("restarting the journal of stack %q: %w", j.stack, err)
-			j.cond.Broadcast()
 			return nil, j.err
 		}
 	}
 	j.fold.manifest = snap.Manifest
 	// Everything folded is in the snapshot now: what was framed and not
-	// yet written belongs to the journal just replaced.
-	j.buf = j.buf[:0]
-	j.written, j.durable = j.nextSeq-1, j.nextSeq-1
+	// yet written belongs to the journal just replaced, and the Appends
+	// that wait for it are done.
+	j.settleGathered()
 	j.snapSize = len(data)
 	j.size = 0
 	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
@@ -381,33 +305,25 @@ func (j *journal) Commit(ctx context.Context) (*Snapshot, error) {
 		return nil, err
 	}
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	if err := j.usable(); err != nil {
-		j.mu.Unlock()
 		return nil, err
 	}
 	j.quiesceLocked()
-	var snap *Snapshot
-	var err error
 	switch {
 	case j.pristine != nil:
-		snap = j.pristine // nothing recorded: no need to sort the stack again
+		return j.pristine, nil // nothing recorded: no need to sort the stack again
 	case j.entries == 0 && (j.app != nil || j.base != nil):
 		// Nothing since the last checkpoint: the stored snapshot is the
 		// fold already, and rewriting it would make an unchanged rerun
 		// cost a full snapshot write.
-		snap = j.fold.Snapshot()
-	default:
-		snap, err = j.checkpointLocked(ctx, true)
+		return j.fold.Snapshot(), nil
 	}
-	ready := j.takeDurable()
-	j.resumeLocked()
-	j.mu.Unlock()
-	deliver(ready)
-	return snap, err
+	return j.checkpointLocked(ctx, true)
 }
 
-// Close implements Journal. Appends recorded before it are written and
-// synced first; entries recorded from then on are refused with
+// Close implements Journal. Entries appended before it are written and
+// synced first; entries appended from then on are refused with
 // ErrJournalClosed.
 func (j *journal) Close(ctx context.Context) error {
 	j.mu.Lock()
@@ -415,16 +331,12 @@ func (j *journal) Close(ctx context.Context) error {
 		j.mu.Unlock()
 		return nil
 	}
-	for j.writerRunning && j.err == nil {
-		j.cond.Wait() // the writer finishes what was recorded
-	}
+	j.quiesceLocked()
 	var err error
 	if j.err == nil && j.app != nil {
-		err = j.flushLocked()
+		err = j.flushHeldLocked()
 	}
 	j.closed = true
-	j.cond.Broadcast()
-	ready := j.failAwaiting()
 	if j.app != nil {
 		if cerr := j.app.close(); err == nil {
 			err = cerr
@@ -437,8 +349,6 @@ func (j *journal) Close(ctx context.Context) error {
 		err = j.c.st.remove(j.stack, fileJournal)
 	}
 	j.mu.Unlock()
-	deliver(ready)
-	j.pipes.Wait()
 	j.c.journalClosed(j.stack, j)
 	return err
 }

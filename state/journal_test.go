@@ -386,7 +386,7 @@ func TestGroupCommitLargeBatches(t *testing.T) {
 
 func TestSyncPolicies(t *testing.T) {
 	ctx := context.Background()
-	for _, p := range []SyncPolicy{GroupCommit, SyncEveryEntry, SyncNever} {
+	for _, p := range []SyncPolicy{GroupCommit, SyncNever} {
 		s, err := NewFileStore(t.TempDir(), fastSecrets(), WithSync(p))
 		if err != nil {
 			t.Fatal(err)

@@ -594,11 +594,11 @@ func (a writeBlockingAppender) write(p []byte) error {
 	return a.appender.write(p)
 }
 
-// A keyed journal's Record seals its record (the HMAC of its tag) and
-// writes it outside the journal's mutex, as a group-commit leader does:
-// while that write is under way the journal answers, and what another
-// Record leaves meanwhile is written next, chained after it.
-func TestKeyedRecordIsSealedOutsideTheMutex(t *testing.T) {
+// A keyed journal's Append seals its batch (the HMAC of each tag) and
+// writes it outside the journal's mutex: while that write is under way the
+// journal answers, and an entry appended meanwhile is folded at once and
+// written in the next batch, chained after it.
+func TestKeyedAppendIsSealedOutsideTheMutex(t *testing.T) {
 	ctx := context.Background()
 	mem := NewMemoryStore(fastSecrets())
 	bs := &writeBlockingStorage{storage: mem.mem, writing: make(chan struct{}), release: make(chan struct{})}
@@ -614,49 +614,65 @@ func TestKeyedRecordIsSealedOutsideTheMutex(t *testing.T) {
 	bs.hold.Store(true)
 	first := make(chan error, 1)
 	go func() {
-		_, err := j.Record(ctx, Entry{Kind: EntrySuccess, Begin: seqA, New: a})
+		_, err := j.Append(ctx, Entry{Kind: EntrySuccess, Begin: seqA, New: a})
 		first <- err
 	}()
 	<-bs.writing
-	answered := make(chan error, 1)
+	second := make(chan error, 1)
+	folded := make(chan error, 1)
 	go func() {
-		if _, err := j.Snapshot(); err != nil {
-			answered <- err
-			return
-		}
-		_, err := j.Record(ctx, Entry{Kind: EntrySuccess, Begin: seqB, New: b})
-		answered <- err
+		_, err := j.Snapshot()
+		folded <- err
+		_, err = j.Append(ctx, Entry{Kind: EntrySuccess, Begin: seqB, New: b})
+		second <- err
 	}()
 	select {
-	case err := <-answered:
+	case err := <-folded:
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the journal's mutex was held while a Record's batch was sealed and written")
+		t.Fatal("the journal's mutex was held while an Append's batch was sealed and written")
+	}
+	// The second end is folded while the first batch is still held.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		snap, err := j.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(snap.Resources) == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("an Append made while a batch was being written was not folded")
+		}
+		time.Sleep(time.Millisecond)
 	}
 	bs.hold.Store(false)
 	close(bs.release)
-	if err := <-first; err != nil {
-		t.Fatal(err)
+	for _, ch := range []chan error{first, second} {
+		if err := <-ch; err != nil {
+			t.Fatal(err)
+		}
 	}
 
-	// The process dies here, with no further Append.
+	// The process dies here.
 	got, err := s.Load(ctx, "dev")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Resources) != 3 || len(got.PendingOperations) != 0 {
-		t.Errorf("after both Records: %v, pending %v; want a and b recorded", urns(got), pendingOf(got))
+		t.Errorf("after both Appends: %v, pending %v; want a and b recorded", urns(got), pendingOf(got))
 	}
 }
 
-// Steps that begin with Append and end with Record, many at once, with
-// slow syncs so that flushes, hand-outs and hand-offs overlap, and entries
+// Steps that begin and end with Append, many at once, with slow syncs so
+// that flushes and the batches gathered behind them overlap, and entries
 // large enough that batches outgrow the spare buffer: the journal replays
 // whole, its chain of tags unbroken (and, under -race, no two writers seal
 // at once).
-func TestConcurrentRecordsKeepTheChain(t *testing.T) {
+func TestConcurrentAppendsKeepTheChain(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		opt  Option
@@ -681,7 +697,7 @@ func TestConcurrentRecordsKeepTheChain(t *testing.T) {
 						}
 						b, err := j.Append(ctx, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: r})
 						if err == nil {
-							_, err = j.Record(ctx, Entry{Kind: EntrySuccess, Begin: b, New: r})
+							_, err = j.Append(ctx, Entry{Kind: EntrySuccess, Begin: b, New: r})
 						}
 						if err != nil {
 							t.Error(err)

@@ -173,20 +173,18 @@ func PassphraseSecrets(passphrase string, opts ...secrets.PassphraseOption) Secr
 	})
 }
 
-// SyncPolicy says when a journal makes its entries durable.
+// SyncPolicy says whether a journal's entries reach stable storage.
 type SyncPolicy uint8
 
-// The sync policies. Under every policy Append returns only after its entry
-// has been handed to storage; the policies differ in whether it has also
-// reached stable storage.
+// The sync policies. Under both, Append returns only after its entry has
+// been handed to storage; they differ in whether it has also reached
+// stable storage.
 const (
 	// GroupCommit (the default) makes each entry durable (fsync) before
 	// its Append returns, sharing one fsync among all the Appends that
-	// arrive while the previous fsync runs. Concurrent steps therefore pay
+	// arrive while the previous one runs. Concurrent steps therefore pay
 	// roughly one fsync per batch rather than one each.
 	GroupCommit SyncPolicy = iota
-	// SyncEveryEntry writes and fsyncs each entry on its own, serially.
-	SyncEveryEntry
 	// SyncNever writes entries without fsync: they survive the process
 	// dying but not the machine losing power. For tests, benchmarks and
 	// throw-away environments only.
