@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,5 +234,115 @@ func TestChildrenInheritParentAliases(t *testing.T) {
 				t.Errorf("state holds %d resources, want %d: %v", len(urns), want, urns)
 			}
 		})
+	}
+}
+
+// TestChildrenFindRecordsAfterTheirParentWasRenamedInAnEarlierRun: a
+// parent renamed (retyped, re-parented) through an alias in one update
+// whose program did not register its children (it failed first, so
+// nothing was deleted) keeps the URNs it was known by in its record. When a
+// later update registers the children under it again, without aliases,
+// they find their old records through aliases inherited from those
+// recorded URNs: nothing is created or deleted, as in the reference
+// engine, which rewrites the children's URNs when it writes the snapshot.
+func TestChildrenFindRecordsAfterTheirParentWasRenamedInAnEarlierRun(t *testing.T) {
+	const oldGroup, newGroup = "my:index:Group", "my:index:Team"
+	errStop := errors.New("stop before the children")
+	program := func(typ, name string, children bool, opts ...engine.ResourceOption) engine.Program {
+		return func(ctx *engine.Context) error {
+			g := ctx.Component(typ, name, opts...)
+			if !children {
+				return errStop
+			}
+			fn := ctx.Register(thing, name+"-fn", engine.Props{"size": 1}, engine.Parent(g))
+			ctx.Register(thing, "log", engine.Props{"size": 2}, engine.Parent(fn))
+			return nil
+		}
+	}
+	tests := []struct {
+		name, typ, group string
+		alias            resource.Alias
+	}{
+		{"renamed", oldGroup, "web", resource.Alias{Name: "app"}},
+		{"retyped", newGroup, "app", resource.Alias{Type: oldGroup}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCloud()
+			env := enginetest.New(t)
+			env.Provider("test", "", c.provider())
+			if _, err := env.Up(program(oldGroup, "app", true)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := env.Up(program(tt.typ, tt.group, false, engine.Aliases(tt.alias))); !errors.Is(err, errStop) {
+				t.Fatalf("the renaming update: %v", err)
+			}
+			before := len(c.Writes())
+			res, err := env.Up(program(tt.typ, tt.group, true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := c.Writes()[before:]; len(w) != 0 {
+				t.Errorf("writes = %v, want none", w)
+			}
+			if diff := cmp.Diff([]string{"same " + tt.group + "-fn", "same log"}, enginetest.Ops(res, thing)); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
+			}
+			if n := len(env.Snapshot().Resources); n != 5 {
+				t.Errorf("%d records, want 5 (stack, provider, group, two children)", n)
+			}
+		})
+	}
+}
+
+// TestOldCopyOfRenamedResourceKeepsItsURN: the old copy of a resource
+// renamed and replaced in one update, whose delete failed there, keeps the
+// URN it was written under; the next update's Delete receives that URN.
+// (Pulumi's engine rewrites the record under the new URN when it writes
+// the snapshot, and its later Delete receives a URN the object never had:
+// COMPATIBILITY.md, "A record keeps the URN it was written under".)
+func TestOldCopyOfRenamedResourceKeepsItsURN(t *testing.T) {
+	c := newCloud("zone")
+	p := c.provider()
+	failing := true
+	var deletes []string
+	del := p.DeleteF
+	p.DeleteF = func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+		deletes = append(deletes, req.URN.Name())
+		if failing {
+			return providers.DeleteResponse{}, errors.New("boom")
+		}
+		return del(ctx, req)
+	}
+	env := enginetest.New(t)
+	env.Provider("test", "", p)
+	if _, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Register(thing, "old", engine.Props{"zone": "x"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Register(thing, "new", engine.Props{"zone": "y"}, engine.Aliases(resource.Alias{Name: "old"}))
+		return nil
+	}); err == nil {
+		t.Fatal("the update whose delete of the old copy fails succeeded")
+	}
+	var copyURN resource.URN
+	for _, s := range env.Snapshot().Resources {
+		if s.Delete {
+			copyURN = s.URN
+		}
+	}
+	if copyURN != env.URN(thing, "old") {
+		t.Fatalf("the old copy is recorded under %q, want the URN it was written under", copyURN)
+	}
+	failing, deletes = false, nil
+	if _, err := env.Up(func(*engine.Context) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(deletes)
+	if diff := cmp.Diff([]string{"new", "old"}, deletes); diff != "" {
+		t.Errorf("URNs the Deletes received (-want +got):\n%s", diff)
 	}
 }

@@ -333,7 +333,9 @@ func (d *deployment) healthy() bool {
 
 // runDeletes deletes, antichain by antichain, what the program no longer
 // declares, and then reports the deletes the generator refused (protected
-// resources) as failed steps.
+// resources) as failed steps: those the reference engine would have come
+// to, as no delete it schedules before them failed (see
+// stepgen.Generator.RefusalBlockers).
 func (d *deployment) runDeletes(ctx context.Context) error {
 	antichains, err := d.gen.Deletes()
 	if err != nil {
@@ -343,17 +345,38 @@ func (d *deployment) runDeletes(ctx context.Context) error {
 		return err
 	}
 	err = d.runAntichains(ctx, antichains)
+	failed := d.failedURNs()
 	for _, s := range d.gen.Refused() {
-		d.refuse(ctx, s)
+		if !slices.ContainsFunc(d.gen.RefusalBlockers(s, d.opts.continueOnError), func(u resource.URN) bool { return failed[u] }) {
+			d.refuse(ctx, s)
+		}
 	}
 	return err
 }
 
-// runAntichains runs the antichains of deletes one after another.
+// failedURNs returns the URNs of the steps that failed or were skipped so
+// far.
+func (d *deployment) failedURNs() map[resource.URN]bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := map[resource.URN]bool{}
+	for _, r := range d.records {
+		if r.Err != nil {
+			out[r.URN] = true
+		}
+	}
+	return out
+}
+
+// runAntichains runs the antichains of deletes one after another, the
+// chains of each side by side. They bypass the resource order: the
+// program is done and nothing else runs, and two chains of one antichain
+// that share a URN delete two copies of a resource (its live record and
+// an old copy marked for deletion), which are independent.
 func (d *deployment) runAntichains(ctx context.Context, antichains [][]stepgen.Chain) error {
 	for _, chains := range antichains {
 		for _, ch := range chains {
-			d.submit(ctx, ch)
+			d.execute(ctx, ch, d.quick(ch), false)
 		}
 		if err := d.exec.WaitIdle(ctx); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
@@ -170,4 +172,154 @@ func TestProtectedResourceLeftOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRefusedDeleteNotReachedIsNotReported: the reference engine schedules
+// the delete of a protected resource like any other and reports its
+// refusal only if it gets to it. When a delete it runs before that one
+// fails — one in an antichain further up the dependency graph, or (with
+// continue-on-error) one that depends on the protected resource — the
+// protected resource stays without a failed step of its own: the failure
+// is the operation's error.
+func TestRefusedDeleteNotReachedIsNotReported(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name     string
+		program  engine.Program // the first update; the second declares nothing
+		opts     []engine.Option
+		failing  string
+		failed   []string // failed step events of the second update
+		reported bool     // whether it reports the refusal of p
+	}{
+		{
+			// b's delete comes before p's (b is higher up: it depends
+			// on a), and fails.
+			name: "a failed delete scheduled before it",
+			program: func(ctx *engine.Context) error {
+				ctx.Component("my:index:Group", "p", engine.Protect())
+				a := ctx.Register(thing, "a", engine.Props{"n": 1})
+				ctx.Register(thing, "b", engine.Props{"n": 1}, engine.DependsOn(a))
+				return nil
+			},
+			failing: "b", failed: []string{"delete b"},
+		},
+		{
+			name: "with continue-on-error it is reached",
+			program: func(ctx *engine.Context) error {
+				ctx.Component("my:index:Group", "p", engine.Protect())
+				a := ctx.Register(thing, "a", engine.Props{"n": 1})
+				ctx.Register(thing, "b", engine.Props{"n": 1}, engine.DependsOn(a))
+				return nil
+			},
+			opts:    []engine.Option{engine.ContinueOnError()},
+			failing: "b", failed: []string{"delete b", "delete p"}, reported: true,
+		},
+		{
+			// d depends on p: its delete comes first and fails.
+			name: "a failed delete of a dependent, with continue-on-error",
+			program: func(ctx *engine.Context) error {
+				p := ctx.Register(thing, "p", engine.Props{"n": 1}, engine.Protect())
+				ctx.Register(thing, "d", engine.Props{"n": 1}, engine.DependsOn(p))
+				return nil
+			},
+			opts:    []engine.Option{engine.ContinueOnError()},
+			failing: "d", failed: []string{"delete d"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCloud()
+			prov := c.provider()
+			deleteOne := prov.DeleteF
+			prov.DeleteF = func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+				if req.URN.Name() == tt.failing {
+					return providers.DeleteResponse{}, boom
+				}
+				return deleteOne(ctx, req)
+			}
+			env := enginetest.New(t)
+			env.Provider("test", "", prov)
+			if _, err := env.Up(tt.program); err != nil {
+				t.Fatal(err)
+			}
+			_, err := env.Up(func(*engine.Context) error { return nil }, tt.opts...)
+			var pe *stepgen.ProtectedError
+			if !errors.Is(err, boom) || errors.As(err, &pe) != tt.reported {
+				t.Fatalf("err = %v; want the failed delete, and the refusal %v", err, tt.reported)
+			}
+			if diff := cmp.Diff(tt.failed, failedEvents(env)); diff != "" {
+				t.Errorf("failed step events (-want +got):\n%s", diff)
+			}
+			if !slices.Contains(recordedNames(env), "p") {
+				t.Error("p is no longer recorded")
+			}
+		})
+	}
+}
+
+// TestDeletesBesideAProtectedResourceAreScheduledAsTheReferenceEngineDoes:
+// the deletes of an update that leaves out a protected resource run in the
+// dependency graph of everything that would go but for protection, and what
+// a protected resource depends on is what the records this update leaves
+// say it depends on.
+func TestDeletesBesideAProtectedResourceAreScheduledAsTheReferenceEngineDoes(t *testing.T) {
+	t.Run("a resource a registered dependency no longer needs goes", func(t *testing.T) {
+		c := newCloud()
+		env := newEnv(t, c)
+		if _, err := env.Up(func(ctx *engine.Context) error {
+			r := ctx.Register(thing, "r", engine.Props{"n": 1})
+			q := ctx.Register(thing, "q", engine.Props{"n": 1}, engine.DependsOn(r))
+			ctx.Register(thing, "p", engine.Props{"n": 1}, engine.Protect(), engine.DependsOn(q))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := env.Up(func(ctx *engine.Context) error {
+			ctx.Register(thing, "q", engine.Props{"n": 1}) // no longer on r
+			return nil
+		})
+		var pe *stepgen.ProtectedError
+		if !errors.As(err, &pe) || pe.URN.Name() != "p" {
+			t.Fatalf("err = %v, want the refused delete of p", err)
+		}
+		if diff := cmp.Diff([]string{"p", "q"}, recordedNames(env)); diff != "" {
+			t.Errorf("records (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a delete beside the protected resource's comes after its dependent's", func(t *testing.T) {
+		c := newCloud("zone")
+		prov := c.provider()
+		deleteOne := prov.DeleteF
+		boom := errors.New("boom")
+		var failID resource.ID
+		prov.DeleteF = func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+			if req.ID == failID {
+				return providers.DeleteResponse{}, boom
+			}
+			return deleteOne(ctx, req)
+		}
+		env := enginetest.New(t)
+		env.Provider("test", "", prov)
+		if _, err := env.Up(func(ctx *engine.Context) error {
+			p := ctx.Register(thing, "p", engine.Props{"n": 1}, engine.Protect())
+			ctx.Register(thing, "d", engine.Props{"zone": "x"}, engine.DependsOn(p))
+			ctx.Register(thing, "free", engine.Props{"n": 1})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		failID = env.Resource(env.URN(thing, "d")).ID
+		// d is replaced and its old copy, which depends on p, fails to
+		// go: free, which goes in p's antichain after it, stays.
+		_, err := env.Up(func(ctx *engine.Context) error {
+			ctx.Register(thing, "d", engine.Props{"zone": "y"})
+			return nil
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("err = %v, want the failed delete of d's old copy", err)
+		}
+		if diff := cmp.Diff([]string{"d", "d", "free", "p"}, recordedNames(env)); diff != "" {
+			t.Errorf("records (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -38,7 +38,8 @@ func (g *Generator) findOld(urn resource.URN, goal *resource.Goal) (*resource.St
 		return found, nil
 	}
 	// As in the reference engine, the first inherited alias that names an
-	// available record wins.
+	// available record wins (the aliases inherited from the URN the
+	// parent's record was found under in this run come first).
 	for _, au := range g.inheritedAliases(goal) {
 		if old := g.available(au); old != nil {
 			return old, nil
@@ -113,28 +114,63 @@ func (g *Generator) aliasURN(goal *resource.Goal, a resource.Alias) resource.URN
 }
 
 // inheritedAliases are the aliases a registration inherits from its parent
-// when the parent's old record was found under an alias, as the Pulumi
-// SDKs and engine derive them: the registration's own type and name, and
-// those of each of its aliases, under the parent's old qualified type;
-// a name that starts with the parent's name starts with the parent's old
-// name instead (the "<parent>-<suffix>" naming convention).
+// when the parent was known by other URNs, as the Pulumi SDKs and engine
+// derive them: the registration's own type and name, and those of each of
+// its aliases, under each of the parent's old qualified types; a name that
+// starts with the parent's name starts with the parent's old name instead
+// (the "<parent>-<suffix>" naming convention).
+//
+// The parent's old URNs are the one its old record was found under in this
+// run, when that is not its URN (it is renamed, retyped or re-parented now
+// through an alias), and those its record lists as once known by (it was
+// renamed in an earlier run). The reference engine rewrites the URNs of a
+// renamed parent's children when it writes the snapshot, so a child that
+// was not registered in the run that renamed its parent is found under its
+// new URN later; groundwork keeps the URN a record was written under, and
+// finds it through the parent's recorded aliases instead.
 func (g *Generator) inheritedAliases(goal *resource.Goal) []resource.URN {
-	parentOld := g.parentAlias(goal.Parent)
-	if parentOld == "" {
+	olds := g.parentOldURNs(goal.Parent)
+	if len(olds) == 0 {
 		return nil
 	}
-	parentName, oldName, oldType := goal.Parent.Name(), parentOld.Name(), parentOld.QualifiedType()
-	inherit := func(typ, name string) resource.URN {
-		if rest, ok := strings.CutPrefix(name, parentName); ok {
-			name = oldName + rest
+	var out []resource.URN
+	parentName := goal.Parent.Name()
+	for _, parentOld := range olds {
+		oldName, oldType := parentOld.Name(), parentOld.QualifiedType()
+		inherit := func(typ, name string) resource.URN {
+			if rest, ok := strings.CutPrefix(name, parentName); ok {
+				name = oldName + rest
+			}
+			return resource.NewURN(g.cfg.Stack, g.cfg.Project, oldType, typ, name)
 		}
-		return resource.NewURN(g.cfg.Stack, g.cfg.Project, oldType, typ, name)
+		out = append(out, inherit(goal.Type, goal.Name))
+		for _, a := range goal.Aliases {
+			au := g.aliasURN(goal, a)
+			out = append(out, inherit(au.Type(), au.Name()))
+		}
 	}
-	out := make([]resource.URN, 0, 1+len(goal.Aliases))
-	out = append(out, inherit(goal.Type, goal.Name))
-	for _, a := range goal.Aliases {
-		au := g.aliasURN(goal, a)
-		out = append(out, inherit(au.Type(), au.Name()))
+	return out
+}
+
+// parentOldURNs returns the URNs other than its own that the registered
+// resource parent was known by: the one its old record was found under in
+// this run, and those that record lists among its aliases.
+func (g *Generator) parentOldURNs(parent resource.URN) []resource.URN {
+	if parent == "" {
+		return nil
+	}
+	old := g.seen[parent]
+	if old == nil {
+		return nil
+	}
+	var out []resource.URN
+	if old.URN != parent {
+		out = append(out, old.URN)
+	}
+	for _, a := range old.Aliases {
+		if a != parent && a != old.URN {
+			out = append(out, a)
+		}
 	}
 	return out
 }

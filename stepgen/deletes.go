@@ -38,11 +38,22 @@ func (g *Generator) Deletes() ([][]Chain, error) {
 		}
 		doomed = append(doomed, cur)
 	}
-	doomed, g.refused = g.spareDependencies(doomed, protected)
+	// With protected resources, deletes are scheduled in the graph of
+	// everything that would go but for protection (see deleteSchedule);
+	// without, that graph is the one deleteAntichains cuts.
+	var floor func(*resource.State) int
+	g.blockers = nil
+	if len(protected) > 0 {
+		sched := newDeleteSchedule(append(slices.Clone(doomed), protected...))
+		doomed, g.refused = g.spareDependencies(doomed, protected)
+		g.blockers, floor = sched.blockers(doomed, g.refused), sched.floor
+	} else {
+		g.refused = nil
+	}
 	if err := g.checkDanglingDependents(doomed); err != nil {
 		return nil, err
 	}
-	antichains := g.deleteAntichains(doomed)
+	antichains := g.deleteAntichains(doomed, floor)
 	for _, chains := range antichains {
 		if !g.plan.active() {
 			break
@@ -135,7 +146,7 @@ func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
 // resource deleted with another that is doomed too has no chain of its own:
 // its delete follows the other's in that one's chain (see deleteGroups), and
 // the graph is ordered with each such group as one node.
-func (g *Generator) deleteAntichains(doomed []*resource.State) [][]Chain {
+func (g *Generator) deleteAntichains(doomed []*resource.State, floor func(*resource.State) int) [][]Chain {
 	if len(doomed) == 0 {
 		return nil
 	}
@@ -157,7 +168,7 @@ func (g *Generator) deleteAntichains(doomed []*resource.State) [][]Chain {
 	}
 	groups := newDeleteGroups(doomed, byURN)
 	for {
-		layers, stuck := groups.order(doomed, byURN, dependents)
+		layers, stuck := groups.order(doomed, byURN, dependents, floor)
 		if !groups.dissolve(stuck) {
 			return g.deleteChains(doomed, layers, dependents, groups)
 		}
@@ -309,10 +320,73 @@ func (gr *deleteGroups) ridersOf(n int) []int {
 	return gr.riders[n]
 }
 
-// order cuts the graph of nodes into antichains, dependents first (Kahn's
+// order cuts the graph of nodes into antichains, dependents first, as the
+// reference engine cuts it: each node goes in the antichain that the
+// longest chain of doomed dependencies below it sets, the antichains
+// running from the highest down. So a resource is deleted as late as its
+// dependencies allow, and one that depends on nothing doomed goes in the
+// last antichain, beside the deepest dependencies; when a delete fails,
+// the deletes that ran before it are those the reference engine runs.
+// stuck lists the nodes that never become ready: they are on a cycle (an
+// invalid state), or a node on a cycle depends on them.
+//
+// floor, if not nil, gives each resource a least height: its height among
+// everything that would go but for protection (see deleteSchedule), so that
+// a resource comes as late as the reference engine, which schedules the
+// protected resources and what they depend on too, has it come.
+func (gr *deleteGroups) order(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int, floor func(*resource.State) int) (layers [][]int, stuck []int) {
+	layers, stuck = gr.dependentsFirst(doomed, byURN, dependents)
+	return gr.latest(layers, doomed, byURN, floor), stuck
+}
+
+// latest re-cuts layers — antichains in which every node comes as soon as
+// what depends on it is gone — so that every node comes as late as what it
+// depends on allows: at its height, the length of the longest chain of
+// doomed dependencies below it, highest first. Walking layers backwards
+// meets every node after its dependencies; O(V+E).
+func (gr *deleteGroups) latest(layers [][]int, doomed []*resource.State, byURN map[resource.URN][]int, floor func(*resource.State) int) [][]int {
+	height := make([]int, len(doomed))
+	for i := range height {
+		height[i] = -1
+	}
+	top := 0
+	for i := len(layers) - 1; i >= 0; i-- {
+		for _, n := range layers[i] {
+			h := 0
+			raise := func(m int) {
+				if floor != nil {
+					h = max(h, floor(doomed[m]))
+				}
+				forEachDependency(doomed[m], func(dep resource.URN) {
+					for _, j := range byURN[dep] {
+						if b := gr.nodeOf(j); j != m && b != n && height[b] >= 0 {
+							h = max(h, height[b]+1)
+						}
+					}
+				})
+			}
+			raise(n)
+			for _, m := range gr.ridersOf(n) {
+				raise(m)
+			}
+			height[n], top = h, max(top, h)
+		}
+	}
+	out := make([][]int, top+1)
+	for n, h := range height {
+		if h >= 0 {
+			out[top-h] = append(out[top-h], n)
+		}
+	}
+	// A height with no doomed node (a floor skipped it) is no antichain.
+	return slices.DeleteFunc(out, func(l []int) bool { return len(l) == 0 })
+}
+
+// dependentsFirst cuts the graph of nodes into antichains, dependents
+// first, each node as soon as what depends on it is gone (Kahn's
 // algorithm, O(V+E)). stuck lists the nodes that never became ready: they
-// are on a cycle, or depend on one.
-func (gr *deleteGroups) order(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int) (layers [][]int, stuck []int) {
+// are on a cycle, or a node on a cycle depends on them.
+func (gr *deleteGroups) dependentsFirst(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int) (layers [][]int, stuck []int) {
 	// blockers[n] counts the dependencies on node n of other nodes: n can
 	// be deleted once they are gone.
 	blockers := make([]int, len(doomed))

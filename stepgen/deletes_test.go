@@ -16,8 +16,9 @@ import (
 
 // TestDeletesOrder: what the program no longer declares is deleted in
 // antichains of the reverse dependency graph: dependents before what they
-// depend on, independent resources together. Each chain needs the
-// dependents that must be gone first.
+// depend on, independent resources together, each as late as what it
+// depends on allows. Each chain needs the dependents that must be gone
+// first.
 func TestDeletesOrder(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -48,6 +49,20 @@ func TestDeletesOrder(t *testing.T) {
 			wantNeeds: map[string][]string{"b": {"d"}, "c": {"d"}, "a": {"b", "c"}},
 		},
 		{
+			// As the reference engine schedules them: each resource as
+			// late as what it depends on allows, so when a delete fails
+			// the same deletes have run before it.
+			name: "a resource that depends on nothing goes last, beside the deepest dependency",
+			old: []*resource.State{
+				recorded("a", nil),
+				recorded("b", nil, dependsOn(urn("a"))),
+				recorded("c", nil, dependsOn(urn("b"))),
+				recorded("d", nil),
+			},
+			wantOrder: [][]string{{"delete c"}, {"delete b"}, {"delete a", "delete d"}},
+			wantNeeds: map[string][]string{"b": {"c"}, "a": {"b"}},
+		},
+		{
 			name:      "independent resources together",
 			old:       []*resource.State{recorded("a", nil), recorded("b", nil), recorded("c", nil)},
 			wantOrder: [][]string{{"delete a", "delete b", "delete c"}},
@@ -65,7 +80,7 @@ func TestDeletesOrder(t *testing.T) {
 			},
 			// b goes with c: its delete follows c's in c's chain, and
 			// nothing else depends on either.
-			wantOrder: [][]string{{"delete a", "delete c", "delete b"}, {"delete g", "delete explicit"}},
+			wantOrder: [][]string{{"delete a", "delete c", "delete b"}, {"delete explicit", "delete g"}},
 			wantNeeds: map[string][]string{"g": {"a"}, "explicit": {"a", "b", "c"}},
 		},
 		{
@@ -88,7 +103,7 @@ func TestDeletesOrder(t *testing.T) {
 				recorded("ax", nil, knownAs(urn("a"))),
 				recorded("b", nil, dependsOn(urn("a"))),
 			},
-			wantOrder: [][]string{{"delete ax", "delete b"}, {"delete a"}},
+			wantOrder: [][]string{{"delete b"}, {"delete a", "delete ax"}},
 			wantNeeds: map[string][]string{"a": {"b"}},
 		},
 	}
@@ -286,7 +301,10 @@ func TestDeletesProtected(t *testing.T) {
 				recorded("user", nil, dependsOn(urn("p"))),
 				recorded("free", nil),
 			},
-			want: [][]string{{"delete user", "delete free"}}, refused: []string{"p"},
+			// Scheduled as in the reference engine, in the graph that
+			// holds p, mid and base too: user, (p,) (mid,) then free
+			// beside base.
+			want: [][]string{{"delete user"}, {"delete free"}}, refused: []string{"p"},
 		},
 		{
 			name: "its parent, its provider and its deleted-with target stay",
@@ -315,14 +333,17 @@ func TestDeletesProtected(t *testing.T) {
 			want: [][]string{{"delete table"}}, refused: []string{"db"},
 		},
 		{
-			name: "through the old record of a resource registered again",
+			// q, registered again, no longer depends on r: r goes, as
+			// in the reference engine (which deletes it in the antichain
+			// of p's refused delete).
+			name: "not through the old record of a resource registered again",
 			old: []*resource.State{
 				recorded("r", nil),
 				recorded("q", nil, dependsOn(urn("r"))),
 				recorded("p", nil, protect, dependsOn(urn("q"))),
 			},
 			register: []string{"q"},
-			refused:  []string{"p"},
+			want:     [][]string{{"delete r"}}, refused: []string{"p"},
 		},
 		{
 			name: "the old copy of a dependency replaced in this run stays",
@@ -435,7 +456,7 @@ func TestDeletesWhatIsNamed(t *testing.T) {
 	}{
 		{
 			name: "everything unregistered",
-			want: [][]string{{"delete-replaced c", "delete proj-dev", "delete a", "delete b"}, {"delete explicit"}},
+			want: [][]string{{"delete-replaced c", "delete a", "delete b"}, {"delete proj-dev", "delete explicit"}},
 		},
 		{
 			name: "targets",

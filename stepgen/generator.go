@@ -187,8 +187,11 @@ type Generator struct {
 	// copies replaced in this one.
 	condemned []*resource.State
 	leftovers int
-	// refused are the deletes Deletes refused (see Refused).
-	refused []*Step
+	// refused are the deletes Deletes refused (see Refused), and
+	// blockers what keeps each from being reported (see
+	// RefusalBlockers).
+	refused  []*Step
+	blockers map[*Step]refusalBlockers
 	// seen holds every URN registered in this run, and which old state it
 	// took over.
 	seen map[resource.URN]*resource.State

@@ -42,9 +42,12 @@ func (g *Generator) refuseDeletes(protected []*resource.State) []*Step {
 // others depends on (or of all of them, should they depend on each other
 // in a cycle, which a valid state does not hold).
 //
-// The walk follows the records of the last snapshot, as the reference
-// engine's does: a resource the program registered again leads on to what
-// its old record depended on. A reference names a live record when there is
+// The walk follows the records as this run leaves them: a resource the
+// program registered again leads nowhere, since its new record depends only
+// on what the program registered (the reference engine's walk follows the
+// last snapshot's records, but holds back only the deletes scheduled after
+// the protected resource's, and what a registered resource no longer
+// depends on comes before or beside it). A reference names a live record when there is
 // one, unless it comes from a copy marked for deletion, which refers to
 // copies marked for deletion first; the old copy of a resource replaced in
 // this run counts as marked, since a record written before the replacement
@@ -55,6 +58,15 @@ func (g *Generator) spareDependencies(doomed, protected []*resource.State) ([]*r
 		return doomed, nil
 	}
 	idx := g.recordIndex()
+	// rewritten marks the old records of the resources the program
+	// registered again whose new record is written: a new record depends
+	// only on what the program registered, none of it doomed.
+	rewritten := make(map[*resource.State]bool, len(g.seen))
+	for urn, old := range g.seen {
+		if old != nil && g.news[urn] != nil {
+			rewritten[old] = true
+		}
+	}
 	spared := make(map[*resource.State]bool)
 	// depended marks what a record reached depends on.
 	depended := make(map[*resource.State]bool)
@@ -66,6 +78,9 @@ func (g *Generator) spareDependencies(doomed, protected []*resource.State) ([]*r
 			continue
 		}
 		spared[s] = true
+		if rewritten[s] {
+			continue
+		}
 		forEachDependency(s, func(dep resource.URN) {
 			n := len(stack)
 			stack = idx.appendLookup(stack, s, dep)
@@ -133,4 +148,142 @@ func (r *oldRecords) appendLookup(out []*resource.State, from *resource.State, u
 		}
 	}
 	return out
+}
+
+// refusalBlockers are the doomed resources whose failed (or skipped) delete
+// keeps a refused delete from being reported, as the reference engine never
+// reaches it then.
+type refusalBlockers struct {
+	// before come earlier in the reference engine's schedule: further
+	// from the bottom of the dependency graph of every resource that
+	// goes, the protected ones and what they depend on included.
+	before []resource.URN
+	// dependents depend on the protected resource, directly or not.
+	dependents []resource.URN
+}
+
+// RefusalBlockers returns the resources whose failed or skipped delete means
+// refused, a step Refused returned, is not to be reported: the reference
+// engine schedules the delete of a protected resource like any other, in
+// the antichain its place in the dependency graph of everything that goes
+// sets, and reaches it only if no delete scheduled before it failed (with
+// continue-on-error: none of those that depend on it).
+func (g *Generator) RefusalBlockers(refused *Step, continueOnError bool) []resource.URN {
+	b := g.blockers[refused]
+	if continueOnError {
+		return b.dependents
+	}
+	return b.before
+}
+
+// deleteSchedule is the dependency graph of everything that would go but
+// for protection — the protected resources and what they depend on
+// included — as the reference engine schedules it: each resource at its
+// height, the length of the longest chain of such resources it depends on.
+type deleteSchedule struct {
+	all        []*resource.State
+	index      map[*resource.State]int
+	dependents [][]int // dependents[i] lists the states that depend on all[i]
+	height     []int
+}
+
+func newDeleteSchedule(all []*resource.State) *deleteSchedule {
+	byURN := make(map[resource.URN][]int, len(all))
+	index := make(map[*resource.State]int, len(all))
+	for i, s := range all {
+		byURN[s.URN] = append(byURN[s.URN], i)
+		index[s] = i
+	}
+	resolveAliases(byURN, all)
+	dependents := make([][]int, len(all))
+	for i, s := range all {
+		forEachDependency(s, func(dep resource.URN) {
+			for _, j := range byURN[dep] {
+				if j != i {
+					dependents[j] = append(dependents[j], i)
+				}
+			}
+		})
+	}
+	return &deleteSchedule{all: all, index: index, dependents: dependents, height: heights(all, dependents)}
+}
+
+// floor returns s's height in the schedule (0 for a state it does not
+// hold).
+func (d *deleteSchedule) floor(s *resource.State) int {
+	if i, ok := d.index[s]; ok {
+		return max(d.height[i], 0)
+	}
+	return 0
+}
+
+// blockers finds the blockers of each refused delete; doomed is what goes.
+func (d *deleteSchedule) blockers(doomed []*resource.State, refused []*Step) map[*Step]refusalBlockers {
+	if len(refused) == 0 {
+		return nil
+	}
+	going := make(map[*resource.State]bool, len(doomed))
+	for _, s := range doomed {
+		going[s] = true
+	}
+	out := make(map[*Step]refusalBlockers, len(refused))
+	for _, st := range refused {
+		p := d.index[st.Old]
+		var b refusalBlockers
+		for i, s := range d.all {
+			if going[s] && d.height[i] > d.height[p] {
+				b.before = append(b.before, s.URN)
+			}
+		}
+		seen := map[int]bool{p: true}
+		queue := []int{p}
+		for len(queue) > 0 {
+			n := queue[0]
+			queue = queue[1:]
+			for _, dep := range d.dependents[n] {
+				if !seen[dep] {
+					seen[dep] = true
+					queue = append(queue, dep)
+					if going[d.all[dep]] {
+						b.dependents = append(b.dependents, d.all[dep].URN)
+					}
+				}
+			}
+		}
+		out[st] = b
+	}
+	return out
+}
+
+// heights returns, for each of states, the length of the longest chain of
+// its dependencies among states (-1 for those on or above a cycle, which
+// a valid state does not hold); dependents[i] lists the states that depend
+// on states[i].
+func heights(states []*resource.State, dependents [][]int) []int {
+	pending := make([]int, len(states)) // dependencies not yet placed
+	for _, ds := range dependents {
+		for _, d := range ds {
+			pending[d]++
+		}
+	}
+	height := make([]int, len(states))
+	var ready []int
+	for i := range states {
+		height[i] = -1
+		if pending[i] == 0 {
+			height[i] = 0
+			ready = append(ready, i)
+		}
+	}
+	for len(ready) > 0 {
+		n := ready[0]
+		ready = ready[1:]
+		for _, d := range dependents[n] {
+			height[d] = max(height[d], height[n]+1)
+			if pending[d]--; pending[d] == 0 {
+				ready = append(ready, d)
+			}
+		}
+	}
+	return height
 }
