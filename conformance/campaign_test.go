@@ -3,6 +3,8 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"github.com/groundwork-iac/groundwork/conformance/gen"
+	"github.com/groundwork-iac/groundwork/conformance/spec"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,12 +34,19 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // TestCampaign runs a campaign of generated programs through both engines
 // and fails on any difference that is not a known one. See TESTING.md.
 func TestCampaign(t *testing.T) {
-	programs := envInt(t, "GROUNDWORK_CONFORMANCE_PROGRAMS", 0)
-	if programs == 0 {
-		t.Skip("set GROUNDWORK_CONFORMANCE_PROGRAMS to run a campaign (TESTING.md)")
+	programs := envInt(t, "GROUNDWORK_CONFORMANCE_PROGRAMS", 300)
+	if testing.Short() && os.Getenv("GROUNDWORK_CONFORMANCE_PROGRAMS") == "" {
+		programs = 30
 	}
 	seed := envInt(t, "GROUNDWORK_CONFORMANCE_SEED", 1)
 	c := Campaign{Seed: seed, Programs: int(programs), Workers: int(envInt(t, "GROUNDWORK_CONFORMANCE_WORKERS", 2))}
+	if s := os.Getenv("GROUNDWORK_CONFORMANCE_FEATURES"); s != "" {
+		f, err := gen.ParseFeatures(s)
+		if err != nil {
+			t.Fatalf("GROUNDWORK_CONFORMANCE_FEATURES: %v", err)
+		}
+		c.Features = &f
+	}
 	start := time.Now()
 	rep := c.Run(context.Background(), quiet{t})
 	t.Logf("seed %d, %s: %s", seed, time.Since(start).Round(time.Millisecond), rep)
@@ -47,8 +56,12 @@ func TestCampaign(t *testing.T) {
 	dir := os.Getenv("GROUNDWORK_CONFORMANCE_REDUCE")
 	reduced := map[string]bool{}
 	for _, f := range rep.Findings {
-		t.Errorf("seed %d (%s): %s\nreplay: GROUNDWORK_CONFORMANCE_SEED=%d GROUNDWORK_CONFORMANCE_PROGRAMS=1 go test -run TestCampaign\n%s",
-			f.Seed, f.Features, f.Differences[0], f.Seed, f.Program.Describe())
+		replay := fmt.Sprintf("GROUNDWORK_CONFORMANCE_SEED=%d GROUNDWORK_CONFORMANCE_PROGRAMS=1", f.Seed)
+		if c.Features != nil {
+			replay += " GROUNDWORK_CONFORMANCE_FEATURES=" + c.Features.String()
+		}
+		t.Errorf("seed %d (%s): %s\nreplay: %s go test -run TestCampaign\n%s",
+			f.Seed, f.Features, f.Differences[0], replay, f.Program.Describe())
 		if dir == "" || reduced[f.Signature()] {
 			continue
 		}
@@ -68,4 +81,32 @@ func differences(o *Outcome) string {
 		s += "  " + d.String() + "\n"
 	}
 	return s
+}
+
+// TestReplay runs the programs GROUNDWORK_CONFORMANCE_REPLAY names (a glob
+// of JSON files, such as those GROUNDWORK_CONFORMANCE_REDUCE writes) and
+// fails on any difference, printing both engines' traces.
+func TestReplay(t *testing.T) {
+	pattern := os.Getenv("GROUNDWORK_CONFORMANCE_REPLAY")
+	if pattern == "" {
+		t.Skip("set GROUNDWORK_CONFORMANCE_REPLAY to a glob of programs to replay (TESTING.md)")
+	}
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("GROUNDWORK_CONFORMANCE_REPLAY=%q matches no file (%v)", pattern, err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			p, err := spec.Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Check(context.Background(), quiet{t}, p)
+			if len(o.Differences) == 0 {
+				t.Logf("no unexplained difference; known: %v", o.KnownNames())
+				return
+			}
+			t.Errorf("%s%s\n%s%s", p.Describe(), differences(o), o.Reference.Describe(), o.Groundwork.Describe())
+		})
+	}
 }

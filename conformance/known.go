@@ -1,11 +1,14 @@
 package conformance
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/groundwork-iac/groundwork/conformance/compare"
 	"github.com/groundwork-iac/groundwork/conformance/drive"
 	"github.com/groundwork-iac/groundwork/conformance/spec"
+	"github.com/groundwork-iac/groundwork/resource"
 )
 
 // A knownDifference is a difference between the engines that the suite
@@ -54,31 +57,38 @@ var knownDifferences = []knownDifference{
 		},
 	},
 	{
-		// Pending (issue #19, item 6): after a failed update, the stack
-		// keeps its old outputs.
-		name: "pending: stack outputs after a failed update", goOn: true,
+		// COMPATIBILITY.md: "A record keeps the URN it was written
+		// under". Pulumi's engine rewrites, when it writes a snapshot,
+		// the URN of a record whose parent was renamed and of the old
+		// copy of a renamed resource; a record no registration takes over
+		// later reaches the provider's Delete under the new URN.
+		// groundwork keeps the URN the object was recorded under.
+		name: "record-keeps-its-urn", deliberate: true, goOn: true,
 		match: func(c *runContext, d compare.Difference) bool {
-			return d.Kind == compare.KindState && d.Field == "outputs" &&
-				strings.Contains(d.URN, "::pulumi:pulumi:Stack::") && c.ref.Err != "" && c.gw.Err != ""
+			switch d.Kind {
+			case compare.KindOps:
+				return c.onlyRenamedDeletes(d.URN)
+			case compare.KindFailed:
+				return c.failedUnderOtherURN(d)
+			}
+			return false
 		},
 	},
 	{
-		// Pending: a registration the step generator refuses (a
-		// protected resource's replacement) fails the operation with an
-		// error naming the resource, but shows no failed step.
-		name: "pending: a refused registration is not a failed step", goOn: true,
+		// COMPATIBILITY.md: "Every old copy a protected resource may
+		// still use is kept". Of the copies marked for deletion under
+		// the URN a protected resource that stays depends on, the
+		// reference engine keeps one and deletes the others; groundwork
+		// keeps them all.
+		name: "protected-dependency-copies-kept", deliberate: true, goOn: false,
 		match: func(c *runContext, d compare.Difference) bool {
-			return d.Kind == compare.KindFailed && d.Engine == "pulumi" && c.gw.Err != "" &&
-				strings.Contains(c.gw.Err, d.URN)
-		},
-	},
-	{
-		// Pending (issue #19, item 4): a protected resource left out of
-		// the program, or a destroy of a stack holding one, deletes what
-		// it safely can and then fails naming the protected resource.
-		name: "pending: a protected resource blocks every delete", goOn: false,
-		match: func(c *runContext, _ compare.Difference) bool {
-			return strings.Contains(c.gw.Err, "is protected and cannot be deleted")
+			switch d.Kind {
+			case compare.KindOps:
+				return c.onlyExtraDeletesOfKeptCopies(d.URN)
+			case compare.KindState:
+				return d.Field == "" && c.keptCopy(d.URN, d.ID)
+			}
+			return false
 		},
 	},
 }
@@ -131,4 +141,135 @@ func (c *runContext) onlyExtraDeletesOfPending(urn string) bool {
 		}
 	}
 	return extra && strings.Join(ref, "\n") == strings.Join(gw, "\n")
+}
+
+// onlyRenamedDeletes reports whether the operations on urn differ only in
+// the URN a delete passed: groundwork's delete of an object passed the URN
+// its record had before the run, where the reference engine's record, and
+// delete, carry the URN that normalizing groundwork's state through its
+// aliases gives that record.
+func (c *runContext) onlyRenamedDeletes(urn string) bool {
+	refURN := map[string]string{} // ID → the URN of the reference's record
+	for _, r := range c.ref.Before {
+		refURN[r.ID] = r.URN
+	}
+	normalized := map[string]string{} // ID → groundwork's record's URN, normalized
+	for _, r := range compare.NormalizeURNs(c.gw.Before) {
+		normalized[r.ID] = r.URN
+	}
+	renamed := false
+	var ref, gw []string
+	for _, e := range c.ref.Ledger {
+		if e.URN == urn {
+			ref = append(ref, e.String())
+		}
+	}
+	for _, e := range c.gw.Ledger {
+		if e.Op == spec.OpDelete && e.URN != refURN[e.ID] && normalized[e.ID] == refURN[e.ID] && refURN[e.ID] != "" {
+			e.URN, renamed = refURN[e.ID], true
+		}
+		if e.URN == urn {
+			gw = append(gw, e.String())
+		}
+	}
+	if !renamed {
+		return false
+	}
+	slices.Sort(ref)
+	slices.Sort(gw)
+	return slices.Equal(ref, gw)
+}
+
+// failedUnderOtherURN reports whether d, a resource that failed in one
+// engine only, is the same resource failing in the other under the URN
+// its record has there: the reference engine renamed the record (see
+// onlyRenamedDeletes).
+func (c *runContext) failedUnderOtherURN(d compare.Difference) bool {
+	gwToRef := map[string]string{} // groundwork's URN → the reference's, by ID
+	refURN := map[string]string{}
+	for _, r := range c.ref.Before {
+		refURN[r.ID] = r.URN
+	}
+	normalized := map[string]string{} // ID → groundwork's record's URN, normalized
+	for _, r := range compare.NormalizeURNs(c.gw.Before) {
+		normalized[r.ID] = r.URN
+	}
+	for _, r := range c.gw.Before {
+		if to := refURN[r.ID]; r.ID != "" && to != r.URN && normalized[r.ID] == to {
+			gwToRef[r.URN] = to
+		}
+	}
+	if d.Engine == "pulumi" {
+		for from, to := range gwToRef {
+			if to == d.URN && slices.Contains(c.gw.Failed, from) {
+				return true
+			}
+		}
+		return false
+	}
+	to, ok := gwToRef[d.URN]
+	return ok && slices.Contains(c.ref.Failed, to)
+}
+
+// keptCopy reports whether groundwork kept, and the reference engine
+// deleted, the copy id marked for deletion under urn, which a resource
+// that stays because of a protected one (itself, or one of its
+// dependencies) depends on.
+func (c *runContext) keptCopy(urn, id string) bool {
+	if !strings.Contains(c.gw.Err, "is protected and cannot be deleted") {
+		return false
+	}
+	kept := false
+	for _, r := range c.gw.State {
+		if r.URN == urn && r.ID == id && r.Delete {
+			kept = true
+		}
+	}
+	deleted := false
+	for _, e := range c.ref.Ledger {
+		if e.Op == spec.OpDelete && e.ID == id && !e.Failed {
+			deleted = true
+		}
+	}
+	if !kept || !deleted {
+		return false
+	}
+	// A record that stays though the program did not register it (a
+	// protected resource, or one a protected resource depends on: a live
+	// record, or a copy marked for deletion) and that depends on urn.
+	var registered map[string]resource.URN
+	if c.i < len(c.p.Versions) {
+		registered = c.p.URNs(c.i)
+	}
+	for _, r := range compare.NormalizeURNs(c.gw.State) {
+		stays := r.Delete || !slices.Contains(slices.Collect(maps.Values(registered)), resource.URN(r.URN))
+		if r.Custom && stays && slices.Contains(compare.Dependencies(&r), urn) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyExtraDeletesOfKeptCopies reports whether the reference's operations
+// on urn are groundwork's plus deletes of copies groundwork kept for a
+// protected dependent (see keptCopy).
+func (c *runContext) onlyExtraDeletesOfKeptCopies(urn string) bool {
+	var ref, gw []string
+	extra := false
+	for _, e := range c.ref.Ledger {
+		if e.URN != urn {
+			continue
+		}
+		if e.Op == spec.OpDelete && !e.Failed && c.keptCopy(urn, e.ID) {
+			extra = true
+			continue
+		}
+		ref = append(ref, e.String())
+	}
+	for _, e := range c.gw.Ledger {
+		if e.URN == urn {
+			gw = append(gw, e.String())
+		}
+	}
+	return extra && slices.Equal(ref, gw)
 }

@@ -47,6 +47,8 @@ type Difference struct {
 	// Field is the record's field that differs (state; "" when one
 	// engine has the record and the other not).
 	Field string
+	// ID is the record's ID (state).
+	ID string
 	// Engine is the engine that broke an invariant, or that alone failed
 	// a resource.
 	Engine string
@@ -191,7 +193,7 @@ func compareRun(a, b *drive.Run, ea, eb string) []Difference {
 			add(Difference{Kind: KindInvariant, Engine: ea, Detail: ea + ": " + v})
 		}
 	}
-	ds = append(ds, compareStates(a.State, b.State, ea, eb)...)
+	ds = append(ds, compareStates(NormalizeURNs(a.State), NormalizeURNs(b.State), ea, eb)...)
 	for i := range ds {
 		ds[i].Run = a.Name
 	}

@@ -86,23 +86,19 @@ func deleteOrder(run *drive.Run) []string {
 			deleted[e.ID] = i
 		}
 	}
-	byURN := map[string][]*drive.Record{}
-	for i := range run.Before {
-		r := &run.Before[i]
-		byURN[r.URN] = append(byURN[r.URN], r)
-	}
+	before := NormalizeURNs(run.Before) // references by old URNs, resolved
 	var out []string
-	for i := range run.Before {
-		d := &run.Before[i]
+	for i := range before {
+		d := &before[i]
 		dPos, ok := deleted[d.ID]
 		if !ok || !d.Custom {
 			continue
 		}
-		for _, dep := range dependencies(d) {
-			for _, x := range byURN[dep] {
-				if xPos, ok := deleted[x.ID]; ok && x.ID != d.ID && xPos < dPos {
-					out = append(out, fmt.Sprintf("deleted %s before %s, which depended on it", x.ID, d.ID))
-				}
+		dep := opRecord{d, before}
+		for j := range before {
+			x := &before[j]
+			if xPos, ok := deleted[x.ID]; ok && x.ID != d.ID && xPos < dPos && dep.dependsOn(opRecord{x, before}) {
+				out = append(out, fmt.Sprintf("deleted %s before %s, which depended on it", x.ID, d.ID))
 			}
 		}
 	}

@@ -82,21 +82,21 @@ func opList(ops []string) string {
 // compareOrder compares the relative order of operations on resources
 // that depend on each other: the record a delete removes (as the state
 // before the run holds it) or the record a create or update leaves (as the
-// state after holds it) depends on the other's URN, through a dependency, a
-// property dependency, a parent or a deleted-with target. Operations on
-// independent resources may run in any order.
+// state after holds it) depends on the other's, through a dependency, a
+// property dependency, a parent or a deleted-with target (see dependsOn).
+// Operations on independent resources may run in any order.
 func compareOrder(a, b *drive.Run, ea, eb string) []Difference {
 	posB := positions(b.Ledger)
 	keysA := keys(a.Ledger)
-	deps := make([][]string, len(a.Ledger))
+	recs := make([]opRecord, len(a.Ledger))
 	for i, e := range a.Ledger {
-		deps[i] = opDependencies(a, e)
+		recs[i] = recordOf(a, e)
 	}
 	var out []Difference
 	for i := range a.Ledger {
 		for j := i + 1; j < len(a.Ledger); j++ {
 			x, y := a.Ledger[i], a.Ledger[j]
-			if x.URN == y.URN || !slices.Contains(deps[i], y.URN) && !slices.Contains(deps[j], x.URN) {
+			if x.URN == y.URN || !recs[i].dependsOn(recs[j]) && !recs[j].dependsOn(recs[i]) {
 				continue
 			}
 			pi, ok1 := posB[keysA[i]]
@@ -110,8 +110,17 @@ func compareOrder(a, b *drive.Run, ea, eb string) []Difference {
 	return out
 }
 
-// opDependencies returns what the record an operation acts on depends on.
-func opDependencies(run *drive.Run, e world.Entry) []string {
+// opRecord is the record an operation acts on, and the state it is in.
+type opRecord struct {
+	rec   *drive.Record
+	state []drive.Record
+}
+
+// recordOf finds the record operation e acts on: for a delete, the one
+// the state before the run holds with its ID; for a create or update, the
+// one the state after holds with its ID (for a failed create, without one,
+// the live record of its URN).
+func recordOf(run *drive.Run, e world.Entry) opRecord {
 	st := run.State
 	if e.Op == spec.OpDelete {
 		st = run.Before
@@ -119,10 +128,30 @@ func opDependencies(run *drive.Run, e world.Entry) []string {
 	for i := range st {
 		r := &st[i]
 		if r.ID == e.ID && e.ID != "" || e.ID == "" && r.URN == e.URN && !r.Delete {
-			return dependencies(r)
+			return opRecord{r, st}
 		}
 	}
-	return nil
+	return opRecord{nil, st}
+}
+
+// dependsOn reports whether d's record depends on t's: it names t's URN
+// as a dependency, and — when t is an old copy marked for deletion — d is
+// an old copy too, or t's URN has no live record (a live record's
+// dependencies are on the live records of the URNs they name).
+func (d opRecord) dependsOn(t opRecord) bool {
+	if d.rec == nil || t.rec == nil || !slices.Contains(Dependencies(d.rec), t.rec.URN) {
+		return false
+	}
+	return !t.rec.Delete || d.rec.Delete || !hasLive(t.state, t.rec.URN)
+}
+
+func hasLive(st []drive.Record, urn string) bool {
+	for i := range st {
+		if st[i].URN == urn && !st[i].Delete {
+			return true
+		}
+	}
+	return false
 }
 
 func entryString(e world.Entry) string {
@@ -150,9 +179,9 @@ func positions(ledger []world.Entry) map[string]int {
 	return out
 }
 
-// dependencies are the URNs r depends on: dependencies, property
+// Dependencies returns the URNs r depends on: dependencies, property
 // dependencies, its parent and the resource it is deleted with.
-func dependencies(r *drive.Record) []string {
+func Dependencies(r *drive.Record) []string {
 	out := slices.Clone(r.Dependencies)
 	for _, urns := range r.PropertyDependencies {
 		out = append(out, urns...)

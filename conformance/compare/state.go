@@ -23,19 +23,14 @@ func compareStates(a, b []drive.Record, ea, eb string) []Difference {
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		ra, rb := ma[k], mb[k]
 		if len(ra) != len(rb) {
-			urn := ""
-			if len(ra) > 0 {
-				urn = ra[0].URN
-			} else {
-				urn = rb[0].URN
-			}
-			out = append(out, Difference{Kind: KindState, URN: urn,
+			r := append(append([]drive.Record(nil), ra...), rb...)[0]
+			out = append(out, Difference{Kind: KindState, URN: r.URN, ID: r.ID,
 				Detail: fmt.Sprintf("%s: %s records it %d times, %s %d times", k, ea, len(ra), eb, len(rb))})
 			continue
 		}
 		for i := range ra {
 			for _, f := range fieldDiffs(&ra[i], &rb[i]) {
-				out = append(out, Difference{Kind: KindState, URN: ra[i].URN, Field: f.name,
+				out = append(out, Difference{Kind: KindState, URN: ra[i].URN, ID: ra[i].ID, Field: f.name,
 					Detail: fmt.Sprintf("%s: %s %s / %s (%s / %s)", k, f.name, f.a, f.b, ea, eb)})
 			}
 		}

@@ -171,6 +171,9 @@ func groundworkRecords(snap *state.Snapshot) []Record {
 			}
 		}
 		r.PropertyDependencies = sortedDeps(pd)
+		for _, a := range s.Aliases {
+			r.Aliases = append(r.Aliases, string(a))
+		}
 		if isProviderType(r.Type) {
 			r.ID = ""
 		}

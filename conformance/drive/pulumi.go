@@ -130,6 +130,9 @@ func pulumiRecords(snap *deploy.Snapshot) []Record {
 			}
 		}
 		r.PropertyDependencies = sortedDeps(pd)
+		for _, a := range s.Aliases {
+			r.Aliases = append(r.Aliases, string(a))
+		}
 		if isProviderType(r.Type) {
 			r.ID = ""
 		}

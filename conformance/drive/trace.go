@@ -75,6 +75,11 @@ type Record struct {
 	Provider             string              `json:"provider,omitempty"`
 	DeletedWith          string              `json:"deletedWith,omitempty"`
 	InitErrors           int                 `json:"initErrors,omitempty"`
+	// Aliases are the URNs the resource was known by, as the engine
+	// recorded them (Pulumi drops them once it has rewritten every
+	// reference; groundwork keeps them and resolves references through
+	// them). They are not compared: compare uses them to normalize.
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 // Key identifies a record within a state: URN, whether it is marked for
@@ -163,4 +168,29 @@ func shortURN(urn string) string {
 // isProviderType reports whether typ is a provider resource's type.
 func isProviderType(typ string) bool {
 	return strings.HasPrefix(typ, "pulumi:providers:")
+}
+
+// Describe renders t run by run: the outcome, the physical operations and
+// the records left, for reports.
+func (t *Trace) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "== %s\n", t.Engine)
+	for _, r := range t.Runs {
+		fmt.Fprintf(&b, "%s: ", r.Name)
+		switch {
+		case r.Invalid != "":
+			fmt.Fprintf(&b, "invalid state: %s\n", r.Invalid)
+		case r.Err != "":
+			fmt.Fprintf(&b, "failed: %s\n", r.Err)
+		default:
+			b.WriteString("succeeded\n")
+		}
+		for _, e := range r.Ledger {
+			fmt.Fprintf(&b, "    %s\n", e)
+		}
+		for _, s := range r.State {
+			fmt.Fprintf(&b, "    | %s\n", s.String())
+		}
+	}
+	return b.String()
 }

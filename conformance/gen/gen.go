@@ -56,6 +56,32 @@ func (f Features) Names() []string {
 	return out
 }
 
+// ParseFeatures parses a feature set: "all", "basic" (none), or names as
+// Names gives them joined by "+" or ",".
+func ParseFeatures(s string) (Features, error) {
+	switch s {
+	case "all":
+		return All(), nil
+	case "basic":
+		return Features{}, nil
+	}
+	var f Features
+	fields := map[string]*bool{
+		"dependsOn": &f.DependsOn, "propertyDeps": &f.PropertyDeps, "deleteBeforeReplace": &f.DeleteBeforeReplace,
+		"replaceOnChanges": &f.ReplaceOnChanges, "removals": &f.Removals, "protect": &f.Protect,
+		"retainOnDelete": &f.RetainOnDelete, "renames": &f.Renames, "components": &f.Components,
+		"failures": &f.Failures, "destroy": &f.Destroy, "exports": &f.Exports,
+	}
+	for _, name := range strings.FieldsFunc(s, func(r rune) bool { return r == '+' || r == ',' }) {
+		p := fields[name]
+		if p == nil {
+			return Features{}, fmt.Errorf("unknown feature %q (want all, or some of %s)", name, All())
+		}
+		*p = true
+	}
+	return f, nil
+}
+
 // String is the enabled features, joined by "+".
 func (f Features) String() string {
 	if n := f.Names(); len(n) > 0 {

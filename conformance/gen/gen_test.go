@@ -99,3 +99,16 @@ func TestNoFeatures(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFeatures(t *testing.T) {
+	for _, f := range []Features{{}, All(), Random(7), {Protect: true, Renames: true}} {
+		s := f.String()
+		got, err := ParseFeatures(s)
+		if err != nil || got != f {
+			t.Errorf("ParseFeatures(%q) = %v, %v; want %v", s, got, err, f)
+		}
+	}
+	if _, err := ParseFeatures("protect+teleport"); err == nil {
+		t.Error("an unknown feature was accepted")
+	}
+}

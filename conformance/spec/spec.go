@@ -107,9 +107,11 @@ type Alias struct {
 	Parent *string `json:"parent,omitempty"`
 }
 
-// Failure is an injected provider failure: the first call of Op ("create",
-// "update" or "delete") on a resource whose URN's name is Name fails in
-// the operation it belongs to, without changing the world.
+// Failure is an injected provider failure: every call of Op ("create",
+// "update" or "delete") on a resource named Name fails in the operation it
+// belongs to, without changing the world. An object's name is that of the
+// URN it was created (or last updated) under; a create's, that of the URN
+// passed.
 type Failure struct {
 	Op   string `json:"op"`
 	Name string `json:"name"`

@@ -47,7 +47,6 @@ type World struct {
 	made     map[string]int
 	run      int
 	armed    []spec.Failure
-	fired    []bool
 	inFlight int
 }
 
@@ -94,14 +93,16 @@ func New() *World {
 	return &World{objects: map[string]*Object{}, made: map[string]int{}}
 }
 
-// Begin starts operation run: the failures given are armed, each to fire
-// on its first matching call.
+// Begin starts operation run: the failures given are armed, each to fail
+// every matching call of the run (two copies of one resource, a live
+// record and an old one marked for deletion, are deleted side by side:
+// failing only the first call would fail whichever the schedule put
+// first).
 func (w *World) Begin(run int, failures []spec.Failure) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.run = run
 	w.armed = slices.Clone(failures)
-	w.fired = make([]bool, len(failures))
 }
 
 // Diff reports which input keys changed between olds and news, and which
@@ -213,22 +214,29 @@ func (w *World) Live() map[string]Object {
 	return out
 }
 
-// enter counts a call in flight, or fires the armed failure it matches:
+// enter counts a call in flight, or fails it if it matches an armed failure:
 // the failure is recorded and returned (a delete's after FailureDelay and
 // once no other call is in flight).
 func (w *World) enter(op, urn, id string) error {
 	w.mu.Lock()
-	for i, f := range w.armed {
-		if w.fired[i] || f.Op != op || f.Name != urnName(urn) {
+	// An object is named by the URN it was created (or last updated)
+	// under, not by the one the engine passes: engines may pass a record's
+	// later name (COMPATIBILITY.md, "A record keeps the URN it was written
+	// under"), and a failure must hit the same object in both.
+	name := urnName(urn)
+	if obj := w.objects[id]; obj != nil {
+		name = urnName(obj.URN)
+	}
+	for _, f := range w.armed {
+		if f.Op != op || f.Name != name {
 			continue
 		}
-		w.fired[i] = true
 		w.ledger = append(w.ledger, Entry{Run: w.run, Op: op, URN: urn, ID: id, Failed: true})
 		w.mu.Unlock()
 		if op == spec.OpDelete {
 			w.settle()
 		}
-		return fmt.Errorf("injected failure: %s of %s", op, urnName(urn))
+		return fmt.Errorf("injected failure: %s of %s", op, name)
 	}
 	w.inFlight++
 	w.mu.Unlock()
