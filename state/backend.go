@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -146,10 +145,7 @@ func (s *backendStorage) read(stack, name string) ([]byte, error) {
 	var err error
 	switch name {
 	case fileSnapshot:
-		// A loaded snapshot's strings share these bytes (decodeSnapshot):
-		// keep a copy that no Backend can change afterwards.
 		data, err = s.b.ReadSnapshot(bg(), stack)
-		data = bytes.Clone(data)
 	case fileJournal:
 		data, err = s.b.ReadJournal(bg(), stack)
 	case fileLock:

@@ -1,9 +1,9 @@
 package state
 
 import (
-	"bytes"
 	"context"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -23,7 +23,7 @@ import (
 const parallelChunk = 512 << 10
 
 // recordSeparator is what writers put between two resource records.
-var recordSeparator = []byte(",\n{")
+const recordSeparator = ",\n{"
 
 // chunkResult is what one chunk's decoder read.
 type chunkResult struct {
@@ -54,13 +54,13 @@ func (d *decoder) statesParallel(ctx context.Context) ([]*resource.State, bool) 
 			end = cuts[k+1]
 		}
 		wg.Go(func() {
-			c := &decoder{data: d.data, pos: cuts[k] + 1, mgr: d.mgr, alias: true, scope: &decodeScope{}}
+			c := &decoder{data: d.data, pos: cuts[k] + 1, mgr: d.mgr, share: true, scope: &decodeScope{}}
 			results[k+1] = c.chunk(ctx, end)
 		})
 	}
 	d.pos = start + 1
 	if d.peek() != ']' {
-		c := &decoder{data: d.data, pos: d.pos, mgr: d.mgr, alias: true, scope: d.scope}
+		c := &decoder{data: d.data, pos: d.pos, mgr: d.mgr, share: true, scope: d.scope}
 		results[0] = c.chunk(ctx, cuts[0])
 	}
 	wg.Wait()
@@ -92,7 +92,7 @@ func (d *decoder) cuts(start, n int) []int {
 		if at >= len(d.data) {
 			break
 		}
-		i := bytes.Index(d.data[at:], recordSeparator)
+		i := strings.Index(d.data[at:], recordSeparator)
 		if i < 0 {
 			break
 		}

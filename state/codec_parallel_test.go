@@ -34,7 +34,7 @@ func bigSnapshot(t *testing.T) ([]byte, secrets.Manager) {
 // readResources reads the resources array of data, in chunks or serially.
 func readResources(t *testing.T, data []byte, mgr secrets.Manager, parallel bool) ([]*resource.State, bool, error) {
 	t.Helper()
-	d := newAliasingDecoder(data, mgr)
+	d := newSharingDecoder(string(data), mgr)
 	i := bytes.Index(data, []byte(`"resources":`))
 	if i < 0 {
 		t.Fatal("no resources")

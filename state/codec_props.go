@@ -68,7 +68,7 @@ func (d *decoder) object(ctx context.Context, depth int) (resource.PropertyValue
 	d.pos++ // '{'
 	if d.peek() == '"' && d.pos+1 < len(d.data) && d.data[d.pos+1] == '$' {
 		// Perhaps a tag: exactly one member, with a "$" key.
-		key, err := d.stringBytes()
+		key, err := d.rawString()
 		if err != nil {
 			return resource.PropertyValue{}, err
 		}
@@ -96,7 +96,7 @@ func (d *decoder) object(ctx context.Context, depth int) (resource.PropertyValue
 // members reads a plain object, never interpreting its keys as tags.
 func (d *decoder) members(ctx context.Context, depth int) (resource.PropertyMap, error) {
 	m := resource.PropertyMap{}
-	err := d.eachMember(func(key []byte) error {
+	err := d.eachMember(func(key string) error {
 		k := resource.PropertyKey(d.intern(key))
 		v, err := d.value(ctx, depth+1)
 		m[k] = v
@@ -166,8 +166,8 @@ func (d *decoder) tagged(ctx context.Context, tag string, depth int) (resource.P
 
 func (d *decoder) asset() (*resource.Asset, error) {
 	a := &resource.Asset{}
-	err := d.eachMember(func(key []byte) (err error) {
-		switch string(key) {
+	err := d.eachMember(func(key string) (err error) {
+		switch key {
 		case "hash":
 			a.Hash, err = d.str()
 		case "text":
@@ -189,8 +189,8 @@ func (d *decoder) archive(depth int) (*resource.Archive, error) {
 		return nil, d.fail("archives nest deeper than %d", maxValueDepth)
 	}
 	a := &resource.Archive{}
-	err := d.eachMember(func(key []byte) (err error) {
-		switch string(key) {
+	err := d.eachMember(func(key string) (err error) {
+		switch key {
 		case "hash":
 			a.Hash, err = d.str()
 		case "path":
@@ -202,7 +202,7 @@ func (d *decoder) archive(depth int) (*resource.Archive, error) {
 				return nil
 			}
 			a.Assets = map[string]resource.AssetOrArchive{}
-			err = d.eachMember(func(name []byte) error {
+			err = d.eachMember(func(name string) error {
 				n := string(name)
 				m, err := d.archiveMember(depth)
 				a.Assets[n] = m
@@ -219,8 +219,8 @@ func (d *decoder) archive(depth int) (*resource.Archive, error) {
 // archiveMember reads {"asset": ...} or {"archive": ...}: one, not both.
 func (d *decoder) archiveMember(depth int) (resource.AssetOrArchive, error) {
 	var m resource.AssetOrArchive
-	err := d.eachMember(func(key []byte) (err error) {
-		switch string(key) {
+	err := d.eachMember(func(key string) (err error) {
+		switch key {
 		case "asset":
 			m.Asset, err = d.asset()
 		case "archive":
@@ -238,9 +238,9 @@ func (d *decoder) archiveMember(depth int) (resource.AssetOrArchive, error) {
 
 func (d *decoder) ref() (resource.PropertyValue, error) {
 	var r resource.ResourceReference
-	err := d.eachMember(func(key []byte) (err error) {
+	err := d.eachMember(func(key string) (err error) {
 		var s string
-		switch string(key) {
+		switch key {
 		case "urn":
 			s, err = d.name()
 			r.URN = resource.URN(s)
@@ -265,19 +265,19 @@ func (d *decoder) ref() (resource.PropertyValue, error) {
 
 func (d *decoder) output(ctx context.Context, depth int) (resource.PropertyValue, error) {
 	var o resource.Output
-	var value, ciphertext []byte
-	err := d.eachMember(func(key []byte) (err error) {
-		switch string(key) {
+	var value, ciphertext string
+	hasValue := false
+	err := d.eachMember(func(key string) (err error) {
+		switch key {
 		case "known":
 			o.Known, err = d.flag()
 		case "secret":
 			o.Secret, err = d.flag()
 		case "value":
 			value, err = d.raw(depth + 1)
+			hasValue = true
 		case "ciphertext":
-			var s string
-			s, err = d.str()
-			ciphertext = []byte(s)
+			ciphertext, err = d.str()
 		case "dependencies":
 			var deps []string
 			deps, err = d.strs(true)
@@ -295,8 +295,8 @@ func (d *decoder) output(ctx context.Context, depth int) (resource.PropertyValue
 	d.scope.unknowns = d.scope.unknowns || !o.Known
 	switch {
 	case o.Known && o.Secret:
-		o.Element, err = d.unseal(ctx, string(ciphertext), depth)
-	case o.Known && value != nil:
+		o.Element, err = d.unseal(ctx, ciphertext, depth)
+	case o.Known && hasValue:
 		sub := d.sub(value)
 		if o.Element, err = sub.value(ctx, depth+1); err == nil {
 			err = sub.end()
@@ -316,8 +316,8 @@ func (d *decoder) unseal(ctx context.Context, ct string, depth int) (resource.Pr
 		return resource.PropertyValue{}, fmt.Errorf("decrypting a secret value: %w", err)
 	}
 	defer clear(pt)
-	sub := d.sub(pt)
-	sub.alias = false // pt is wiped on return: its strings are copied
+	sub := d.sub(string(pt))
+	sub.share = false // the plaintext is not kept: its strings are copied
 	v, err := sub.value(ctx, depth+1)
 	if err == nil {
 		err = sub.end()

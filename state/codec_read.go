@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,20 +21,23 @@ import (
 // snapshot's strings share data's bytes: the caller must never change them
 // afterwards.
 func decodeSnapshot(ctx context.Context, data []byte, open openManager, auth *snapshotAuth) (*Snapshot, error) {
-	s, _, err := decodeSnapshotValues(ctx, data, open, auth)
+	s, _, err := decodeSnapshotValues(ctx, data, string(data), open, auth)
 	return s, err
 }
 
 // decodeSnapshotValues is decodeSnapshot; unknowns reports whether a
 // property value it read is or holds an unknown (which the integrity check
 // rejects; when it is false the check need not search for them).
-func decodeSnapshotValues(ctx context.Context, data []byte, open openManager, auth *snapshotAuth) (_ *Snapshot, unknowns bool, err error) {
+//
+// text is data as a string: the snapshot's strings share it, so it is
+// what the snapshot keeps alive.
+func decodeSnapshotValues(ctx context.Context, data []byte, text string, open openManager, auth *snapshotAuth) (_ *Snapshot, unknowns bool, err error) {
 	version, err := checkVersion(data, "snapshot", "version", FormatVersion)
 	if err != nil {
 		return nil, false, err
 	}
 	s := &Snapshot{Manifest: Manifest{Version: version}}
-	d := newAliasingDecoder(data, nil)
+	d := newSharingDecoder(text, nil)
 	// A store without secrets decides on the file's checksum whatever its
 	// secrets section says (secretsBlind): it checks it now, so that
 	// values met before that section are read after the check too.
@@ -71,12 +73,12 @@ func decodeSnapshotValues(ctx context.Context, data []byte, open openManager, au
 	// there is one), and its checksum is checked already: then a first
 	// attempt without a manager succeeds, and is what the two steps would
 	// give. Any error sends it back to the two steps, which report it.
-	var resources, pending []byte
-	err = d.eachMember(func(key []byte) (err error) {
-		switch string(key) {
+	var resources, pending string
+	err = d.eachMember(func(key string) (err error) {
+		switch key {
 		case "manifest":
-			err = d.eachMember(func(key []byte) (err error) {
-				switch string(key) {
+			err = d.eachMember(func(key string) (err error) {
+				switch key {
 				case "time":
 					s.Manifest.Time, err = d.time()
 				case "libraryVersion":
@@ -115,10 +117,10 @@ func decodeSnapshotValues(ctx context.Context, data []byte, open openManager, au
 	if err == nil {
 		err = openSecrets()
 	}
-	if err == nil && resources != nil {
+	if err == nil && resources != "" {
 		s.Resources, err = d.sub(resources).states(ctx)
 	}
-	if err == nil && pending != nil {
+	if err == nil && pending != "" {
 		s.PendingOperations, err = d.sub(pending).operations(ctx)
 	}
 	if err != nil {
@@ -149,16 +151,16 @@ func (d *decoder) secretsState() (*SecretsState, error) {
 		return nil, nil
 	}
 	sec := &SecretsState{}
-	err := d.eachMember(func(key []byte) (err error) {
-		switch string(key) {
+	err := d.eachMember(func(key string) (err error) {
+		switch key {
 		case "type":
 			sec.Type, err = d.str()
 		case "state":
-			var raw []byte
-			if raw, err = d.raw(0); err == nil && !json.Valid(raw) {
+			var raw string
+			if raw, err = d.raw(0); err == nil && !json.Valid([]byte(raw)) {
 				err = errors.New("the snapshot's secrets state is not valid JSON")
 			}
-			sec.State = append([]byte(nil), raw...)
+			sec.State = []byte(raw)
 		default:
 			err = d.skip(0)
 		}
@@ -172,7 +174,7 @@ func (d *decoder) secretsState() (*SecretsState, error) {
 
 // states reads an array of resource records.
 func (d *decoder) states(ctx context.Context) ([]*resource.State, error) {
-	if d.alias && len(d.data)-d.pos >= 2*parallelChunk {
+	if d.share && len(d.data)-d.pos >= 2*parallelChunk {
 		if out, ok := d.statesParallel(ctx); ok {
 			return out, nil
 		}
@@ -200,8 +202,8 @@ func (d *decoder) operations(ctx context.Context) ([]resource.Operation, error) 
 	var out []resource.Operation
 	err := d.eachElement(func() error {
 		var op resource.Operation
-		err := d.eachMember(func(key []byte) (err error) {
-			switch string(key) {
+		err := d.eachMember(func(key string) (err error) {
+			switch key {
 			case "kind":
 				var k string
 				k, err = d.name()
@@ -231,7 +233,7 @@ func (d *decoder) state(ctx context.Context) (*resource.State, error) {
 		return nil, d.fail("want a resource record")
 	}
 	s := &resource.State{}
-	err := d.eachMember(func(key []byte) error {
+	err := d.eachMember(func(key string) error {
 		return d.stateField(ctx, s, key)
 	})
 	if err != nil {
@@ -259,7 +261,7 @@ func (d *decoder) sameAsInputs(s *resource.State) bool {
 	d.space()
 	rest := d.data[d.pos:]
 	n := len(d.inputs)
-	if len(rest) <= n || !bytes.Equal(rest[:n], d.inputs) {
+	if len(rest) <= n || rest[:n] != d.inputs {
 		return false
 	}
 	switch rest[n] {
@@ -270,9 +272,9 @@ func (d *decoder) sameAsInputs(s *resource.State) bool {
 	return false
 }
 
-func (d *decoder) stateField(ctx context.Context, s *resource.State, key []byte) (err error) {
+func (d *decoder) stateField(ctx context.Context, s *resource.State, key string) (err error) {
 	var str string
-	switch string(key) {
+	switch key {
 	case "urn":
 		str, err = d.name()
 		s.URN = resource.URN(str)
@@ -310,7 +312,7 @@ func (d *decoder) stateField(ctx context.Context, s *resource.State, key []byte)
 		s.Aliases, err = d.urns()
 	case "propertyDependencies":
 		s.PropertyDependencies = map[resource.PropertyKey][]resource.URN{}
-		err = d.eachMember(func(k []byte) error {
+		err = d.eachMember(func(k string) error {
 			name := resource.PropertyKey(d.intern(k))
 			us, err := d.urns()
 			s.PropertyDependencies[name] = us
@@ -341,7 +343,7 @@ func (d *decoder) stateField(ctx context.Context, s *resource.State, key []byte)
 		}
 	case "hooks":
 		s.Hooks = resource.Hooks{}
-		err = d.eachMember(func(k []byte) error {
+		err = d.eachMember(func(k string) error {
 			names, err := d.strs(true)
 			if len(names) > 0 {
 				s.Hooks[resource.HookKind(d.intern(k))] = names
@@ -349,9 +351,9 @@ func (d *decoder) stateField(ctx context.Context, s *resource.State, key []byte)
 			return err
 		})
 	case "customTimeouts":
-		err = d.eachMember(func(k []byte) error {
+		err = d.eachMember(func(k string) error {
 			var target *time.Duration
-			switch string(k) {
+			switch k {
 			case "create":
 				target = &s.CustomTimeouts.Create
 			case "update":
@@ -402,12 +404,12 @@ func newEntryDecoder(mgr secrets.Manager) *entryDecoder {
 // resource of a begin entry is read only as far as its identity (URN, ID,
 // Delete, type): a replay needs the rest only for steps that never ended,
 // and reads those again at the end (see replay).
-func (ed *entryDecoder) decode(ctx context.Context, payload []byte, seq uint64, lazy bool) (Entry, error) {
+func (ed *entryDecoder) decode(ctx context.Context, payload string, seq uint64, lazy bool) (Entry, error) {
 	d := &decoder{data: payload, mgr: ed.mgr, scope: ed.scope}
 	e := Entry{Seq: seq}
-	var old, new []byte
-	err := d.eachMember(func(key []byte) (err error) {
-		switch string(key) {
+	var old, new string
+	err := d.eachMember(func(key string) (err error) {
+		switch key {
 		case "kind":
 			var k string
 			if k, err = d.str(); err == nil {
@@ -440,8 +442,8 @@ func (ed *entryDecoder) decode(ctx context.Context, payload []byte, seq uint64, 
 	if err == nil {
 		err = d.end()
 	}
-	read := func(raw []byte) (*resource.State, error) {
-		if raw == nil {
+	read := func(raw string) (*resource.State, error) {
+		if raw == "" {
 			return nil, nil
 		}
 		sub := d.sub(raw)
@@ -484,9 +486,9 @@ func (d *decoder) identities() ([]*resource.State, error) {
 // skips the rest.
 func (d *decoder) identity() (*resource.State, error) {
 	s := &resource.State{}
-	err := d.eachMember(func(key []byte) (err error) {
+	err := d.eachMember(func(key string) (err error) {
 		var str string
-		switch string(key) {
+		switch key {
 		case "urn":
 			str, err = d.name()
 			s.URN = resource.URN(str)

@@ -19,7 +19,7 @@ import (
 )
 
 func decodeMap(ctx context.Context, data []byte, mgr secrets.Manager) (resource.PropertyMap, error) {
-	d := newDecoder(data, mgr)
+	d := newDecoder(string(data), mgr)
 	m, err := d.propertyMap(ctx)
 	if err == nil {
 		err = d.end()

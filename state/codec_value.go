@@ -2,13 +2,11 @@ package state
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state/secrets"
@@ -50,9 +48,7 @@ type valueEncoder struct {
 }
 
 // appendMap writes m as an object, wrapped in a "$object" tag when its
-// shape would read as a tag. It is on the journal's encoder path, which
-// runs on small goroutine stacks: whatever needs large locals (map
-// iterators, rare value kinds) lives in functions of its own.
+// shape would read as a tag.
 func (e *valueEncoder) appendMap(ctx context.Context, b []byte, m resource.PropertyMap) ([]byte, error) {
 	wrap := len(m) == 1 && tagShaped(m)
 	if wrap {
@@ -71,8 +67,6 @@ func (e *valueEncoder) appendMap(ctx context.Context, b []byte, m resource.Prope
 }
 
 // tagShaped reports whether the one key of m begins with "$".
-//
-//go:noinline
 func tagShaped(m resource.PropertyMap) bool {
 	for k := range m {
 		return len(k) > 0 && k[0] == '$'
@@ -127,8 +121,8 @@ func (e *valueEncoder) appendMembersUnsorted(ctx context.Context, b []byte, m re
 	return append(b, '}'), err
 }
 
-// appendValue writes one value. Plain kinds are written here; the others by
-// appendTagged, out of line.
+// appendValue writes one value: plain kinds as plain JSON, the others as
+// tags (appendTagged).
 func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.PropertyValue) ([]byte, error) {
 	switch v.Kind() {
 	case resource.KindNull:
@@ -160,8 +154,6 @@ func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.Pro
 }
 
 // appendTagged writes a value of a kind that is encoded as a tag.
-//
-//go:noinline
 func (e *valueEncoder) appendTagged(ctx context.Context, b []byte, v resource.PropertyValue) ([]byte, error) {
 	var err error
 	switch v.Kind() {
@@ -313,19 +305,13 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// plainPrefix returns the length of the longest prefix of s that a JSON
+// plainPrefix returns the length of the longest prefix of p that a JSON
 // string holds as it is and that is ASCII: no quote, backslash, control
-// character or byte from 0x80 up.
-func plainPrefix(s string) int {
-	return plainPrefixBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
-}
-
-// plainPrefixBytes is plainPrefix for bytes. It looks at eight bytes at a
-// time.
-func plainPrefixBytes(p []byte) int {
+// character or byte from 0x80 up. It looks at eight bytes at a time.
+func plainPrefix[T string | []byte](p T) int {
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
-		if special8(binary.LittleEndian.Uint64(p[i:])) {
+		if special8(load64(p[i : i+8])) {
 			break
 		}
 	}
@@ -335,6 +321,13 @@ func plainPrefixBytes(p []byte) int {
 		}
 	}
 	return i
+}
+
+// load64 reads eight bytes as a little-endian number.
+func load64[T string | []byte](p T) uint64 {
+	_ = p[7]
+	return uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
+		uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
 }
 
 const (

@@ -69,14 +69,13 @@ type core struct {
 
 // loadedSnapshot is a snapshot Load returned as the stack's snapshot file
 // holds it (no journal replayed): what the caller got, and the file's
-// bytes (which the snapshot's strings share, so keeping them costs
-// nothing).
+// text (which the snapshot's strings share, so keeping it costs nothing).
 type loadedSnapshot struct {
 	snap      *Snapshot
 	resources []*resource.State
 	secrets   *SecretsState
 	pending   []resource.Operation
-	data      []byte
+	data      string
 	alg       string // algorithm of the file's "mac" member; "" for none
 	// lock is the record of the lock this store held on the stack when
 	// Load read the file (nil for none): while the store still holds that
@@ -168,9 +167,9 @@ func (c *core) recordedSecrets(stack string) (*SecretsState, error) {
 	}
 	// A malformed file is reported by Load; here it only has no secrets.
 	var rec *SecretsState
-	d := newDecoder(data, nil)
-	_ = d.eachMember(func(key []byte) (err error) {
-		if string(key) == "secrets" {
+	d := newDecoder(string(data), nil)
+	_ = d.eachMember(func(key string) (err error) {
+		if key == "secrets" {
 			rec, err = d.secretsState()
 			return err
 		}
@@ -216,7 +215,9 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 		return &Snapshot{Manifest: Manifest{Version: FormatVersion}}, nil
 	}
 	auth := &snapshotAuth{stack: stack, keyed: c.opts.secrets != nil, trust: c.opts.trustUnauthenticated}
-	base, unknowns, err := decodeSnapshotValues(ctx, snapData, c.opener(stack), auth)
+	// The snapshot's strings share the file's text: one copy of it.
+	text := string(snapData)
+	base, unknowns, err := decodeSnapshotValues(ctx, snapData, text, c.opener(stack), auth)
 	if err != nil {
 		return nil, loadError(err, "loading stack %q: %w", stack)
 	}
@@ -224,7 +225,7 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 		return nil, fmt.Errorf("loading stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
 	}
 	if len(journal) == 0 {
-		c.remember(stack, base, snapData, auth.alg)
+		c.remember(stack, base, text, auth.alg)
 		return base, nil
 	}
 	c.forget(stack)
@@ -259,7 +260,7 @@ func loadError(err error, format, stack string) error {
 
 // remember records that Load returned snap as the snapshot file data holds
 // it, authenticated by a "mac" member of algorithm alg ("" for none).
-func (c *core) remember(stack string, snap *Snapshot, data []byte, alg string) {
+func (c *core) remember(stack string, snap *Snapshot, data string, alg string) {
 	l := loadedSnapshot{snap: snap, resources: slices.Clone(snap.Resources), secrets: snap.Secrets,
 		pending: slices.Clone(snap.PendingOperations), data: data, alg: alg}
 	c.mu.Lock()
@@ -283,27 +284,27 @@ func (c *core) forget(stack string) {
 // continue the file instead of writing the same snapshot again, which for
 // a stack of 10,000 resources cost as much as the rest of an unchanged
 // rerun (see BENCHMARKS.md).
-func (c *core) continuing(stack string, base *Snapshot, mgr secrets.Manager) []byte {
+func (c *core) continuing(stack string, base *Snapshot, mgr secrets.Manager) (string, bool) {
 	c.mu.Lock()
 	l, ok := c.loaded[stack]
 	delete(c.loaded, stack)
 	c.mu.Unlock()
 	if !ok || !l.unchanged(base) || l.alg != macAlg(mgr) {
-		return nil
+		return "", false
 	}
 	if mgr != nil && (base.Secrets == nil || base.Secrets.Type != mgr.Type() || !sameJSON(string(mgr.State()), base.Secrets.State)) {
-		return nil
+		return "", false
 	}
 	if l.lock != nil && c.stillHeld(stack, l.lock) {
 		// Locked since Load read the file: only this store could have
 		// written it, and it has not (a write forgets what Load read).
-		return l.data
+		return l.data, true
 	}
 	data, err := c.st.read(stack, fileSnapshot)
-	if err != nil || !bytes.Equal(data, l.data) {
-		return nil
+	if err != nil || string(data) != l.data {
+		return "", false
 	}
-	return data
+	return l.data, true
 }
 
 // replaceSnapshot writes the stack's snapshot file. What Load last read

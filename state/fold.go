@@ -134,8 +134,7 @@ func (f *Fold) Apply(e Entry) error { return f.apply(&e, false) }
 // apply is Apply; knownValues says the caller has established that the
 // resources the entry records hold no unknown values (an encoder or
 // decoder notices unknowns as it passes them), which spares searching the
-// property maps again. It takes the entry by pointer so that the frames of
-// Append, which calls it on every step, stay small.
+// property maps again.
 func (f *Fold) apply(e *Entry, knownValues bool) error {
 	if err := e.validate(); err != nil {
 		return err
@@ -279,10 +278,7 @@ func (f *Fold) recordedBesides(u resource.URN, at *slot) bool {
 // order and its integrity check. A record may still name the old URN
 // whether the rename has been recorded yet or not (a delete-before-replace
 // leaves a dependent's old record pending, references and all), so both
-// must be accepted. It costs O(aliases of at). It stays out of line: it
-// is the rare case of recordedBesides, on a step goroutine's stack.
-//
-//go:noinline
+// must be accepted. It costs O(aliases of at).
 func (f *Fold) aliasRecorded(u resource.URN, at *slot) bool {
 	n := f.byAlias[u]
 	if n > 0 && at != nil {
@@ -414,11 +410,7 @@ func (f *Fold) unindex(s *slot) {
 }
 
 // indexAliases adds n (1 or -1) to the counts of the URNs r was known by,
-// and for a provider record to those of the references it answers for. It
-// stays out of line: records rarely have aliases, and index and unindex
-// run on a step goroutine's stack.
-//
-//go:noinline
+// and for a provider record to those of the references it answers for.
 func (f *Fold) indexAliases(r *resource.State, n int) {
 	provider := r.IsProvider()
 	for _, a := range r.Aliases {

@@ -126,7 +126,7 @@ func FuzzReplayJournal(f *testing.F) {
 // journal that continues the fixture's base, tagged as a journal keyed by
 // the fixture's manager is.
 func tagJournal(fx *fuzzFixture, first uint64, payloads [][]byte) []byte {
-	journal := headerRecord(fx.data, first, nil, fx.mac)
+	journal := headerRecord(baseID(fx.data), first, nil, fx.mac)
 	var prev [macSize]byte
 	copy(prev[:], journal[len(journal)-macSize:])
 	for i, p := range payloads {

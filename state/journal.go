@@ -111,10 +111,10 @@ type journal struct {
 	snapSize            int           // size of the last snapshot written
 	entries             int           // entries since the last checkpoint
 	chain               [macSize]byte // tag of the last record sealed (with mac)
-	// base is the snapshot file the journal's header is still to be
-	// written for, with the steps in flight in it (see start); nil once it
-	// is.
-	base     []byte
+	// base names the snapshot file the journal's header is still to be
+	// written for (its baseID), with the steps in flight in it (see
+	// start); "" once it is.
+	base     string
 	inFlight []InFlight
 	// encoded holds the snapshot encodings of the states entries recorded
 	// since the last checkpoint, for the next one to copy.
@@ -142,7 +142,7 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 	if j.fold, err = NewFold(&snap, 0, nil); err != nil {
 		return nil, err
 	}
-	if data := c.continuing(stack, base, mgr); data != nil {
+	if data, ok := c.continuing(stack, base, mgr); ok {
 		if err := j.continueFrom(data); err != nil {
 			return nil, err
 		}
@@ -164,8 +164,8 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 // writes and syncs a journal, and a crash before the first entry leaves
 // the snapshot alone, which is what a header with no entries would have
 // replayed to.
-func (j *journal) continueFrom(data []byte) error {
-	j.base, j.inFlight = data, nil
+func (j *journal) continueFrom(data string) error {
+	j.base, j.inFlight = baseIDOfText(data), nil
 	j.snapSize = len(data)
 	j.size = 0
 	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
@@ -173,7 +173,7 @@ func (j *journal) continueFrom(data []byte) error {
 	return nil
 }
 
-// start writes the header of a journal on the snapshot file j.base (see
+// start writes the header of a journal on the snapshot file j.base names (see
 // continueFrom and checkpointLocked), replacing any journal there; in a
 // keyed journal it is tagged, chained to nothing, and the next entry's tag
 // chains to it. Called with j.mu held and no flush under way (nothing has
@@ -193,7 +193,7 @@ func (j *journal) start() error {
 	if j.mac != nil {
 		copy(j.chain[:], header[len(header)-macSize:])
 	}
-	j.base, j.inFlight = nil, nil
+	j.base, j.inFlight = "", nil
 	j.size += int64(len(header))
 	return nil
 }
@@ -213,7 +213,7 @@ func (j *journal) ready() error {
 	if err := j.usable(); err != nil {
 		return err
 	}
-	if j.base != nil {
+	if j.base != "" {
 		return j.start()
 	}
 	return nil
@@ -280,7 +280,7 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, e
 	j.size = 0
 	j.limit = j.c.opts.limitFactor*int64(len(data)) + j.c.opts.limitExtra
 	j.entries = 0
-	j.base, j.inFlight = data, inFlight
+	j.base, j.inFlight = baseID(data), inFlight
 	if !lazy {
 		if err := j.start(); err != nil {
 			return nil, err
@@ -313,7 +313,7 @@ func (j *journal) Commit(ctx context.Context) (*Snapshot, error) {
 	switch {
 	case j.pristine != nil:
 		return j.pristine, nil // nothing recorded: no need to sort the stack again
-	case j.entries == 0 && (j.app != nil || j.base != nil):
+	case j.entries == 0 && (j.app != nil || j.base != ""):
 		// Nothing since the last checkpoint: the stored snapshot is the
 		// fold already, and rewriting it would make an unchanged rerun
 		// cost a full snapshot write.

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state/secrets"
@@ -18,29 +18,31 @@ import (
 const maxValueDepth = 10000
 
 // decoder is a small hand-written JSON reader for the state formats: one
-// pass over the bytes, no intermediate tree, no reflection, and an error —
+// pass over the text, no intermediate tree, no reflection, and an error —
 // never a panic — for any malformed input.
 //
-// Strings are made one of two ways. A decoder that may alias its input
-// (see newAliasingDecoder) returns strings that share the input's bytes:
-// a snapshot's strings then cost no allocation and no copy. Otherwise
-// names that repeat (URNs, types, property keys) are interned, so that a
-// journal's entries hold each of them once.
+// It reads a string, so that a string value without escapes is a
+// substring of the input: a snapshot's strings then cost no allocation and
+// no copy, and share the text of the file (one copy of it, made when it is
+// read). A decoder that must not keep its input alive (a journal's, whose
+// entries outlive it only in part) copies what it keeps instead, interning
+// the names that repeat (URNs, types, property keys), so that a replay
+// holds each of them once.
 type decoder struct {
-	data  []byte
+	data  string
 	pos   int
 	mgr   secrets.Manager // nil when the store has no secrets provider
-	alias bool            // strings may share data's bytes, which never change
+	share bool            // strings may share data, which the result keeps alive
 	scope *decodeScope    // shared with sub-decoders
 	// inputs is the encoding of the last resource's inputs, and inputsOf
 	// that resource (see sameAsInputs).
-	inputs   []byte
+	inputs   string
 	inputsOf *resource.State
 }
 
 // decodeScope is what a decoder shares with the sub-decoders it starts.
 type decodeScope struct {
-	names map[string]string // interned strings (unused when aliasing)
+	names map[string]string // interned strings (unused when sharing)
 	// unknowns is set once an unknown value (or an unknown output, or a
 	// reference whose ID is unknown) has been read.
 	unknowns bool
@@ -50,21 +52,19 @@ type decodeScope struct {
 	time     time.Time
 }
 
-func newDecoder(data []byte, mgr secrets.Manager) *decoder {
+// newDecoder returns a decoder that copies what it keeps.
+func newDecoder(data string, mgr secrets.Manager) *decoder {
 	return &decoder{data: data, mgr: mgr, scope: &decodeScope{names: make(map[string]string)}}
 }
 
-// newAliasingDecoder returns a decoder whose strings share data's bytes:
-// the caller must never change data afterwards.
-func newAliasingDecoder(data []byte, mgr secrets.Manager) *decoder {
-	return &decoder{data: data, mgr: mgr, alias: true, scope: &decodeScope{}}
+// newSharingDecoder returns a decoder whose strings share data.
+func newSharingDecoder(data string, mgr secrets.Manager) *decoder {
+	return &decoder{data: data, mgr: mgr, share: true, scope: &decodeScope{}}
 }
 
-// sub returns a decoder for other bytes that shares d's manager and scope;
-// they must be bytes of d's input, or bytes that never change, if d
-// aliases.
-func (d *decoder) sub(data []byte) *decoder {
-	return &decoder{data: data, mgr: d.mgr, alias: d.alias, scope: d.scope}
+// sub returns a decoder for other text that shares d's manager and scope.
+func (d *decoder) sub(data string) *decoder {
+	return &decoder{data: data, mgr: d.mgr, share: d.share, scope: d.scope}
 }
 
 // syntaxError reports malformed JSON.
@@ -133,7 +133,7 @@ func (d *decoder) end() error {
 // eachMember reads an object, calling fn with each key; fn must read the
 // member's value. The key is only valid during the call. A null counts as
 // an empty object.
-func (d *decoder) eachMember(fn func(key []byte) error) error {
+func (d *decoder) eachMember(fn func(key string) error) error {
 	if d.null() {
 		return nil
 	}
@@ -147,7 +147,7 @@ func (d *decoder) eachMember(fn func(key []byte) error) error {
 		if d.peek() != '"' {
 			return d.fail("want a member name")
 		}
-		key, err := d.stringBytes()
+		key, err := d.rawString()
 		if err != nil {
 			return err
 		}
@@ -212,40 +212,38 @@ func (d *decoder) name() (string, error) {
 	if d.peek() != '"' {
 		return "", d.fail("want a string")
 	}
-	b, err := d.stringBytes()
+	b, err := d.rawString()
 	if err != nil {
 		return "", err
 	}
 	return d.intern(b), nil
 }
 
-func (d *decoder) intern(b []byte) string {
-	if d.alias {
-		return d.text(b)
+// intern returns s, read from the input, as the decoder keeps strings:
+// shared, or interned.
+func (d *decoder) intern(s string) string {
+	if d.share {
+		return s
 	}
 	names := d.scope.names
 	if names == nil {
-		return string(b)
+		return strings.Clone(s)
 	}
-	if s, ok := names[string(b)]; ok {
-		return s
+	if n, ok := names[s]; ok {
+		return n
 	}
-	s := string(b)
-	names[s] = s
-	return s
+	n := strings.Clone(s)
+	names[n] = n
+	return n
 }
 
-// text returns the bytes of a string that stringBytes read: shared with
-// the input if d aliases it (an escaped string's bytes are fresh ones,
-// which nothing changes either), else copied.
-func (d *decoder) text(b []byte) string {
-	if !d.alias {
-		return string(b)
+// text returns s, read from the input, as the decoder keeps strings that
+// do not repeat: shared, or copied.
+func (d *decoder) text(s string) string {
+	if d.share {
+		return s
 	}
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
+	return strings.Clone(s)
 }
 
 // flag reads true, false or null (false).
@@ -270,7 +268,7 @@ func (d *decoder) uint() (uint64, error) {
 	for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
 		d.pos++
 	}
-	n, err := strconv.ParseUint(string(d.data[start:d.pos]), 10, 64)
+	n, err := strconv.ParseUint(d.data[start:d.pos], 10, 64)
 	if err != nil {
 		d.pos = start
 		return 0, d.fail("want a non-negative integer")
@@ -301,15 +299,15 @@ func (d *decoder) time() (time.Time, error) {
 	if d.peek() != '"' {
 		return time.Time{}, d.fail("want a string")
 	}
-	b, err := d.stringBytes()
+	b, err := d.rawString()
 	if err != nil || len(b) == 0 {
 		return time.Time{}, err
 	}
 	sc := d.scope
-	if string(b) == sc.timeText {
+	if b == sc.timeText {
 		return sc.time, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, string(b))
+	t, err := time.Parse(time.RFC3339Nano, b)
 	if y := t.UTC().Year(); err != nil || y < 0 || y > 9999 {
 		return time.Time{}, d.fail("want an RFC 3339 time in the years 0-9999")
 	}
@@ -317,12 +315,12 @@ func (d *decoder) time() (time.Time, error) {
 	return t, nil
 }
 
-// raw skips one value and returns its bytes.
-func (d *decoder) raw(depth int) ([]byte, error) {
+// raw skips one value and returns its text.
+func (d *decoder) raw(depth int) (string, error) {
 	d.space()
 	start := d.pos
 	if err := d.skip(depth); err != nil {
-		return nil, err
+		return "", err
 	}
 	return d.data[start:d.pos], nil
 }
@@ -434,7 +432,7 @@ func (d *decoder) number() (float64, error) {
 		}
 		return float64(n), nil
 	}
-	f, err := strconv.ParseFloat(string(d.data[start:i]), 64)
+	f, err := strconv.ParseFloat(d.data[start:i], 64)
 	if err != nil {
 		return 0, &syntaxError{offset: start, msg: "number out of range"}
 	}
@@ -443,16 +441,17 @@ func (d *decoder) number() (float64, error) {
 
 // string reads the JSON string at d.pos.
 func (d *decoder) string() (string, error) {
-	b, err := d.stringBytes()
+	b, err := d.rawString()
 	return d.text(b), err
 }
 
-// stringBytes reads the JSON string at d.pos. The result aliases the input
-// when the string has no escapes; invalid UTF-8 becomes U+FFFD.
-func (d *decoder) stringBytes() ([]byte, error) {
+// rawString reads the JSON string at d.pos. The result is a substring of
+// the input when the string has no escapes and is valid UTF-8; invalid
+// UTF-8 becomes U+FFFD.
+func (d *decoder) rawString() (string, error) {
 	start := d.pos + 1
 	// The common case: plain ASCII up to the closing quote.
-	i := start + plainPrefixBytes(d.data[min(start, len(d.data)):])
+	i := start + plainPrefix(d.data[min(start, len(d.data)):])
 	if i < len(d.data) && d.data[i] == '"' {
 		d.pos = i + 1
 		return d.data[start:i], nil
@@ -463,37 +462,37 @@ func (d *decoder) stringBytes() ([]byte, error) {
 		case c == '"':
 			d.pos = i + 1
 			raw := d.data[start:i]
-			if ascii || utf8.Valid(raw) {
+			if ascii || utf8.ValidString(raw) {
 				return raw, nil
 			}
-			return []byte(string([]rune(string(raw)))), nil
+			return string([]rune(raw)), nil
 		case c >= utf8.RuneSelf:
 			ascii = false
 		case c == '\\':
 			return d.escapedString(start)
 		case c < 0x20:
 			d.pos = i
-			return nil, d.fail("control character in a string")
+			return "", d.fail("control character in a string")
 		}
 	}
 	d.pos = len(d.data)
-	return nil, d.fail("unterminated string")
+	return "", d.fail("unterminated string")
 }
 
-func (d *decoder) escapedString(start int) ([]byte, error) {
+func (d *decoder) escapedString(start int) (string, error) {
 	out := make([]byte, 0, 64)
 	for i := start; i < len(d.data); {
 		c := d.data[i]
 		switch {
 		case c == '"':
 			d.pos = i + 1
-			if !utf8.Valid(out) {
-				return []byte(string([]rune(string(out)))), nil
+			if utf8.Valid(out) {
+				return string(out), nil
 			}
-			return out, nil
+			return string([]rune(string(out))), nil
 		case c < 0x20:
 			d.pos = i
-			return nil, d.fail("control character in a string")
+			return "", d.fail("control character in a string")
 		case c != '\\':
 			out = append(out, c)
 			i++
@@ -521,7 +520,7 @@ func (d *decoder) escapedString(start int) ([]byte, error) {
 			r, ok := hex4(d.data, i)
 			if !ok {
 				d.pos = i
-				return nil, d.fail("malformed \\u escape")
+				return "", d.fail("malformed \\u escape")
 			}
 			i += 4
 			if utf16.IsSurrogate(r) {
@@ -538,19 +537,19 @@ func (d *decoder) escapedString(start int) ([]byte, error) {
 			out = utf8.AppendRune(out, r)
 		default:
 			d.pos = i - 1
-			return nil, d.fail("unknown escape \\%c", esc)
+			return "", d.fail("unknown escape \\%c", esc)
 		}
 	}
 	d.pos = len(d.data)
-	return nil, d.fail("unterminated string")
+	return "", d.fail("unterminated string")
 }
 
-func hex4(b []byte, i int) (rune, bool) {
+func hex4(b string, i int) (rune, bool) {
 	if i+4 > len(b) {
 		return 0, false
 	}
 	var r rune
-	for _, c := range b[i : i+4] {
+	for _, c := range []byte(b[i : i+4]) {
 		switch {
 		case c >= '0' && c <= '9':
 			r = r<<4 | rune(c-'0')

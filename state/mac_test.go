@@ -448,7 +448,7 @@ func TestFormatOneJournalReplaysWhenTrusted(t *testing.T) {
 	s, want := journalStack(t, fastSecrets())
 	snap := formatOne(t, s.Files("dev")[fileSnapshot])
 	f := frames(t, s.Files("dev")[fileJournal])
-	header := headerRecord(snap, 1, nil, nil)
+	header := headerRecord(baseID(snap), 1, nil, nil)
 	header = refresh(replace(t, header, fmt.Sprintf(`{"format":%d,`, JournalFormatVersion), `{"format":1,`))
 	journal := header
 	for _, e := range f[1:] {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
@@ -40,10 +41,25 @@ func baseID(snapshot []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// headerRecord frames the header of a journal that continues snapshot:
-// tagged (as the first link of the journal's chain) when m is set.
-func headerRecord(snapshot []byte, firstSeq uint64, inFlight []InFlight, m *recordMAC) []byte {
-	h := journalHeader{Format: JournalFormatVersion, Base: baseID(snapshot), FirstSeq: firstSeq}
+// baseIDOfText is baseID of a snapshot file held as a string. An HMAC's
+// member is read from the file's end.
+func baseIDOfText(text string) string {
+	const tail = 128 // holds a "mac" member whole
+	if len(text) > tail {
+		if seal, ok := splitSnapshotMAC([]byte(text[len(text)-tail:])); ok && seal.alg == macHMAC && len(seal.sum) == macSize {
+			return macHMAC + ":" + hex.EncodeToString(seal.sum)
+		}
+	}
+	h := sha256.New()
+	io.WriteString(h, text)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// headerRecord frames the header of a journal that continues the snapshot
+// base names (see baseID): tagged (as the first link of the journal's
+// chain) when m is set.
+func headerRecord(base string, firstSeq uint64, inFlight []InFlight, m *recordMAC) []byte {
+	h := journalHeader{Format: JournalFormatVersion, Base: base, FirstSeq: firstSeq}
 	for _, f := range inFlight {
 		h.InFlight = append(h.InFlight, wireInFlight{Seq: f.Seq, Pending: f.Pending})
 	}
@@ -120,7 +136,7 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 		if err != nil {
 			return err
 		}
-		e, err := ed.decode(ctx, payload, r.seq, true)
+		e, err := ed.decode(ctx, string(payload), r.seq, true)
 		if err != nil {
 			return fmt.Errorf("journal entry %d at byte %d: %w", r.seq, r.offset, err)
 		}
@@ -146,7 +162,7 @@ func replay(ctx context.Context, base *Snapshot, baseData, journal []byte, mgr s
 	// Read the steps that never ended in full: they become pending
 	// operations.
 	for seq, payload := range begins {
-		e, err := ed.decode(ctx, payload, seq, false)
+		e, err := ed.decode(ctx, string(payload), seq, false)
 		if err != nil {
 			return nil, fmt.Errorf("journal entry %d: %w", seq, err)
 		}

@@ -23,7 +23,7 @@ func MarshalProperties(ctx context.Context, m resource.PropertyMap, mgr secrets.
 // UnmarshalProperties decodes what MarshalProperties wrote, opening secrets
 // with mgr.
 func UnmarshalProperties(ctx context.Context, data []byte, mgr secrets.Manager) (resource.PropertyMap, error) {
-	d := newDecoder(data, mgr)
+	d := newDecoder(string(data), mgr)
 	m, err := d.propertyMap(ctx)
 	if err == nil {
 		err = d.end()

@@ -348,7 +348,7 @@ func TestEntryCondemnRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := newEntryDecoder(nil).decode(ctx, payload, 0, true)
+		got, err := newEntryDecoder(nil).decode(ctx, string(payload), 0, true)
 		if err != nil {
 			t.Fatalf("%s: %v", payload, err)
 		}
@@ -374,7 +374,7 @@ func TestEntryWithRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := newEntryDecoder(nil).decode(ctx, payload, 0, true)
+		got, err := newEntryDecoder(nil).decode(ctx, string(payload), 0, true)
 		if err != nil {
 			t.Fatalf("%s: %v", payload, err)
 		}
