@@ -40,11 +40,12 @@ import (
 // take over a lock whose lease has lapsed; its holder's later writes are
 // then refused by the fencing above.
 //
-// Methods are called concurrently. The Store calls them with a context
-// that the caller's cancellation does not reach — a journal write that
-// began must complete or fail on its own, never half-way because one of
-// the steps sharing it was cancelled — so a Backend bounds each call with
-// a timeout of its own.
+// Methods are called concurrently, each with the context of the Store
+// call it serves. A journal write is shared by the entries of many steps,
+// so it gets its context without the cancellation
+// (context.WithoutCancel): a write that began completes or fails on its
+// own, never half-way because one of the steps sharing it was cancelled.
+// A Backend therefore bounds each call with a timeout of its own.
 type Backend interface {
 	// ReadSnapshot returns the stack's snapshot, or nil and no error if
 	// it has none.
@@ -122,9 +123,6 @@ var (
 	_ statStorage = (*backendStorage)(nil)
 )
 
-// bg is the context of every Backend call (see Backend).
-func bg() context.Context { return context.Background() }
-
 func notExist(stack, name string) error {
 	return fmt.Errorf("%s of stack %q: %w", name, stack, fs.ErrNotExist)
 }
@@ -140,16 +138,16 @@ func (s *backendStorage) token(stack string) (string, error) {
 	return h.token, nil
 }
 
-func (s *backendStorage) read(stack, name string) ([]byte, error) {
+func (s *backendStorage) read(ctx context.Context, stack, name string) ([]byte, error) {
 	var data []byte
 	var err error
 	switch name {
 	case fileSnapshot:
-		data, err = s.b.ReadSnapshot(bg(), stack)
+		data, err = s.b.ReadSnapshot(ctx, stack)
 	case fileJournal:
-		data, err = s.b.ReadJournal(bg(), stack)
+		data, err = s.b.ReadJournal(ctx, stack)
 	case fileLock:
-		return s.readLock(stack)
+		return s.readLock(ctx, stack)
 	default:
 		return nil, fmt.Errorf("a backend keeps no %q", name)
 	}
@@ -161,8 +159,8 @@ func (s *backendStorage) read(stack, name string) ([]byte, error) {
 
 // readLock returns the record of the stack's lock: the very bytes the core
 // took it with while this store holds it, so the core recognizes it.
-func (s *backendStorage) readLock(stack string) ([]byte, error) {
-	info, err := s.b.Holder(bg(), stack)
+func (s *backendStorage) readLock(ctx context.Context, stack string) ([]byte, error) {
+	info, err := s.b.Holder(ctx, stack)
 	if err != nil {
 		return nil, err
 	}
@@ -178,32 +176,32 @@ func (s *backendStorage) readLock(stack string) ([]byte, error) {
 	return json.Marshal(info)
 }
 
-func (s *backendStorage) exists(stack, name string) (bool, error) {
+func (s *backendStorage) exists(ctx context.Context, stack, name string) (bool, error) {
 	if name != fileSnapshot {
-		_, err := s.read(stack, name)
+		_, err := s.read(ctx, stack, name)
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
 		return err == nil, err
 	}
-	return s.b.HasSnapshot(bg(), stack)
+	return s.b.HasSnapshot(ctx, stack)
 }
 
-func (s *backendStorage) replace(stack, name string, data []byte) error {
+func (s *backendStorage) replace(ctx context.Context, stack, name string, data []byte) error {
 	tok, err := s.token(stack)
 	if err != nil {
 		return err
 	}
 	switch name {
 	case fileSnapshot:
-		return s.b.WriteSnapshot(bg(), stack, tok, data)
+		return s.b.WriteSnapshot(ctx, stack, tok, data)
 	case fileJournal:
-		return s.b.WriteJournal(bg(), stack, tok, data)
+		return s.b.WriteJournal(ctx, stack, tok, data)
 	}
 	return fmt.Errorf("a backend keeps no %q", name)
 }
 
-func (s *backendStorage) openAppend(stack, name string) (appender, error) {
+func (s *backendStorage) openAppend(ctx context.Context, stack, name string) (appender, error) {
 	if name != fileJournal {
 		return nil, fmt.Errorf("a backend appends to no %q", name)
 	}
@@ -221,33 +219,33 @@ type backendAppender struct {
 	stack, token string
 }
 
-func (a backendAppender) write(p []byte) error {
-	return a.b.AppendJournal(bg(), a.stack, a.token, p)
+func (a backendAppender) write(ctx context.Context, p []byte) error {
+	return a.b.AppendJournal(ctx, a.stack, a.token, p)
 }
 
 // sync does nothing: an append is durable when it returns.
 func (a backendAppender) sync() error  { return nil }
 func (a backendAppender) close() error { return nil }
 
-func (s *backendStorage) remove(stack, name string) error {
+func (s *backendStorage) remove(ctx context.Context, stack, name string) error {
 	tok, err := s.token(stack)
 	if err != nil {
 		return err
 	}
 	switch name {
 	case fileJournal:
-		return s.b.WriteJournal(bg(), stack, tok, nil)
+		return s.b.WriteJournal(ctx, stack, tok, nil)
 	case fileSnapshot:
-		return s.b.DeleteStack(bg(), stack, tok)
+		return s.b.DeleteStack(ctx, stack, tok)
 	}
 	return fmt.Errorf("a backend keeps no %q", name)
 }
 
 // removeStack does nothing: a backend keeps no folder per stack.
-func (s *backendStorage) removeStack(string) error { return nil }
+func (s *backendStorage) removeStack(context.Context, string) error { return nil }
 
-func (s *backendStorage) list() ([]string, error) {
-	stacks, err := s.b.List(bg())
+func (s *backendStorage) list(ctx context.Context) ([]string, error) {
+	stacks, err := s.b.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +259,7 @@ func (s *backendStorage) list() ([]string, error) {
 	return out, nil
 }
 
-func (s *backendStorage) create(stack, name string, data []byte) error {
+func (s *backendStorage) create(ctx context.Context, stack, name string, data []byte) error {
 	if name != fileLock {
 		return fmt.Errorf("a backend creates no %q", name)
 	}
@@ -269,7 +267,7 @@ func (s *backendStorage) create(stack, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	ok, lapsed, err := s.b.Acquire(bg(), stack, info)
+	ok, lapsed, err := s.b.Acquire(ctx, stack, info)
 	if err != nil {
 		return err
 	}
@@ -289,7 +287,7 @@ func (s *backendStorage) tookOver(stack string) *LockInfo {
 	return s.held[stack].lapsed
 }
 
-func (s *backendStorage) removeIf(stack, name string, data []byte) (bool, error) {
+func (s *backendStorage) removeIf(ctx context.Context, stack, name string, data []byte) (bool, error) {
 	if name != fileLock {
 		return false, fmt.Errorf("a backend removes no %q", name)
 	}
@@ -302,22 +300,22 @@ func (s *backendStorage) removeIf(stack, name string, data []byte) (bool, error)
 		delete(s.held, stack)
 	}
 	s.mu.Unlock()
-	return s.b.Release(bg(), stack, info.Token)
+	return s.b.Release(ctx, stack, info.Token)
 }
 
 // statStorage is a storage that can tell whether a file exists without
 // reading it.
 type statStorage interface {
-	exists(stack, name string) (bool, error)
+	exists(ctx context.Context, stack, name string) (bool, error)
 }
 
 // exists reports whether a file exists, without reading it where the
 // storage can tell.
-func exists(st storage, stack, name string) (bool, error) {
+func exists(ctx context.Context, st storage, stack, name string) (bool, error) {
 	if s, ok := st.(statStorage); ok {
-		return s.exists(stack, name)
+		return s.exists(ctx, stack, name)
 	}
-	_, err := st.read(stack, name)
+	_, err := st.read(ctx, stack, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -214,7 +214,7 @@ func BenchmarkLoad10k(b *testing.B) {
 	if err := s.Save(ctx, "dev", benchStack(10_000)); err != nil {
 		b.Fatal(err)
 	}
-	data, _ := s.st.read("dev", fileSnapshot)
+	data, _ := s.st.read(ctx, "dev", fileSnapshot)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	defer reportCPU(b)()

@@ -25,28 +25,30 @@ const (
 // every Store method on it, so the file and memory stores differ only here.
 type storage interface {
 	// read returns a file's content, or an error wrapping fs.ErrNotExist.
-	read(stack, name string) ([]byte, error)
+	read(ctx context.Context, stack, name string) ([]byte, error)
 	// replace atomically and durably creates or replaces a file.
-	replace(stack, name string, data []byte) error
+	replace(ctx context.Context, stack, name string, data []byte) error
 	// openAppend opens an existing file for appending.
-	openAppend(stack, name string) (appender, error)
+	openAppend(ctx context.Context, stack, name string) (appender, error)
 	// remove deletes a file; a missing file is not an error.
-	remove(stack, name string) error
+	remove(ctx context.Context, stack, name string) error
 	// removeStack deletes what is left of a stack once its files are gone.
-	removeStack(stack string) error
+	removeStack(ctx context.Context, stack string) error
 	// list returns the stacks that have a snapshot, in any order.
-	list() ([]string, error)
+	list(ctx context.Context) ([]string, error)
 	// create makes a file that must not exist yet (else an error wrapping
 	// fs.ErrExist); the file appears with its whole content at once.
-	create(stack, name string, data []byte) error
+	create(ctx context.Context, stack, name string, data []byte) error
 	// removeIf deletes a file only if its content is data; it reports
 	// whether it did.
-	removeIf(stack, name string, data []byte) (bool, error)
+	removeIf(ctx context.Context, stack, name string, data []byte) (bool, error)
 }
 
-// appender writes at the end of a file.
+// appender writes at the end of a file. Its writes are shared by the
+// entries of many steps, so the context it is given carries no
+// cancellation (context.WithoutCancel).
 type appender interface {
-	write(p []byte) error
+	write(ctx context.Context, p []byte) error
 	sync() error
 	close() error
 }
@@ -129,7 +131,7 @@ func (c *core) manager(ctx context.Context, stack string, recorded *SecretsState
 		if ok {
 			return cached.mgr, nil
 		}
-		onDisk, err := c.recordedSecrets(stack)
+		onDisk, err := c.recordedSecrets(ctx, stack)
 		if err != nil {
 			return nil, err
 		}
@@ -157,8 +159,8 @@ func sameJSON(a string, b json.RawMessage) bool {
 }
 
 // recordedSecrets reads the secrets section of the stack's snapshot, if any.
-func (c *core) recordedSecrets(stack string) (*SecretsState, error) {
-	data, err := c.st.read(stack, fileSnapshot)
+func (c *core) recordedSecrets(ctx context.Context, stack string) (*SecretsState, error) {
+	data, err := c.st.read(ctx, stack, fileSnapshot)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -184,8 +186,8 @@ func (c *core) opener(stack string) openManager {
 	}
 }
 
-func readOptional(st storage, stack, name string) ([]byte, error) {
-	data, err := st.read(stack, name)
+func readOptional(ctx context.Context, st storage, stack, name string) ([]byte, error) {
+	data, err := st.read(ctx, stack, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -203,11 +205,11 @@ func (c *core) Load(ctx context.Context, stack string) (*Snapshot, error) {
 	// The journal is read first: if a checkpoint replaces both files in
 	// between, the journal read is stale for the newer snapshot and is
 	// ignored, which yields the newer state rather than an older one.
-	journal, err := readOptional(c.st, stack, fileJournal)
+	journal, err := readOptional(ctx, c.st, stack, fileJournal)
 	if err != nil {
 		return nil, err
 	}
-	snapData, err := readOptional(c.st, stack, fileSnapshot)
+	snapData, err := readOptional(ctx, c.st, stack, fileSnapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +286,7 @@ func (c *core) forget(stack string) {
 // continue the file instead of writing the same snapshot again, which for
 // a stack of 10,000 resources cost as much as the rest of an unchanged
 // rerun (see BENCHMARKS.md).
-func (c *core) continuing(stack string, base *Snapshot, mgr secrets.Manager) (string, bool) {
+func (c *core) continuing(ctx context.Context, stack string, base *Snapshot, mgr secrets.Manager) (string, bool) {
 	c.mu.Lock()
 	l, ok := c.loaded[stack]
 	delete(c.loaded, stack)
@@ -295,12 +297,12 @@ func (c *core) continuing(stack string, base *Snapshot, mgr secrets.Manager) (st
 	if mgr != nil && (base.Secrets == nil || base.Secrets.Type != mgr.Type() || !sameJSON(string(mgr.State()), base.Secrets.State)) {
 		return "", false
 	}
-	if l.lock != nil && c.stillHeld(stack, l.lock) {
+	if l.lock != nil && c.stillHeld(ctx, stack, l.lock) {
 		// Locked since Load read the file: only this store could have
 		// written it, and it has not (a write forgets what Load read).
 		return l.data, true
 	}
-	data, err := c.st.read(stack, fileSnapshot)
+	data, err := c.st.read(ctx, stack, fileSnapshot)
 	if err != nil || string(data) != l.data {
 		return "", false
 	}
@@ -310,18 +312,18 @@ func (c *core) continuing(stack string, base *Snapshot, mgr secrets.Manager) (st
 // replaceSnapshot writes the stack's snapshot file. What Load last read
 // of it is forgotten first: a journal must not continue a file that is
 // being replaced.
-func (c *core) replaceSnapshot(stack string, data []byte) error {
+func (c *core) replaceSnapshot(ctx context.Context, stack string, data []byte) error {
 	c.forget(stack)
-	return c.st.replace(stack, fileSnapshot, data)
+	return c.st.replace(ctx, stack, fileSnapshot, data)
 }
 
 // stillHeld reports whether the lock this store holds on the stack is the
 // very one whose record is lock, and storage still holds it.
-func (c *core) stillHeld(stack string, lock []byte) bool {
+func (c *core) stillHeld(ctx context.Context, stack string, lock []byte) bool {
 	c.mu.Lock()
 	cur := c.held[stack]
 	c.mu.Unlock()
-	return len(cur) > 0 && len(lock) > 0 && &cur[0] == &lock[0] && c.holds(stack)
+	return len(cur) > 0 && len(lock) > 0 && &cur[0] == &lock[0] && c.holds(ctx, stack)
 }
 
 // verifiedByLoad reports whether base is the very snapshot Load last
@@ -346,7 +348,7 @@ func (c *core) Lock(ctx context.Context, stack, operation string) (Lock, error) 
 	data, _ := json.Marshal(info)
 	var replaced *StaleLock
 	for attempt := 0; ; attempt++ {
-		err := c.st.create(stack, fileLock, data)
+		err := c.st.create(ctx, stack, fileLock, data)
 		if err == nil {
 			break
 		}
@@ -356,7 +358,7 @@ func (c *core) Lock(ctx context.Context, stack, operation string) (Lock, error) 
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("locking stack %q: %w", stack, err)
 		}
-		holder, err := c.st.read(stack, fileLock)
+		holder, err := c.st.read(ctx, stack, fileLock)
 		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
 			continue // released just now; try again
 		}
@@ -367,7 +369,7 @@ func (c *core) Lock(ctx context.Context, stack, operation string) (Lock, error) 
 		if perr == nil && li.gone() && attempt < 3 {
 			// Remove exactly the record read: a lock taken meanwhile
 			// by someone else stays.
-			if removed, err := c.st.removeIf(stack, fileLock, holder); err == nil && removed {
+			if removed, err := c.st.removeIf(ctx, stack, fileLock, holder); err == nil && removed {
 				replaced = &StaleLock{Stack: stack, Holder: li}
 			}
 			continue
@@ -428,7 +430,7 @@ func (l *stackLock) Unlock(ctx context.Context) error {
 	c.mu.Lock()
 	delete(c.held, l.stack)
 	c.mu.Unlock()
-	removed, err := c.st.removeIf(l.stack, fileLock, l.data)
+	removed, err := c.st.removeIf(ctx, l.stack, fileLock, l.data)
 	if err != nil {
 		return fmt.Errorf("unlocking stack %q: %w", l.stack, err)
 	}
@@ -436,22 +438,22 @@ func (l *stackLock) Unlock(ctx context.Context) error {
 		return fmt.Errorf("unlocking stack %q: %w", l.stack, ErrLockLost)
 	}
 	// A stack that was locked but never saved leaves no empty folder.
-	if ok, err := exists(c.st, l.stack, fileSnapshot); err == nil && !ok {
-		_ = c.st.removeStack(l.stack)
+	if ok, err := exists(ctx, c.st, l.stack, fileSnapshot); err == nil && !ok {
+		_ = c.st.removeStack(ctx, l.stack)
 	}
 	return closeErr
 }
 
 // holds reports whether this store holds the stack's lock, as recorded in
 // storage right now.
-func (c *core) holds(stack string) bool {
+func (c *core) holds(ctx context.Context, stack string) bool {
 	c.mu.Lock()
 	data := c.held[stack]
 	c.mu.Unlock()
 	if data == nil {
 		return false
 	}
-	cur, err := c.st.read(stack, fileLock)
+	cur, err := c.st.read(ctx, stack, fileLock)
 	return err == nil && bytes.Equal(cur, data)
 }
 
@@ -460,7 +462,7 @@ func (c *core) BreakLock(ctx context.Context, stack string) error {
 	if err := CheckStackName(stack); err != nil {
 		return err
 	}
-	data, err := c.st.read(stack, fileLock)
+	data, err := c.st.read(ctx, stack, fileLock)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -479,7 +481,7 @@ func (c *core) BreakLock(ctx context.Context, stack string) error {
 	case locked.Running:
 		return fmt.Errorf("not breaking the lock: %w", locked)
 	}
-	removed, err := c.st.removeIf(stack, fileLock, data)
+	removed, err := c.st.removeIf(ctx, stack, fileLock, data)
 	if err != nil {
 		return err
 	}
@@ -494,7 +496,7 @@ func (c *core) ForceUnlock(ctx context.Context, stack, token string) error {
 	if err := CheckStackName(stack); err != nil {
 		return err
 	}
-	data, err := c.st.read(stack, fileLock)
+	data, err := c.st.read(ctx, stack, fileLock)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -505,7 +507,7 @@ func (c *core) ForceUnlock(ctx context.Context, stack, token string) error {
 	if err != nil && token != "" || err == nil && li.Token != token {
 		return fmt.Errorf("the lock of stack %q is no longer the one to remove: %w", stack, ErrLockChanged)
 	}
-	removed, err := c.st.removeIf(stack, fileLock, data)
+	removed, err := c.st.removeIf(ctx, stack, fileLock, data)
 	if err != nil {
 		return err
 	}
@@ -532,7 +534,7 @@ func (c *core) Save(ctx context.Context, stack string, snap *Snapshot) (err erro
 	if open {
 		return fmt.Errorf("saving stack %q: %w", stack, ErrJournalOpen)
 	}
-	if !c.holds(stack) {
+	if !c.holds(ctx, stack) {
 		l, err := c.Lock(ctx, stack, "save")
 		if err != nil {
 			return err
@@ -549,7 +551,7 @@ func (c *core) Save(ctx context.Context, stack string, snap *Snapshot) (err erro
 	}
 	// The journal, if any, was written against the previous snapshot and
 	// is stale now (Load would ignore it); tidy it away.
-	return c.st.remove(stack, fileJournal)
+	return c.st.remove(ctx, stack, fileJournal)
 }
 
 // writeSnapshot stamps, encodes and atomically writes snap.
@@ -569,7 +571,7 @@ func (c *core) writeSnapshot(ctx context.Context, stack string, snap *Snapshot) 
 	if err != nil {
 		return nil, fmt.Errorf("encoding stack %q: %w", stack, err)
 	}
-	if err := c.replaceSnapshot(stack, data); err != nil {
+	if err := c.replaceSnapshot(ctx, stack, data); err != nil {
 		return nil, fmt.Errorf("writing stack %q: %w", stack, err)
 	}
 	c.mu.Lock()
@@ -583,7 +585,7 @@ func (c *core) List(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return c.st.list()
+	return c.st.list(ctx)
 }
 
 // Remove implements Store.
@@ -593,12 +595,12 @@ func (c *core) Remove(ctx context.Context, stack string) error {
 		return err
 	}
 	defer l.Unlock(ctx)
-	if ok, err := exists(c.st, stack, fileSnapshot); err == nil && !ok {
+	if ok, err := exists(ctx, c.st, stack, fileSnapshot); err == nil && !ok {
 		return fmt.Errorf("removing stack %q: %w", stack, ErrStackNotFound)
 	}
 	c.forget(stack)
 	for _, name := range []string{fileJournal, fileSnapshot} {
-		if err := c.st.remove(stack, name); err != nil {
+		if err := c.st.remove(ctx, stack, name); err != nil {
 			return fmt.Errorf("removing stack %q: %w", stack, err)
 		}
 	}
@@ -616,7 +618,7 @@ func (c *core) OpenJournal(ctx context.Context, stack string, base *Snapshot) (J
 	if base == nil {
 		base = &Snapshot{}
 	}
-	if !c.holds(stack) {
+	if !c.holds(ctx, stack) {
 		return nil, fmt.Errorf("opening a journal on stack %q: %w", stack, ErrNotLocked)
 	}
 	// A stack of 10,000 resources takes milliseconds to check: not again

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -58,13 +59,13 @@ type fileStorage struct{ root string }
 
 func (f *fileStorage) path(stack, name string) string { return filepath.Join(f.root, stack, name) }
 
-func (f *fileStorage) read(stack, name string) ([]byte, error) {
+func (f *fileStorage) read(ctx context.Context, stack, name string) ([]byte, error) {
 	return os.ReadFile(f.path(stack, name))
 }
 
 // exists implements statStorage: every Unlock asks whether the stack has a
 // snapshot, which is no reason to read megabytes.
-func (f *fileStorage) exists(stack, name string) (bool, error) {
+func (f *fileStorage) exists(ctx context.Context, stack, name string) (bool, error) {
 	_, err := os.Stat(f.path(stack, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -85,7 +86,7 @@ func (f *fileStorage) ensureDir(stack string) error {
 	return syncDir(f.root)
 }
 
-func (f *fileStorage) replace(stack, name string, data []byte) error {
+func (f *fileStorage) replace(ctx context.Context, stack, name string, data []byte) error {
 	if err := f.ensureDir(stack); err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func syncDir(dir string) error {
 	return err
 }
 
-func (f *fileStorage) openAppend(stack, name string) (appender, error) {
+func (f *fileStorage) openAppend(ctx context.Context, stack, name string) (appender, error) {
 	file, err := os.OpenFile(f.path(stack, name), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return nil, err
@@ -147,11 +148,11 @@ func (f *fileStorage) openAppend(stack, name string) (appender, error) {
 
 type fileAppender struct{ f *os.File }
 
-func (a fileAppender) write(p []byte) error { _, err := a.f.Write(p); return err }
+func (a fileAppender) write(ctx context.Context, p []byte) error { _, err := a.f.Write(p); return err }
 func (a fileAppender) sync() error          { return a.f.Sync() }
 func (a fileAppender) close() error         { return a.f.Close() }
 
-func (f *fileStorage) remove(stack, name string) error {
+func (f *fileStorage) remove(ctx context.Context, stack, name string) error {
 	err := os.Remove(f.path(stack, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -162,7 +163,7 @@ func (f *fileStorage) remove(stack, name string) error {
 // removeStack removes the stack's folder with any temporary files a crash
 // left in it; a folder that still holds anything else (say, a lock taken
 // meanwhile) is left alone.
-func (f *fileStorage) removeStack(stack string) error {
+func (f *fileStorage) removeStack(ctx context.Context, stack string) error {
 	dir := filepath.Join(f.root, stack)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -176,7 +177,7 @@ func (f *fileStorage) removeStack(stack string) error {
 	return nil
 }
 
-func (f *fileStorage) list() ([]string, error) {
+func (f *fileStorage) list(ctx context.Context) ([]string, error) {
 	entries, err := os.ReadDir(f.root)
 	if err != nil {
 		return nil, err
@@ -194,7 +195,7 @@ func (f *fileStorage) list() ([]string, error) {
 	return out, nil
 }
 
-func (f *fileStorage) create(stack, name string, data []byte) error {
+func (f *fileStorage) create(ctx context.Context, stack, name string, data []byte) error {
 	if err := f.ensureDir(stack); err != nil {
 		return err
 	}
@@ -228,7 +229,7 @@ func (f *fileStorage) create(stack, name string, data []byte) error {
 // removeIf moves the file aside under a unique name before comparing, so
 // that it never deletes a file someone else created in the meantime; if the
 // content is not the expected one it is put back.
-func (f *fileStorage) removeIf(stack, name string, data []byte) (bool, error) {
+func (f *fileStorage) removeIf(ctx context.Context, stack, name string, data []byte) (bool, error) {
 	target := f.path(stack, name)
 	var r [8]byte
 	_, _ = rand.Read(r[:])

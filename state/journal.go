@@ -142,7 +142,7 @@ func openJournal(ctx context.Context, c *core, stack string, base *Snapshot) (*j
 	if j.fold, err = NewFold(&snap, 0, nil); err != nil {
 		return nil, err
 	}
-	if data, ok := c.continuing(stack, base, mgr); ok {
+	if data, ok := c.continuing(ctx, stack, base, mgr); ok {
 		if err := j.continueFrom(data); err != nil {
 			return nil, err
 		}
@@ -179,12 +179,12 @@ func (j *journal) continueFrom(data string) error {
 // chains to it. Called with j.mu held and no flush under way (nothing has
 // been handed to storage since the checkpoint, whose flushLocked waited
 // for the last flush); an error is sticky, as for every storage error.
-func (j *journal) start() error {
+func (j *journal) start(ctx context.Context) error {
 	header := headerRecord(j.base, j.nextSeq, j.inFlight, j.mac)
 	st := j.c.st
-	err := st.replace(j.stack, fileJournal, header)
+	err := st.replace(ctx, j.stack, fileJournal, header)
 	if err == nil {
-		j.app, err = st.openAppend(j.stack, fileJournal)
+		j.app, err = st.openAppend(ctx, j.stack, fileJournal)
 	}
 	if err != nil {
 		j.err = fmt.Errorf("starting the journal of stack %q: %w", j.stack, err)
@@ -209,12 +209,12 @@ func recycle(buf *[]byte) {
 
 // ready is usable, for an entry about to be appended: it first writes the
 // header of a continued journal that has none yet.
-func (j *journal) ready() error {
+func (j *journal) ready(ctx context.Context) error {
 	if err := j.usable(); err != nil {
 		return err
 	}
 	if j.base != "" {
-		return j.start()
+		return j.start(ctx)
 	}
 	return nil
 }
@@ -258,7 +258,7 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, e
 		return nil, fmt.Errorf("encoding stack %q: %w", j.stack, err)
 	}
 	j.encoded.reset()
-	if err := j.c.replaceSnapshot(j.stack, data); err != nil {
+	if err := j.c.replaceSnapshot(ctx, j.stack, data); err != nil {
 		return nil, fmt.Errorf("writing stack %q: %w", j.stack, err)
 	}
 	// From here on the old journal is stale: failing to start the new one
@@ -282,7 +282,7 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*Snapshot, e
 	j.entries = 0
 	j.base, j.inFlight = baseID(data), inFlight
 	if !lazy {
-		if err := j.start(); err != nil {
+		if err := j.start(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -334,7 +334,7 @@ func (j *journal) Close(ctx context.Context) error {
 	j.quiesceLocked()
 	var err error
 	if j.err == nil && j.app != nil {
-		err = j.flushHeldLocked()
+		err = j.flushHeldLocked(context.WithoutCancel(ctx))
 	}
 	j.closed = true
 	if j.app != nil {
@@ -346,7 +346,7 @@ func (j *journal) Close(ctx context.Context) error {
 	// A journal with no entries since its checkpoint adds nothing to the
 	// snapshot; remove it to leave the stack tidy.
 	if err == nil && j.err == nil && j.entries == 0 {
-		err = j.c.st.remove(j.stack, fileJournal)
+		err = j.c.st.remove(ctx, j.stack, fileJournal)
 	}
 	j.mu.Unlock()
 	j.c.journalClosed(j.stack, j)

@@ -269,8 +269,8 @@ type countingStorage struct {
 	syncs, writes atomic.Int64
 }
 
-func (c *countingStorage) openAppend(stack, name string) (appender, error) {
-	a, err := c.storage.openAppend(stack, name)
+func (c *countingStorage) openAppend(ctx context.Context, stack, name string) (appender, error) {
+	a, err := c.storage.openAppend(ctx, stack, name)
 	return countingAppender{a, c}, err
 }
 
@@ -279,9 +279,9 @@ type countingAppender struct {
 	c *countingStorage
 }
 
-func (a countingAppender) write(p []byte) error {
+func (a countingAppender) write(ctx context.Context, p []byte) error {
 	_, _ = scanRecords(p, func(record) error { a.c.writes.Add(1); return nil })
-	return a.appender.write(p)
+	return a.appender.write(ctx, p)
 }
 
 func (a countingAppender) sync() error {

@@ -491,11 +491,11 @@ type snapshotWritesFail struct {
 	fail atomic.Bool
 }
 
-func (s *snapshotWritesFail) replace(stack, name string, data []byte) error {
+func (s *snapshotWritesFail) replace(ctx context.Context, stack, name string, data []byte) error {
 	if name == fileSnapshot && s.fail.Load() {
 		return errors.New("disk full")
 	}
-	return s.memStorage.replace(stack, name, data)
+	return s.memStorage.replace(ctx, stack, name, data)
 }
 
 // A compaction that fails to write its snapshot leaves the journal going
@@ -576,8 +576,8 @@ type writeBlockingStorage struct {
 	once             sync.Once
 }
 
-func (b *writeBlockingStorage) openAppend(stack, name string) (appender, error) {
-	a, err := b.storage.openAppend(stack, name)
+func (b *writeBlockingStorage) openAppend(ctx context.Context, stack, name string) (appender, error) {
+	a, err := b.storage.openAppend(ctx, stack, name)
 	return writeBlockingAppender{a, b}, err
 }
 
@@ -586,12 +586,12 @@ type writeBlockingAppender struct {
 	b *writeBlockingStorage
 }
 
-func (a writeBlockingAppender) write(p []byte) error {
+func (a writeBlockingAppender) write(ctx context.Context, p []byte) error {
 	if a.b.hold.Load() {
 		a.b.once.Do(func() { close(a.b.writing) })
 		<-a.b.release
 	}
-	return a.appender.write(p)
+	return a.appender.write(ctx, p)
 }
 
 // A keyed journal's Append seals its batch (the HMAC of each tag) and

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -82,7 +83,7 @@ func (m *memStorage) files(stack string) map[string][]byte {
 	return f
 }
 
-func (m *memStorage) read(stack, name string) ([]byte, error) {
+func (m *memStorage) read(ctx context.Context, stack, name string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	data, ok := m.stacks[stack][name]
@@ -93,21 +94,21 @@ func (m *memStorage) read(stack, name string) ([]byte, error) {
 }
 
 // exists implements statStorage.
-func (m *memStorage) exists(stack, name string) (bool, error) {
+func (m *memStorage) exists(ctx context.Context, stack, name string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	_, ok := m.stacks[stack][name]
 	return ok, nil
 }
 
-func (m *memStorage) replace(stack, name string, data []byte) error {
+func (m *memStorage) replace(ctx context.Context, stack, name string, data []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files(stack)[name] = bytes.Clone(data)
 	return nil
 }
 
-func (m *memStorage) openAppend(stack, name string) (appender, error) {
+func (m *memStorage) openAppend(ctx context.Context, stack, name string) (appender, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.stacks[stack][name]; !ok {
@@ -121,7 +122,7 @@ type memAppender struct {
 	stack, name string
 }
 
-func (a *memAppender) write(p []byte) error {
+func (a *memAppender) write(ctx context.Context, p []byte) error {
 	a.m.mu.Lock()
 	defer a.m.mu.Unlock()
 	f := a.m.files(a.stack)
@@ -132,14 +133,14 @@ func (a *memAppender) write(p []byte) error {
 func (a *memAppender) sync() error  { return nil }
 func (a *memAppender) close() error { return nil }
 
-func (m *memStorage) remove(stack, name string) error {
+func (m *memStorage) remove(ctx context.Context, stack, name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.stacks[stack], name)
 	return nil
 }
 
-func (m *memStorage) removeStack(stack string) error {
+func (m *memStorage) removeStack(ctx context.Context, stack string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.stacks[stack]) == 0 {
@@ -148,7 +149,7 @@ func (m *memStorage) removeStack(stack string) error {
 	return nil
 }
 
-func (m *memStorage) list() ([]string, error) {
+func (m *memStorage) list(ctx context.Context) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string
@@ -161,7 +162,7 @@ func (m *memStorage) list() ([]string, error) {
 	return out, nil
 }
 
-func (m *memStorage) create(stack, name string, data []byte) error {
+func (m *memStorage) create(ctx context.Context, stack, name string, data []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	f := m.files(stack)
@@ -172,7 +173,7 @@ func (m *memStorage) create(stack, name string, data []byte) error {
 	return nil
 }
 
-func (m *memStorage) removeIf(stack, name string, data []byte) (bool, error) {
+func (m *memStorage) removeIf(ctx context.Context, stack, name string, data []byte) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	cur, ok := m.stacks[stack][name]

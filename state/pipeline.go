@@ -43,7 +43,10 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 		return 0, fmt.Errorf("encoding a journal entry: %w", err)
 	}
 	j.mu.Lock()
-	seq, err := j.enterLocked(&e, payload, newAt, !unknowns)
+	// The entry's record is written with other steps' entries: the
+	// caller's cancellation must not cut that write short.
+	ctx = context.WithoutCancel(ctx)
+	seq, err := j.enterLocked(ctx, &e, payload, newAt, !unknowns)
 	b := j.gathering
 	lead := b.records == 1
 	j.mu.Unlock()
@@ -51,9 +54,7 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 		return 0, err
 	}
 	if lead {
-		// The write is shared with other steps' entries: the caller's
-		// cancellation must not cut it short.
-		j.lead(context.WithoutCancel(ctx), b)
+		j.lead(ctx, b)
 	}
 	<-b.done
 	if b.err != nil {
@@ -66,8 +67,8 @@ func (j *journal) Append(ctx context.Context, e Entry) (uint64, error) {
 // into the batch being gathered, and returns its Seq. newAt is where
 // payload holds New as a snapshot encodes it (see encodeEntry), or -1;
 // known says e's resources hold no unknown value. Called with j.mu held.
-func (j *journal) enterLocked(e *Entry, payload []byte, newAt int, known bool) (uint64, error) {
-	if err := j.ready(); err != nil {
+func (j *journal) enterLocked(ctx context.Context, e *Entry, payload []byte, newAt int, known bool) (uint64, error) {
+	if err := j.ready(ctx); err != nil {
 		return 0, err
 	}
 	e.Seq = j.nextSeq
@@ -114,7 +115,7 @@ func (j *journal) flushLocked(ctx context.Context) {
 	}
 	j.flushing = b
 	j.mu.Unlock()
-	err := j.write(data)
+	err := j.write(ctx, data)
 	if err == nil && !j.writeIsDurable() {
 		err = j.app.sync()
 	}
@@ -142,11 +143,11 @@ func (j *journal) settle(b *batch, err error) {
 // flushHeldLocked writes and syncs the batch being gathered, holding the
 // mutex, for Close, which holds it once no batch is being written
 // (quiesceLocked).
-func (j *journal) flushHeldLocked() error {
+func (j *journal) flushHeldLocked(ctx context.Context) error {
 	if j.err != nil {
 		return j.err
 	}
-	err := j.write(j.buf)
+	err := j.write(ctx, j.buf)
 	if err == nil && !j.writeIsDurable() && len(j.buf) > 0 {
 		err = j.app.sync()
 	}
@@ -226,11 +227,11 @@ func (j *journal) frame(seq uint64, payload []byte) {
 // their tags, chained to the records written before them — and writes it.
 // Called by the Append flushing, outside the mutex, or with j.mu held
 // while no flush runs.
-func (j *journal) write(batch []byte) error {
+func (j *journal) write(ctx context.Context, batch []byte) error {
 	if j.mac != nil {
 		sealRecords(batch, j.mac, &j.chain)
 	}
-	return j.app.write(batch)
+	return j.app.write(ctx, batch)
 }
 
 // keepSpare keeps a written batch's buffer for the batch after next: when
