@@ -1,8 +1,8 @@
 package state
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -149,8 +149,8 @@ func (f *fileStorage) openAppend(ctx context.Context, stack, name string) (appen
 type fileAppender struct{ f *os.File }
 
 func (a fileAppender) write(ctx context.Context, p []byte) error { _, err := a.f.Write(p); return err }
-func (a fileAppender) sync() error          { return a.f.Sync() }
-func (a fileAppender) close() error         { return a.f.Close() }
+func (a fileAppender) sync() error                               { return a.f.Sync() }
+func (a fileAppender) close() error                              { return a.f.Close() }
 
 func (f *fileStorage) remove(ctx context.Context, stack, name string) error {
 	err := os.Remove(f.path(stack, name))
