@@ -147,8 +147,12 @@ func (j *journal) flushHeldLocked(ctx context.Context) error {
 	if j.err != nil {
 		return j.err
 	}
+	if len(j.buf) == 0 { // a backend refuses an empty append
+		j.settleGathered()
+		return nil
+	}
 	err := j.write(ctx, j.buf)
-	if err == nil && !j.writeIsDurable() && len(j.buf) > 0 {
+	if err == nil && !j.writeIsDurable() {
 		err = j.app.sync()
 	}
 	if err != nil {
