@@ -34,12 +34,11 @@
 // entry is durable. The caller encodes the entry on its own goroutine,
 // folds it into the journal's in-memory state (Fold, a pure state machine
 // shared by every store) and frames one checksummed record, holding the
-// journal's mutex for the fold and the framing only. The first Append that
-// then finds storage idle writes every record framed so far — its own and
-// those of the Appends that arrived during the previous write — and syncs
-// them, outside the mutex, and the Appends they hold return: a deployment
-// running many steps at once pays one fsync per batch, not per step (group
-// commit). A full snapshot is written only at Commit, or when the journal
+// journal's mutex for the fold and the framing only. Records framed while
+// a batch is being written gather into the next batch, which the first of
+// them writes and syncs, outside the mutex, once the batch ahead is done;
+// every Append in it then returns. A deployment running many steps at
+// once pays one fsync per batch, not per step (group commit). A full snapshot is written only at Commit, or when the journal
 // outgrows a bound proportional to the last snapshot (so the amortized
 // cost per entry stays constant); each is written to a temporary file,
 // synced, renamed into place and its folder synced, and only then is the
@@ -89,43 +88,15 @@
 // accidental damage but not deliberate edits. FORMAT.md has the details and
 // the limits (a MAC cannot detect that an older snapshot was put back).
 //
-// # Performance
+// # Cost
 //
-// Measured with the benchmarks in this package (go test -run x -bench .
-// ./state/) on a 2-vCPU Xeon VM shared with other work (load average
-// about 2 while measuring, so single runs vary by a third), with resources
-// of about 1 KB of JSON each: ten inputs and a dozen outputs, one of them
-// secret.
-//
-//   - Recording one update step — a begin and a success entry — costs the
-//     same whatever the stack's size: 23-26 µs on a 1,000-resource stack
-//     and on a 100,000-resource one (BenchmarkJournalAppend, three runs
-//     each; 19-25 µs before the success entry's New was encoded as the
-//     snapshot encodes it, sorted, and kept for the commit), with 17
-//     allocations. This benchmark uses SyncNever, so it measures the
-//     journal's own work (encoding, encryption, framing, fold, write)
-//     rather than the fsync, whose latency is the same for any stack and
-//     which GroupCommit shares among concurrent steps: from 16 goroutines
-//     with real fsyncs a step costs about 110 µs under GroupCommit and
-//     350-400 µs under SyncEveryEntry on this machine
-//     (BenchmarkJournalConcurrent), and 1,000 goroutines recording steps
-//     at once cost 13-14 µs a step (BenchmarkJournalConcurrentSteps, file
-//     store; 0.3-1.3 ms before the writer goroutine).
-//   - Replaying a journal of 10,000 creates (20,000 entries, 21 MB) onto
-//     its snapshot — checksums, decoding, decryption, the fold and the
-//     dependency sort — takes 0.19-0.31 s; the fold alone takes 8-12 ms.
-//   - Loading a 10,000-resource snapshot (10 MB) from a FileStore — read,
-//     decode, 10,000 decryptions, integrity check — takes 0.13-0.24 s
-//     (0.16-0.17 s of CPU) and allocates 61 MB in 27 allocations per
-//     resource; saving one takes 0.12-0.18 s, fsync included. Without
-//     secrets (BENCHMARKS.md, W1) loading 10,000 resources takes 52-58 ms
-//     of CPU, spread over the cores.
-//   - Authentication costs one HMAC-SHA-256 pass over a snapshot when it
-//     is written or loaded (1.0-1.5 ns per byte on the benchmark machine:
-//     5.4-7.7 ms for a 5 MiB snapshot, about 2 us for a 300-byte record),
-//     which also names it in the journal's header, so a journal's first
-//     entry no longer hashes the snapshot; and an HMAC of each journal
-//     record, computed by whoever writes the batch outside the journal's
-//     mutex. Without a secrets manager a CRC-32C replaces the snapshot's
-//     MAC.
+// Appending an entry costs time proportional to the entry, never to the
+// stack, plus a share of one sync (group commit). Loading costs one pass
+// over the snapshot (the resources of a large one are read on every core)
+// and one over the journal; the snapshot's strings share one copy of the
+// file's text. A snapshot is written at Commit and when the journal
+// outgrows its bound, copying the encoding each recorded state got in its
+// entry. The benchmarks of this package measure each (go test -run x
+// -bench . ./state/), and the bench command measures them inside whole
+// operations (BENCHMARKS.md).
 package state

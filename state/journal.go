@@ -81,9 +81,9 @@ const maxSpareBatch = 8 << 20
 
 // journal is the Journal of every store: a Fold in memory, framed records
 // in storage, and group commit between them (pipeline.go): whoever
-// appends an entry encodes it, folds it and frames its record; then the
-// first Append that finds no write under way writes every record framed
-// so far and makes them durable, and the Appends they hold return.
+// appends an entry encodes it, folds it and frames its record into the
+// batch being gathered, whose first Append writes and syncs it once the
+// batch ahead is written; then every Append it holds returns.
 type journal struct {
 	c     *core
 	stack string
