@@ -23,7 +23,7 @@ var pluginDir string
 const markerVar = "GROUNDWORK_INTEROP_RUN"
 
 // plugins maps each plugin's package to its module under plugins/.
-var plugins = map[string]string{"gpp": "plugins/gpp", "tffile": "plugins/tfbridge"}
+var plugins = map[string]string{"gpp": "plugins/gpp", "tffile": "plugins/tfbridge", "comp": "plugins/comp"}
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
