@@ -43,8 +43,8 @@
 // crash between the two is visible and the next run finishes the job.
 //
 // After the program, Deletes returns the deletions as antichains of the
-// reverse dependency graph: each antichain may run in parallel, one after
-// another. A protected resource is not deleted, nor anything it depends
+// reverse dependency graph, each resource as late as what it depends on
+// allows: each antichain may run in parallel, one after another. A protected resource is not deleted, nor anything it depends
 // on; its delete comes back refused (Refused) for the host to report. A resource deleted with another that goes too (deletedWith)
 // rides in that one's chain: its step calls no provider and records
 // nothing, and the other's step lists its record in With, to leave the
