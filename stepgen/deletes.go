@@ -19,6 +19,7 @@ import (
 // A protected resource is not deleted, and neither is anything it depends
 // on (see Refused); everything else is.
 func (g *Generator) Deletes() ([][]Chain, error) {
+	g.components = newComponentIndex(g.cfg.Old)
 	doomed := slices.Clone(g.condemned)
 	var protected []*resource.State
 	for _, s := range g.cfg.Old {
@@ -44,7 +45,7 @@ func (g *Generator) Deletes() ([][]Chain, error) {
 	var floor func(*resource.State) int
 	g.blockers = nil
 	if len(protected) > 0 {
-		sched := newDeleteSchedule(append(slices.Clone(doomed), protected...))
+		sched := newDeleteSchedule(append(slices.Clone(doomed), protected...), g.components.deleteDependencies)
 		doomed, g.refused = g.spareDependencies(doomed, protected)
 		g.blockers, floor = sched.blockers(doomed, g.refused), sched.floor
 	} else {
@@ -155,10 +156,11 @@ func (g *Generator) deleteAntichains(doomed []*resource.State, floor func(*resou
 		byURN[s.URN] = append(byURN[s.URN], i)
 	}
 	resolveAliases(byURN, doomed) // a record may name a renamed one by an old URN
+	depsOf := g.components.deleteDependencies
 	// dependents[i] lists the doomed resources that depend on doomed[i].
 	dependents := make([][]int, len(doomed))
 	for i, s := range doomed {
-		forEachDependency(s, func(dep resource.URN) {
+		depsOf(s, func(dep resource.URN) {
 			for _, j := range byURN[dep] {
 				if j != i {
 					dependents[j] = append(dependents[j], i)
@@ -168,7 +170,7 @@ func (g *Generator) deleteAntichains(doomed []*resource.State, floor func(*resou
 	}
 	groups := newDeleteGroups(doomed, byURN)
 	for {
-		layers, stuck := groups.order(doomed, byURN, dependents, floor)
+		layers, stuck := groups.order(doomed, byURN, dependents, depsOf, floor)
 		if !groups.dissolve(stuck) {
 			return g.deleteChains(doomed, layers, dependents, groups)
 		}
@@ -334,17 +336,23 @@ func (gr *deleteGroups) ridersOf(n int) []int {
 // everything that would go but for protection (see deleteSchedule), so that
 // a resource comes as late as the reference engine, which schedules the
 // protected resources and what they depend on too, has it come.
-func (gr *deleteGroups) order(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int, floor func(*resource.State) int) (layers [][]int, stuck []int) {
-	layers, stuck = gr.dependentsFirst(doomed, byURN, dependents)
-	return gr.latest(layers, doomed, byURN, floor), stuck
+//
+// depsOf calls its function for every URN a state depends on (see
+// componentIndex.deleteDependencies).
+func (gr *deleteGroups) order(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int, depsOf dependencyFunc, floor func(*resource.State) int) (layers [][]int, stuck []int) {
+	layers, stuck = gr.dependentsFirst(doomed, byURN, dependents, depsOf)
+	return gr.latest(layers, doomed, byURN, depsOf, floor), stuck
 }
+
+// dependencyFunc calls fn for every URN s depends on.
+type dependencyFunc func(s *resource.State, fn func(resource.URN))
 
 // latest re-cuts layers — antichains in which every node comes as soon as
 // what depends on it is gone — so that every node comes as late as what it
 // depends on allows: at its height, the length of the longest chain of
 // doomed dependencies below it, highest first. Walking layers backwards
 // meets every node after its dependencies; O(V+E).
-func (gr *deleteGroups) latest(layers [][]int, doomed []*resource.State, byURN map[resource.URN][]int, floor func(*resource.State) int) [][]int {
+func (gr *deleteGroups) latest(layers [][]int, doomed []*resource.State, byURN map[resource.URN][]int, depsOf dependencyFunc, floor func(*resource.State) int) [][]int {
 	height := make([]int, len(doomed))
 	for i := range height {
 		height[i] = -1
@@ -357,7 +365,7 @@ func (gr *deleteGroups) latest(layers [][]int, doomed []*resource.State, byURN m
 				if floor != nil {
 					h = max(h, floor(doomed[m]))
 				}
-				forEachDependency(doomed[m], func(dep resource.URN) {
+				depsOf(doomed[m], func(dep resource.URN) {
 					for _, j := range byURN[dep] {
 						if b := gr.nodeOf(j); j != m && b != n && height[b] >= 0 {
 							h = max(h, height[b]+1)
@@ -386,7 +394,7 @@ func (gr *deleteGroups) latest(layers [][]int, doomed []*resource.State, byURN m
 // first, each node as soon as what depends on it is gone (Kahn's
 // algorithm, O(V+E)). stuck lists the nodes that never became ready: they
 // are on a cycle, or a node on a cycle depends on them.
-func (gr *deleteGroups) dependentsFirst(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int) (layers [][]int, stuck []int) {
+func (gr *deleteGroups) dependentsFirst(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int, depsOf dependencyFunc) (layers [][]int, stuck []int) {
 	// blockers[n] counts the dependencies on node n of other nodes: n can
 	// be deleted once they are gone.
 	blockers := make([]int, len(doomed))
@@ -407,7 +415,7 @@ func (gr *deleteGroups) dependentsFirst(doomed []*resource.State, byURN map[reso
 		layers = append(layers, ready)
 		var next []int
 		release := func(n, m int) {
-			forEachDependency(doomed[m], func(dep resource.URN) {
+			depsOf(doomed[m], func(dep resource.URN) {
 				for _, j := range byURN[dep] {
 					if b := gr.nodeOf(j); j != m && b != n {
 						if blockers[b]--; blockers[b] == 0 {

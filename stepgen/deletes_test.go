@@ -97,6 +97,45 @@ func TestDeletesOrder(t *testing.T) {
 			wantNeeds: map[string][]string{"ax": {"b", "c"}},
 		},
 		{
+			// As the reference engine reads a dependency on a component:
+			// it stands for the component's descendants recorded before
+			// the dependent (a, b), not for those recorded after (e).
+			name: "a dependency on a component stands for its descendants recorded before the dependent",
+			old: []*resource.State{
+				{Type: group, URN: groupURN("g")},
+				recorded("a", nil, childOf(groupURN("g"))),
+				{Type: group, URN: resource.NewURN(testStack, testProject, group, group, "h"), Parent: groupURN("g")},
+				recorded("b", nil, childOf(resource.NewURN(testStack, testProject, group, group, "h"))),
+				recorded("d", nil, dependsOn(groupURN("g"))),
+				recorded("e", nil, childOf(groupURN("g"))),
+			},
+			wantOrder: [][]string{{"delete d"}, {"delete b"}, {"delete a", "delete h", "delete e"}, {"delete g"}},
+			wantNeeds: map[string][]string{"a": {"d"}, "b": {"d"}, "h": {"b", "d"}, "g": {"a", "d", "e", "h"}},
+		},
+		{
+			name: "a dependency on a renamed component by its old URN",
+			old: []*resource.State{
+				{Type: group, URN: groupURN("g2"), Aliases: []resource.URN{groupURN("g")}},
+				recorded("a", nil, childOf(groupURN("g"))),
+				recorded("d", nil, dependsOn(groupURN("g"))),
+			},
+			wantOrder: [][]string{{"delete d"}, {"delete a"}, {"delete g2"}},
+			wantNeeds: map[string][]string{"a": {"d"}, "g2": {"a", "d"}},
+		},
+		{
+			// The reference engine's snapshot holds a copy left marked
+			// for deletion after every resource registered in the run
+			// that left it.
+			name: "a component's child left marked for deletion by an earlier run is not waited for",
+			old: []*resource.State{
+				{Type: group, URN: groupURN("g")},
+				recorded("a", nil, childOf(groupURN("g")), func(s *resource.State) { s.Delete = true }),
+				recorded("d", nil, dependsOn(groupURN("g"))),
+			},
+			wantOrder: [][]string{{"delete-replaced a", "delete d"}, {"delete g"}},
+			wantNeeds: map[string][]string{"g": {"a", "d"}},
+		},
+		{
 			name: "a record holding the URN wins over an alias",
 			old: []*resource.State{
 				recorded("a", nil),

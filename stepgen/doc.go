@@ -44,7 +44,9 @@
 //
 // After the program, Deletes returns the deletions as antichains of the
 // reverse dependency graph, each resource as late as what it depends on
-// allows: each antichain may run in parallel, one after another. A protected resource is not deleted, nor anything it depends
+// allows (a dependency on a component standing for the component's
+// descendants recorded before the dependent, as the reference engine reads
+// it): each antichain may run in parallel, one after another. A protected resource is not deleted, nor anything it depends
 // on; its delete comes back refused (Refused) for the host to report. A resource deleted with another that goes too (deletedWith)
 // rides in that one's chain: its step calls no provider and records
 // nothing, and the other's step lists its record in With, to leave the

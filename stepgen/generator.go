@@ -192,6 +192,8 @@ type Generator struct {
 	// RefusalBlockers).
 	refused  []*Step
 	blockers map[*Step]refusalBlockers
+	// components indexes the components others depend on, for Deletes.
+	components *componentIndex
 	// seen holds every URN registered in this run, and which old state it
 	// took over.
 	seen map[resource.URN]*resource.State

@@ -349,3 +349,11 @@ func diffBy(results map[string]resource.DiffResult) func(context.Context, provid
 func replaceKeys(keys ...resource.PropertyKey) resource.DiffResult {
 	return resource.DiffResult{Changes: resource.DiffSome, ReplaceKeys: keys}
 }
+
+// childOf makes a resource a child of parent, its URN qualified by the
+// parent's type.
+func childOf(parent resource.URN) func(*resource.State) {
+	return func(s *resource.State) {
+		s.URN, s.Parent = resource.NewURN(testStack, testProject, parent.QualifiedType(), s.Type, s.URN.Name()), parent
+	}
+}

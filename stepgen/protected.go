@@ -187,7 +187,7 @@ type deleteSchedule struct {
 	height     []int
 }
 
-func newDeleteSchedule(all []*resource.State) *deleteSchedule {
+func newDeleteSchedule(all []*resource.State, depsOf dependencyFunc) *deleteSchedule {
 	byURN := make(map[resource.URN][]int, len(all))
 	index := make(map[*resource.State]int, len(all))
 	for i, s := range all {
@@ -197,7 +197,7 @@ func newDeleteSchedule(all []*resource.State) *deleteSchedule {
 	resolveAliases(byURN, all)
 	dependents := make([][]int, len(all))
 	for i, s := range all {
-		forEachDependency(s, func(dep resource.URN) {
+		depsOf(s, func(dep resource.URN) {
 			for _, j := range byURN[dep] {
 				if j != i {
 					dependents[j] = append(dependents[j], i)
