@@ -87,3 +87,62 @@ func TestReadOfAManagedResource(t *testing.T) {
 		})
 	}
 }
+
+// TestReadIgnoresProtect: protect on a read records nothing, as in the
+// reference engine: an external resource is never deleted, so there is
+// nothing to protect, and a program that stops reading it (or a destroy)
+// forgets it without a refusal. The protect of a managed resource the read
+// takes over is not kept either.
+func TestReadIgnoresProtect(t *testing.T) {
+	tests := []struct {
+		name    string
+		managed bool // the stack managed a protected resource under the read's URN, with its ID
+		destroy bool // a destroy instead of an update without the read
+	}{
+		{name: "dropped from the program"},
+		{name: "a destroy", destroy: true},
+		{name: "a protected managed resource relinquished, then dropped", managed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCloud()
+			c.live["ext-1"] = resource.PropertyMap{"size": resource.NewNumber(9)}
+			env := newEnv(t, c)
+			id := resource.ID("ext-1")
+			if tt.managed {
+				if _, err := env.Up(func(ctx *engine.Context) error {
+					ctx.Register(thing, "a", engine.Props{"size": 1}, engine.Protect())
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				id = env.Resource(env.URN(thing, "a")).ID
+			}
+			if _, err := env.Up(func(ctx *engine.Context) error {
+				ctx.Read(thing, "a", id, nil, engine.Protect())
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if r := env.Resource(env.URN(thing, "a")); r == nil || !r.External || r.Protect {
+				t.Fatalf("a is recorded as %+v, want an external record without protect", r)
+			}
+			before := len(c.Writes())
+			var err error
+			if tt.destroy {
+				_, err = env.Destroy()
+			} else {
+				_, err = env.Up(func(*engine.Context) error { return nil })
+			}
+			if err != nil {
+				t.Fatalf("forgetting the resource read: %v", err)
+			}
+			if w := c.Writes()[before:]; len(w) != 0 || env.Resource(env.URN(thing, "a")) != nil {
+				t.Errorf("writes %v, record %+v; want none and none", w, env.Resource(env.URN(thing, "a")))
+			}
+			if _, ok := c.live[id]; !ok {
+				t.Errorf("the resource read (%s) no longer exists", id)
+			}
+		})
+	}
+}

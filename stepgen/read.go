@@ -5,7 +5,9 @@ import (
 )
 
 // Read registers an external resource: one the program reads by ID instead
-// of managing. It is read on every run and never deleted physically.
+// of managing. It is read on every run and never deleted physically; its
+// record is never protected (Goal.Protect only refuses a replacement,
+// below).
 //
 // When the stack manages a resource under the same URN, the read takes its
 // place, as in the reference engine. With the same ID the stack lets go of
@@ -46,6 +48,12 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	}
 	w := &work{reg: reg, old: old, new: g.newState(urn, goal, old)}
 	w.new.Custom, w.new.External, w.new.ID = true, true, id
+	// An external resource is never deleted, so there is nothing to
+	// protect: the record carries no protect (as in the reference engine),
+	// and a program that stops reading it forgets it without a refusal.
+	// goal.Protect still keeps a protected managed resource from being
+	// replaced by the read, below.
+	w.new.Protect = false
 	if !replacing {
 		return g.single(w, OpRead), nil
 	}
