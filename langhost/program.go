@@ -118,7 +118,10 @@ func (e *ProgramError) Error() string {
 // diagnostics, and waits for it and for everything it started. A non-zero
 // exit is a *ProgramError. When the operation is cancelled the program's
 // process group gets SIGTERM, and SIGKILL after GracePeriod; so do the
-// processes a program that exited left running.
+// processes a program that exited left running. Either way the operation
+// returns only once the group has ended and the program has been reaped
+// (Run defers that wait with engine.Context.Defer, which the engine runs
+// even when it stopped waiting for Run itself).
 //
 // The program registers the stack's root resource itself (the SDKs do, as
 // "pulumi:pulumi:Stack"); that registration is answered with c's own root
@@ -133,6 +136,21 @@ func (p *Program) Run(c *engine.Context) error {
 	if err != nil {
 		return err
 	}
+	// The engine stops waiting for Run once the operation's context ends,
+	// but not for what Run defers: the operation returns only once the
+	// program's process group has ended and been reaped and the server is
+	// stopped, which takes at most the grace period once the context has
+	// ended. Deferred before the context is looked at, so that either the
+	// operation waits for finished or nothing is started.
+	finished := make(chan struct{})
+	c.Defer(func() error {
+		<-finished
+		return nil
+	})
+	if err := ctx.Err(); err != nil {
+		close(finished)
+		return fmt.Errorf("the program was not started: %w", context.Cause(ctx))
+	}
 	sd := newShutdown()
 	sm := &stackMonitor{Monitor: c.Monitor(), root: root, export: c.Export}
 	srv, err := grpcserver.Start(ctx, grpcserver.Config{
@@ -143,19 +161,23 @@ func (p *Program) Run(c *engine.Context) error {
 		Shutdown: sd.wait,
 	})
 	if err != nil {
+		close(finished)
 		return err
 	}
 	// Plugins building remote components register their children through
 	// this server too.
 	c.Monitor().SetAddress(srv.Addr())
-	exited := make(chan error, 1)
-	go func() { exited <- p.run(ctx, c, srv.Addr()) }()
+	var runErr error
+	go func() {
+		defer close(finished)
+		runErr = errors.Join(p.run(ctx, c, srv.Addr()), srv.Stop())
+	}()
 	// The stack's previous outputs, kept if the program registers none.
 	prev, _ := c.Root().Outputs()
 	select {
-	case err := <-exited:
+	case <-finished:
 		sm.keepOutputs(prev)
-		return errors.Join(err, srv.Stop())
+		return runErr
 	case <-sd.signalled:
 		sm.keepOutputs(prev)
 		// The program has finished registering and waits to serve the
@@ -163,7 +185,8 @@ func (p *Program) Run(c *engine.Context) error {
 		// for, once they are done.
 		c.Defer(func() error {
 			sd.release()
-			return errors.Join(<-exited, srv.Stop())
+			<-finished
+			return runErr
 		})
 		return nil
 	}

@@ -167,6 +167,95 @@ func TestProgramCancelled(t *testing.T) {
 	}
 }
 
+// An operation cancelled while its program ignores SIGTERM returns only
+// once the program's whole process group has been killed and its leader
+// reaped: nothing of it is left for the host to orphan when it exits right
+// after (as gw does after an interrupt).
+func TestProgramCancelledGroupEndsBeforeReturn(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to list a process group's members")
+	}
+	for _, op := range []string{"up", "preview"} {
+		t.Run(op, func(t *testing.T) {
+			eng, _ := shellEngine(t, nil)
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			// The shell and both its children ignore SIGTERM.
+			prog := langhost.Command("sh", "-c", "trap '' TERM; sleep 60 & sleep 60 & echo $$ > "+pidFile+"; wait")
+			prog.GracePeriod = time.Second
+			ctx, cancel := context.WithCancel(testContext(t))
+			defer cancel()
+			go func() {
+				for {
+					if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+						cancel()
+						return
+					}
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
+				}
+			}()
+			run := eng.Up
+			if op == "preview" {
+				run = eng.Preview
+			}
+			_, err := run(ctx, prog.Run)
+			var cancelled *engine.CancelledError
+			if !errors.As(err, &cancelled) {
+				t.Fatalf("error = %v, want a *engine.CancelledError", err)
+			}
+			b, rerr := os.ReadFile(pidFile)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			leader, rerr := strconv.Atoi(strings.TrimSpace(string(b)))
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			members := groupMembers(t, leader)
+			for _, pid := range members {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			if len(members) > 0 {
+				t.Errorf("processes %v of the program's group still ran when the operation returned", members)
+			}
+			if err := syscall.Kill(leader, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("the program %d was not reaped when the operation returned (kill 0: %v)", leader, err)
+			}
+		})
+	}
+}
+
+// groupMembers lists the processes of group pgid that are neither zombies
+// nor dead.
+func groupMembers(t *testing.T, pgid int) []int {
+	t.Helper()
+	names, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			continue // gone since the listing
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		fields := strings.Fields(s[i+1:])
+		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
+			continue
+		}
+		if g, _ := strconv.Atoi(fields[2]); g == pgid {
+			pid, _ := strconv.Atoi(strings.Fields(s)[0])
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
 // A program that exits leaving a child behind: the child gets SIGTERM
 // (and a chance to clean up) and is gone when the operation returns.
 func TestProgramChildEnded(t *testing.T) {

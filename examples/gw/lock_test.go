@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -72,12 +73,16 @@ func startGW(t *testing.T, ready string, args ...string) (*exec.Cmd, *syncBuffer
 	cmd := exec.Command(gwBinary(t), args...)
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Env = append(os.Environ(), runMarkVar+"="+runMark(t))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_, _ = cmd.Process.Wait()
+		for _, pid := range startedBy(t) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -91,6 +96,37 @@ func startGW(t *testing.T, ready string, args ...string) (*exec.Cmd, *syncBuffer
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// runMarkVar is set in the environment of each gw that startGW starts, to
+// a value of the test's own; everything gw starts inherits it, so what
+// outlives gw is found by it (startedBy).
+const runMarkVar = "GW_TEST_RUN"
+
+func runMark(t *testing.T) string { return fmt.Sprintf("%d/%s", os.Getpid(), t.Name()) }
+
+// startedBy lists the processes that the gw startGW started for t
+// started, directly or not, and that still run: those whose environment
+// holds t's mark. Zombies, whose environment is gone, are not listed.
+func startedBy(t *testing.T) []int {
+	t.Helper()
+	want := []byte(runMarkVar + "=" + runMark(t) + "\x00")
+	envs, err := filepath.Glob("/proc/[0-9]*/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, name := range envs {
+		env, err := os.ReadFile(name)
+		if err != nil || !bytes.HasPrefix(env, want) && !bytes.Contains(env, append([]byte{0}, want...)) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(name)))
+		if err == nil && pid != os.Getpid() {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // syncBuffer is a buffer that a process writes to while a test reads it.
@@ -193,10 +229,7 @@ func TestSecondInterruptForces(t *testing.T) {
 	inSiteProject(t)
 	stateDir := filepath.Join(work, "state")
 	ready := filepath.Join(work, "ready")
-	// The command records its pid, for slowProgram's clean-up to kill it:
-	// gw's forced exit leaves it running.
 	slow := fmt.Sprintf(`trap "" TERM; echo $$ > %q; exec sleep 30`, ready)
-	killRecordedPID(t, ready)
 	holder, out := startGW(t, ready, "up", "--yes", "--state", stateDir, "-c", "dir="+work, "--secret-config", "token=t",
 		"-c", "slow="+slow, "--", bin)
 	if err := holder.Process.Signal(os.Interrupt); err != nil {
@@ -217,6 +250,15 @@ func TestSecondInterruptForces(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "interrupted again: stopping now") {
 		t.Errorf("gw did not say it stopped at once:\n%s", out)
+	}
+	// The command, the program and the plugins went with gw. SIGKILL takes
+	// effect as each is next scheduled; a busy machine gets a moment.
+	left := startedBy(t)
+	for deadline := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = startedBy(t) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Errorf("processes %v that gw started outlived its forced exit", left)
 	}
 	code, stdout, errOut := gw(t, "up", "--yes", "--state", stateDir, "-c", "slow=true", "--", bin)
 	if code != exitOK || !strings.Contains(stdout, "warning: broke the lock of stack \"dev\"") {
@@ -246,6 +288,26 @@ func TestFirstInterruptCancels(t *testing.T) {
 	end := "; the steps already running finished, and the state records every change made (create: 1)\n"
 	if got := out.String(); !strings.Contains(got, start) || !strings.HasSuffix(got, end) || strings.Count(got, "error:") != 1 {
 		t.Errorf("gw's output does not end with the one error %q ... %q:\n%s", start, end, got)
+	}
+}
+
+// TestFirstInterruptEndsAStubbornProgram interrupts gw once while its
+// program ignores SIGTERM: gw waits out the grace period, kills the
+// program's process group, and only then exits, leaving nothing running.
+func TestFirstInterruptEndsAStubbornProgram(t *testing.T) {
+	t.Chdir(t.TempDir())
+	stateDir, _ := filepath.Abs("state")
+	args := append([]string{"up", "--yes", "--project", "p", "--state", stateDir, "--"}, slowProgram(t, "pid")...)
+	holder, out := startGW(t, "pid", args...)
+	if err := holder.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := wait(t, holder)
+	if ps.ExitCode() != exitError {
+		t.Errorf("gw after one interrupt: status %d; want %d\n%s", ps.ExitCode(), exitError, out)
+	}
+	if left := startedBy(t); len(left) > 0 {
+		t.Errorf("processes %v that gw started still ran when it exited\n%s", left, out)
 	}
 }
 

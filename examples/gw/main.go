@@ -64,7 +64,7 @@ func main() {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		interrupts(sigs, done, cancel, os.Stderr, os.Exit)
+		interrupts(sigs, done, cancel, os.Stderr, forceExit)
 	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	close(done)
@@ -74,9 +74,15 @@ func main() {
 	os.Exit(code)
 }
 
+// forceExit ends gw at once with code, and everything it started with it.
+func forceExit(code int) {
+	killChildren()
+	os.Exit(code)
+}
+
 // interrupts turns the first interrupt into a graceful cancellation and
-// ends the process at the second, until done. A stack left by a forced
-// exit is recoverable: its lock names a process that no longer runs, which
+// ends the process at the second (with the plugins, programs and commands
+// it started), until done. A stack left by a forced exit is recoverable: its lock names a process that no longer runs, which
 // the next operation breaks, and the steps that were running come back as
 // pending operations that a refresh resolves.
 func interrupts(sigs <-chan os.Signal, done <-chan struct{}, cancel context.CancelCauseFunc, stderr io.Writer, exit func(int)) {
