@@ -36,6 +36,11 @@ func (c *Context) Config() map[string]resource.PropertyValue {
 // the Parallelism option); 0 means no bound.
 func (c *Context) Parallelism() int { return c.d.opts.parallelism }
 
+// ContinueOnError reports whether the operation goes on after a step fails
+// (the ContinueOnError option): a runner then tells its program that a
+// resource failed and lets it go on, instead of ending its requests.
+func (c *Context) ContinueOnError() bool { return c.d.opts.continueOnError }
+
 // Log adds a diagnostic to the operation's event stream, about urn ("" for
 // the operation as a whole).
 func (c *Context) Log(severity Severity, urn resource.URN, message string) {

@@ -281,7 +281,26 @@ func (e *MissingOutputError) Error() string {
 
 // reportedError marks an error the deployment has already counted, so the
 // program API does not report it twice.
-type reportedError struct{ err error }
+type reportedError struct {
+	err  error
+	step *stepOutcome // set when err is the outcome of the resource's step
+}
+
+// stepOutcome is how the step of a registration that failed ended.
+type stepOutcome struct {
+	urn     resource.URN
+	skipped bool // never ran, because a resource it needs did not succeed
+}
+
+// StepOutcome reports, when the error is the outcome of the resource's
+// step, the resource's URN and whether the step was skipped rather than
+// failed (see monitor.StepOutcome).
+func (e *reportedError) StepOutcome() (urn resource.URN, skipped, ok bool) {
+	if e.step == nil {
+		return "", false, false
+	}
+	return e.step.urn, e.step.skipped, true
+}
 
 func (e *reportedError) Error() string { return e.err.Error() }
 func (e *reportedError) Unwrap() error { return e.err }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -144,7 +145,7 @@ func (d *deployment) ended(rs *runStep, err, jerr error) error {
 	defer d.released(rs)
 	if err != nil {
 		if s.Reg != nil {
-			d.complete(s.Reg, regResult{err: err})
+			d.complete(s.Reg, regResult{err: err, step: &stepOutcome{urn: s.URN()}})
 		}
 		return jerr
 	}
@@ -174,7 +175,13 @@ func (d *deployment) StepSkipped(ctx context.Context, es executor.Step, reason e
 	defer d.released(rs)
 	d.record(s, reason, 0, true)
 	if s.Reg != nil {
-		d.complete(s.Reg, regResult{err: reason})
+		r := regResult{err: reason}
+		// Skipped because a resource it needs failed, not because the
+		// operation is stopping.
+		if skip := (*executor.SkippedError)(nil); errors.As(reason, &skip) && skip.Dependency != "" {
+			r.step = &stepOutcome{urn: s.URN(), skipped: true}
+		}
+		d.complete(s.Reg, r)
 	}
 }
 

@@ -45,6 +45,9 @@ type request struct {
 type regResult struct {
 	res providers.RegisterResult
 	err error
+	// step is set when err is the outcome of the registration's step: it
+	// failed, or was skipped because a resource it needs did not succeed.
+	step *stepOutcome
 }
 
 // inbox holds the requests and answers the loop has yet to handle.
@@ -350,7 +353,7 @@ func diffAfterCheck(ctx context.Context, p providers.Provider, c *stepgen.Call, 
 func (d *deployment) post(r *request, done func(providers.RegisterResult, error)) {
 	r.done = func(res regResult) {
 		if res.err != nil {
-			done(res.res, &reportedError{err: res.err})
+			done(res.res, &reportedError{err: res.err, step: res.step})
 			return
 		}
 		done(res.res, nil)

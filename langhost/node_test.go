@@ -106,6 +106,47 @@ func TestNodeProgram(t *testing.T) {
 	}
 }
 
+// TestNodeProgramContinuesAfterAFailure: in an operation that goes on after
+// errors, a Node.js program whose resource fails goes on too, as under
+// Pulumi's engine. The failed registration is answered with the result
+// FAIL, not UNAVAILABLE (on which the SDK stops making requests), so a
+// resource the program registers after learning of the failure is created;
+// the one that needs the failed resource's output is skipped.
+func TestNodeProgramContinuesAfterAFailure(t *testing.T) {
+	dir := nodeProgramDir(t)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := langhost.Node("continue.js")
+	prog.Dir = abs
+	s := newStack(t)
+	eng := s.engine("nodeprog", nil)
+	res, err := eng.Up(testContext(t), prog.Run, engine.ContinueOnError())
+	if err == nil || !strings.Contains(err.Error(), "bad") {
+		t.Errorf("up: error = %v, want the failure of bad", err)
+	}
+	if res == nil {
+		t.Fatal("up returned no result")
+	}
+	rs := byName(res.Snapshot)
+	if rs["testfs:index:File::later"] == nil {
+		t.Errorf("the resource registered after the failure was not created; the snapshot holds %v\n%s",
+			keysOf(rs), strings.Join(s.diagnostics(), "\n"))
+	}
+	if got, _ := s.file(s.defaultRoot, "later.txt"); got != "later" {
+		t.Errorf("later.txt = %q, want %q", got, "later")
+	}
+	for _, gone := range []string{"testfs:index:File::bad", "testfs:index:File::dependent"} {
+		if rs[gone] != nil {
+			t.Errorf("the snapshot records %s, which failed or was skipped", gone)
+		}
+	}
+	if _, ok := s.file(s.defaultRoot, "dependent.txt"); ok {
+		t.Error("the resource that needs the failed one was created")
+	}
+}
+
 func TestNodeProgramWithoutTheSDK(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")

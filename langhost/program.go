@@ -159,6 +159,9 @@ func (p *Program) Run(c *engine.Context) error {
 		Packages: c,
 		Hooks:    contextHooks{c},
 		Shutdown: sd.wait,
+		// The program goes on past a failed resource only if the
+		// operation does.
+		ContinueOnError: c.ContinueOnError(),
 	})
 	if err != nil {
 		close(finished)

@@ -537,6 +537,24 @@ func Reported(err error) bool {
 	return errors.As(err, &r)
 }
 
+// StepOutcome reports whether err is the outcome of a registered
+// resource's step — it ran and failed, or was skipped because a resource it
+// needs did not succeed — and if so the resource's URN and whether it was
+// skipped. The resource was registered; only its step did not succeed, so
+// an operation that continues after errors goes on, and a server tells the
+// program so instead of ending its requests (see monitor/grpcserver). The
+// Deployer marks such errors with a method
+// StepOutcome() (urn resource.URN, skipped, ok bool).
+func StepOutcome(err error) (urn resource.URN, skipped, ok bool) {
+	var o interface {
+		StepOutcome() (resource.URN, bool, bool)
+	}
+	if !errors.As(err, &o) {
+		return "", false, false
+	}
+	return o.StepOutcome()
+}
+
 // NoProviderError reports a custom resource that names no provider while
 // default providers are disabled for its package.
 type NoProviderError struct {

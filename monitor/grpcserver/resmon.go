@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/plugin/wire"
@@ -27,13 +28,15 @@ type resourceMonitor struct {
 	transforms *transforms
 	hooks      HookRegistry
 	shutdown   func(context.Context) error
+	// continueOnError is Config.ContinueOnError.
+	continueOnError bool
 	// waiting is set by the first SignalAndWaitForShutdown.
 	waiting atomic.Bool
 }
 
 func newResourceMonitor(cfg Config, cbs *callbacks) *resourceMonitor {
 	return &resourceMonitor{mon: cfg.Monitor, packages: newPackages(cfg.Packages), callbacks: cbs,
-		transforms: newTransforms(cbs), hooks: cfg.Hooks, shutdown: cfg.Shutdown}
+		transforms: newTransforms(cbs), hooks: cfg.Hooks, shutdown: cfg.Shutdown, continueOnError: cfg.ContinueOnError}
 }
 
 // features are the SupportsFeature ids the server answers true for.
@@ -79,6 +82,9 @@ func (s *resourceMonitor) RegisterResource(ctx context.Context, req *pulumirpc.R
 	}
 	res, err := s.mon.RegisterResource(ctx, goal)
 	if err != nil {
+		if answer := s.stepNotSucceeded(ctx, err); answer != nil {
+			return answer, nil
+		}
 		return nil, registrationStatus(err)
 	}
 	s.transforms.registered(res.URN, goal.Parent, own)
@@ -90,6 +96,23 @@ func (s *resourceMonitor) RegisterResource(ctx context.Context, req *pulumirpc.R
 	return &pulumirpc.RegisterResourceResponse{
 		Urn: string(res.URN), Id: string(res.ID), Object: obj, Stable: res.Stable, Result: pulumirpc.Result_SUCCESS,
 	}, nil
+}
+
+// stepNotSucceeded answers a registration whose step failed, or was
+// skipped because a resource it needs failed, in an operation that goes on
+// after errors: with the resource's URN, no outputs (so that the SDKs take
+// them as unknown) and the result FAIL or SKIP, as the Pulumi engine does,
+// so that the program goes on. It returns nil for any other failure.
+func (s *resourceMonitor) stepNotSucceeded(ctx context.Context, err error) *pulumirpc.RegisterResourceResponse {
+	urn, skipped, ok := monitor.StepOutcome(err)
+	if !ok || !s.continueOnError || ctx.Err() != nil {
+		return nil
+	}
+	result := pulumirpc.Result_FAIL
+	if skipped {
+		result = pulumirpc.Result_SKIP
+	}
+	return &pulumirpc.RegisterResourceResponse{Urn: string(urn), Object: &structpb.Struct{}, Result: result}
 }
 
 // RegisterResourceOutputs records a component's outputs (the stack's, for

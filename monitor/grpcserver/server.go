@@ -79,6 +79,14 @@ type Config struct {
 	// its callbacks, until Shutdown returns. It should return once the
 	// operation's steps have all run, or when ctx ends.
 	Shutdown func(ctx context.Context) error
+	// ContinueOnError says the operation goes on after a step fails
+	// (engine.ContinueOnError). A registration whose step failed, or was
+	// skipped because a resource it needs failed, is then answered as the
+	// Pulumi engine answers it, with its URN and the result FAIL or SKIP,
+	// and the program goes on. Otherwise it is answered UNAVAILABLE (the
+	// deployment is ending), on which the SDKs stop making requests
+	// without reporting the error again: the engine has reported it.
+	ContinueOnError bool
 }
 
 // maxMessageSize is the largest message the server takes or sends, the
