@@ -335,3 +335,43 @@ func TestProgramDir(t *testing.T) {
 		t.Error("a main that does not exist was accepted")
 	}
 }
+
+// TestDestroyWithADeleteHook: gw destroy runs no program, so it cannot run
+// the delete hook a program bound to a resource (Pulumi's destroy runs the
+// program for them only with --run-program). It deletes neither the
+// hook's resource nor what that resource needs (here, everything), and
+// says which hook and what to do.
+func TestDestroyWithADeleteHook(t *testing.T) {
+	bin := site(t)
+	work := t.TempDir()
+	t.Setenv("GW_PASSPHRASE", "gw-test")
+	inSiteProject(t)
+	stateDir := filepath.Join(work, "state")
+	hookLog := filepath.Join(work, "hooks.log")
+	page := filepath.Join(work, "index.html")
+	code, out, errOut := gw(t, "up", "--yes", "--state", stateDir, "-c", "dir="+work, "-c", "hookLog="+hookLog,
+		"--secret-config", "token=t", "--", bin)
+	if code != exitOK {
+		t.Fatalf("up: status %d\n%s\n%s", code, out, errOut)
+	}
+
+	code, out, errOut = gw(t, "destroy", "--yes", "--state", stateDir)
+	if code != exitError {
+		t.Fatalf("destroy: status %d; want %d\n%s\n%s", code, exitError, out, errOut)
+	}
+	for _, want := range []string{`local:index:File::page has the hook "log-delete" bound`, `hint: gw destroy runs no program, so it cannot run the hook "log-delete"`, `run "gw up"`} {
+		if !strings.Contains(out+errOut, want) {
+			t.Errorf("destroy's error lacks %q:\n%s\n%s", want, out, errOut)
+		}
+	}
+	if _, err := os.Stat(page); err != nil {
+		t.Errorf("the failed destroy deleted the page: %v", err)
+	}
+	if _, err := os.Stat(hookLog); !os.IsNotExist(err) {
+		t.Errorf("a hook ran: %v", err)
+	}
+	code, out, errOut = gw(t, "stack", "output", "page", "--state", stateDir)
+	if code != exitOK || strings.TrimSpace(out) != page {
+		t.Errorf("after the failed destroy, stack output page: status %d, %q %q", code, out, errOut)
+	}
+}

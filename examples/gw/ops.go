@@ -306,7 +306,14 @@ func runDestroy(ctx context.Context, inv *invocation, args []string) error {
 			return eng.PreviewDestroy(ctx, opts...)
 		},
 		do: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
-			return eng.Destroy(ctx, opts...)
+			res, err := eng.Destroy(ctx, opts...)
+			if unknown := (*engine.UnknownHookError)(nil); errors.As(err, &unknown) {
+				fmt.Fprintf(inv.stderr, "hint: gw destroy runs no program, so it cannot run the hook %q that the program registers "+
+					"(the Pulumi CLI runs the program for its hooks with \"destroy --run-program\"). To delete these resources "+
+					"and run their hooks, run \"gw up\" with the program still registering its hooks but declaring none of the "+
+					"resources: it serves the hooks while they are deleted.\n", unknown.Name)
+			}
+			return res, err
 		}})
 }
 

@@ -73,5 +73,13 @@
 //
 // The Engine service's Log goes to Config.Log; GetRootResource answers
 // what SetRootResource recorded. A failed request answers a gRPC error
-// whose message is the Monitor's error: the SDKs show it to the user.
+// whose message is the Monitor's error: the SDKs show it to the user. A
+// registration whose failure the deployment has reported itself
+// (monitor.Reported: its step failed, or the deployment is ending) answers
+// UNAVAILABLE, on which the SDKs stop making requests without reporting
+// it again — unless the operation goes on after errors
+// (Config.ContinueOnError) and the failure is the outcome of the
+// resource's step (monitor.StepOutcome): that registration is answered as
+// the Pulumi engine answers it, with its URN, no outputs and the result
+// FAIL (SKIP when a resource it needs failed), and the program goes on.
 package grpcserver

@@ -296,6 +296,60 @@ func TestReportedFailuresAnswerUnavailable(t *testing.T) {
 	}
 }
 
+// stepEnded is an error the deployment reports as the outcome of a
+// resource's step (see monitor.StepOutcome).
+type stepEnded struct {
+	reported
+	urn     resource.URN
+	skipped bool
+}
+
+func (e stepEnded) StepOutcome() (resource.URN, bool, bool) { return e.urn, e.skipped, true }
+
+// TestStepOutcomesWithContinueOnError: in an operation that goes on after
+// errors, a registration whose step failed or was skipped is answered as
+// the Pulumi engine answers it — its URN, no outputs, the result FAIL or
+// SKIP — so that the program goes on; any other failure, and any failure
+// without ContinueOnError, keeps its error.
+func TestStepOutcomesWithContinueOnError(t *testing.T) {
+	const urn = resource.URN("urn:pulumi:dev::p::pkg:index:Thing::x")
+	failed := stepEnded{reported: reported{errors.New("create of x failed")}, urn: urn}
+	skipped := stepEnded{reported: reported{errors.New("x skipped: needed y did not succeed")}, urn: urn, skipped: true}
+	tests := []struct {
+		name            string
+		continueOnError bool
+		err             error
+		want            pulumirpc.Result // when answered
+		code            codes.Code       // when not
+	}{
+		{"failed step, continuing", true, failed, pulumirpc.Result_FAIL, codes.OK},
+		{"skipped step, continuing", true, skipped, pulumirpc.Result_SKIP, codes.OK},
+		{"failed step wrapped, continuing", true, fmt.Errorf("registering: %w", failed), pulumirpc.Result_FAIL, codes.OK},
+		{"failed step, stopping", false, failed, 0, codes.Unavailable},
+		{"skipped step, stopping", false, skipped, 0, codes.Unavailable},
+		{"reported, no step outcome, continuing", true, reported{errors.New("the deployment has finished")}, 0, codes.Unavailable},
+		{"refused registration, continuing", true, errors.New("the provider said no"), 0, codes.Unknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm := &fakeMonitor{registerF: func(context.Context, resource.Goal) (providers.RegisterResult, error) {
+				return providers.RegisterResult{}, tt.err
+			}}
+			_, c := start(t, grpcserver.Config{Monitor: fm, ContinueOnError: tt.continueOnError})
+			resp, err := c.mon.RegisterResource(ctxT(t), &pulumirpc.RegisterResourceRequest{Type: "pkg:index:Thing", Name: "x", Custom: true})
+			if st := status.Convert(err); st.Code() != tt.code {
+				t.Fatalf("error = %v, want code %v", err, tt.code)
+			}
+			if tt.code != codes.OK {
+				return
+			}
+			if resp.GetUrn() != string(urn) || resp.GetResult() != tt.want || len(resp.GetObject().GetFields()) != 0 || resp.GetId() != "" {
+				t.Errorf("answer = %v, want URN %s, result %v, no outputs", resp, urn, tt.want)
+			}
+		})
+	}
+}
+
 func TestRegisterResourceErrors(t *testing.T) {
 	fm := &fakeMonitor{registerF: func(context.Context, resource.Goal) (providers.RegisterResult, error) {
 		return providers.RegisterResult{}, errors.New("the provider said no")

@@ -1,10 +1,14 @@
 // Command site is a Pulumi Go SDK program that gw's test deploys with the
 // built-in providers: a random pet names the page that a local file
 // holds. Its config: "site:dir", the folder the page goes in, "site:token",
-// a secret it exports, and optionally "site:slow" (see below).
+// a secret it exports, and optionally "site:slow" and "site:hookLog" (see
+// below).
 package main
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -30,11 +34,24 @@ func main() {
 		if err := ctx.RegisterResource("random:index:Pet", "mascot", pulumi.Map{"length": pulumi.Int(2)}, &pet); err != nil {
 			return err
 		}
+		// "site:hookLog", when set, is a file that a hook bound to the
+		// page's delete appends a line to: gw's tests destroy a stack whose
+		// resource has a delete hook.
+		var pageOpts []pulumi.ResourceOption
+		if hookLog := cfg.Get("hookLog"); hookLog != "" {
+			hook, err := ctx.RegisterResourceHook("log-delete", func(args *pulumi.ResourceHookArgs) error {
+				return appendLine(hookLog, "deleting "+args.Name)
+			}, nil)
+			if err != nil {
+				return err
+			}
+			pageOpts = append(pageOpts, pulumi.ResourceHooks(&pulumi.ResourceHookBinding{BeforeDelete: []*pulumi.ResourceHook{hook}}))
+		}
 		var page File
 		if err := ctx.RegisterResource("local:index:File", "page", pulumi.Map{
 			"path":    pulumi.String(filepath.Join(cfg.Require("dir"), "index.html")),
 			"content": pulumi.Sprintf("<h1>Hello from %s!</h1>\n", pet.Result),
-		}, &page); err != nil {
+		}, &page, pageOpts...); err != nil {
 			return err
 		}
 		// "site:slow", when set, is a shell command a command:index:Command
@@ -51,4 +68,14 @@ func main() {
 		ctx.Export("token", cfg.RequireSecret("token"))
 		return nil
 	})
+}
+
+// appendLine appends line and a newline to the file path.
+func appendLine(path, line string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(f, line)
+	return errors.Join(err, f.Close())
 }
