@@ -370,3 +370,67 @@ func TestUnlock(t *testing.T) {
 		t.Errorf("up after unlock: status %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestNodeProgramWithAPluginLeavesNothing runs a real Pulumi Node.js
+// program whose resources a provider plugin serves (the testfs plugin of
+// langhost's tests) through the gw binary, up and then destroy: when gw
+// has exited, nothing it started, directly or not, still runs.
+func TestNodeProgramWithAPluginLeavesNothing(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: the Node.js program cannot run")
+	}
+	prog := filepath.Join(packageDir, "..", "..", "langhost", "testdata", "nodeprog")
+	modules := filepath.Join(prog, "node_modules")
+	if _, err := os.Stat(filepath.Join(modules, "@pulumi", "pulumi", "package.json")); err != nil {
+		t.Skip("@pulumi/pulumi is not installed in langhost/testdata/nodeprog: run .ci/node-setup.sh to test Node.js programs")
+	}
+	work := t.TempDir()
+	plugins, proj, files := filepath.Join(work, "plugins"), filepath.Join(work, "proj"), filepath.Join(work, "files")
+	for _, d := range []string{plugins, proj, files} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build := exec.Command(goCommand(), "build", "-o", filepath.Join(plugins, "pulumi-resource-testfs"), "./langhost/internal/testfs")
+	build.Dir = filepath.Join(packageDir, "..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the testfs plugin: %v\n%s", err, out)
+	}
+	for _, name := range []string{"Pulumi.yaml", "package.json", "index.js"} {
+		b, err := os.ReadFile(filepath.Join(prog, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(proj, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(modules, filepath.Join(proj, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, pid := range startedBy(t) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	common := []string{"--yes", "--state", filepath.Join(work, "state"), "--plugin-dir", plugins}
+	for _, args := range [][]string{
+		append([]string{"up", "-c", "content=hello", "--secret-config", "token=t", "-c", "testfs:root=" + files}, common...),
+		append([]string{"destroy"}, common...),
+	} {
+		cmd := exec.Command(gwBinary(t), args...)
+		cmd.Dir = proj
+		cmd.Env = append(os.Environ(), runMarkVar+"="+runMark(t), "GW_PASSPHRASE=gw-test")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("gw %s: %v\n%s", args[0], err, out)
+		}
+		if left := startedBy(t); len(left) > 0 {
+			t.Errorf("processes %v that gw %s started still ran when it exited\n%s", left, args[0], out)
+		}
+		_, err = os.Stat(filepath.Join(files, "node-a.txt"))
+		if created := err == nil; created != (args[0] == "up") {
+			t.Errorf("after gw %s, the plugin's file node-a.txt exists: %v\n%s", args[0], created, out)
+		}
+	}
+}
