@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -305,10 +306,15 @@ func TestOldCopyOfRenamedResourceKeepsItsURN(t *testing.T) {
 	c := newCloud("zone")
 	p := c.provider()
 	failing := true
-	var deletes []string
+	var (
+		mu      sync.Mutex // the deletes of one run may go side by side
+		deletes []string
+	)
 	del := p.DeleteF
 	p.DeleteF = func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+		mu.Lock()
 		deletes = append(deletes, req.URN.Name())
+		mu.Unlock()
 		if failing {
 			return providers.DeleteResponse{}, errors.New("boom")
 		}
