@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // Each operation is a short composition of the deployment's parts; run
-// (deployment.go) does what they share: lock, load, wait, commit.
+// (run.go) does what they share: lock, load, wait, commit.
 
 // Up deploys the program: it creates, updates, replaces and deletes
 // resources until the stack matches the program, recording every step.
@@ -42,12 +45,12 @@ func (e *Engine) Preview(ctx context.Context, program Program, opts ...Option) (
 // *stepgen.ProtectedError naming it. Retained resources are dropped from
 // the state without a provider call.
 func (e *Engine) Destroy(ctx context.Context, opts ...Option) (*Result, error) {
-	return e.run(ctx, OpDestroy, false, opts, deleteUnregistered)
+	return e.run(ctx, OpDestroy, false, opts, destroy)
 }
 
 // PreviewDestroy shows what Destroy would delete.
 func (e *Engine) PreviewDestroy(ctx context.Context, opts ...Option) (*Result, error) {
-	return e.run(ctx, OpDestroy, true, opts, deleteUnregistered)
+	return e.run(ctx, OpDestroy, true, opts, destroy)
 }
 
 // Refresh reads every recorded resource (or the targeted ones) from its
@@ -119,38 +122,107 @@ func update(program Program) body {
 		pctx := newContext(ctx, d)
 		defer func() { err = errors.Join(err, pctx.runDeferred()) }()
 		progErr := pctx.run(program)
-		d.stopLoop()
-		if err := d.exec.WaitIdle(ctx); err != nil {
+		d.closeRegistrations()
+		if err := d.settle(ctx); err != nil {
 			return err
 		}
 		if progErr != nil || !d.healthy() {
 			return progErr
 		}
-		if err := d.runDeletes(ctx); err != nil || !d.healthy() {
+		if err := d.deleteUnregistered(ctx); err != nil || !d.healthy() {
 			return err
 		}
-		return d.gen.PlanKept()
+		return d.do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) { return stepgen.Actions{}, g.PlanKept() })
 	}
 }
 
-// deleteUnregistered deletes everything, as a program that declares
-// nothing would.
-func deleteUnregistered(ctx context.Context, d *deployment) error {
-	d.stopLoop()
-	return d.runDeletes(ctx)
+// destroy deletes everything, as a program that declares nothing would.
+func destroy(ctx context.Context, d *deployment) error {
+	d.closeRegistrations()
+	return d.deleteUnregistered(ctx)
+}
+
+// deleteUnregistered deletes what the program no longer declares, antichain
+// by antichain, once the hooks bound to all of it are known, and then
+// reports the deletes the generator refused (protected resources) as
+// failed steps.
+func (d *deployment) deleteUnregistered(ctx context.Context) error {
+	err := d.do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
+		antichains, err := g.Deletes()
+		if err != nil {
+			return stepgen.Actions{}, err
+		}
+		if err := d.knowsDeleteHooks(antichains); err != nil {
+			return stepgen.Actions{}, err
+		}
+		return g.StartDeletes(), nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := d.settle(ctx); err != nil {
+		return err
+	}
+	var refused []*stepgen.Step
+	blockers := map[*stepgen.Step][]resource.URN{}
+	if err := d.do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
+		refused = g.Refused()
+		for _, s := range refused {
+			blockers[s] = g.RefusalBlockers(s, d.opts.continueOnError)
+		}
+		return stepgen.Actions{}, nil
+	}); err != nil {
+		return err
+	}
+	failed := d.failedURNs()
+	for _, s := range refused {
+		if !slices.ContainsFunc(blockers[s], func(u resource.URN) bool { return failed[u] }) {
+			d.refuse(ctx, s)
+		}
+	}
+	return nil
+}
+
+// failedURNs returns the URNs of the steps that failed or were skipped so
+// far.
+func (d *deployment) failedURNs() map[resource.URN]bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := map[resource.URN]bool{}
+	for _, r := range d.records {
+		if r.Err != nil {
+			out[r.URN] = true
+		}
+	}
+	return out
+}
+
+// refuse reports a step the generator refused as a failed step. It does
+// not go through the walker: the refusal calls no provider and journals
+// nothing, and it must not stop the steps that can go ahead, as the
+// failure of a step the walker ran would.
+func (d *deployment) refuse(ctx context.Context, s *stepgen.Step) {
+	ws := &walkStep{Step: s}
+	err := d.starting(ws)
+	if err == nil {
+		err = stepgen.Apply(ctx, s, d, now).Err // calls no provider: the refusal
+	}
+	d.record(stepgen.Outcome{Step: s, Err: err}, time.Since(ws.at))
+	d.noteError(err)
 }
 
 // refresh reads every recorded resource, and resolves pending operations.
 func refresh(ctx context.Context, d *deployment) error {
-	d.stopLoop()
-	chains := d.gen.Refresh(d.base.PendingOperations)
-	for _, ch := range chains {
-		d.submit(ctx, ch)
-	}
-	if err := d.exec.WaitIdle(ctx); err != nil {
+	d.closeRegistrations()
+	if err := d.do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
+		return g.Refresh(d.base.PendingOperations), nil
+	}); err != nil {
 		return err
 	}
-	if err := d.dropGone(ctx, chains); err != nil {
+	if err := d.settle(ctx); err != nil {
+		return err
+	}
+	if err := d.dropGone(ctx); err != nil {
 		return err
 	}
 	d.clearPending = len(d.base.PendingOperations) > 0

@@ -6,7 +6,6 @@ import (
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // dropGone removes from the state the resources the refresh found gone,
@@ -18,15 +17,10 @@ import (
 // is gone takes no reference away while its URN has another copy. A
 // reference to a URN a renamed resource was known by (one of its Aliases)
 // stands or goes with that resource.
-func (d *deployment) dropGone(ctx context.Context, chains []stepgen.Chain) error {
-	var gone []*resource.State
-	for _, ch := range chains {
-		for _, s := range ch.Steps {
-			if s.Gone() && s.Old != nil {
-				gone = append(gone, s.Old)
-			}
-		}
-	}
+func (d *deployment) dropGone(ctx context.Context) error {
+	d.mu.Lock()
+	gone := d.gone
+	d.mu.Unlock()
 	if len(gone) == 0 || d.journal == nil {
 		return nil
 	}

@@ -9,16 +9,6 @@ import (
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
-// Apply runs the step, with the hooks bound to its resource around it (see
-// Hook). A step of a resource with no hooks is applied as it is.
-func (rs *runStep) Apply(ctx context.Context) error {
-	s := rs.Step
-	if !hooked(s) {
-		return s.Apply(ctx)
-	}
-	return rs.d.applyHooked(ctx, s)
-}
-
 // hooked reports whether the resource s acts on has hooks bound.
 func hooked(s *stepgen.Step) bool {
 	return (s.New != nil && len(s.New.Hooks) > 0) || (s.Old != nil && len(s.Old.Hooks) > 0)
@@ -59,56 +49,44 @@ func (d *deployment) hooksOf(s *stepgen.Step) stepHooks {
 	return stepHooks{}
 }
 
-// runsHooks reports whether hooks may run around s, so that it does not
-// run on the quick lane: hooks are the program's code, and may take their
-// time.
-func (d *deployment) runsHooks(s *stepgen.Step) bool {
-	if !hooked(s) {
-		return false
-	}
-	switch s.Op {
-	case stepgen.OpCreate, stepgen.OpCreateReplacement, stepgen.OpUpdate, stepgen.OpDelete, stepgen.OpDeleteReplaced,
-		stepgen.OpDiscard, stepgen.OpOutputs:
-		return true
-	}
-	return false
-}
-
-// applyHooked applies a step of a resource that has hooks bound.
-func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) error {
+// applyHooked applies a step of a resource that has hooks bound: the
+// before hooks (whose failure fails the step before its provider is
+// called), the step, then the after hooks (whose failure is a warning).
+func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
 	if s.Op == stepgen.OpOutputs {
-		if err := s.Apply(ctx); err != nil {
-			return err
+		o := stepgen.Apply(ctx, s, d, now)
+		if o.Err == nil {
+			d.componentOutputs(ctx, s)
 		}
-		d.componentOutputs(ctx, s)
-		return nil
+		return o
 	}
 	h := d.hooksOf(s)
 	if h.bound == nil {
-		return s.Apply(ctx)
+		return stepgen.Apply(ctx, s, d, now)
 	}
 	// Every hook must be known before anything runs.
 	before, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[h.before])
 	if err != nil {
-		return err
+		return stepgen.Outcome{Step: s, Err: err}
 	}
 	after, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[h.after])
 	if err != nil {
-		return err
+		return stepgen.Outcome{Step: s, Err: err}
 	}
 	for _, hook := range before {
-		if err := d.runHook(ctx, hook, hookArgs(h.before, s)); err != nil {
-			return &HookError{URN: h.bound.URN, Kind: h.before, Name: hook.Name, Err: err}
+		if err := d.runHook(ctx, hook, hookArgs(h.before, s, s.New)); err != nil {
+			return stepgen.Outcome{Step: s, Err: &HookError{URN: h.bound.URN, Kind: h.before, Name: hook.Name, Err: err}}
 		}
 	}
-	if err := s.Apply(ctx); err != nil {
-		return err
+	o := stepgen.Apply(ctx, s, d, now)
+	if o.Err != nil {
+		return o
 	}
 	if (s.Op == stepgen.OpCreate || s.Op == stepgen.OpCreateReplacement || s.Op == stepgen.OpUpdate) && !s.New.Custom {
 		d.componentDone(s)
 	}
-	d.runAfter(ctx, after, hookArgs(h.after, s))
-	return nil
+	d.runAfter(ctx, after, hookArgs(h.after, s, o.New))
+	return o
 }
 
 // componentDone notes that a component with after hooks was created or
@@ -172,22 +150,23 @@ func (d *deployment) runHook(ctx context.Context, h *Hook, args resource.HookArg
 	return runCallback("the hook", func() error { return h.Run(ctx, args) })
 }
 
-// hookArgs is what the hooks of kind are told about s, as Pulumi's engine
-// tells them: a create gives its new inputs (and, after, its ID and
-// outputs); an update its new and old inputs and old outputs (and, after,
-// its new outputs); a delete its old inputs and outputs.
-func hookArgs(kind resource.HookKind, s *stepgen.Step) resource.HookArgs {
+// hookArgs is what the hooks of kind are told about s, whose new state is
+// n (before the step: the one it asks for; after it: the one it produced),
+// as Pulumi's engine tells them: a create gives its new inputs (and, after,
+// its ID and outputs); an update its new and old inputs and old outputs
+// (and, after, its new outputs); a delete its old inputs and outputs.
+func hookArgs(kind resource.HookKind, s *stepgen.Step, n *resource.State) resource.HookArgs {
 	a := resource.HookArgs{Kind: kind, URN: s.URN(), Name: s.URN().Name(), Type: s.URN().Type()}
 	switch kind {
 	case resource.HookBeforeCreate:
-		a.ID, a.NewInputs = s.New.ID, s.New.Inputs
+		a.ID, a.NewInputs = n.ID, n.Inputs
 	case resource.HookAfterCreate:
-		a.ID, a.NewInputs, a.NewOutputs = s.New.ID, s.New.Inputs, s.New.Outputs
+		a.ID, a.NewInputs, a.NewOutputs = n.ID, n.Inputs, n.Outputs
 	case resource.HookBeforeUpdate:
-		a.ID, a.NewInputs, a.OldInputs, a.OldOutputs = s.Old.ID, s.New.Inputs, s.Old.Inputs, s.Old.Outputs
+		a.ID, a.NewInputs, a.OldInputs, a.OldOutputs = s.Old.ID, n.Inputs, s.Old.Inputs, s.Old.Outputs
 	case resource.HookAfterUpdate:
-		a.ID, a.NewInputs, a.OldInputs = s.New.ID, s.New.Inputs, s.Old.Inputs
-		a.NewOutputs, a.OldOutputs = s.New.Outputs, s.Old.Outputs
+		a.ID, a.NewInputs, a.OldInputs = n.ID, n.Inputs, s.Old.Inputs
+		a.NewOutputs, a.OldOutputs = n.Outputs, s.Old.Outputs
 	case resource.HookBeforeDelete, resource.HookAfterDelete:
 		a.ID, a.OldInputs, a.OldOutputs = s.Old.ID, s.Old.Inputs, s.Old.Outputs
 	}
@@ -197,22 +176,20 @@ func hookArgs(kind resource.HookKind, s *stepgen.Step) resource.HookArgs {
 // knowsDeleteHooks checks, before anything is deleted, that the operation
 // knows every hook bound to the resources it is about to delete, so that a
 // destroy without them deletes nothing rather than some.
-func (d *deployment) knowsDeleteHooks(antichains [][]stepgen.Chain) error {
+func (d *deployment) knowsDeleteHooks(antichains [][]*stepgen.Step) error {
 	var errs []error
-	for _, chains := range antichains {
-		for _, ch := range chains {
-			for _, s := range ch.Steps {
-				if !hooked(s) {
-					continue
-				}
-				h := d.hooksOf(s)
-				if h.bound == nil {
-					continue
-				}
-				for _, kind := range []resource.HookKind{h.before, h.after} {
-					if _, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[kind]); err != nil {
-						errs = append(errs, err)
-					}
+	for _, steps := range antichains {
+		for _, s := range steps {
+			if !hooked(s) {
+				continue
+			}
+			h := d.hooksOf(s)
+			if h.bound == nil {
+				continue
+			}
+			for _, kind := range []resource.HookKind{h.before, h.after} {
+				if _, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[kind]); err != nil {
+					errs = append(errs, err)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -43,8 +44,8 @@ func (d *deployment) holdStackOutputs(r *request) {
 
 // finishStackOutputs records the held stack outputs, once every step has
 // ended and the loop has stopped; failed says whether anything failed. It
-// runs the outputs step itself, as the executor would run it: the executor
-// skips every step after a failure, and this one must be recorded then.
+// visits the outputs step itself, as the walker would: the walker skips
+// every step after a failure, and this one must be recorded then.
 func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error {
 	held := d.stackOutputs
 	if held == nil {
@@ -61,17 +62,15 @@ func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error 
 		}
 	}
 	d.outputs = outs
-	chain, err := d.gen.RegisterOutputs(held.urn, outs)
+	acts, err := d.gen.RegisterOutputs(&stepgen.Registration{URN: held.urn}, outs)
 	if err != nil {
 		return err
 	}
-	rs := &runStep{Step: chain.Steps[0]}
-	if err := d.StepStarting(ctx, rs); err != nil {
-		return fmt.Errorf("recording the stack outputs: %w", err)
+	ws := &walkStep{Step: acts.Steps[0]}
+	err = d.visit(ctx, ws)
+	d.record(ws.out, time.Since(ws.at))
+	if err != nil {
+		return fmt.Errorf("recording the stack outputs: %w", ws.out.Err)
 	}
-	err = rs.Apply(ctx) // records nothing by itself: StepDone does
-	if derr := d.StepDone(ctx, rs, err); derr != nil {
-		return derr
-	}
-	return err
+	return nil
 }

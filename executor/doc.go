@@ -1,83 +1,57 @@
-// Package executor runs the steps of a deployment: chains of steps, each
-// chain serially, different chains concurrently, under a parallelism bound.
+// Package executor walks a graph of work that grows while it is walked:
+// the deployment's steps, each a vertex that needs the vertices before it.
 //
-// The package is generic. It knows nothing of providers, state or the
-// program: a Step is anything with a URN and an Apply method, and the host
-// learns what happened through Hooks.
+// The package is generic. A Walker knows nothing of steps, providers or
+// state: a Vertex is an ID, the IDs of the vertices it needs, and a value
+// the host's Visit function is given. The host learns how each vertex
+// ended through Options.Ended.
 //
 // # Model
 //
-// The engine's step generator turns each resource registration into a
-// Chain — most often a single step, sometimes several that must run in
-// order, such as the deletes and the create of a delete-before-replace —
-// and submits it with Execute, which returns at once. The Executor starts
-// the chain as soon as a slot is free. A running chain holds one slot from
-// its first step to its last; with Options.Parallelism zero there is no
-// bound and every chain gets its own goroutine immediately.
+// The host adds vertices with Add as it learns of them; Add returns at
+// once. A vertex is visited once every vertex it needs has ended: it waits
+// for a need still being visited, and is visited at once when its needs
+// ended long before (the common case for a resource that needs its
+// provider and its parent). Different vertices are visited concurrently,
+// at most Options.Parallelism at a time (zero: no bound). Its edges are
+// the only ordering the walker knows: a vertex's Needs must have succeeded
+// (a failed or skipped need skips it), and the vertices it comes After must
+// have ended, however. So whatever must happen in order is an edge: a
+// resource after what it depends on, a delete after the deletes of its
+// dependents (Needs), two steps on one resource (After).
 //
-// For each step the Executor calls Hooks.StepStarting (the host journals
-// the step as begun), then Step.Apply, then Hooks.StepDone (the host
-// journals the result and answers the program), and only then moves to the
-// chain's next step. A step that will never run gets Hooks.StepSkipped
-// instead, with a *SkippedError saying why. Every submitted step is
-// reported exactly once, as done or as skipped.
-//
-// After the program has finished, the engine deletes what it no longer
-// declares, one antichain at a time: it submits one antichain's chains,
-// calls WaitIdle, and submits the next. Finally Wait closes the Executor,
-// waits for everything and returns the failures.
+// After the last Add, Wait closes the walker, waits for every vertex to
+// end and returns the failures.
 //
 // # Failures
 //
-// By default the first failure cancels the deployment, in the manner of
-// errgroup but without cancelling anything in flight: steps already
-// running finish with their context intact and are reported through
-// StepDone; every step not yet started is skipped. Wait returns only real
-// failures — a skip is a consequence, not a new error — so the user sees
-// the one error that mattered.
+// A vertex whose Visit returns an error has failed. Every vertex that
+// needs it, directly or through others, is skipped rather than visited,
+// and told so through Ended with a *SkippedError naming the need and the
+// root cause; a skip is a consequence, not a new error, and Wait does not
+// report it, so the user sees the one error that mattered.
 //
-// With Options.ContinueOnError, a failure skips only the rest of its own
-// chain and the chains that need it: Chain.Needs lists the resources a
-// chain depends on, and a chain whose need failed or was skipped is
-// skipped in turn, so skips propagate transitively along the dependency
-// graph, as in a DAG walk. Everything else runs, and Wait returns all the
-// failures together.
-//
-// Needs is checked when each step is about to start; it does not wait for
-// a need that is still running. That is enough for the engine, which
-// submits a registration only after its dependencies' steps have reported
-// through StepDone, and separates delete antichains with WaitIdle.
+// By default the first failure also stops the walk, in the manner of
+// errgroup but without cancelling anything in flight: visits already
+// running finish with their context intact, and every vertex not started
+// yet — including those added later — is skipped. With
+// Options.ContinueOnError only what needs the failed vertex is skipped;
+// everything else is visited, and Wait returns all the failures together.
 //
 // # Cancellation and panics
 //
-// Each chain runs under the context given to Execute. When it is
-// cancelled, the running step sees it, the chain's remaining steps are
-// skipped with context.Cause as the reason, and Wait's error wraps that
-// cause. A panic in Apply or in a hook is recovered and becomes that
-// step's failure, as a *PanicError naming the resource.
+// Each vertex is visited under the context given to Add. Once it is
+// cancelled, the vertices not started yet are skipped with context.Cause
+// as the reason, and Wait's error ends with a *CanceledError wrapping that
+// cause. A panic in Visit or Ended is recovered and becomes the vertex's
+// failure, as a *PanicError.
 //
 // # Goroutines
 //
-// The Executor owns every goroutine it starts; all of them have finished
-// their work when Wait returns. A Quick chain starts none: Execute runs it
-// on the caller's goroutine before returning. Execute, WaitIdle and Wait
-// are safe to call from many goroutines. Execute after Wait returns
-// ErrClosed.
-//
-// # Cost
-//
-// The Executor adds no allocation per step and one per chain started on a
-// new goroutine (the goroutine's closure); a chain that waits for a slot
-// costs a share of a queue instead. Submitting and running 10,000
-// single-step chains of steps that do nothing (BenchmarkExecute10k, Go
-// 1.26, linux/amd64, 2 vCPU Xeon under other load, so times vary):
-//
-//	parallelism  ns/op (10k chains)  per chain    allocs/op  B/op
-//	unbounded    11–22 ms            1.1–2.2 µs   ~10,000    ~0.8 MB
-//	8            6–6.6 ms            ~0.6 µs      ~40        ~2 MB
-//
-// Most of the unbounded cost is the runtime creating 10,000 goroutines.
-// Scheduling adds next to nothing to real work: 20 independent chains of
-// 10 steps that each sleep 20ms finish in 1.015–1.03 times the ideal 200ms
-// (BenchmarkSleepyChains).
+// The Walker owns every goroutine it starts; all of them have finished
+// when Wait returns. Add never visits a vertex nor calls Ended on its
+// caller's goroutine, so a host may call it while holding a lock its
+// Visit or Ended takes, and may call it from Ended. A worker goroutine
+// that finishes a vertex goes on with a vertex that was waiting for it,
+// so that a chain of needs is walked on one goroutine.
 package executor

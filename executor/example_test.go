@@ -2,84 +2,79 @@ package executor_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/groundwork-iac/groundwork/executor"
-	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// exampleStep stands in for an engine step such as a create.
-type exampleStep struct {
-	urn resource.URN
-	err error // what Apply returns
-}
-
-func (s exampleStep) URN() resource.URN           { return s.urn }
-func (s exampleStep) Apply(context.Context) error { return s.err }
-
-// printHooks reports each outcome, as a host would report it to the program
-// and the journal. It embeds NoopHooks to leave StepStarting alone.
-type printHooks struct{ executor.NoopHooks }
-
-func (printHooks) StepDone(_ context.Context, s executor.Step, err error) error {
-	if err != nil {
-		fmt.Printf("%s failed: %v\n", s.URN().Name(), err)
-	} else {
-		fmt.Printf("%s done\n", s.URN().Name())
-	}
-	return nil
-}
-
-func (printHooks) StepSkipped(_ context.Context, s executor.Step, reason error) {
-	var skip *executor.SkippedError
-	errors.As(reason, &skip)
-	fmt.Printf("%s skipped: %s did not succeed\n", s.URN().Name(), skip.Dependency.Name())
-}
-
-func ExampleExecutor() {
-	urn := func(name string) resource.URN {
-		return resource.NewURN("dev", "shop", "", "cloud:index:Thing", name)
-	}
+// A diamond: the network first, then the two servers on it in parallel,
+// then the load balancer in front of both.
+func Example() {
+	var mu sync.Mutex
+	var order []string
+	w := executor.New(executor.Options[string]{
+		Visit: func(ctx context.Context, name string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			order = append(order, name)
+			return nil
+		},
+	})
 	ctx := context.Background()
+	add := func(id uint64, name string, needs ...uint64) {
+		if err := w.Add(ctx, executor.Vertex[string]{ID: id, Needs: needs, Value: name}); err != nil {
+			panic(err)
+		}
+	}
+	add(1, "network")
+	add(2, "server a", 1)
+	add(3, "server b", 1)
+	add(4, "load balancer", 2, 3)
+	if err := w.Wait(); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(order[0], "first,", order[3], "last")
+	// Output: network first, load balancer last
+}
 
-	// Parallelism 1 keeps this example's output in a fixed order; a real
-	// deployment lets independent chains overlap.
-	e := executor.New(executor.Options{
-		Parallelism:     1,
+// With ContinueOnError, a failure skips only what needs it; Ended tells
+// the host how each vertex ended.
+func ExampleOptions_continueOnError() {
+	var mu sync.Mutex
+	ended := map[string]string{}
+	w := executor.New(executor.Options[string]{
 		ContinueOnError: true,
-		Hooks:           printHooks{},
+		Visit: func(ctx context.Context, name string) error {
+			if name == "database" {
+				return fmt.Errorf("%s: quota exceeded", name)
+			}
+			return nil
+		},
+		Ended: func(name string, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			ended[name] = fmt.Sprint(err)
+		},
+		Name: func(name string) string { return name },
 	})
-
-	// Two independent chains; the second's database fails.
-	e.Execute(ctx, executor.Chain{Steps: []executor.Step{
-		exampleStep{urn: urn("network")},
-		exampleStep{urn: urn("bucket")},
-	}})
-	e.Execute(ctx, executor.Chain{Steps: []executor.Step{
-		exampleStep{urn: urn("database"), err: errors.New("quota exceeded")},
-	}})
-
-	// The engine submits a resource once its dependencies have finished:
-	// WaitIdle stands in for that here.
-	e.WaitIdle(ctx)
-	e.Execute(ctx, executor.Chain{
-		Steps: []executor.Step{exampleStep{urn: urn("app")}},
-		Needs: []resource.URN{urn("network"), urn("database")},
-	})
-	e.Execute(ctx, executor.Chain{
-		Steps: []executor.Step{exampleStep{urn: urn("cdn")}},
-		Needs: []resource.URN{urn("bucket")},
-	})
-
-	if err := e.Wait(); err != nil {
-		fmt.Println("deployment failed:", err)
+	ctx := context.Background()
+	for _, v := range []executor.Vertex[string]{
+		{ID: 1, Value: "database"},
+		{ID: 2, Value: "schema", Needs: []uint64{1}},
+		{ID: 3, Value: "bucket"},
+	} {
+		if err := w.Add(ctx, v); err != nil {
+			panic(err)
+		}
+	}
+	fmt.Println("Wait:", w.Wait())
+	for _, name := range []string{"database", "schema", "bucket"} {
+		fmt.Printf("%s: %s\n", name, ended[name])
 	}
 	// Output:
-	// network done
-	// bucket done
-	// database failed: quota exceeded
-	// app skipped: database did not succeed
-	// cdn done
-	// deployment failed: urn:pulumi:dev::shop::cloud:index:Thing::database: quota exceeded
+	// Wait: database: quota exceeded
+	// database: database: quota exceeded
+	// schema: schema skipped: needed database did not succeed: database: quota exceeded
+	// bucket: <nil>
 }

@@ -10,19 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-multierror"
-
 	"github.com/groundwork-iac/groundwork/executor"
-	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// u builds the URN of a test resource named name.
-func u(name string) resource.URN {
-	return resource.NewURN("dev", "proj", "", "test:index:Thing", name)
-}
-
-// testContext is a safety net: a test whose steps wait for something that
-// never happens fails when it expires instead of hanging.
+// testContext is a safety net: a test whose vertices wait for something
+// that never happens fails when it expires instead of hanging.
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -46,52 +38,75 @@ func mustAwait(t *testing.T, ctx context.Context, ch <-chan struct{}, what strin
 	}
 }
 
-func mustExecute(t *testing.T, e *executor.Executor, ctx context.Context, c executor.Chain) {
-	t.Helper()
-	if err := e.Execute(ctx, c); err != nil {
-		t.Fatalf("Execute: %v", err)
-	}
+// task is a test vertex's value: a name and what its visit does (nil:
+// succeed).
+type task struct {
+	name string
+	run  func(ctx context.Context) error
 }
 
-// event is one thing that happened to a step, in the order the recorder saw
-// it.
+// event is one thing that happened to a vertex, in the order the recorder
+// saw it.
 type event struct {
-	Kind string // "start", "apply", "done", "skip"
-	Name string // the step's resource name
-	Err  string // the error given to StepDone or StepSkipped, if any
+	Kind string // "visit", "done", "skip"
+	Name string
+	Err  string // the error Ended was given, if any
 }
 
-// recorder is the test Hooks: it logs every hook call and every Apply (made
-// through its steps), and lets a test intervene with the On* fields.
+// recorder builds a walker and logs every visit and every Ended. OnEnded,
+// when set, runs at the end of Ended.
 type recorder struct {
-	OnStart func(s executor.Step) error
-	OnDone  func(s executor.Step, err error) error
-	OnSkip  func(s executor.Step, reason error)
+	OnEnded func(name string, err error)
 
 	mu      sync.Mutex
+	ids     map[string]uint64
 	events  []event
 	skips   map[string]*executor.SkippedError
-	signals map[string]chan struct{} // closed at a step's StepDone or StepSkipped
+	signals map[string]chan struct{} // closed at a vertex's Ended
 }
 
 func newRecorder() *recorder {
-	return &recorder{
-		skips:   map[string]*executor.SkippedError{},
-		signals: map[string]chan struct{}{},
-	}
+	return &recorder{ids: map[string]uint64{}, skips: map[string]*executor.SkippedError{}, signals: map[string]chan struct{}{}}
 }
 
-func (r *recorder) log(kind string, s executor.Step, err error) {
-	ev := event{Kind: kind, Name: s.URN().Name()}
-	if err != nil {
-		ev.Err = err.Error()
+// walker returns a walker with opts whose Visit, Ended and Name are the
+// recorder's.
+func (r *recorder) walker(opts executor.Options[*task]) *executor.Walker[*task] {
+	opts.Visit = func(ctx context.Context, t *task) error {
+		r.log(event{Kind: "visit", Name: t.name})
+		if t.run == nil {
+			return nil
+		}
+		return t.run(ctx)
 	}
+	opts.Ended = func(t *task, err error) {
+		ev := event{Kind: "done", Name: t.name}
+		var skip *executor.SkippedError
+		if errors.As(err, &skip) {
+			ev.Kind = "skip"
+			r.mu.Lock()
+			r.skips[t.name] = skip
+			r.mu.Unlock()
+		}
+		if err != nil {
+			ev.Err = err.Error()
+		}
+		r.log(ev)
+		if r.OnEnded != nil {
+			r.OnEnded(t.name, err)
+		}
+		r.mu.Lock()
+		close(r.signalLocked(t.name))
+		r.mu.Unlock()
+	}
+	opts.Name = func(t *task) string { return t.name }
+	return executor.New(opts)
+}
+
+func (r *recorder) log(ev event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, ev)
-	if kind == "done" || kind == "skip" {
-		close(r.signalLocked(ev.Name))
-	}
 }
 
 func (r *recorder) signalLocked(name string) chan struct{} {
@@ -103,64 +118,50 @@ func (r *recorder) signalLocked(name string) chan struct{} {
 	return ch
 }
 
-// finished returns a channel closed once the named step has been reported
-// done or skipped.
-func (r *recorder) finished(name string) <-chan struct{} {
+// ended returns a channel closed once the named vertex's Ended has run.
+func (r *recorder) ended(name string) <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.signalLocked(name)
 }
 
-func (r *recorder) StepStarting(ctx context.Context, s executor.Step) error {
-	r.log("start", s, nil)
-	if r.OnStart != nil {
-		return r.OnStart(s)
-	}
-	return nil
-}
-
-func (r *recorder) StepDone(ctx context.Context, s executor.Step, err error) error {
-	r.log("done", s, err)
-	if r.OnDone != nil {
-		return r.OnDone(s, err)
-	}
-	return nil
-}
-
-func (r *recorder) StepSkipped(ctx context.Context, s executor.Step, reason error) {
-	var se *executor.SkippedError
-	if !errors.As(reason, &se) {
-		panic(fmt.Sprintf("skip reason is %T, not *SkippedError", reason))
-	}
+// id returns the ID of the named vertex, giving it one on first use.
+func (r *recorder) id(name string) uint64 {
 	r.mu.Lock()
-	r.skips[s.URN().Name()] = se
-	r.mu.Unlock()
-	r.log("skip", s, reason)
-	if r.OnSkip != nil {
-		r.OnSkip(s, reason)
+	defer r.mu.Unlock()
+	id, ok := r.ids[name]
+	if !ok {
+		id = uint64(len(r.ids) + 1)
+		r.ids[name] = id
+	}
+	return id
+}
+
+// vertex builds the named vertex, needing the vertices named needs.
+func (r *recorder) vertex(name string, run func(context.Context) error, needs ...string) executor.Vertex[*task] {
+	v := executor.Vertex[*task]{ID: r.id(name), Value: &task{name: name, run: run}}
+	for _, n := range needs {
+		v.Needs = append(v.Needs, r.id(n))
+	}
+	return v
+}
+
+// add adds the named vertex, failing the test if Add refuses it.
+func (r *recorder) add(t *testing.T, w *executor.Walker[*task], ctx context.Context, name string, run func(context.Context) error, needs ...string) {
+	t.Helper()
+	if err := w.Add(ctx, r.vertex(name, run, needs...)); err != nil {
+		t.Fatalf("Add %s: %v", name, err)
 	}
 }
 
-// step returns a step that logs its Apply and then runs apply (nil: succeed).
-func (r *recorder) step(name string, apply func(ctx context.Context) error) executor.Step {
-	return &testStep{urn: u(name), apply: func(ctx context.Context) error {
-		r.mu.Lock()
-		r.events = append(r.events, event{Kind: "apply", Name: name})
-		r.mu.Unlock()
-		if apply == nil {
-			return nil
-		}
-		return apply(ctx)
-	}}
-}
-
-// chain returns a chain of steps named names that all succeed.
-func (r *recorder) chain(names ...string) executor.Chain {
-	var c executor.Chain
+// chain adds vertices named names, each needing the one before it (the
+// first needing needs).
+func (r *recorder) chain(t *testing.T, w *executor.Walker[*task], ctx context.Context, names []string, needs ...string) {
+	t.Helper()
 	for _, n := range names {
-		c.Steps = append(c.Steps, r.step(n, nil))
+		r.add(t, w, ctx, n, nil, needs...)
+		needs = []string{n}
 	}
-	return c
 }
 
 // Events returns a copy of the log.
@@ -170,8 +171,8 @@ func (r *recorder) Events() []event {
 	return slices.Clone(r.events)
 }
 
-// outcomes sums up each step: "ok", "failed" or "skipped". It fails the
-// test if a step was reported more than once.
+// outcomes sums up each vertex: "ok", "failed" or "skipped". It fails the
+// test if a vertex ended more than once.
 func (r *recorder) outcomes(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -188,70 +189,87 @@ func (r *recorder) outcomes(t *testing.T) map[string]string {
 			continue
 		}
 		if prev, ok := out[ev.Name]; ok {
-			t.Errorf("step %s reported twice: %s, then %s", ev.Name, prev, o)
+			t.Errorf("vertex %s ended twice: %s, then %s", ev.Name, prev, o)
 		}
 		out[ev.Name] = o
 	}
 	return out
 }
 
-// Skip returns the reason the named step was skipped, or nil.
+// Skip returns the reason the named vertex was skipped, or nil.
 func (r *recorder) Skip(name string) *executor.SkippedError {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.skips[name]
 }
 
-// testStep is a Step built from a function.
-type testStep struct {
-	urn   resource.URN
-	apply func(ctx context.Context) error
-}
-
-func (s *testStep) URN() resource.URN               { return s.urn }
-func (s *testStep) Apply(ctx context.Context) error { return s.apply(ctx) }
-
 // failure is a summary of one error in Wait's result.
 type failure struct {
-	Name  string // the failed step's resource name
-	Err   string // the underlying error's message
-	Panic string // for a *PanicError: where it panicked
+	Err   string // the error's message (a panic's value)
+	Panic string // for a *PanicError: the vertex and where it panicked
 }
 
 // failures breaks Wait's error into a sorted list of summaries, failing the
-// test if it is not a *multierror.Error of *StepError values. A cancellation
-// entry (anything that is not a *StepError) is summarized with no name.
+// test if it is not an executor.Failures.
 func failures(t *testing.T, err error) []failure {
 	t.Helper()
 	if err == nil {
 		return nil
 	}
-	var merr *multierror.Error
-	if !errors.As(err, &merr) {
-		t.Fatalf("Wait returned %T, want *multierror.Error: %v", err, err)
+	var fs *executor.Failures
+	if !errors.As(err, &fs) {
+		t.Fatalf("Wait returned %T, want *executor.Failures: %v", err, err)
 	}
 	var out []failure
-	for _, err := range merr.Errors {
-		var se *executor.StepError
-		if !errors.As(err, &se) {
-			out = append(out, failure{Err: err.Error()})
-			continue
-		}
-		f := failure{Name: se.URN.Name(), Err: se.Err.Error()}
+	for _, err := range fs.Errors {
+		f := failure{Err: err.Error()}
 		var pe *executor.PanicError
-		if errors.As(se.Err, &pe) {
-			if pe.URN != se.URN {
-				t.Errorf("PanicError names %s inside StepError for %s", pe.URN, se.URN)
-			}
-			f.Panic, f.Err = pe.Func, fmt.Sprint(pe.Value)
+		if errors.As(err, &pe) {
+			f = failure{Err: fmt.Sprint(pe.Value), Panic: pe.Vertex + " in " + pe.Func}
 		}
 		out = append(out, f)
 	}
-	slices.SortFunc(out, func(a, b failure) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Err, b.Err)
-	})
+	slices.SortFunc(out, func(a, b failure) int { return strings.Compare(a.Err, b.Err) })
 	return out
+}
+
+// gauge counts visits in flight. Its visits block until the count has
+// reached target at least once, so a walk that finishes proves that target
+// visits were in flight together — without looking at a clock.
+type gauge struct {
+	target  int
+	mu      sync.Mutex
+	now     int
+	max     int
+	reached chan struct{}
+}
+
+func newGauge(target int) *gauge {
+	return &gauge{target: target, reached: make(chan struct{})}
+}
+
+func (g *gauge) hold(ctx context.Context) error {
+	g.mu.Lock()
+	g.now++
+	g.max = max(g.max, g.now)
+	if g.now == g.target {
+		select {
+		case <-g.reached:
+		default:
+			close(g.reached)
+		}
+	}
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.now--
+		g.mu.Unlock()
+	}()
+	return await(ctx, g.reached, fmt.Sprintf("%d visits in flight at once", g.target))
+}
+
+func (g *gauge) Max() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.max
 }

@@ -133,6 +133,26 @@ func (r *Registry) Get(ref Reference) (Provider, bool) {
 	return inst, true
 }
 
+// Provider resolves the provider a step or a provider call of a resource
+// of type typ is made with, ref being the resource's provider reference: a
+// provider resource is the registry's own to create, configure and check;
+// any other resource is answered by the instance ref names (see Get). It
+// makes the registry a step generator's provider source and a monitor's.
+func (r *Registry) Provider(ref, typ string) (Provider, error) {
+	if resource.IsProviderType(typ) {
+		return r, nil
+	}
+	parsed, err := ParseReference(ref)
+	if err != nil {
+		return nil, fmt.Errorf("resource of type %s: %w", typ, err)
+	}
+	p, ok := r.Get(parsed)
+	if !ok {
+		return nil, fmt.Errorf("provider %s is unknown: it was neither registered in this run nor loaded from the stack's state", ref)
+	}
+	return p, nil
+}
+
 // aliased returns the instance of the reference ref is an alias of. Called
 // with r.mu held.
 func (r *Registry) aliased(ref Reference) (*instance, bool) {

@@ -88,7 +88,7 @@ func TestAliases(t *testing.T) {
 			if diff := cmp.Diff(tt.old.Inputs, h.calls[0].Check.Olds); diff != "" {
 				t.Errorf("Check olds (-want +got):\n%s", diff)
 			}
-			layers, err := h.gen.Deletes()
+			layers, err := h.deletes()
 			if err != nil || len(layers) != 0 {
 				t.Errorf("Deletes = %v, %v; want nothing (the old resource was taken over)", antichainNames(layers), err)
 			}
@@ -153,7 +153,7 @@ func TestAliasTakesOverOnce(t *testing.T) {
 		if s.Old != a || len(s.New.Aliases) != 0 {
 			t.Errorf("took over %v with aliases %v, want a itself", s.Old.URN, s.New.Aliases)
 		}
-		layers, _ := h.gen.Deletes()
+		layers, _ := h.deletes()
 		if diff := cmp.Diff([][]string{{"delete other"}}, antichainNames(layers)); diff != "" {
 			t.Errorf("deletes (-want +got):\n%s", diff)
 		}

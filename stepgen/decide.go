@@ -140,7 +140,7 @@ func (g *Generator) decideComponent(w *work) Actions {
 	}
 }
 
-// single issues a one-step chain for a registration.
+// single issues the one step of a registration.
 func (g *Generator) single(w *work, op Op) Actions {
 	s := g.step(op, w.new.URN, w.old, w.new, w.reg)
 	s.Diff, s.Keys = w.diff, w.keys
@@ -156,16 +156,18 @@ func (g *Generator) single(w *work, op Op) Actions {
 		s.Old = nil
 	}
 	g.news[w.new.URN] = w.new
-	return Actions{Chains: []Chain{{Steps: []*Step{s}, Needs: needsOf(w.new)}}}
+	var acts Actions
+	g.issue(&acts, w.new, s)
+	return acts
 }
 
 func (g *Generator) step(op Op, urn resource.URN, old, new *resource.State, reg *Registration) *Step {
-	return &Step{Op: op, urn: urn, Old: old, New: new, Reg: reg, Preview: g.cfg.Preview,
-		providers: g.cfg.Providers, now: g.cfg.Now}
+	return &Step{Op: op, urn: urn, Old: old, New: new, Reg: reg, Preview: g.cfg.Preview}
 }
 
-// replacement issues the chain that replaces a resource once its inputs have
-// been re-checked without the old ones.
+// replacement issues the create that replaces a resource once its inputs
+// have been re-checked without the old ones (the replace step follows it,
+// once it has ended: see Done).
 func (g *Generator) replacement(w *work) (Actions, error) {
 	w.new.ID = ""
 	w.new.Created = time.Time{}
@@ -173,7 +175,6 @@ func (g *Generator) replacement(w *work) (Actions, error) {
 		return g.startDependents(w)
 	}
 	g.news[w.new.URN] = w.new
-	needs := needsOf(w.new)
 	// The create condemns the old copy when it succeeds (Step.Condemns):
 	// the copy deleted after the program is the old one marked Delete.
 	marked := w.old.Clone()
@@ -181,7 +182,7 @@ func (g *Generator) replacement(w *work) (Actions, error) {
 	g.condemned = append(g.condemned, marked)
 	create := g.step(OpCreateReplacement, w.new.URN, w.old, w.new, w.reg)
 	create.Diff, create.Keys = w.diff, w.keys
-	replace := g.step(OpReplace, w.new.URN, w.old, w.new, w.reg)
-	replace.Diff, replace.Keys = w.diff, w.keys
-	return Actions{Chains: []Chain{{Steps: []*Step{create, replace}, Needs: needs}}}, nil
+	var acts Actions
+	g.issue(&acts, w.new, create)
+	return acts, nil
 }

@@ -155,7 +155,7 @@ func TestDeletedWithGroups(t *testing.T) {
 			cfg := tt.cfg
 			cfg.Old = tt.old
 			h := newHost(t, cfg, prov)
-			layers, err := h.gen.Deletes()
+			layers, err := h.deletes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,15 +164,16 @@ func TestDeletedWithGroups(t *testing.T) {
 			}
 			gotWith := map[string][]string{}
 			gotNeeds := map[string][]string{}
+			byID := stepsByID(layers)
 			for _, layer := range layers {
-				for _, ch := range layer {
-					first := ch.Steps[0]
+				for _, ch := range chainsOf(layer) {
+					first := ch[0]
 					// A dependency recorded twice may be needed twice
 					// (see TestDeletesOrder); copies of a URN share a
 					// name here.
-					for _, u := range ch.Needs {
-						if n := first.URN().Name(); !slices.Contains(gotNeeds[n], u.Name()) {
-							gotNeeds[n] = append(gotNeeds[n], u.Name())
+					for _, id := range first.Needs {
+						if n, u := first.URN().Name(), byID[id].URN().Name(); !slices.Contains(gotNeeds[n], u) {
+							gotNeeds[n] = append(gotNeeds[n], u)
 						}
 					}
 					checkGroup(t, ch)
@@ -181,9 +182,9 @@ func TestDeletedWithGroups(t *testing.T) {
 							gotWith[first.URN().Name()] = append(gotWith[first.URN().Name()], s.URN.Name())
 						}
 					}
-					for _, s := range ch.Steps {
-						if err := s.Apply(context.Background()); err != nil {
-							t.Fatalf("%s %s: %v", s.Op, s.URN().Name(), err)
+					for _, s := range ch {
+						if o := h.applyOne(s); o.Err != nil {
+							t.Fatalf("%s %s: %v", s.Op, s.URN().Name(), o.Err)
 						}
 					}
 				}
@@ -208,9 +209,9 @@ func TestDeletedWithGroups(t *testing.T) {
 // checkGroup checks the steps of one delete chain: the first removes its
 // record (and those in its With); every later one is a resource that goes
 // with it, listed in With, calling no provider and recording nothing.
-func checkGroup(t *testing.T, ch stepgen.Chain) {
+func checkGroup(t *testing.T, ch []*stepgen.Step) {
 	t.Helper()
-	first := ch.Steps[0]
+	first := ch[0]
 	if got := result(first); got != "old→nil" {
 		t.Errorf("%s %s records %s, want its record removed", first.Op, first.URN().Name(), got)
 	}
@@ -218,11 +219,11 @@ func checkGroup(t *testing.T, ch stepgen.Chain) {
 	if w := first.With(); w != nil {
 		listed = *w
 	}
-	if len(listed) != len(ch.Steps)-1 {
-		t.Errorf("%s lists %d records in With, and its chain has %d more steps", first.URN().Name(), len(listed), len(ch.Steps)-1)
+	if len(listed) != len(ch)-1 {
+		t.Errorf("%s lists %d records in With, and its chain has %d more steps", first.URN().Name(), len(listed), len(ch)-1)
 		return
 	}
-	for i, s := range ch.Steps[1:] {
+	for i, s := range ch[1:] {
 		if s.Old != listed[i] {
 			t.Errorf("step %d of %s's chain deletes %s, but With lists %s there", i+1, first.URN().Name(), s.URN().Name(), listed[i].URN.Name())
 		}

@@ -7,18 +7,25 @@ import (
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// Deletes returns the steps that delete what the program no longer
-// declares: every old resource no registration took over, and every old
-// copy marked for deletion by a replacement. They come as antichains in the
-// order they must run: no member of an antichain depends on another, and a
-// resource is deleted only after everything that depends on it. The chains
-// of one antichain may run in parallel; each antichain must finish before
-// the next starts. A resource deleted with another that goes too follows
-// that one in its chain (see deleteGroups and Step.With).
+// Deletes decides what to delete once the program has finished: every old
+// resource no registration took over, and every old copy marked for
+// deletion by a replacement. It returns the deletes as antichains of the
+// reverse dependency graph, in the order they will run — no member of one
+// depends on another, and a resource is deleted only after everything that
+// depends on it — without issuing any: a host may look at them first (the
+// engine checks that the hooks bound to them are known), then StartDeletes
+// issues them. A host calls it once every step the program's registrations
+// issued has ended (Settled), or at once for an operation without a program
+// (a destroy).
+//
+// Each delete needs the deletes of the resources that depend on it, so that
+// with ContinueOnError a delete whose dependent's delete failed is skipped.
+// A resource deleted with another that goes too follows that one: its step
+// needs the other's (see deleteGroups and Step.With).
 //
 // A protected resource is not deleted, and neither is anything it depends
 // on (see Refused); everything else is.
-func (g *Generator) Deletes() ([][]Chain, error) {
+func (g *Generator) Deletes() ([][]*Step, error) {
 	g.components = newComponentIndex(g.cfg.Old)
 	doomed := slices.Clone(g.condemned)
 	var protected []*resource.State
@@ -54,18 +61,83 @@ func (g *Generator) Deletes() ([][]Chain, error) {
 	if err := g.checkDanglingDependents(doomed); err != nil {
 		return nil, err
 	}
-	antichains := g.deleteAntichains(doomed, floor)
-	for _, chains := range antichains {
-		if !g.plan.active() {
-			break
-		}
-		for _, ch := range chains {
-			if err := g.planSteps(ch.Steps); err != nil {
-				return nil, err
+	planned := g.deleteAntichains(doomed, floor)
+	if g.plan.active() {
+		for _, layer := range planned {
+			for _, pd := range layer {
+				if err := g.planSteps([]*Step{pd.step}); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
-	return antichains, nil
+	layers := g.numberDeletes(planned)
+	g.deleting = &deletion{layers: slices.Clone(layers)}
+	if len(layers) > 0 {
+		g.deleting.first = layers[0][0].ID
+	}
+	return layers, nil
+}
+
+// StartDeletes issues the first antichain of the deletes Deletes decided.
+// Done issues each next one once every delete of the one before has ended
+// — unless one of them failed and Config.ContinueOnError is not set, or
+// the host skipped one for a reason other than a need of it (the operation
+// was cancelled).
+func (g *Generator) StartDeletes() Actions {
+	var acts Actions
+	if g.deleting != nil {
+		g.nextAntichain(&acts)
+	}
+	return acts
+}
+
+// deletion is the state of the deletes after the program.
+type deletion struct {
+	layers [][]*Step
+	next   int
+	// first is the ID of the first delete; pending counts the deletes of
+	// the antichain under way that have not ended.
+	first   uint64
+	pending int
+	// stopped says no further antichain is issued.
+	stopped bool
+}
+
+// nextAntichain issues the next antichain of deletes, unless the deletes
+// have stopped or none is left.
+func (g *Generator) nextAntichain(acts *Actions) {
+	d := g.deleting
+	if d.stopped || d.next == len(d.layers) {
+		return
+	}
+	layer := d.layers[d.next]
+	d.layers[d.next] = nil
+	d.next++
+	d.pending = len(layer)
+	g.inflight += len(layer)
+	acts.Steps = append(acts.Steps, layer...)
+}
+
+// deleteDone takes the outcome of a delete and issues the next antichain
+// when it was the last of its own.
+func (g *Generator) deleteDone(acts *Actions, o Outcome) {
+	d := g.deleting
+	if d == nil || o.Step.ID < d.first {
+		return
+	}
+	switch {
+	case o.Err == nil:
+	case !g.cfg.ContinueOnError:
+		d.stopped = true
+	case o.Skipped && !slices.ContainsFunc(o.Step.Needs, func(id uint64) bool { return g.bad[id] }):
+		// Skipped, though nothing it needs failed: the operation was
+		// cancelled.
+		d.stopped = true
+	}
+	if d.pending--; d.pending == 0 {
+		g.nextAntichain(acts)
+	}
 }
 
 // targeted reports whether urn is within the operation's targets. The root
@@ -144,10 +216,11 @@ func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
 
 // deleteAntichains orders deletes by the reverse dependency graph among the
 // doomed resources and cuts the order into antichains, in O(V+E). A
-// resource deleted with another that is doomed too has no chain of its own:
-// its delete follows the other's in that one's chain (see deleteGroups), and
-// the graph is ordered with each such group as one node.
-func (g *Generator) deleteAntichains(doomed []*resource.State, floor func(*resource.State) int) [][]Chain {
+// resource deleted with another that is doomed too has no place of its
+// own: its delete follows the other's (see deleteGroups), and the graph is
+// ordered with each such group as one node. The steps are numbered later,
+// once the plan allows them (numberDeletes).
+func (g *Generator) deleteAntichains(doomed []*resource.State, floor func(*resource.State) int) [][]plannedDelete {
 	if len(doomed) == 0 {
 		return nil
 	}
@@ -172,45 +245,90 @@ func (g *Generator) deleteAntichains(doomed []*resource.State, floor func(*resou
 	for {
 		layers, stuck := groups.order(doomed, byURN, dependents, depsOf, floor)
 		if !groups.dissolve(stuck) {
-			return g.deleteChains(doomed, layers, dependents, groups)
+			return g.deleteSteps(doomed, layers, dependents, groups)
 		}
 	}
 }
 
-// deleteChains builds the chains of each antichain of layers: one chain per
-// node, which deletes it and then the resources deleted with it. A chain
-// needs every doomed resource that depends on one of the resources it
-// deletes, outside the chain.
-func (g *Generator) deleteChains(doomed []*resource.State, layers [][]int, dependents [][]int, groups *deleteGroups) [][]Chain {
-	chains := make([][]Chain, 0, len(layers))
+// plannedDelete is a delete step and the deletes it needs first.
+type plannedDelete struct {
+	step  *Step
+	needs []*Step
+}
+
+// deleteSteps builds the steps of each antichain of layers: for each node,
+// the step that deletes it and then those of the resources deleted with it
+// (each needing the one before). A node's step needs the deletes of every
+// doomed resource outside its group that depends on one of its members.
+func (g *Generator) deleteSteps(doomed []*resource.State, layers [][]int, dependents [][]int, groups *deleteGroups) [][]plannedDelete {
+	stepOf := make([]*Step, len(doomed))
+	out := make([][]plannedDelete, 0, len(layers))
 	for _, layer := range layers {
-		out := make([]Chain, 0, len(layer))
+		steps := make([]plannedDelete, 0, len(layer))
 		for _, n := range layer {
 			st := g.deleteStep(doomed[n])
-			needs := make([]resource.URN, 0, len(dependents[n]))
-			for _, d := range dependents[n] {
-				needs = append(needs, doomed[d].URN)
-			}
+			stepOf[n] = st
 			riders := groups.ridersOf(n)
+			var needs []*Step
+			need := func(m int) {
+				for _, d := range dependents[m] {
+					if groups.nodeOf(d) != n {
+						needs = append(needs, stepOf[d])
+					}
+				}
+			}
+			need(n)
+			for _, r := range riders {
+				need(r)
+			}
+			steps = append(steps, plannedDelete{step: st, needs: needs})
 			if len(riders) == 0 {
-				out = append(out, Chain{Steps: []*Step{st}, Needs: needs})
 				continue
 			}
-			steps := make([]*Step, 0, 1+len(riders))
-			steps = append(steps, st)
 			with := make([]*resource.State, 0, len(riders))
+			prev := st
 			for _, r := range riders {
 				rs := g.deleteStep(doomed[r])
 				rs.skipProvider, rs.goesWith = true, true
-				steps = append(steps, rs)
+				stepOf[r] = rs
+				steps = append(steps, plannedDelete{step: rs, needs: []*Step{prev}})
 				with = append(with, doomed[r])
+				prev = rs
 			}
 			st.with = &with
-			out = append(out, Chain{Steps: steps, Needs: groups.needs(n, doomed, dependents)})
 		}
-		chains = append(chains, out)
+		out = append(out, steps)
 	}
-	return chains
+	return out
+}
+
+// numberDeletes numbers the deletes, antichain after antichain, and turns
+// what each needs into step IDs.
+func (g *Generator) numberDeletes(layers [][]plannedDelete) [][]*Step {
+	out := make([][]*Step, len(layers))
+	for i, layer := range layers {
+		steps := make([]*Step, len(layer))
+		for j, pd := range layer {
+			var needs []uint64
+			if len(pd.needs) > 0 {
+				needs = make([]uint64, len(pd.needs))
+				for k, n := range pd.needs {
+					needs[k] = n.ID
+				}
+			}
+			g.number(pd.step, needs)
+			// Deletes run antichain after antichain, once every step the
+			// program's registrations issued has ended: they need no
+			// order by resource, and two deletes of one URN in one
+			// antichain delete two independent copies (a live record
+			// and an old copy marked for deletion), so one's failure
+			// must not hold the other back.
+			pd.step.After = nil
+			steps[j] = pd.step
+		}
+		out[i] = steps
+	}
+	return out
 }
 
 // deleteStep returns the step that deletes s on its own.
@@ -458,20 +576,6 @@ func (gr *deleteGroups) dissolve(stuck []int) bool {
 		delete(gr.riders, n)
 	}
 	return dissolved
-}
-
-// needs returns the URNs of the doomed resources outside node n's group
-// that depend on one of its members.
-func (gr *deleteGroups) needs(n int, doomed []*resource.State, dependents [][]int) []resource.URN {
-	var needs []resource.URN
-	for _, m := range append([]int{n}, gr.riders[n]...) {
-		for _, d := range dependents[m] {
-			if gr.node[d] != n {
-				needs = append(needs, doomed[d].URN)
-			}
-		}
-	}
-	return needs
 }
 
 // forEachDependency calls fn for every resource s depends on: its parent,

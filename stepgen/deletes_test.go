@@ -149,7 +149,7 @@ func TestDeletesOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHost(t, stepgen.Config{Old: tt.old}, nil)
-			layers, err := h.gen.Deletes()
+			layers, err := h.deletes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,12 +159,14 @@ func TestDeletesOrder(t *testing.T) {
 			// A dependency recorded twice (as a dependency and as a
 			// property dependency) may be needed twice; that is harmless.
 			needs := map[string][]string{}
+			byID := stepsByID(layers)
 			for _, layer := range layers {
-				for _, ch := range layer {
-					name := ch.Steps[0].URN().Name()
-					for _, u := range ch.Needs {
-						if !slices.Contains(needs[name], u.Name()) {
-							needs[name] = append(needs[name], u.Name())
+				for _, ch := range chainsOf(layer) {
+					s := ch[0] // the others follow it (deleted with it)
+					name := s.URN().Name()
+					for _, id := range s.Needs {
+						if u := byID[id].URN().Name(); !slices.Contains(needs[name], u) {
+							needs[name] = append(needs[name], u)
 						}
 					}
 				}
@@ -254,14 +256,14 @@ func TestDeleteSteps(t *testing.T) {
 			cfg := tt.cfg
 			cfg.Old = tt.old
 			h := newHost(t, cfg, prov)
-			layers, err := h.gen.Deletes()
+			layers, err := h.deletes()
 			if err != nil {
 				t.Fatal(err)
 			}
 			var step *stepgen.Step
 			for _, layer := range layers {
-				for _, ch := range layer {
-					if s := ch.Steps[0]; s.URN().Name() == tt.deleted {
+				for _, s := range layer {
+					if s.URN().Name() == tt.deleted {
 						step = s
 					}
 				}
@@ -275,8 +277,12 @@ func TestDeleteSteps(t *testing.T) {
 			if result(step) != "old→nil" || step.New != nil || step.Reg != nil {
 				t.Errorf("result %s, new %v, reg %v; want the record removed, no registration", result(step), step.New, step.Reg)
 			}
-			if err := step.Apply(context.Background()); err != nil {
-				t.Fatal(err)
+			o := h.applyOne(step)
+			if o.Err != nil {
+				t.Fatal(o.Err)
+			}
+			if got := outcomeResult(o); got != "old→nil" {
+				t.Errorf("applied, it records %s; want the record removed", got)
 			}
 			wantCall := tt.wantJournal != "" && !tt.cfg.Preview
 			if got := len(deleted) == 1; got != wantCall {
@@ -299,9 +305,13 @@ func TestDeleteFailure(t *testing.T) {
 		return providers.DeleteResponse{}, errBoom
 	}}
 	h := newHost(t, stepgen.Config{Old: []*resource.State{recorded("a", nil)}}, prov)
-	layers, _ := h.gen.Deletes()
-	if err := layers[0][0].Steps[0].Apply(context.Background()); !errors.Is(err, errBoom) {
-		t.Errorf("Apply = %v, want the provider's error", err)
+	layers, _ := h.deletes()
+	o := h.applyOne(layers[0][0])
+	if !errors.Is(o.Err, errBoom) {
+		t.Errorf("Apply = %v, want the provider's error", o.Err)
+	}
+	if old, new := o.Record(); old != nil || new != nil {
+		t.Errorf("the failed delete records %v → %v, want nothing", old, new)
 	}
 }
 
@@ -446,7 +456,7 @@ func TestDeletesProtected(t *testing.T) {
 				// Registered again without its old dependencies.
 				h.mustRegister(goal(n, in))
 			}
-			layers, err := h.gen.Deletes()
+			layers, err := h.deletes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -462,10 +472,11 @@ func TestDeletesProtected(t *testing.T) {
 				}
 				// Applying it calls no provider (DeleteF fails the
 				// test) and returns the refusal.
-				if err := s.Apply(context.Background()); !errors.As(err, &pe) || s.JournalOp() != "" || !s.Local() {
-					t.Errorf("applying the refused delete of %s: %v (journal op %q, local %t)", s.URN().Name(), err, s.JournalOp(), s.Local())
+				o := h.applyOne(s)
+				if !errors.As(o.Err, &pe) || s.JournalOp() != "" || !s.Local() {
+					t.Errorf("applying the refused delete of %s: %v (journal op %q, local %t)", s.URN().Name(), o.Err, s.JournalOp(), s.Local())
 				}
-				if old, new := s.Result(); old != nil || new != nil {
+				if old, new := o.Record(); old != nil || new != nil {
 					t.Errorf("the refused delete of %s records %v → %v", s.URN().Name(), old, new)
 				}
 			}
@@ -523,7 +534,7 @@ func TestDeletesWhatIsNamed(t *testing.T) {
 			cfg := tt.cfg
 			cfg.Old = old
 			h := newHost(t, cfg, nil)
-			layers, err := h.gen.Deletes()
+			layers, err := h.deletes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -545,7 +556,7 @@ func TestDanglingDependents(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg.Old = old
 			h := newHost(t, cfg, nil)
-			layers, err := h.gen.Deletes()
+			layers, err := h.deletes()
 			var de *stepgen.DanglingDependentError
 			if !errors.As(err, &de) {
 				t.Fatalf("Deletes = %v, %v; want DanglingDependentError", antichainNames(layers), err)
@@ -557,7 +568,7 @@ func TestDanglingDependents(t *testing.T) {
 	}
 	t.Run("the dependent is targeted too", func(t *testing.T) {
 		h := newHost(t, stepgen.Config{Old: old, Targets: map[resource.URN]bool{urn("a"): true, urn("b"): true}}, nil)
-		layers, err := h.gen.Deletes()
+		layers, err := h.deletes()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -568,7 +579,7 @@ func TestDanglingDependents(t *testing.T) {
 	t.Run("the dependent is registered (untargeted)", func(t *testing.T) {
 		h := newHost(t, stepgen.Config{Old: old, Targets: map[resource.URN]bool{urn("a"): true}}, nil)
 		h.mustRegister(goal("b", nil))
-		if _, err := h.gen.Deletes(); !errors.As(err, new(*stepgen.DanglingDependentError)) {
+		if _, err := h.deletes(); !errors.As(err, new(*stepgen.DanglingDependentError)) {
 			t.Errorf("Deletes = %v, want DanglingDependentError", err)
 		}
 	})
@@ -592,7 +603,7 @@ func TestTargetedReplacementWithDependents(t *testing.T) {
 				g.Dependencies = []resource.URN{urn("a")}
 				g.PropertyDependencies = map[resource.PropertyKey][]resource.URN{"k": {urn("a")}}
 			}))
-			layers, err := h.gen.Deletes()
+			layers, err := h.deletes()
 			if err != nil {
 				t.Fatalf("Deletes: %v", err)
 			}

@@ -69,7 +69,7 @@ func TestRegistrationWithoutGoal(t *testing.T) {
 			if !errors.As(err, &re) || !strings.Contains(err.Error(), "no goal") {
 				t.Errorf("err = %v, want a RegistrationError saying there is no goal", err)
 			}
-			if len(acts.Calls) != 0 || len(acts.Chains) != 0 {
+			if len(acts.Calls) != 0 || len(acts.Steps) != 0 {
 				t.Errorf("actions = %+v, want none", acts)
 			}
 		})

@@ -15,10 +15,11 @@ type oneProvider struct{ p providers.Provider }
 func (o oneProvider) Provider(ref, typ string) (providers.Provider, error) { return o.p, nil }
 
 // The host loop around a Generator: feed it a registration, make the
-// provider calls it asks for and Answer them, run the chains it issues;
-// after the program, run what Deletes returns. An engine makes the calls
-// concurrently and runs the chains on an executor; this host does both in
-// line.
+// provider calls it asks for and Answer them, Apply the steps it issues and
+// give it each Outcome, and pass its replies on to the program; after the
+// program, decide the Deletes and start them. An engine makes the calls concurrently and
+// walks the steps on an executor, each once the steps it needs have
+// succeeded; this host does everything in line.
 func ExampleGenerator() {
 	ctx := context.Background()
 	server := &providers.Func{
@@ -37,8 +38,7 @@ func ExampleGenerator() {
 	}
 	gen, err := stepgen.New(stepgen.Config{
 		Stack: "dev", Project: "demo",
-		Old:       []*resource.State{recorded("web", 1), recorded("legacy", 1)},
-		Providers: oneProvider{server},
+		Old: []*resource.State{recorded("web", 1), recorded("legacy", 1)},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -46,21 +46,26 @@ func ExampleGenerator() {
 	}
 
 	var calls []*stepgen.Call
-	// handle queues the calls and runs the chains of one Actions.
-	handle := func(acts stepgen.Actions, err error) {
+	// handle queues the calls, applies the steps and prints the replies of
+	// one Actions.
+	var handle func(acts stepgen.Actions, err error)
+	handle = func(acts stepgen.Actions, err error) {
 		if err != nil {
 			fmt.Println("  failed:", err)
 			return
 		}
 		calls = append(calls, acts.Calls...)
-		for _, ch := range acts.Chains {
-			for _, s := range ch.Steps {
-				if err := s.Apply(ctx); err != nil {
-					fmt.Println("  failed:", err)
-					return
-				}
+		for _, r := range acts.Replies {
+			fmt.Printf("  answered %s: id %s\n", r.Reg.URN.Name(), r.Result.ID)
+		}
+		for _, s := range acts.Steps {
+			o := stepgen.Apply(ctx, s, oneProvider{server}, nil)
+			if o.Err != nil {
+				fmt.Println("  failed:", o.Err)
+			} else {
 				fmt.Printf("  %s %s\n", s.Op, s.URN().Name())
 			}
+			handle(gen.Done(o), nil)
 		}
 	}
 
@@ -88,22 +93,23 @@ func ExampleGenerator() {
 	}
 
 	fmt.Println("after the program")
-	layers, err := gen.Deletes()
-	if err != nil {
+	if _, err := gen.Deletes(); err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, antichain := range layers {
-		handle(stepgen.Actions{Chains: antichain}, nil)
-	}
+	handle(gen.StartDeletes(), nil)
+	fmt.Println("settled:", gen.Settled())
 	// Output:
 	// register web
 	//   call Check
 	//   call Diff
 	//   update web
+	//   answered web: id id-web
 	// register db
 	//   call Check
 	//   create db
+	//   answered db: id id-db
 	// after the program
 	//   delete legacy
+	// settled: true
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/providers"
@@ -20,10 +19,11 @@ type Config struct {
 	// Preview makes every step a preview: no provider call that changes
 	// anything.
 	Preview bool
-	// Providers resolves provider references when steps run.
-	Providers ProviderSource
-	// Now stamps created and modified times; nil leaves them unset.
-	Now func() time.Time
+	// ContinueOnError goes on deleting after a delete fails: only the
+	// deletes that need it are skipped (the host's walker skips them).
+	// Without it, no antichain of deletes is issued after one in which a
+	// delete failed.
+	ContinueOnError bool
 	// StackSeed makes the random seeds handed to Check unique to the stack.
 	StackSeed []byte
 	// ReplaceTargets are resources the operation must replace whatever
@@ -52,16 +52,21 @@ type Config struct {
 	RecordPlan bool
 }
 
-// Registration is one resource registration from the program. The engine
-// creates it; the generator fills URN and, through the steps it issues, the
-// outcome.
+// Registration is one resource registration from the program. The host
+// creates it and the generator fills in URN; the generator answers it with
+// exactly one Reply once its step has ended (or through the error of the
+// event that failed it).
 type Registration struct {
 	// Goal is what the program asks for. The generator reads it and never
 	// changes it; it keeps the pointer (and so the goal's maps and slices)
 	// for as long as the registration's steps need it.
 	Goal *resource.Goal
-	// URN is set by Generator.Register.
+	// URN is set by Generator.Register (and given by the host to
+	// RegisterOutputs).
 	URN resource.URN
+
+	// replied is set once the generator has answered the registration.
+	replied bool
 }
 
 // CallKind says which provider method a Call needs.
@@ -122,18 +127,26 @@ type Answer struct {
 	DiffErr error
 }
 
-// Chain is a sequence of steps that must run in order. Needs names the
-// resources whose steps must have succeeded for the chain to run.
-type Chain struct {
-	Steps []*Step
-	Needs []resource.URN
+// Actions is what the generator asks the host to do next: provider calls
+// to make (each answered through Answer), steps to run (each once the
+// steps it Needs have succeeded, its Outcome fed back through Done), and
+// registrations to answer. Any may be empty.
+type Actions struct {
+	Calls   []*Call
+	Steps   []*Step
+	Replies []Reply
 }
 
-// Actions is what the generator asks the engine to do next: provider calls
-// to make and chains of steps to execute. Either may be empty.
-type Actions struct {
-	Calls  []*Call
-	Chains []Chain
+// Reply answers a registration: with the resource its step produced, or
+// with the error that failed the step.
+type Reply struct {
+	Reg    *Registration
+	Result providers.RegisterResult
+	Err    error
+	// Step is set when Err is the outcome of the registration's step: it
+	// failed, or was skipped. The resource was registered; only its step
+	// did not succeed.
+	Step *Step
 }
 
 type phase int
@@ -204,9 +217,23 @@ type Generator struct {
 	// through an alias).
 	takenOver map[*resource.State]bool
 	replace   map[resource.URN]bool
-	failed    bool
 	// plan records and checks saved plans (plan.go).
 	plan planner
+
+	// nextID is the ID of the last step issued; last maps a URN to the
+	// last step issued on it (done.go).
+	nextID uint64
+	last   map[resource.URN]uint64
+	staged []staged
+	// inflight counts the steps issued whose outcome has not come back,
+	// calls the calls issued and not answered; bad holds the steps that
+	// failed or were skipped.
+	inflight int
+	calls    int
+	bad      map[uint64]bool
+	// deleting is the deletes after the program, while they run
+	// (deletes.go).
+	deleting *deletion
 }
 
 // New returns a generator for one deployment.
@@ -221,6 +248,8 @@ func New(cfg Config) (*Generator, error) {
 		takenOver: make(map[*resource.State]bool, len(cfg.Old)),
 		replace:   make(map[resource.URN]bool, len(cfg.ReplaceTargets)),
 		plan:      newPlanner(cfg),
+		last:      make(map[resource.URN]uint64, len(cfg.Old)),
+		bad:       map[uint64]bool{},
 	}
 	for _, s := range cfg.Old {
 		if s == nil {
@@ -400,12 +429,15 @@ func (g *Generator) seed(urn resource.URN) []byte {
 
 // Answer takes the result of a Call and returns what to do next. An error
 // fails the call's registration.
-func (g *Generator) Answer(a Answer) (Actions, error) { return g.planned(g.answer(a)) }
-
-func (g *Generator) answer(a Answer) (Actions, error) {
+func (g *Generator) Answer(a Answer) (Actions, error) {
 	if a.Call == nil || a.Call.work == nil {
 		return Actions{}, fmt.Errorf("answer without the call it answers")
 	}
+	g.calls--
+	return g.planned(g.answer(a))
+}
+
+func (g *Generator) answer(a Answer) (Actions, error) {
 	w := a.Call.work
 	urn := w.new.URN
 	switch a.Call.phase {
@@ -472,21 +504,25 @@ func (g *Generator) answer(a Answer) (Actions, error) {
 	return Actions{}, fmt.Errorf("answer in an unknown phase %d", a.Call.phase)
 }
 
-// RegisterOutputs records a component's outputs. It returns a one-step chain
-// that writes them.
-func (g *Generator) RegisterOutputs(urn resource.URN, outputs resource.PropertyMap) (Chain, error) {
+// RegisterOutputs records a component's outputs: reg.URN names the
+// component, registered earlier in this run. It returns the step that
+// writes them; its outcome answers reg.
+func (g *Generator) RegisterOutputs(reg *Registration, outputs resource.PropertyMap) (Actions, error) {
+	urn := reg.URN
 	cur, ok := g.news[urn]
 	if !ok {
-		return Chain{}, &RegistrationError{URN: urn, Reason: "outputs registered for a resource not registered in this run"}
+		return Actions{}, &RegistrationError{URN: urn, Reason: "outputs registered for a resource not registered in this run"}
 	}
 	if err := g.planOutputs(urn, cur.Outputs, outputs); err != nil {
-		return Chain{}, err
+		return Actions{}, err
 	}
 	next := cur.Clone()
 	next.Outputs = outputs
 	g.news[urn] = next
-	s := g.step(OpOutputs, urn, cur, next, nil)
-	return Chain{Steps: []*Step{s}}, nil
+	var acts Actions
+	g.issue(&acts, nil, g.step(OpOutputs, urn, cur, next, reg))
+	g.seal(false)
+	return acts, nil
 }
 
 // State returns the state a registration of this run produced, or nil.
@@ -494,15 +530,3 @@ func (g *Generator) State(urn resource.URN) *resource.State { return g.news[urn]
 
 // Old returns the live old state recorded under urn, or nil.
 func (g *Generator) Old(urn resource.URN) *resource.State { return g.olds[urn] }
-
-func needsOf(s *resource.State) []resource.URN {
-	n := make([]resource.URN, 0, len(s.Dependencies)+2)
-	if s.Parent != "" {
-		n = append(n, s.Parent)
-	}
-	n = append(n, s.Dependencies...)
-	if u := providerURN(s.Provider); u != "" {
-		n = append(n, u)
-	}
-	return n
-}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -13,8 +15,9 @@ import (
 
 // The tests drive the generator by hand, as the engine loop does: they feed
 // it a registration, answer each provider call it asks for from a
-// providers.Func, and look at the chains it issues. No goroutine is
-// involved: the generator is a pure state machine.
+// providers.Func, and look at the steps it issues, gathered into chains (a
+// step and the steps after it that need it). No goroutine is involved: the
+// generator is a pure state machine.
 
 const (
 	testStack   = "dev"
@@ -112,6 +115,10 @@ type host struct {
 	eager  bool
 	diffed []providers.DiffRequest
 	calls  []*stepgen.Call
+	// done holds the steps whose outcome the generator has been given;
+	// steps every step issued through register.
+	done  map[uint64]bool
+	steps map[uint64]*stepgen.Step
 }
 
 // newHost builds a generator for cfg (stack, project, clock and provider
@@ -121,18 +128,12 @@ func newHost(t *testing.T, cfg stepgen.Config, prov *providers.Func) *host {
 	if prov == nil {
 		prov = &providers.Func{}
 	}
-	h := &host{t: t, prov: prov}
+	h := &host{t: t, prov: prov, done: map[uint64]bool{}, steps: map[uint64]*stepgen.Step{}}
 	if cfg.Stack == "" {
 		cfg.Stack = testStack
 	}
 	if cfg.Project == "" {
 		cfg.Project = testProject
-	}
-	if cfg.Now == nil {
-		cfg.Now = func() time.Time { return fixedNow }
-	}
-	if cfg.Providers == nil {
-		cfg.Providers = h
 	}
 	gen, err := stepgen.New(cfg)
 	if err != nil {
@@ -146,8 +147,8 @@ func newHost(t *testing.T, cfg stepgen.Config, prov *providers.Func) *host {
 func (h *host) Provider(ref, typ string) (providers.Provider, error) { return h.prov, nil }
 
 // register registers g and answers calls until the generator issues its
-// chains or fails the registration.
-func (h *host) register(g resource.Goal) (*stepgen.Registration, []stepgen.Chain, error) {
+// steps or fails the registration.
+func (h *host) register(g resource.Goal) (*stepgen.Registration, [][]*stepgen.Step, error) {
 	reg := &stepgen.Registration{Goal: &g}
 	acts, err := h.gen.Register(reg)
 	chains, err := h.drive(acts, err)
@@ -155,7 +156,7 @@ func (h *host) register(g resource.Goal) (*stepgen.Registration, []stepgen.Chain
 }
 
 // mustRegister is register for registrations that must succeed.
-func (h *host) mustRegister(g resource.Goal) []stepgen.Chain {
+func (h *host) mustRegister(g resource.Goal) [][]*stepgen.Step {
 	h.t.Helper()
 	_, chains, err := h.register(g)
 	if err != nil {
@@ -164,12 +165,15 @@ func (h *host) mustRegister(g resource.Goal) []stepgen.Chain {
 	return chains
 }
 
-// drive answers calls until none is left, gathering the chains.
-func (h *host) drive(acts stepgen.Actions, err error) ([]stepgen.Chain, error) {
+// drive answers calls until none is left, gathering the steps into chains.
+// The create (or read) of a replacement is reported done, as if it had
+// succeeded without changing anything, so that the chain holds the replace
+// step the generator issues then.
+func (h *host) drive(acts stepgen.Actions, err error) ([][]*stepgen.Step, error) {
 	h.t.Helper()
-	var chains []stepgen.Chain
+	var steps []*stepgen.Step
 	for err == nil {
-		chains = append(chains, acts.Chains...)
+		steps = append(steps, acts.Steps...)
 		if len(acts.Calls) == 0 {
 			break
 		}
@@ -178,7 +182,63 @@ func (h *host) drive(acts stepgen.Actions, err error) ([]stepgen.Chain, error) {
 		}
 		acts, err = h.gen.Answer(h.answer(acts.Calls[0]))
 	}
-	return chains, err
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(steps); i++ {
+		h.steps[steps[i].ID] = steps[i]
+		if s := steps[i]; (s.Op == stepgen.OpCreateReplacement || s.Op == stepgen.OpReadReplacement) && s.Refused() == nil {
+			steps = append(steps, h.succeed(s).Steps...)
+		}
+	}
+	return chainsOf(steps), nil
+}
+
+// succeed gives the generator the outcome of s as if it had succeeded
+// without changing anything, and returns what follows.
+func (h *host) succeed(s *stepgen.Step) stepgen.Actions {
+	h.t.Helper()
+	if h.done[s.ID] {
+		h.t.Fatalf("step %d (%s %s) reported twice", s.ID, s.Op, s.URN())
+	}
+	h.done[s.ID] = true
+	return h.gen.Done(stepgen.Outcome{Step: s, New: s.New})
+}
+
+// urnsOf returns the URNs of the steps ids name (among those register
+// issued).
+func (h *host) urnsOf(ids []uint64) []resource.URN {
+	var out []resource.URN
+	for _, id := range ids {
+		if s, ok := h.steps[id]; ok {
+			out = append(out, s.URN())
+		} else {
+			out = append(out, resource.URN(fmt.Sprint("unknown step ", id)))
+		}
+	}
+	return out
+}
+
+// chainsOf gathers steps into chains: each step after the first of a chain
+// needs the one before it.
+func chainsOf(steps []*stepgen.Step) [][]*stepgen.Step {
+	var chains [][]*stepgen.Step
+	where := map[uint64]int{} // step ID → its chain
+	for _, s := range steps {
+		c := -1
+		for _, n := range s.Needs {
+			if i, ok := where[n]; ok && chains[i][len(chains[i])-1].ID == n {
+				c = i
+			}
+		}
+		if c < 0 {
+			c = len(chains)
+			chains = append(chains, nil)
+		}
+		chains[c] = append(chains[c], s)
+		where[s.ID] = c
+	}
+	return chains
 }
 
 // answer makes one call against the provider.
@@ -211,17 +271,62 @@ func (h *host) answer(c *stepgen.Call) stepgen.Answer {
 	return a
 }
 
-// apply runs every step of chains in order, as an executor would (without
-// the concurrency), and fails the test on an error.
-func (h *host) apply(chains []stepgen.Chain) {
+// now is the clock steps are applied with.
+func now() time.Time { return fixedNow }
+
+// apply applies every step of chains in order, as a walker would (without
+// the concurrency), gives the generator each outcome it has not had yet,
+// and returns the outcomes, failing the test on an error.
+func (h *host) apply(chains [][]*stepgen.Step) []stepgen.Outcome {
 	h.t.Helper()
+	var outs []stepgen.Outcome
 	for _, ch := range chains {
-		for _, s := range ch.Steps {
-			if err := s.Apply(context.Background()); err != nil {
-				h.t.Fatalf("%s of %s: %v", s.Op, s.URN(), err)
+		for _, s := range ch {
+			o := stepgen.Apply(context.Background(), s, h, now)
+			if o.Err != nil {
+				h.t.Fatalf("%s of %s: %v", s.Op, s.URN(), o.Err)
 			}
+			if !h.done[s.ID] {
+				h.done[s.ID] = true
+				h.gen.Done(o)
+			}
+			outs = append(outs, o)
 		}
 	}
+	return outs
+}
+
+// applyOne applies s and returns its outcome, without giving it to the
+// generator.
+func (h *host) applyOne(s *stepgen.Step) stepgen.Outcome {
+	return stepgen.Apply(context.Background(), s, h, now)
+}
+
+// deletes asks for the deletes and returns their antichains as the
+// generator issues them: it starts them and reports each delete done (as
+// if it had succeeded without changing anything) to get the next, and
+// checks they are the antichains Deletes announced.
+func (h *host) deletes() ([][]*stepgen.Step, error) {
+	h.t.Helper()
+	want, err := h.gen.Deletes()
+	if err != nil {
+		return nil, err
+	}
+	acts := h.gen.StartDeletes()
+	var layers [][]*stepgen.Step
+	for len(acts.Steps) > 0 {
+		layer := acts.Steps
+		layers = append(layers, layer)
+		acts = stepgen.Actions{}
+		for _, s := range layer {
+			next := h.succeed(s)
+			acts.Steps = append(acts.Steps, next.Steps...)
+		}
+	}
+	if diff := cmp.Diff(antichainNames(want), antichainNames(layers)); diff != "" {
+		h.t.Errorf("the antichains issued differ from those Deletes announced (-announced +issued):\n%s", diff)
+	}
+	return layers, nil
 }
 
 // callNames renders the calls made so far as "<kind> <resource name>":
@@ -249,11 +354,11 @@ func (h *host) callNames() []string {
 }
 
 // opNames renders chains as "<op> <resource name>", one slice per chain.
-func opNames(chains []stepgen.Chain) [][]string {
+func opNames(chains [][]*stepgen.Step) [][]string {
 	var out [][]string
 	for _, ch := range chains {
 		var ops []string
-		for _, s := range ch.Steps {
+		for _, s := range ch {
 			ops = append(ops, string(s.Op)+" "+s.URN().Name())
 		}
 		out = append(out, ops)
@@ -261,15 +366,24 @@ func opNames(chains []stepgen.Chain) [][]string {
 	return out
 }
 
-// antichainNames renders the result of Deletes.
-func antichainNames(layers [][]stepgen.Chain) [][]string {
+// stepsByID indexes the steps of layers by ID.
+func stepsByID(layers [][]*stepgen.Step) map[uint64]*stepgen.Step {
+	out := map[uint64]*stepgen.Step{}
+	for _, layer := range layers {
+		for _, s := range layer {
+			out[s.ID] = s
+		}
+	}
+	return out
+}
+
+// antichainNames renders the result of deletes.
+func antichainNames(layers [][]*stepgen.Step) [][]string {
 	var out [][]string
 	for _, layer := range layers {
 		var names []string
-		for _, ch := range layer {
-			for _, s := range ch.Steps {
-				names = append(names, string(s.Op)+" "+s.URN().Name())
-			}
+		for _, s := range layer {
+			names = append(names, string(s.Op)+" "+s.URN().Name())
 		}
 		out = append(out, names)
 	}
@@ -278,26 +392,32 @@ func antichainNames(layers [][]stepgen.Chain) [][]string {
 
 // onlyStep returns the single step of chains, failing the test if there is
 // not exactly one.
-func onlyStep(t *testing.T, chains []stepgen.Chain) *stepgen.Step {
+func onlyStep(t *testing.T, chains [][]*stepgen.Step) *stepgen.Step {
 	t.Helper()
-	if len(chains) != 1 || len(chains[0].Steps) != 1 {
+	if len(chains) != 1 || len(chains[0]) != 1 {
 		t.Fatalf("want one chain of one step, got %v", opNames(chains))
 	}
-	return chains[0].Steps[0]
+	return chains[0][0]
 }
 
-// result renders what a step's Result records, in terms of the step's own
-// Old and New: "old→new", "nil→new", "old→nil", "nil→nil", or the URN of
-// any other state.
+// result renders what a step records should it succeed as issued, in terms
+// of the step's own Old and New: "old→new", "nil→new", "old→nil",
+// "nil→nil", or the URN of any other state.
 func result(s *stepgen.Step) string {
-	old, new := s.Result()
+	return outcomeResult(stepgen.Outcome{Step: s, New: s.New})
+}
+
+// outcomeResult renders what an outcome records (see result); "new" is
+// the outcome's New.
+func outcomeResult(o stepgen.Outcome) string {
+	old, new := o.Record()
 	name := func(st *resource.State) string {
 		switch {
 		case st == nil:
 			return "nil"
-		case st == s.Old:
+		case st == o.Step.Old:
 			return "old"
-		case st == s.New:
+		case st == o.New:
 			return "new"
 		}
 		return string(st.URN)
@@ -356,4 +476,10 @@ func childOf(parent resource.URN) func(*resource.State) {
 	return func(s *resource.State) {
 		s.URN, s.Parent = resource.NewURN(testStack, testProject, parent.QualifiedType(), s.Type, s.URN.Name()), parent
 	}
+}
+
+// condemns reports whether s, should it succeed as issued, condemns the old
+// copy (Outcome.Condemns).
+func condemns(s *stepgen.Step) bool {
+	return stepgen.Outcome{Step: s, New: s.New}.Condemns()
 }

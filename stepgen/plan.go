@@ -94,34 +94,46 @@ func (g *Generator) planOutputs(urn resource.URN, olds, news resource.PropertyMa
 }
 
 // planned records, or holds to the given plan, the steps of what the
-// generator returns.
+// generator returns, and counts the calls it asks for (see Settled).
 func (g *Generator) planned(acts Actions, err error) (Actions, error) {
-	if err != nil || !g.plan.active() {
-		return acts, err
+	if err == nil && g.plan.active() {
+		err = g.planSteps(acts.Steps)
 	}
-	for _, ch := range acts.Chains {
-		if err := g.planSteps(ch.Steps); err != nil {
-			return Actions{}, err
-		}
+	g.seal(err != nil)
+	if err != nil {
+		return Actions{}, err
 	}
+	g.calls += len(acts.Calls)
 	return acts, nil
 }
 
+// planSteps records, or holds to the given plan, the operations of steps.
+// The create (or read) of a replacement stands for its replace step too,
+// which the generator issues only once the create has ended.
 func (g *Generator) planSteps(steps []*Step) error {
 	for _, s := range steps {
 		if s.Op == OpOutputs {
 			continue // outputs are held to the goal's Outputs instead
 		}
-		op := plan.Op(s.Op)
-		if g.plan.made != nil {
-			e := g.plan.entry(s.urn)
-			e.Ops = append(e.Ops, op)
+		if err := g.planOp(s.urn, plan.Op(s.Op)); err != nil {
+			return err
 		}
-		if g.plan.check != nil {
-			if err := g.plan.check.Step(s.urn, op); err != nil {
+		if (s.Op == OpCreateReplacement || s.Op == OpReadReplacement) && s.refused == nil {
+			if err := g.planOp(s.urn, plan.Op(OpReplace)); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+func (g *Generator) planOp(urn resource.URN, op plan.Op) error {
+	if g.plan.made != nil {
+		e := g.plan.entry(urn)
+		e.Ops = append(e.Ops, op)
+	}
+	if g.plan.check != nil {
+		return g.plan.check.Step(urn, op)
 	}
 	return nil
 }

@@ -16,7 +16,8 @@ import (
 // the one read: the read's record condemns it (OpReadReplacement, followed
 // by OpReplace), and it is deleted after the program. A resource protected
 // both in its record and in the read's options is not replaced: the
-// read-replacement is refused (Step.Refused).
+// read-replacement is refused (Step.Refused). The replace step follows a
+// read-replacement once it has ended (see Done).
 func (g *Generator) Read(reg *Registration, id resource.ID) (Actions, error) {
 	return g.planned(g.read(reg, id))
 }
@@ -65,7 +66,7 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	marked.Delete = true
 	g.condemned = append(g.condemned, marked)
 	g.news[urn] = w.new
-	read := g.step(OpReadReplacement, urn, old, w.new, reg)
-	replace := g.step(OpReplace, urn, old, w.new, reg)
-	return Actions{Chains: []Chain{{Steps: []*Step{read, replace}, Needs: needsOf(w.new)}}}, nil
+	var acts Actions
+	g.issue(&acts, w.new, g.step(OpReadReplacement, urn, old, w.new, reg))
+	return acts, nil
 }

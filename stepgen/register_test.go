@@ -3,6 +3,7 @@ package stepgen_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -320,7 +321,7 @@ func TestRegisterDecides(t *testing.T) {
 			if diff := cmp.Diff(tt.wantOps, opNames(chains)); diff != "" {
 				t.Fatalf("chains (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantKeys, chains[0].Steps[0].Keys, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tt.wantKeys, chains[0][0].Keys, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("changed keys (-want +got):\n%s", diff)
 			}
 		})
@@ -469,7 +470,7 @@ func TestUpdateStep(t *testing.T) {
 	if s.JournalOp() != resource.OperationUpdating || result(s) != "old→new" {
 		t.Errorf("JournalOp %q, Result %s; want updating, old→new", s.JournalOp(), result(s))
 	}
-	h.apply([]stepgen.Chain{{Steps: []*stepgen.Step{s}}})
+	out := h.apply([][]*stepgen.Step{{s}})[0]
 	want := providers.UpdateRequest{
 		URN: urn("a"), ID: "id-a", OldInputs: old.Inputs, OldOutputs: old.Outputs,
 		NewInputs: props(map[string]any{"x": 2}), IgnoreChanges: []string{"z"}, Timeout: 7,
@@ -477,18 +478,25 @@ func TestUpdateStep(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("update request (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(props(map[string]any{"x": 2, "arn": "arn:a"}), s.New.Outputs); diff != "" {
+	if diff := cmp.Diff(props(map[string]any{"x": 2, "arn": "arn:a"}), out.New.Outputs); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
 	}
-	if !s.New.Created.Equal(old.Created) || !s.New.Modified.Equal(fixedNow) {
-		t.Errorf("created %v modified %v, want the old creation time and now", s.New.Created, s.New.Modified)
+	if !out.New.Created.Equal(old.Created) || !out.New.Modified.Equal(fixedNow) {
+		t.Errorf("created %v modified %v, want the old creation time and now", out.New.Created, out.New.Modified)
+	}
+	if s.New.Outputs != nil || !s.New.Modified.IsZero() {
+		t.Errorf("applying the step changed it: outputs %v, modified %v", s.New.Outputs, s.New.Modified)
+	}
+	if got := h.gen.State(urn("a")); got != out.New {
+		t.Errorf("State(a) = %p, want the outcome's New %p", got, out.New)
 	}
 }
 
-// TestCreateChain: a create's chain needs the parent, the dependencies and
-// the provider, and its step journals a create.
+// TestCreateChain: a create needs the steps of the parent, the
+// dependencies and the provider, and journals a create.
 func TestCreateChain(t *testing.T) {
 	h := newHost(t, stepgen.Config{}, nil)
+	h.mustRegister(resource.Goal{Type: providers.ProviderType("test"), Name: "explicit", Custom: true})
 	h.mustRegister(resource.Goal{Type: group, Name: "g"})
 	h.mustRegister(goal("dep", nil))
 	chains := h.mustRegister(goal("a", map[string]any{"x": 1}, func(g *resource.Goal) {
@@ -499,12 +507,15 @@ func TestCreateChain(t *testing.T) {
 		t.Fatalf("chains = %v", opNames(chains))
 	}
 	child := resource.NewURN(testStack, testProject, group, thing, "a")
-	s := chains[0].Steps[0]
+	s := chains[0][0]
 	if s.URN() != child {
 		t.Errorf("URN = %s, want %s (the parent's type is part of it)", s.URN(), child)
 	}
-	if diff := cmp.Diff([]resource.URN{groupURN("g"), urn("dep"), provURN}, chains[0].Needs); diff != "" {
+	if diff := cmp.Diff([]resource.URN{groupURN("g"), urn("dep"), provURN}, h.urnsOf(s.Needs)); diff != "" {
 		t.Errorf("Needs (-want +got):\n%s", diff)
+	}
+	if s.After != nil {
+		t.Errorf("After = %v, want none: nothing was issued on a before", s.After)
 	}
 	if s.Old != nil || s.New.ID != "" || s.JournalOp() != resource.OperationCreating || result(s) != "nil→new" {
 		t.Errorf("create step: old %v, id %q, journal %q, result %s", s.Old, s.New.ID, s.JournalOp(), result(s))
@@ -758,10 +769,11 @@ func TestRefusedSteps(t *testing.T) {
 			if s.JournalOp() != "" || !s.Local() {
 				t.Errorf("journal op %q, local %t: a refused step journals nothing and calls no provider", s.JournalOp(), s.Local())
 			}
-			if err := s.Apply(context.Background()); !refusal(err) {
-				t.Errorf("Apply = %v, want the refusal", err)
+			o := h.applyOne(s)
+			if !refusal(o.Err) {
+				t.Errorf("Apply = %v, want the refusal", o.Err)
 			}
-			if old, new := s.Result(); old != nil || new != nil {
+			if old, new := o.Record(); old != nil || new != nil {
 				t.Errorf("the refused step records %v → %v", old, new)
 			}
 			if diff := cmp.Diff(tt.wantCalls, h.callNames()); diff != "" {
@@ -818,27 +830,37 @@ func TestAnswerWithoutCall(t *testing.T) {
 	}
 }
 
-// TestRegisterOutputs: a component's outputs become a one-step chain that
-// records them, and the outputs stay with the component.
+// TestRegisterOutputs: a component's outputs become a step that records
+// them, after the component's own step, and the outputs stay with the
+// component; the step's outcome answers the registration of the outputs.
 func TestRegisterOutputs(t *testing.T) {
 	h := newHost(t, stepgen.Config{}, nil)
 	first := onlyStep(t, h.mustRegister(resource.Goal{Type: group, Name: "g"}))
 	outs := props(map[string]any{"url": "https://example.com"})
-	ch, err := h.gen.RegisterOutputs(groupURN("g"), outs)
+	reg := &stepgen.Registration{URN: groupURN("g")}
+	acts, err := h.gen.RegisterOutputs(reg, outs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := onlyStep(t, []stepgen.Chain{ch})
-	if s.Op != stepgen.OpOutputs || s.Old != first.New || s.JournalOp() != "" || result(s) != "old→new" {
-		t.Errorf("outputs step %s old %p journal %q result %s", s.Op, s.Old, s.JournalOp(), result(s))
+	s := onlyStep(t, [][]*stepgen.Step{acts.Steps})
+	if s.Op != stepgen.OpOutputs || s.Old != first.New || s.JournalOp() != "" || result(s) != "old→new" || s.Reg != reg {
+		t.Errorf("outputs step %s old %p journal %q result %s reg %v", s.Op, s.Old, s.JournalOp(), result(s), s.Reg)
+	}
+	if len(s.Needs) != 0 || !slices.Equal(s.After, []uint64{first.ID}) {
+		t.Errorf("outputs step needs %v after %v, want to come after the component's step %d", s.Needs, s.After, first.ID)
 	}
 	if diff := cmp.Diff(outs, h.gen.State(groupURN("g")).Outputs); diff != "" {
 		t.Errorf("State outputs (-want +got):\n%s", diff)
 	}
-	if err := s.Apply(context.Background()); err != nil {
-		t.Fatal(err)
+	o := h.applyOne(s)
+	if o.Err != nil {
+		t.Fatal(o.Err)
 	}
-	if _, err := h.gen.RegisterOutputs(groupURN("missing"), outs); err == nil {
+	done := h.gen.Done(o)
+	if len(done.Replies) != 1 || done.Replies[0].Reg != reg || done.Replies[0].Err != nil {
+		t.Errorf("replies = %+v, want the outputs' registration answered", done.Replies)
+	}
+	if _, err := h.gen.RegisterOutputs(&stepgen.Registration{URN: groupURN("missing")}, outs); err == nil {
 		t.Error("RegisterOutputs accepted a resource not registered")
 	}
 }

@@ -140,7 +140,7 @@ func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 	return g.nextDependent(w)
 }
 
-// finishDeleteBeforeReplace issues one chain: delete the doomed dependents
+// finishDeleteBeforeReplace issues one sequence of steps: delete the doomed dependents
 // (dependents first), delete the old resource, create the replacement. Each
 // delete leaves its record marked as pending replacement, so that a crash
 // midway is visible and the next run creates what is missing; a dependent
@@ -180,5 +180,7 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	create := g.step(OpCreate, w.new.URN, pending, w.new, w.reg)
 	create.Diff, create.Keys = w.diff, w.keys
 	steps = append(steps, del, create)
-	return Actions{Chains: []Chain{{Steps: steps, Needs: needsOf(w.new)}}}, nil
+	var acts Actions
+	g.issue(&acts, w.new, steps...)
+	return acts, nil
 }

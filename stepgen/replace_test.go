@@ -3,6 +3,7 @@ package stepgen_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,21 +23,25 @@ func TestReplaceCreateBeforeDelete(t *testing.T) {
 	old := recorded("a", map[string]any{"x": 1}, func(s *resource.State) { s.Created = fixedNow.Add(-1) })
 	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"a": replaceKeys("x")})}
 	h := newHost(t, stepgen.Config{Old: []*resource.State{old}}, prov)
+	h.mustRegister(resource.Goal{Type: providers.ProviderType("test"), Name: "explicit", Custom: true})
 	chains := h.mustRegister(goal("a", map[string]any{"x": 2}))
 	if diff := cmp.Diff([][]string{{"create-replacement a", "replace a"}}, opNames(chains)); diff != "" {
 		t.Fatalf("chains (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]resource.URN{provURN}, chains[0].Needs); diff != "" {
+	if diff := cmp.Diff([]resource.URN{provURN}, h.urnsOf(chains[0][0].Needs)); diff != "" {
 		t.Errorf("Needs (-want +got):\n%s", diff)
 	}
-	create, replace := chains[0].Steps[0], chains[0].Steps[1]
+	create, replace := chains[0][0], chains[0][1]
+	if !slices.Equal(replace.Needs, []uint64{create.ID}) {
+		t.Errorf("the replace step needs %v, want the create %d", replace.Needs, create.ID)
+	}
 
 	if create.Old != old || create.New.ID != "" || !create.New.Created.IsZero() {
 		t.Errorf("create-replacement: old %p, new id %q created %v; want the old state, no ID and no creation time yet", create.Old, create.New.ID, create.New.Created)
 	}
-	if create.JournalOp() != resource.OperationCreating || result(create) != "old→new" || !create.Condemns() {
+	if create.JournalOp() != resource.OperationCreating || result(create) != "old→new" || !condemns(create) {
 		t.Errorf("create-replacement: journal %q, result %s, condemns %t; want creating, the old copy condemned beside the new one",
-			create.JournalOp(), result(create), create.Condemns())
+			create.JournalOp(), result(create), condemns(create))
 	}
 	if create.Diff.Changes != resource.DiffSome || !create.Diff.Replace() {
 		t.Errorf("create-replacement's diff = %+v, want the replacing diff", create.Diff)
@@ -44,18 +49,18 @@ func TestReplaceCreateBeforeDelete(t *testing.T) {
 	if replace.Old != old || replace.New != create.New {
 		t.Errorf("replace step: old %p new %p; want the recorded state and the replacement", replace.Old, replace.New)
 	}
-	if replace.JournalOp() != "" || result(replace) != "nil→nil" || replace.Condemns() {
-		t.Errorf("replace step: journal %q, result %s, condemns %t; want no provider call and no record", replace.JournalOp(), result(replace), replace.Condemns())
+	if replace.JournalOp() != "" || result(replace) != "nil→nil" || condemns(replace) {
+		t.Errorf("replace step: journal %q, result %s, condemns %t; want no provider call and no record", replace.JournalOp(), result(replace), condemns(replace))
 	}
 
-	layers, err := h.gen.Deletes()
+	layers, err := h.deletes()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([][]string{{"delete-replaced a"}}, antichainNames(layers)); diff != "" {
 		t.Fatalf("deletes (-want +got):\n%s", diff)
 	}
-	del := layers[0][0].Steps[0]
+	del := layers[0][0]
 	wantMarked := old.Clone()
 	wantMarked.Delete = true
 	if diff := cmp.Diff(wantMarked, del.Old); diff != "" {
@@ -77,7 +82,7 @@ func TestDeleteBeforeReplaceChain(t *testing.T) {
 	if diff := cmp.Diff([][]string{{"delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
 		t.Fatalf("chains (-want +got):\n%s", diff)
 	}
-	del, create := chains[0].Steps[0], chains[0].Steps[1]
+	del, create := chains[0][0], chains[0][1]
 	wantPending := old.Clone()
 	wantPending.PendingReplacement = true
 	if diff := cmp.Diff(wantPending, del.New); diff != "" {
@@ -93,7 +98,7 @@ func TestDeleteBeforeReplaceChain(t *testing.T) {
 	if del.Reg == nil || create.Reg == nil || del.Reg != create.Reg {
 		t.Error("both steps must belong to the registration")
 	}
-	layers, err := h.gen.Deletes()
+	layers, err := h.deletes()
 	if err != nil || len(layers) != 0 {
 		t.Errorf("Deletes = %v, %v; want nothing left to delete", antichainNames(layers), err)
 	}
@@ -158,7 +163,7 @@ func TestDeleteBeforeReplaceDependents(t *testing.T) {
 		t.Errorf("a dependent's diff goes to %q %q for %s; want its own provider, for a's registration", dep.Provider, dep.Type, dep.Reg.URN)
 	}
 
-	steps := chains[0].Steps
+	steps := chains[0]
 	for i, dep := range []*resource.State{e, b} {
 		s := steps[i]
 		if s.Old != dep || !s.New.PendingReplacement || s.JournalOp() != resource.OperationDeleting || result(s) != "old→new" || s.Reg != nil {
@@ -174,7 +179,7 @@ func TestDeleteBeforeReplaceDependents(t *testing.T) {
 	if diff := cmp.Diff([][]string{{"create b"}}, opNames(chains)); diff != "" {
 		t.Errorf("re-registering b (-want +got):\n%s", diff)
 	}
-	if s := chains[0].Steps[0]; s.Old != steps[1].New || result(s) != "old→new" {
+	if s := chains[0][0]; s.Old != steps[1].New || result(s) != "old→new" {
 		t.Errorf("b's create does not replace the pending record")
 	}
 	if len(h.calls) != 1 || h.calls[0].Check.Olds != nil {
@@ -191,14 +196,14 @@ func TestDeleteBeforeReplaceDependents(t *testing.T) {
 		h.mustRegister(goal(s.URN.Name(), s.Inputs.Mappable()))
 	}
 	h.mustRegister(goal("g", nil, func(gl *resource.Goal) { gl.Parent = urn("a") }))
-	layers, err := h.gen.Deletes()
+	layers, err := h.deletes()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([][]string{{"delete e"}}, antichainNames(layers)); diff != "" {
 		t.Fatalf("deletes (-want +got):\n%s", diff)
 	}
-	if s := layers[0][0].Steps[0]; !s.Old.PendingReplacement || s.JournalOp() != "" || result(s) != "old→nil" {
+	if s := layers[0][0]; !s.Old.PendingReplacement || s.JournalOp() != "" || result(s) != "old→nil" {
 		t.Errorf("delete of e's pending record: journal %q, result %s; want no provider call", s.JournalOp(), result(s))
 	}
 }
@@ -354,12 +359,12 @@ func TestDefaultProviderUpgrade(t *testing.T) {
 			}
 			// The old default provider is no longer used and goes after
 			// the program (with a's old copy, if a was replaced).
-			layers, err := h.gen.Deletes()
+			layers, err := h.deletes()
 			if err != nil {
 				t.Fatal(err)
 			}
 			last := layers[len(layers)-1]
-			if got := antichainNames([][]stepgen.Chain{last}); !cmp.Equal(got, [][]string{{"delete default_1_0_0"}}) {
+			if got := antichainNames([][]*stepgen.Step{last}); !cmp.Equal(got, [][]string{{"delete default_1_0_0"}}) {
 				t.Errorf("last antichain of deletes = %v, want the old default provider", got)
 			}
 		})
@@ -443,12 +448,12 @@ func TestDependentAlreadyDeleted(t *testing.T) {
 	if diff := cmp.Diff([][]string{{"delete-replaced b", "delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
 		t.Fatalf("chains (-want +got):\n%s", diff)
 	}
-	s := chains[0].Steps[0]
+	s := chains[0][0]
 	if s.JournalOp() != "" || !s.New.PendingReplacement || result(s) != "old→new" {
 		t.Errorf("b's step: journal %q pending %v result %s; want the pending record carried over without a provider call",
 			s.JournalOp(), s.New.PendingReplacement, result(s))
 	}
-	if err := s.Apply(context.Background()); err != nil {
-		t.Error(err)
+	if o := h.applyOne(s); o.Err != nil {
+		t.Error(o.Err)
 	}
 }

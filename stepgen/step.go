@@ -1,10 +1,7 @@
 package stepgen
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
@@ -49,43 +46,56 @@ const (
 )
 
 // ProviderSource resolves a provider reference to a live provider when a
-// step runs. typ is the resource's type, so that a source can answer the
-// registry itself for provider resources.
+// step is applied. typ is the resource's type, so that a source can answer
+// the registry itself for provider resources.
 type ProviderSource interface {
 	Provider(ref string, typ string) (providers.Provider, error)
 }
 
-// Step is one action on one resource. The generator builds steps; an
-// executor runs them by calling Apply. Old is the recorded state the step
-// acts on (nil for a create) and New the state it produces (nil for a
-// delete); Apply fills New's ID and outputs from the provider's answer.
-//
-// A step's fields are written only by the generator before the step is
-// handed out and by Apply while it runs; readers must wait for Apply to
-// return (the executor's StepDone hook) before reading New.
+// Step is one action on one resource: plain data. The generator issues
+// steps; a host runs each with Apply, once the steps it Needs have
+// succeeded, and feeds how it went back to the generator as an Outcome
+// (Generator.Done). Old is the recorded state the step acts on (nil for a
+// create) and New the state it asks for (nil for a delete). Nothing
+// changes a step once it is issued: what it produces comes back in its
+// Outcome.
 type Step struct {
-	Op  Op
-	urn resource.URN
-	Old *resource.State
-	New *resource.State
+	// ID names the step among the steps of its generator; IDs grow in the
+	// order steps are issued.
+	ID uint64
+	// Needs are the steps that must have succeeded before this one runs:
+	// the step before it in its sequence (the deletes of a
+	// delete-before-replace, then the create; the create of a
+	// replacement, then the replace step), the steps of the resources it
+	// depends on (parent, dependencies, provider) and, for a delete, the
+	// deletes of the resources that depend on it. A step whose need
+	// failed or was skipped is skipped too.
+	Needs []uint64
+	// After is the step issued before this one on the same resource, when
+	// it is not among Needs: it must have ended, however, before this one
+	// runs, so that the steps on one resource run in the order they were
+	// issued. A host that waits for Needs and After gets the order the
+	// engine gets.
+	After []uint64
+	Op    Op
+	urn   resource.URN
+	Old   *resource.State
+	New   *resource.State
 	// Reg is the registration this step answers; nil for steps the
-	// generator issued on its own (deletes after the program).
+	// generator issued on its own (deletes after the program, refreshes).
 	Reg *Registration
 	// Diff is the provider's diff for updates and replacements.
 	Diff resource.DiffResult
 	// Keys are the top-level properties that changed.
 	Keys []resource.PropertyKey
+	// Preview steps call no provider that could change anything.
+	Preview bool
 
-	providers ProviderSource
-	now       func() time.Time
 	// with, on the delete of a resource others are deleted with, lists
 	// the records that leave the state together with Old (see With).
 	with *[]*resource.State
 	// seed is the random seed for the Check an import makes.
 	seed []byte
-
-	// Preview steps call no provider that could change anything.
-	Preview bool
 	// skipProvider removes the record without calling the provider (a
 	// resource deleted together with another, or already gone).
 	skipProvider bool
@@ -96,8 +106,6 @@ type Step struct {
 	// skipRecord marks a step that leaves no record (an untargeted
 	// resource that does not exist yet).
 	skipRecord bool
-	// gone marks a refresh that found its resource no longer exists.
-	gone bool
 	// refused is why the generator refused the step: Apply returns it
 	// without calling a provider (see Refused).
 	refused error
@@ -105,6 +113,9 @@ type Step struct {
 
 // URN returns the URN of the resource the step acts on.
 func (s *Step) URN() resource.URN { return s.urn }
+
+// String names the step's resource, as the executor names vertices.
+func (s *Step) String() string { return string(s.urn) }
 
 // Applied reports whether the step calls a provider that changes the
 // world (and so must be journaled before and after).
@@ -114,7 +125,8 @@ func (s *Step) Applied() bool {
 
 // JournalOp is the kind of pending operation the step represents while it
 // runs, or "" for steps that call no provider and are recorded only by
-// their result.
+// their outcome: a step with a JournalOp is journaled as begun, durably,
+// before Apply calls the provider.
 func (s *Step) JournalOp() resource.OperationKind {
 	if s.refused != nil {
 		return ""
@@ -158,43 +170,13 @@ func (s *Step) Local() bool {
 	return false
 }
 
-// Result is what the journal records when the step succeeds: the state
-// removed (nil for none) and the state added in its place (nil for none).
-func (s *Step) Result() (old, new *resource.State) {
-	if s.skipRecord || s.gone || s.goesWith || s.refused != nil {
-		return nil, nil
-	}
-	switch s.Op {
-	case OpReplace:
-		return nil, nil
-	case OpDelete, OpDiscard:
-		return s.Old, nil
-	default:
-		// A create after a delete-before-replace replaces the record
-		// left pending; a delete-replaced of a delete-before-replace
-		// leaves that pending record (New) behind.
-		return s.Old, s.New
-	}
-}
-
-// Condemns reports whether the step's record (see Result) keeps Old
-// recorded, marked for deletion, and records New beside it, instead of
-// putting New in Old's place: the create of a create-before-delete
-// replacement, whose old copy is condemned only once the replacement
-// exists (or the read of an external resource replacing a managed one). It
-// is the value for state.Entry.Condemn.
-func (s *Step) Condemns() bool {
-	return (s.Op == OpCreateReplacement || s.Op == OpReadReplacement) &&
-		s.Old != nil && !s.Old.Delete && s.New != nil && !s.skipRecord
-}
-
 // With returns, for the delete of a resource that others are deleted with
 // (deletedWith), the records that must leave the state in the same journal
 // entry as Old — after the provider's delete succeeded, never before — and
 // nil for any other step. It is the value for state.Entry.With. The
-// deletes of those resources come after this step in its chain, call no
-// provider and record nothing themselves; when this step fails they are
-// skipped, and their records stay.
+// deletes of those resources need this step, call no provider and record
+// nothing themselves; when this step fails they are skipped, and their
+// records stay.
 func (s *Step) With() *[]*resource.State { return s.with }
 
 // Refused returns the reason the generator refused the step before it
@@ -203,260 +185,6 @@ func (s *Step) With() *[]*resource.State { return s.with }
 // analyzers refused. Such a step calls no provider and records nothing;
 // Apply returns the reason.
 func (s *Step) Refused() error { return s.refused }
-
-// Gone reports whether a refresh step found its resource (Old) no longer
-// exists. Such a step records nothing itself: other records may still
-// refer to the resource, so the host removes it together with those
-// references once every refresh step has ended (the engine does).
-func (s *Step) Gone() bool { return s.gone }
-
-// Apply performs the step: it calls the resource's provider as the
-// operation requires and records the outcome in New. It must be called at
-// most once.
-func (s *Step) Apply(ctx context.Context) error {
-	if s.refused != nil {
-		return s.refused
-	}
-	switch s.Op {
-	case OpSame, OpReplace, OpOutputs, OpDiscard:
-		return nil
-	case OpCreate, OpCreateReplacement:
-		return s.applyCreate(ctx)
-	case OpUpdate:
-		return s.applyUpdate(ctx)
-	case OpDelete, OpDeleteReplaced:
-		return s.applyDelete(ctx)
-	case OpRead, OpReadReplacement, OpRefresh:
-		return s.applyRead(ctx)
-	case OpImport:
-		return s.applyImport(ctx)
-	}
-	return fmt.Errorf("%s: unknown step operation %q", s.urn, s.Op)
-}
-
-func (s *Step) provider() (providers.Provider, error) {
-	if s.providers == nil {
-		return nil, fmt.Errorf("%s: no provider source configured", s.urn)
-	}
-	st := s.New
-	if st == nil {
-		st = s.Old
-	}
-	p, err := s.providers.Provider(st.Provider, st.Type)
-	if err != nil {
-		return nil, fmt.Errorf("resource %s: %w", s.urn, err)
-	}
-	return p, nil
-}
-
-func (s *Step) stamp(created bool) {
-	if s.now == nil {
-		return
-	}
-	t := s.now()
-	if created {
-		s.New.Created = t
-	}
-	s.New.Modified = t
-}
-
-func (s *Step) applyCreate(ctx context.Context) error {
-	if !s.New.Custom {
-		s.New.Outputs = componentOutputs(s.Old, s.New)
-		s.stamp(true)
-		return nil
-	}
-	if s.Preview && !resource.IsProviderType(s.New.Type) {
-		s.New.Outputs = secureOutputs(s.New, s.New.Inputs)
-		return nil
-	}
-	p, err := s.provider()
-	if err != nil {
-		return err
-	}
-	// Provider resources are created even in a preview: the registry
-	// configures the instance (changing nothing outside) so that the
-	// resources it manages can be checked and diffed.
-	resp, err := p.Create(ctx, providers.CreateRequest{
-		URN: s.urn, Inputs: s.New.Inputs, Timeout: s.New.CustomTimeouts.Create, Preview: s.Preview,
-	})
-	if err != nil {
-		return s.partial(err, "create")
-	}
-	if resp.ID == "" && !s.Preview {
-		return fmt.Errorf("resource %s: provider created it but returned an empty ID", s.urn)
-	}
-	s.New.ID = resp.ID
-	s.New.Outputs = secureOutputs(s.New, resp.Outputs)
-	s.New.InitErrors = nil
-	s.stamp(true)
-	return nil
-}
-
-func (s *Step) applyUpdate(ctx context.Context) error {
-	if !s.New.Custom {
-		s.New.Outputs = componentOutputs(s.Old, s.New)
-		s.stamp(false)
-		return nil
-	}
-	if s.Preview && !resource.IsProviderType(s.New.Type) {
-		s.New.Outputs = secureOutputs(s.New, s.New.Inputs)
-		return nil
-	}
-	p, err := s.provider()
-	if err != nil {
-		return err
-	}
-	resp, err := p.Update(ctx, providers.UpdateRequest{
-		URN: s.urn, ID: s.Old.ID,
-		OldInputs: s.Old.Inputs, OldOutputs: s.Old.Outputs, NewInputs: s.New.Inputs,
-		IgnoreChanges: s.New.IgnoreChanges, Timeout: s.New.CustomTimeouts.Update, Preview: s.Preview,
-	})
-	if err != nil {
-		return s.partial(err, "update")
-	}
-	s.New.Outputs = secureOutputs(s.New, resp.Outputs)
-	s.New.InitErrors = nil
-	s.stamp(false)
-	return nil
-}
-
-func (s *Step) applyDelete(ctx context.Context) error {
-	if s.Preview || s.JournalOp() == "" {
-		return nil
-	}
-	p, err := s.provider()
-	if err != nil {
-		return err
-	}
-	// The provider sees the URN the object was recorded under: a resource
-	// renamed through an alias and replaced in the same run is deleted
-	// under its old URN, as the reference engine does.
-	_, err = p.Delete(ctx, providers.DeleteRequest{
-		URN: s.Old.URN, ID: s.Old.ID, Inputs: s.Old.Inputs, Outputs: s.Old.Outputs,
-		Timeout: s.Old.CustomTimeouts.Delete,
-	})
-	if err != nil {
-		return fmt.Errorf("deleting %s (id %s): %w", s.urn, s.Old.ID, err)
-	}
-	return nil
-}
-
-func (s *Step) applyRead(ctx context.Context) error {
-	p, err := s.provider()
-	if err != nil {
-		return err
-	}
-	// A read of an external resource sends the program's inputs as both
-	// the inputs and the state, as the reference engine does: they are all
-	// the engine knows of it, and dynamic providers find their serialized
-	// provider there. A refresh sends what was recorded.
-	req := providers.ReadRequest{URN: s.urn, ID: s.New.ID, Inputs: s.New.Inputs, State: s.New.Inputs}
-	if s.Op == OpRefresh && s.Old != nil {
-		req.ID, req.Inputs, req.State = s.Old.ID, s.Old.Inputs, s.Old.Outputs
-	}
-	resp, err := p.Read(ctx, req)
-	if err != nil {
-		return s.partial(err, "read")
-	}
-	if resp.ID == "" {
-		if s.Op == OpRefresh {
-			// Gone: the step records nothing; see Gone.
-			s.New = nil
-			s.gone = true
-			return nil
-		}
-		return &NotFoundError{URN: s.urn, ID: req.ID}
-	}
-	s.New.ID = resp.ID
-	s.New.Outputs = secureOutputs(s.New, resp.Outputs)
-	if s.Op == OpRefresh && resp.Inputs != nil {
-		s.New.Inputs = resp.Inputs
-	}
-	if s.Old != nil {
-		if d := s.Old.Outputs.Diff(s.New.Outputs); d != nil {
-			s.Keys = d.ChangedKeys()
-		}
-	}
-	s.stamp(s.Old == nil || s.Op == OpReadReplacement)
-	return nil
-}
-
-// applyImport reads the resource to adopt, checks the program's inputs
-// against it and refuses any difference. A registration that gives no
-// inputs adopts the resource as read.
-func (s *Step) applyImport(ctx context.Context) error {
-	p, err := s.provider()
-	if err != nil {
-		return err
-	}
-	read, err := p.Read(ctx, providers.ReadRequest{URN: s.urn, ID: s.New.ID})
-	if err != nil {
-		return fmt.Errorf("importing %s (id %s): %w", s.urn, s.New.ID, err)
-	}
-	if read.ID == "" {
-		return &NotFoundError{URN: s.urn, ID: s.New.ID}
-	}
-	inputs := read.Inputs
-	if len(s.New.Inputs) > 0 {
-		chk, err := p.Check(ctx, providers.CheckRequest{URN: s.urn, Olds: read.Inputs, News: s.New.Inputs, RandomSeed: s.seed})
-		if err != nil {
-			return fmt.Errorf("importing %s: checking the inputs: %w", s.urn, err)
-		}
-		if len(chk.Failures) > 0 {
-			return &CheckFailedError{URN: s.urn, Failures: chk.Failures}
-		}
-		diff, err := p.Diff(ctx, providers.DiffRequest{URN: s.urn, ID: read.ID, OldInputs: read.Inputs,
-			OldOutputs: read.Outputs, NewInputs: chk.Inputs, IgnoreChanges: s.New.IgnoreChanges})
-		if err != nil {
-			return fmt.Errorf("importing %s: diffing the inputs: %w", s.urn, err)
-		}
-		if diff.Changes == resource.DiffUnknown {
-			diff = inputsDiff(read.Inputs, chk.Inputs)
-		}
-		if diff.Changes == resource.DiffSome {
-			keys := diff.ChangedKeys
-			if len(keys) == 0 {
-				keys = ChangedKeys(diff, read.Inputs, chk.Inputs)
-			}
-			return &ImportMismatchError{URN: s.urn, ID: read.ID, Keys: keys}
-		}
-		inputs = chk.Inputs
-	}
-	s.New.ID = read.ID
-	s.New.Inputs = inputs
-	s.New.Outputs = secureOutputs(s.New, read.Outputs)
-	s.stamp(true)
-	return nil
-}
-
-// partial turns a provider's partial failure into a recorded state with init
-// errors, so the resource is not lost, and returns the failure.
-func (s *Step) partial(err error, verb string) error {
-	var ie *providers.InitError
-	if errors.As(err, &ie) && s.New != nil {
-		if ie.ID != "" {
-			s.New.ID = ie.ID
-		}
-		if ie.Outputs != nil {
-			s.New.Outputs = secureOutputs(s.New, ie.Outputs)
-		}
-		if ie.Inputs != nil {
-			s.New.Inputs = ie.Inputs
-		}
-		s.New.InitErrors = append([]string(nil), ie.Reasons...)
-		s.stamp(s.Old == nil)
-		return &PartialError{URN: s.urn, Op: s.Op, Err: err}
-	}
-	return fmt.Errorf("%s of %s failed: %w", verb, s.urn, err)
-}
-
-// Partial reports whether the step failed after its resource came to exist,
-// so that New must still be recorded.
-func (s *Step) Partial(err error) bool {
-	var pe *PartialError
-	return errors.As(err, &pe) && s.New != nil && s.New.ID != ""
-}
 
 // secureOutputs marks as secret every output the resource lists in
 // AdditionalSecretOutputs and every output whose input of the same name was

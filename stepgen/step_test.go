@@ -27,17 +27,28 @@ func TestApplyCreate(t *testing.T) {
 	if s.Local() {
 		t.Error("the create of a custom resource claims to call no provider")
 	}
-	if err := s.Apply(context.Background()); err != nil {
-		t.Fatal(err)
+	before := *s.New
+	o := h.applyOne(s)
+	if o.Err != nil {
+		t.Fatal(o.Err)
 	}
 	if diff := cmp.Diff(providers.CreateRequest{URN: urn("a"), Inputs: props(map[string]any{"x": 1}), Timeout: time.Minute}, got); diff != "" {
 		t.Errorf("create request (-want +got):\n%s", diff)
 	}
-	if s.New.ID != "i-1" || !s.New.Created.Equal(fixedNow) || !s.New.Modified.Equal(fixedNow) || s.New.InitErrors != nil {
-		t.Errorf("created: id %q created %v modified %v init errors %v", s.New.ID, s.New.Created, s.New.Modified, s.New.InitErrors)
+	n := o.New
+	if o.Step != s || n.ID != "i-1" || !n.Created.Equal(fixedNow) || !n.Modified.Equal(fixedNow) || n.InitErrors != nil {
+		t.Errorf("created: id %q created %v modified %v init errors %v", n.ID, n.Created, n.Modified, n.InitErrors)
 	}
-	if diff := cmp.Diff(props(map[string]any{"x": 1, "arn": "arn:1"}), s.New.Outputs); diff != "" {
+	if diff := cmp.Diff(props(map[string]any{"x": 1, "arn": "arn:1"}), n.Outputs); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	// Apply changes nothing the step holds: what it produced is in the
+	// outcome.
+	if n == s.New || !cmp.Equal(before, *s.New) {
+		t.Errorf("Apply changed the step's New (shared %v): %+v, was %+v", n == s.New, *s.New, before)
+	}
+	if got := outcomeResult(o); got != "nil→new" {
+		t.Errorf("the outcome records %s, want the created state", got)
 	}
 }
 
@@ -102,15 +113,22 @@ func TestApplyFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHost(t, stepgen.Config{Old: tt.old}, tt.prov)
 			s := onlyStep(t, h.mustRegister(tt.goal))
-			err := s.Apply(context.Background())
+			o := h.applyOne(s)
+			err := o.Err
 			if err == nil {
 				t.Fatal("Apply succeeded")
 			}
-			if got := s.Partial(err); got != tt.wantPartial {
+			if got := o.Partial(); got != tt.wantPartial {
 				t.Fatalf("Partial(%v) = %v, want %v", err, got, tt.wantPartial)
+			}
+			if old, new := o.Record(); !tt.wantPartial && (old != nil || new != nil) {
+				t.Errorf("a plain failure records %v → %v, want nothing", old, new)
 			}
 			if !tt.wantPartial {
 				return
+			}
+			if _, new := o.Record(); new != o.New {
+				t.Errorf("a partial failure records %v, want the resource that came to exist", new)
 			}
 			var pe *stepgen.PartialError
 			if !errors.As(err, &pe) || pe.URN != urn("a") || pe.Op != s.Op {
@@ -119,13 +137,13 @@ func TestApplyFailures(t *testing.T) {
 			if !errors.As(err, new(*providers.InitError)) {
 				t.Errorf("err = %v, want it to wrap the provider's InitError", err)
 			}
-			if s.New.ID != tt.wantID || len(s.New.InitErrors) != 1 {
-				t.Errorf("New: id %q init errors %v, want id %q and the provider's reasons", s.New.ID, s.New.InitErrors, tt.wantID)
+			if o.New.ID != tt.wantID || len(o.New.InitErrors) != 1 {
+				t.Errorf("New: id %q init errors %v, want id %q and the provider's reasons", o.New.ID, o.New.InitErrors, tt.wantID)
 			}
 			// Outputs whose input was secret stay secret, even when
 			// recorded from a failure.
-			for k, v := range s.New.Outputs {
-				if in, ok := s.New.Inputs[k]; ok && in.IsSecret() && !v.IsSecret() {
+			for k, v := range o.New.Outputs {
+				if in, ok := o.New.Inputs[k]; ok && in.IsSecret() && !v.IsSecret() {
 					t.Errorf("output %q of a secret input is recorded in the clear", k)
 				}
 			}
@@ -148,11 +166,12 @@ func TestInitErrorsRetried(t *testing.T) {
 	if s.Op != stepgen.OpUpdate {
 		t.Fatalf("step = %s, want update", s.Op)
 	}
-	if err := s.Apply(context.Background()); err != nil {
-		t.Fatal(err)
+	o := h.applyOne(s)
+	if o.Err != nil {
+		t.Fatal(o.Err)
 	}
-	if !updated || s.New.InitErrors != nil {
-		t.Errorf("updated %v, init errors %v; want the provider called and the errors cleared", updated, s.New.InitErrors)
+	if !updated || o.New.InitErrors != nil {
+		t.Errorf("updated %v, init errors %v; want the provider called and the errors cleared", updated, o.New.InitErrors)
 	}
 }
 
@@ -210,8 +229,9 @@ func TestApplyPreview(t *testing.T) {
 			if !s.Preview {
 				t.Error("step of a preview is not a preview")
 			}
-			if err := s.Apply(context.Background()); err != nil {
-				t.Fatal(err)
+			o := h.applyOne(s)
+			if o.Err != nil {
+				t.Fatal(o.Err)
 			}
 			if got := s.Local(); got != (tt.wantCall == "") {
 				t.Errorf("Local() = %v, but the step called %v", got, called)
@@ -223,7 +243,7 @@ func TestApplyPreview(t *testing.T) {
 			if diff := cmp.Diff(want, called); diff != "" {
 				t.Errorf("provider calls (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(s.New.Inputs, s.New.Outputs); diff != "" {
+			if diff := cmp.Diff(o.New.Inputs, o.New.Outputs); diff != "" {
 				t.Errorf("outputs differ from inputs (-inputs +outputs):\n%s", diff)
 			}
 		})
@@ -249,10 +269,11 @@ func TestSecureOutputs(t *testing.T) {
 			s := onlyStep(t, h.mustRegister(goal("a", inputs, func(g *resource.Goal) {
 				g.AdditionalSecretOutputs = []resource.PropertyKey{"password", "missing"}
 			})))
-			if err := s.Apply(context.Background()); err != nil {
-				t.Fatal(err)
+			o := h.applyOne(s)
+			if o.Err != nil {
+				t.Fatal(o.Err)
 			}
-			if diff := cmp.Diff(want, s.New.Outputs); diff != "" {
+			if diff := cmp.Diff(want, o.New.Outputs); diff != "" {
 				t.Errorf("outputs (-want +got):\n%s", diff)
 			}
 		})
@@ -269,43 +290,37 @@ func TestApplyComponents(t *testing.T) {
 	if s.Op != stepgen.OpUpdate || s.JournalOp() != "" || !s.Local() {
 		t.Fatalf("step %s journaling %q (local %v), want an update without a provider call", s.Op, s.JournalOp(), s.Local())
 	}
-	if err := s.Apply(context.Background()); err != nil {
-		t.Fatal(err)
+	o := h.applyOne(s)
+	if o.Err != nil {
+		t.Fatal(o.Err)
 	}
-	if diff := cmp.Diff(old.Outputs, s.New.Outputs); diff != "" {
+	if diff := cmp.Diff(old.Outputs, o.New.Outputs); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
 	}
-	if !s.New.Modified.Equal(fixedNow) {
-		t.Errorf("modified %v, want now", s.New.Modified)
+	if !o.New.Modified.Equal(fixedNow) {
+		t.Errorf("modified %v, want now", o.New.Modified)
 	}
 
 	fresh := onlyStep(t, h.mustRegister(resource.Goal{Type: group, Name: "h"}))
-	if err := fresh.Apply(context.Background()); err != nil {
-		t.Fatal(err)
+	fo := h.applyOne(fresh)
+	if fo.Err != nil {
+		t.Fatal(fo.Err)
 	}
-	if fresh.New.Outputs == nil || len(fresh.New.Outputs) != 0 || fresh.JournalOp() != "" {
-		t.Errorf("new component: outputs %v journal %q, want empty outputs and no provider", fresh.New.Outputs, fresh.JournalOp())
+	if fo.New.Outputs == nil || len(fo.New.Outputs) != 0 || fresh.JournalOp() != "" {
+		t.Errorf("new component: outputs %v journal %q, want empty outputs and no provider", fo.New.Outputs, fresh.JournalOp())
 	}
 }
 
 // TestApplyWithoutProvider: a step whose provider cannot be resolved fails
 // with the source's error.
 func TestApplyWithoutProvider(t *testing.T) {
-	gen, err := stepgen.New(stepgen.Config{Stack: testStack, Project: testProject, Providers: sourceFunc(func(ref, typ string) (providers.Provider, error) {
-		return nil, errBoom
-	})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &host{t: t, gen: gen, prov: &providers.Func{}}
+	h := newHost(t, stepgen.Config{}, nil)
 	s := onlyStep(t, h.mustRegister(goal("a", nil)))
-	if err := s.Apply(context.Background()); !errors.Is(err, errBoom) {
-		t.Errorf("Apply = %v, want the source's error", err)
+	failing := sourceFunc(func(ref, typ string) (providers.Provider, error) { return nil, errBoom })
+	if o := stepgen.Apply(context.Background(), s, failing, now); !errors.Is(o.Err, errBoom) {
+		t.Errorf("Apply = %v, want the source's error", o.Err)
 	}
-
-	gen, _ = stepgen.New(stepgen.Config{Stack: testStack, Project: testProject})
-	h = &host{t: t, gen: gen, prov: &providers.Func{}}
-	if err := onlyStep(t, h.mustRegister(goal("a", nil))).Apply(context.Background()); err == nil {
+	if o := stepgen.Apply(context.Background(), s, nil, now); o.Err == nil {
 		t.Error("Apply without a provider source succeeded")
 	}
 }
@@ -314,19 +329,22 @@ type sourceFunc func(ref, typ string) (providers.Provider, error)
 
 func (f sourceFunc) Provider(ref, typ string) (providers.Provider, error) { return f(ref, typ) }
 
-// TestStepSourceSeesReferenceAndType: steps ask their source for the
+// TestStepSourceSeesReferenceAndType: Apply asks its source for the
 // resource's provider reference and type.
 func TestStepSourceSeesReferenceAndType(t *testing.T) {
 	var asked [][2]string
 	prov := &providers.Func{CreateF: func(context.Context, providers.CreateRequest) (providers.CreateResponse, error) {
 		return providers.CreateResponse{ID: "i"}, nil
 	}}
-	gen, _ := stepgen.New(stepgen.Config{Stack: testStack, Project: testProject, Providers: sourceFunc(func(ref, typ string) (providers.Provider, error) {
+	h := newHost(t, stepgen.Config{}, prov)
+	s := onlyStep(t, h.mustRegister(goal("a", nil)))
+	o := stepgen.Apply(context.Background(), s, sourceFunc(func(ref, typ string) (providers.Provider, error) {
 		asked = append(asked, [2]string{ref, typ})
 		return prov, nil
-	})})
-	h := &host{t: t, gen: gen, prov: prov}
-	h.apply(h.mustRegister(goal("a", nil)))
+	}), now)
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
 	if diff := cmp.Diff([][2]string{{provRef, thing}}, asked); diff != "" {
 		t.Errorf("source asked (-want +got):\n%s", diff)
 	}

@@ -13,9 +13,10 @@ import (
 // that a targeted resource needing them fails with a clear error.
 func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 	if old != nil {
-		s := g.step(OpSame, old.URN, old, old, reg)
+		var acts Actions
 		g.news[old.URN] = old
-		return Actions{Chains: []Chain{{Steps: []*Step{s}}}}
+		g.issue(&acts, nil, g.step(OpSame, old.URN, old, old, reg))
+		return acts
 	}
 	goal := reg.Goal
 	st := g.newState(reg.URN, goal, nil)
@@ -26,7 +27,9 @@ func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 	st.Outputs = outs
 	s := g.step(OpSame, reg.URN, nil, st, reg)
 	s.skipRecord = true
-	return Actions{Chains: []Chain{{Steps: []*Step{s}}}}
+	var acts Actions
+	g.issue(&acts, nil, s)
+	return acts
 }
 
 // checkReferences refuses, outside a preview, a resource that refers to
@@ -60,22 +63,25 @@ func (g *Generator) importStep(reg *Registration, urn resource.URN, goal *resour
 	s := g.step(OpImport, urn, nil, st, reg)
 	s.seed = g.seed(urn)
 	g.news[urn] = st
-	return Actions{Chains: []Chain{{Steps: []*Step{s}, Needs: needsOf(st)}}}
+	var acts Actions
+	g.issue(&acts, st, s)
+	return acts
 }
 
-// Refresh returns one single-step chain per recorded custom resource (within
-// the targets) that reads it from its provider and records what it reports;
-// a resource that no longer exists leaves the state. pending are the
-// pending operations of the snapshot: a resource one of them left behind
-// with a known ID and no record is read too, and recorded if it exists.
-func (g *Generator) Refresh(pending []resource.Operation) []Chain {
-	var chains []Chain
+// Refresh returns one step per recorded custom resource (within the
+// targets) that reads it from its provider and records what it reports; a
+// resource that no longer exists leaves the state. pending are the pending
+// operations of the snapshot: a resource one of them left behind with a
+// known ID and no record is read too, and recorded if it exists. The steps
+// need nothing: they run in parallel.
+func (g *Generator) Refresh(pending []resource.Operation) Actions {
+	var acts Actions
 	for _, s := range g.cfg.Old {
 		if !s.Custom || s.IsProvider() || s.PendingReplacement || !g.targeted(s.URN) {
 			continue
 		}
 		g.takenOver[s] = true
-		chains = append(chains, Chain{Steps: []*Step{g.step(OpRefresh, s.URN, s, s.Clone(), nil)}})
+		g.issue(&acts, nil, g.step(OpRefresh, s.URN, s, s.Clone(), nil))
 	}
 	for _, op := range pending {
 		r := op.Resource
@@ -85,7 +91,8 @@ func (g *Generator) Refresh(pending []resource.Operation) []Chain {
 		if slices.ContainsFunc(g.cfg.Old, func(s *resource.State) bool { return s.URN == r.URN && s.ID == r.ID }) {
 			continue // the recorded resource (live or marked Delete) is refreshed above
 		}
-		chains = append(chains, Chain{Steps: []*Step{g.step(OpRefresh, r.URN, nil, r.Clone(), nil)}})
+		g.issue(&acts, nil, g.step(OpRefresh, r.URN, nil, r.Clone(), nil))
 	}
-	return chains
+	g.seal(false)
+	return acts
 }

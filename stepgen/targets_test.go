@@ -43,8 +43,8 @@ func TestUntargeted(t *testing.T) {
 			if newStep.JournalOp() != "" || result(newStep) != "nil→nil" {
 				t.Errorf("new: journal %q result %s, want no record", newStep.JournalOp(), result(newStep))
 			}
-			if err := newStep.Apply(context.Background()); err != nil {
-				t.Errorf("Apply: %v", err)
+			if o := h.applyOne(newStep); o.Err != nil || o.New != newStep.New {
+				t.Errorf("Apply: %v, new %p; want the unknown outputs carried over", o.Err, o.New)
 			}
 			if len(h.calls) != 0 {
 				t.Errorf("calls = %v, want none", h.callNames())
@@ -92,18 +92,19 @@ func TestRead(t *testing.T) {
 		if err != nil || len(acts.Calls) != 0 {
 			t.Fatalf("Read = %v calls, %v", len(acts.Calls), err)
 		}
-		s := onlyStep(t, acts.Chains)
+		s := onlyStep(t, [][]*stepgen.Step{acts.Steps})
 		if s.Op != stepgen.OpRead || s.Old != nil || !s.New.Custom || !s.New.External || s.New.ID != "vol-9" || reg.URN != urn("fresh") {
 			t.Fatalf("step %s old %v new %+v", s.Op, s.Old, s.New)
 		}
 		if s.JournalOp() != resource.OperationReading || result(s) != "nil→new" {
 			t.Errorf("journal %q result %s", s.JournalOp(), result(s))
 		}
-		if err := s.Apply(context.Background()); err != nil {
-			t.Fatal(err)
+		o := h.applyOne(s)
+		if o.Err != nil {
+			t.Fatal(o.Err)
 		}
 		want := props(map[string]any{"size": 3, "key": resource.NewSecret(resource.NewString("k"))})
-		if diff := cmp.Diff(want, s.New.Outputs); diff != "" {
+		if diff := cmp.Diff(want, o.New.Outputs); diff != "" {
 			t.Errorf("outputs (-want +got):\n%s", diff)
 		}
 		// The program's inputs go as the inputs and the state, as the
@@ -111,8 +112,8 @@ func TestRead(t *testing.T) {
 		if diff := cmp.Diff(providers.ReadRequest{URN: urn("fresh"), ID: "vol-9", Inputs: inputs, State: inputs}, reads[len(reads)-1]); diff != "" {
 			t.Errorf("read request (-want +got):\n%s", diff)
 		}
-		if !s.New.Created.Equal(fixedNow) {
-			t.Errorf("created %v, want now", s.New.Created)
+		if !o.New.Created.Equal(fixedNow) {
+			t.Errorf("created %v, want now", o.New.Created)
 		}
 	})
 	t.Run("read again", func(t *testing.T) {
@@ -120,14 +121,15 @@ func TestRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := onlyStep(t, acts.Chains)
+		s := onlyStep(t, [][]*stepgen.Step{acts.Steps})
 		if s.Old != prev || result(s) != "old→new" {
 			t.Fatalf("old %p result %s, want the recorded read replaced", s.Old, result(s))
 		}
-		if err := s.Apply(context.Background()); err != nil {
-			t.Fatal(err)
+		o := h.applyOne(s)
+		if o.Err != nil {
+			t.Fatal(o.Err)
 		}
-		if diff := cmp.Diff([]resource.PropertyKey{"size"}, s.Keys); diff != "" {
+		if diff := cmp.Diff([]resource.PropertyKey{"size"}, o.Keys); diff != "" {
 			t.Errorf("changed keys (-want +got):\n%s", diff)
 		}
 	})
@@ -136,7 +138,7 @@ func TestRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = onlyStep(t, acts.Chains).Apply(context.Background())
+		err = h.applyOne(onlyStep(t, [][]*stepgen.Step{acts.Steps})).Err
 		var nf *stepgen.NotFoundError
 		if !errors.As(err, &nf) || nf.ID != "gone" {
 			t.Errorf("Apply = %v, want NotFoundError for id gone", err)
@@ -167,11 +169,11 @@ func TestRead(t *testing.T) {
 	}
 	t.Run("an external resource no longer read is forgotten", func(t *testing.T) {
 		g := newHost(t, stepgen.Config{Old: []*resource.State{prev}}, nil)
-		layers, err := g.gen.Deletes()
+		layers, err := g.deletes()
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := layers[0][0].Steps[0]
+		s := layers[0][0]
 		if s.Op != stepgen.OpDelete || s.JournalOp() != "" {
 			t.Errorf("%s journaling %q, want a delete without a provider call", s.Op, s.JournalOp())
 		}
@@ -253,7 +255,8 @@ func TestImport(t *testing.T) {
 			if s.JournalOp() != resource.OperationImporting || result(s) != "nil→new" {
 				t.Errorf("journal %q result %s", s.JournalOp(), result(s))
 			}
-			err := s.Apply(context.Background())
+			o := h.applyOne(s)
+			err := o.Err
 			if diff := cmp.Diff(tt.wantCalls, calls); diff != "" {
 				t.Errorf("provider calls (-want +got):\n%s", diff)
 			}
@@ -266,10 +269,10 @@ func TestImport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.wantIn, s.New.Inputs); diff != "" {
+			if diff := cmp.Diff(tt.wantIn, o.New.Inputs); diff != "" {
 				t.Errorf("inputs (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(existing, s.New.Outputs); diff != "" {
+			if diff := cmp.Diff(existing, o.New.Outputs); diff != "" {
 				t.Errorf("outputs (-want +got):\n%s", diff)
 			}
 		})
@@ -315,21 +318,20 @@ func TestRefresh(t *testing.T) {
 		return providers.ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: props(map[string]any{"x": 5})}, nil
 	}}
 	h := newHost(t, stepgen.Config{Old: old, Excludes: map[resource.URN]bool{urn("untargeted"): true}}, prov)
-	chains := h.gen.Refresh(pending)
+	chains := chainsOf(h.gen.Refresh(pending).Steps)
 	want := [][]string{{"refresh a"}, {"refresh ext"}, {"refresh gone"}, {"refresh replaced"}, {"refresh orphan"}}
 	if diff := cmp.Diff(want, opNames(chains)); diff != "" {
 		t.Fatalf("refresh chains (-want +got):\n%s", diff)
 	}
 	for _, ch := range chains {
-		s := ch.Steps[0]
-		if s.JournalOp() != resource.OperationReading || s.Reg != nil {
-			t.Errorf("%s: journal %q reg %v", s.URN().Name(), s.JournalOp(), s.Reg)
+		s := ch[0]
+		if s.JournalOp() != resource.OperationReading || s.Reg != nil || len(s.Needs) != 0 || len(s.After) != 0 {
+			t.Errorf("%s: journal %q reg %v needs %v after %v", s.URN().Name(), s.JournalOp(), s.Reg, s.Needs, s.After)
 		}
 	}
-	h.apply(chains[:2])
-	refreshed := chains[0].Steps[0]
-	if refreshed.Old != a || result(refreshed) != "old→new" || refreshed.New.ID != "id-a" {
-		t.Errorf("refresh of a: old %p result %s id %q", refreshed.Old, result(refreshed), refreshed.New.ID)
+	refreshed := h.apply(chains[:2])[0]
+	if refreshed.Step.Old != a || outcomeResult(refreshed) != "old→new" || refreshed.New.ID != "id-a" {
+		t.Errorf("refresh of a: old %p result %s id %q", refreshed.Step.Old, outcomeResult(refreshed), refreshed.New.ID)
 	}
 	if diff := cmp.Diff(props(map[string]any{"x": 5}), refreshed.New.Outputs); diff != "" {
 		t.Errorf("refreshed outputs (-want +got):\n%s", diff)
@@ -338,28 +340,29 @@ func TestRefresh(t *testing.T) {
 		t.Errorf("refreshed keys (-want +got):\n%s", diff)
 	}
 
-	gone := chains[2].Steps[0]
-	if err := gone.Apply(context.Background()); err != nil {
-		t.Fatal(err)
+	gone := h.applyOne(chains[2][0])
+	if gone.Err != nil {
+		t.Fatal(gone.Err)
 	}
 	// Records may still refer to it: the step records nothing itself and
 	// says it is gone, for the host to remove it with those references.
-	if !gone.Gone() || gone.New != nil || result(gone) != "nil→nil" {
-		t.Errorf("a resource found gone: gone %v new %v result %s", gone.Gone(), gone.New, result(gone))
+	if !gone.Gone || gone.New != nil || outcomeResult(gone) != "nil→nil" {
+		t.Errorf("a resource found gone: gone %v new %v result %s", gone.Gone, gone.New, outcomeResult(gone))
 	}
-	if refreshed.Gone() {
+	if refreshed.Gone {
 		t.Error("a resource found is reported gone")
 	}
 
-	found := chains[4].Steps[0]
+	found := chains[4][0]
 	if found.Old != nil || found.New.ID != "id-orphan" {
 		t.Fatalf("pending-operation read: old %v id %q", found.Old, found.New.ID)
 	}
-	if err := found.Apply(context.Background()); err != nil {
-		t.Fatal(err)
+	fo := h.applyOne(found)
+	if fo.Err != nil {
+		t.Fatal(fo.Err)
 	}
-	if result(found) != "nil→new" {
-		t.Errorf("a resource a pending operation left and that exists: result %s, want it recorded", result(found))
+	if outcomeResult(fo) != "nil→new" {
+		t.Errorf("a resource a pending operation left and that exists: result %s, want it recorded", outcomeResult(fo))
 	}
 }
 
@@ -368,7 +371,7 @@ func TestRefreshTargets(t *testing.T) {
 	old := []*resource.State{recorded("a", nil), recorded("b", nil)}
 	pending := []resource.Operation{{Kind: resource.OperationCreating, Resource: recorded("c", nil)}}
 	h := newHost(t, stepgen.Config{Old: old, Targets: map[resource.URN]bool{urn("b"): true}}, nil)
-	if diff := cmp.Diff([][]string{{"refresh b"}}, opNames(h.gen.Refresh(pending))); diff != "" {
+	if diff := cmp.Diff([][]string{{"refresh b"}}, opNames(chainsOf(h.gen.Refresh(pending).Steps))); diff != "" {
 		t.Errorf("refresh chains (-want +got):\n%s", diff)
 	}
 }
@@ -415,32 +418,32 @@ func TestReadOfAManagedResource(t *testing.T) {
 				DeleteF: failOnDelete(t),
 			}
 			h := newHost(t, stepgen.Config{Old: []*resource.State{tt.old}}, prov)
-			acts, err := h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "a", Provider: provRef, Protect: tt.protect}}, tt.id)
+			chains, err := h.drive(h.gen.Read(&stepgen.Registration{Goal: &resource.Goal{Type: thing, Name: "a", Provider: provRef, Protect: tt.protect}}, tt.id))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff([][]string{tt.want}, opNames(acts.Chains)); diff != "" {
+			if diff := cmp.Diff([][]string{tt.want}, opNames(chains)); diff != "" {
 				t.Fatalf("chains (-want +got):\n%s", diff)
 			}
-			s := acts.Chains[0].Steps[0]
+			s := chains[0][0]
 			if tt.refused {
 				var pe *stepgen.ProtectedError
 				if !errors.As(s.Refused(), &pe) || pe.URN != urn("a") || pe.Action != "replace" {
 					t.Fatalf("refused with %v, want a ProtectedError refusing to replace a", s.Refused())
 				}
-				if layers, _ := h.gen.Deletes(); len(layers) != 0 {
+				if layers, _ := h.deletes(); len(layers) != 0 {
 					t.Errorf("deletes after the refused read: %v", antichainNames(layers))
 				}
 				return
 			}
-			if s.Old != tt.old || !s.New.External || !s.New.Custom || s.New.ID != tt.id || result(s) != "old→new" || s.Condemns() != tt.condemns {
-				t.Errorf("old %p new %+v result %s condemns %t", s.Old, s.New, result(s), s.Condemns())
+			if s.Old != tt.old || !s.New.External || !s.New.Custom || s.New.ID != tt.id || result(s) != "old→new" || condemns(s) != tt.condemns {
+				t.Errorf("old %p new %+v result %s condemns %t", s.Old, s.New, result(s), condemns(s))
 			}
 			if s.JournalOp() != resource.OperationReading {
 				t.Errorf("journal op %q, want reading", s.JournalOp())
 			}
-			h.apply(acts.Chains)
-			layers, err := h.gen.Deletes()
+			h.apply(chains)
+			layers, err := h.deletes()
 			if err != nil {
 				t.Fatal(err)
 			}

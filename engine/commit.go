@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/executor"
+)
+
+// commit waits for every step, records the stack outputs and commits the
+// journal into a new snapshot, and gathers the errors. The loop has
+// stopped: nothing else touches the generator.
+func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
+	execErr := d.walker.Wait()
+	// A call's failure is part of its answer, reported with the
+	// registration it failed.
+	_ = d.calls.Wait()
+	failed := opErr != nil || execErr != nil || !d.healthy() || ctx.Err() != nil
+	if err := d.finishStackOutputs(ctx, failed); err != nil {
+		d.noteError(err)
+	}
+	stackErr := d.analyzeStack(ctx)
+	res := &Result{Counts: d.counts, Steps: d.records, Outputs: d.outputs}
+	var commitErr error
+	if d.journal != nil {
+		if d.clearPending && d.healthy() && opErr == nil {
+			commitErr = d.clearPendingOperations(ctx)
+		}
+		if commitErr == nil {
+			res.Snapshot, commitErr = d.journal.Commit(context.WithoutCancel(ctx))
+		}
+		if cerr := d.journal.Close(context.WithoutCancel(ctx)); cerr != nil && commitErr == nil {
+			commitErr = cerr
+		}
+		if commitErr != nil {
+			commitErr = fmt.Errorf("writing the stack's state: %w", commitErr)
+		}
+	} else {
+		res.Snapshot = d.base
+	}
+	d.mu.Lock()
+	regErrs := d.errs
+	d.mu.Unlock()
+	errs := []error{opErr, execErr, stackErr, commitErr}
+	errs = append(errs, regErrs...)
+	if ctx.Err() != nil {
+		// What only echoes the cancellation (the program stopped, steps
+		// not started) is said once, by the CancelledError.
+		cancelled := &CancelledError{Operation: d.op, Cause: context.Cause(ctx), Recorded: maps.Clone(d.counts), Preview: d.preview}
+		errs = slices.DeleteFunc(errs, func(err error) bool {
+			var unreturned *unreturnedError
+			if errors.As(err, &unreturned) {
+				cancelled.ProgramRunning = true
+			}
+			return err != nil && (errors.Is(err, cancelled.Cause) || errors.Is(err, ctx.Err()))
+		})
+		errs = append(errs, cancelled)
+	}
+	err := joinDistinct(errs)
+	if err == nil && d.opts.generatePlan {
+		res.Plan = d.gen.Plan()
+	}
+	return res, err
+}
+
+// CancelledError reports an operation stopped by its context: steps in
+// flight finished and were recorded, nothing new started.
+type CancelledError struct {
+	Operation Operation
+	Cause     error
+	// Recorded counts the steps that completed before the operation
+	// stopped, by kind (in a preview, nothing was recorded).
+	Recorded map[StepOp]int
+	Preview  bool
+	// ProgramRunning is set when the program had not returned when the
+	// operation ended.
+	ProgramRunning bool
+}
+
+// Error says what was stopped and what was recorded.
+func (e *CancelledError) Error() string {
+	what := "the " + string(e.Operation)
+	if e.Preview && e.Operation != OpPreview {
+		what = "the preview of the " + string(e.Operation)
+	}
+	msg := fmt.Sprintf("%s was cancelled (%v): no new step was started", what, e.Cause)
+	if e.ProgramRunning {
+		msg += ", the program did not return before the operation ended"
+	}
+	if e.Preview {
+		return msg + ", and nothing was changed"
+	}
+	var done []string
+	for _, op := range slices.Sorted(maps.Keys(e.Recorded)) {
+		if n := e.Recorded[op]; n > 0 && op != StepSame && op != StepOutputs {
+			done = append(done, fmt.Sprintf("%s: %d", op, n))
+		}
+	}
+	if len(done) == 0 {
+		return msg + ", and no change had been made"
+	}
+	return msg + "; the steps already running finished, and the state records every change made (" + strings.Join(done, ", ") + ")"
+}
+
+// Unwrap returns the cancellation cause.
+func (e *CancelledError) Unwrap() error { return e.Cause }
+
+func (d *deployment) summarize(err error) {
+	if !d.events.enabled() {
+		return
+	}
+	ev := SummaryEvent{Operation: d.op, Counts: map[StepOp]int{}, Duration: time.Since(d.start)}
+	d.mu.Lock()
+	for k, v := range d.counts {
+		ev.Counts[k] = v
+	}
+	ev.Failed = d.failed
+	d.mu.Unlock()
+	if err != nil {
+		ev.Error = err.Error()
+	} else if d.op == OpUp || d.op == OpPreview {
+		ev.Outputs = maskSecrets(d.outputs)
+	}
+	d.events.emit(ev)
+}
+
+// joinDistinct joins the non-nil errors, dropping skips (they repeat a
+// failure already reported) and repeats of the same error value.
+func joinDistinct(errs []error) error {
+	var out []error
+	seen := map[error]bool{}
+	for _, err := range errs {
+		if err == nil || seen[err] {
+			continue
+		}
+		var skip *executor.SkippedError
+		if errors.As(err, &skip) {
+			continue
+		}
+		seen[err] = true
+		out = append(out, err)
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
+		return out[0]
+	}
+	return errorList(out)
+}
+
+// errorList is several errors of one operation, read as a list.
+type errorList []error
+
+func (l errorList) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d errors:", len(l))
+	for _, err := range l {
+		b.WriteString("\n  - ")
+		b.WriteString(strings.ReplaceAll(err.Error(), "\n", "\n    "))
+	}
+	return b.String()
+}
+
+// Unwrap returns the errors, for errors.Is and errors.As.
+func (l errorList) Unwrap() []error { return l }

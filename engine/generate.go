@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// This file is the engine loop: the one goroutine that owns the step
+// generator. Everything the generator learns reaches the loop as an event
+// in its inbox — a registration from the monitor (register.go), the answer
+// to a provider call (calls.go), the outcome of a step (walk.go), or a task
+// of the operation's body (asking for the deletes, waiting until nothing is
+// outstanding) — and the loop hands it to the generator and carries out
+// the Actions that come back: provider calls go to the calls walker, steps
+// to the step walker, replies to the registrations waiting for them.
+// Whoever posts an event never waits for the loop, the loop takes
+// everything waiting at each wake-up, and it never waits on a provider or
+// the journal itself.
+
+// event is one thing the loop hands to the generator: exactly one field is
+// set.
+type event struct {
+	req  *request
+	ans  *stepgen.Answer
+	out  *stepgen.Outcome
+	task func(ctx context.Context)
+}
+
+// inbox holds the events the loop has yet to handle.
+type inbox struct {
+	mu     sync.Mutex
+	events []event
+	// draining refuses new registrations; closed refuses everything.
+	draining, closed bool
+	// wake holds a token while the inbox has something the loop has not
+	// taken yet.
+	wake chan struct{}
+}
+
+func newInbox() *inbox { return &inbox{wake: make(chan struct{}, 1)} }
+
+// post queues ev for the loop; false if the loop no longer takes it (then a
+// registration is the caller's to answer).
+func (b *inbox) post(ev event) bool {
+	b.mu.Lock()
+	if b.closed || (b.draining && ev.req != nil) {
+		b.mu.Unlock()
+		return false
+	}
+	b.events = append(b.events, ev)
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+	return true
+}
+
+// take swaps out everything queued for the empty slice given.
+func (b *inbox) take(evs []event) []event {
+	b.mu.Lock()
+	evs, b.events = b.events, evs
+	b.mu.Unlock()
+	return evs
+}
+
+// drain refuses new registrations and returns those still queued, for the
+// caller to answer.
+func (b *inbox) drain() []*request {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.draining = true
+	var reqs []*request
+	kept := b.events[:0]
+	for _, ev := range b.events {
+		if ev.req != nil {
+			reqs = append(reqs, ev.req)
+			continue
+		}
+		kept = append(kept, ev)
+	}
+	clear(b.events[len(kept):])
+	b.events = kept
+	return reqs
+}
+
+// close refuses everything posted from now on.
+func (b *inbox) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.events = nil
+	b.mu.Unlock()
+}
+
+// loop runs until stop is closed and, after that, until nothing the
+// generator asked for is outstanding: the steps and calls under way still
+// report to it, while new registrations are refused.
+func (d *deployment) loop(ctx context.Context) {
+	defer close(d.loopDone)
+	defer d.inbox.close()
+	var batch []event
+	stop := d.stop
+	for {
+		select {
+		case <-d.inbox.wake:
+		case <-stop:
+			stop = nil
+			d.closeRegistrations()
+		}
+		batch = d.inbox.take(batch)
+		for i := range batch {
+			d.handle(ctx, &batch[i])
+		}
+		clear(batch) // drop the references: the slice is reused
+		batch = batch[:0]
+		if d.gen.Settled() {
+			for _, ch := range d.settling {
+				close(ch)
+			}
+			d.settling = nil
+			if stop == nil {
+				return
+			}
+		}
+	}
+}
+
+// closeRegistrations refuses the registrations that arrive once the
+// program's part of the operation is over, and those still queued.
+func (d *deployment) closeRegistrations() {
+	for _, r := range d.inbox.drain() {
+		r.done(regResult{err: errDeploymentOver})
+	}
+}
+
+// stopLoop ends the loop once the operation's body is over, and waits for
+// it and for the walkers to have nothing left under way.
+func (d *deployment) stopLoop() {
+	close(d.stop)
+	<-d.loopDone
+}
+
+// handle hands one event to the generator and carries out what it asks.
+func (d *deployment) handle(ctx context.Context, ev *event) {
+	switch {
+	case ev.req != nil:
+		d.handleRequest(ctx, ev.req)
+	case ev.ans != nil:
+		acts, err := d.gen.Answer(*ev.ans)
+		if err != nil {
+			d.noteError(err)
+			d.reply(stepgen.Reply{Reg: ev.ans.Call.Reg, Err: err})
+			return
+		}
+		d.dispatch(ctx, acts)
+	case ev.out != nil:
+		d.dispatch(ctx, d.gen.Done(*ev.out))
+	case ev.task != nil:
+		ev.task(ctx)
+	}
+}
+
+// dispatch carries out the generator's actions: provider calls, steps and
+// replies.
+func (d *deployment) dispatch(ctx context.Context, acts stepgen.Actions) {
+	for _, c := range acts.Calls {
+		d.call(ctx, c)
+	}
+	for _, s := range acts.Steps {
+		d.walk(ctx, s)
+	}
+	for _, r := range acts.Replies {
+		d.reply(r)
+	}
+}
+
+// reply answers a registration, once.
+func (d *deployment) reply(r stepgen.Reply) {
+	done, ok := d.waiters[r.Reg]
+	if !ok {
+		return
+	}
+	delete(d.waiters, r.Reg)
+	done(regResult{res: r.Result, err: r.Err, step: stepOutcomeOf(r)})
+}
+
+// stepOutcomeOf tells, for a reply whose error is the outcome of its
+// registration's step, how that step ended: it failed, or it was skipped
+// because a resource it needs did not succeed. A step skipped because the
+// operation is stopping has no outcome to tell: nil.
+func stepOutcomeOf(r stepgen.Reply) *stepOutcome {
+	if r.Step == nil {
+		return nil
+	}
+	var skip *executor.SkippedError
+	if !errors.As(r.Err, &skip) {
+		return &stepOutcome{urn: r.Step.URN()}
+	}
+	if skip.Dependency != "" {
+		return &stepOutcome{urn: r.Step.URN(), skipped: true}
+	}
+	return nil
+}
+
+// settle waits until nothing the generator asked for is outstanding: every
+// call it issued answered, every step it issued ended and reported.
+func (d *deployment) settle(ctx context.Context) error {
+	settled := make(chan struct{})
+	if !d.inbox.post(event{task: func(context.Context) { d.settling = append(d.settling, settled) }}) {
+		return errDeploymentOver
+	}
+	select {
+	case <-settled:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// do runs fn on the loop, carries out the actions it returns, and returns
+// its error: how the operation's body gives the generator an event of its
+// own (the program is over: delete; refresh) or asks it something.
+func (d *deployment) do(ctx context.Context, fn func(g *stepgen.Generator) (stepgen.Actions, error)) error {
+	done := make(chan error, 1)
+	if !d.inbox.post(event{task: func(ctx context.Context) {
+		acts, err := fn(d.gen)
+		if err == nil {
+			d.dispatch(ctx, acts)
+		}
+		done <- err
+	}}) {
+		return errDeploymentOver
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// The deployment is the monitor's Deployer: each registration, read and
+// component outputs the program sends becomes a request for the loop
+// (generate.go), answered when the generator replies to it — once the
+// resource's step has ended and its outcome is journaled — or at once
+// when the generator refuses it.
+
+type requestKind int
+
+const (
+	reqRegister requestKind = iota
+	reqRead
+	reqOutputs
+)
+
+type request struct {
+	kind    requestKind
+	goal    *resource.Goal
+	id      resource.ID
+	urn     resource.URN
+	outputs resource.PropertyMap
+	// done receives the outcome, exactly once.
+	done func(regResult)
+}
+
+type regResult struct {
+	res providers.RegisterResult
+	err error
+	// step is set when err is the outcome of the registration's step: it
+	// failed, or was skipped because a resource it needs did not succeed.
+	step *stepOutcome
+}
+
+// handleRequest gives a request to the generator, on the loop.
+func (d *deployment) handleRequest(ctx context.Context, r *request) {
+	reg := &stepgen.Registration{}
+	var acts stepgen.Actions
+	var err error
+	switch r.kind {
+	case reqRegister:
+		reg.Goal = r.goal
+		acts, err = d.gen.Register(reg)
+	case reqRead:
+		reg.Goal = r.goal
+		acts, err = d.gen.Read(reg, r.id)
+	case reqOutputs:
+		if isStack(r.urn) {
+			d.holdStackOutputs(r)
+			return
+		}
+		reg.URN = r.urn
+		acts, err = d.gen.RegisterOutputs(reg, r.outputs)
+	}
+	if err != nil {
+		d.noteError(err)
+		r.done(regResult{err: err})
+		return
+	}
+	d.waiters[reg] = r.done
+	d.dispatch(ctx, acts)
+}
+
+// post hands a request to the loop; done is called with its outcome, once,
+// possibly before post returns. Errors the deployment has already counted
+// reach done wrapped in a *reportedError.
+func (d *deployment) post(r *request, done func(providers.RegisterResult, error)) {
+	r.done = func(res regResult) {
+		if res.err != nil {
+			done(res.res, &reportedError{err: res.err, step: res.step})
+			return
+		}
+		done(res.res, nil)
+	}
+	if !d.inbox.post(event{req: r}) {
+		done(providers.RegisterResult{}, errDeploymentOver)
+	}
+}
+
+// send hands a request to the loop and waits for its outcome.
+func (d *deployment) send(ctx context.Context, r *request) (providers.RegisterResult, error) {
+	type outcome struct {
+		res providers.RegisterResult
+		err error
+	}
+	ch := make(chan outcome, 1)
+	d.post(r, func(res providers.RegisterResult, err error) { ch <- outcome{res, err} })
+	select {
+	case o := <-ch:
+		return o.res, o.err
+	case <-ctx.Done():
+		return providers.RegisterResult{}, &reportedError{err: context.Cause(ctx)}
+	}
+}
+
+// RegisterResource implements monitor.Deployer.
+func (d *deployment) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
+	return d.send(ctx, &request{kind: reqRegister, goal: &goal})
+}
+
+// RegisterResourceAsync implements monitor.AsyncDeployer: the deployment
+// takes goal over, and done is called once the resource's step has
+// completed (or the registration failed).
+func (d *deployment) RegisterResourceAsync(_ context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
+	d.post(&request{kind: reqRegister, goal: goal}, done)
+}
+
+// ReadResource implements monitor.Deployer.
+func (d *deployment) ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error) {
+	return d.send(ctx, &request{kind: reqRead, goal: &goal, id: id})
+}
+
+// RegisterResourceOutputs implements monitor.Deployer.
+func (d *deployment) RegisterResourceOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error {
+	_, err := d.send(ctx, &request{kind: reqOutputs, urn: urn, outputs: outputs})
+	return err
+}

@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// body is what one operation does once the deployment is loaded: run a
+// program, refresh, delete. It returns the operation's own errors; step
+// failures reach the result through the walker.
+type body func(ctx context.Context, d *deployment) error
+
+// run is the shape shared by every operation: lock the stack, load it
+// (load.go), start the loop (generate.go), do the operation's body, stop
+// the loop once everything it started has ended, and commit (commit.go).
+// Every step that completed is recorded whatever fails later.
+func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Option, do body) (res *Result, err error) {
+	d := &deployment{
+		e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
+		inbox: newInbox(), stop: make(chan struct{}), loopDone: make(chan struct{}),
+		waiters: map[*stepgen.Registration]func(regResult){},
+		counts:  map[StepOp]int{},
+	}
+	d.lasting = context.WithoutCancel(ctx)
+	for _, o := range opts {
+		o(&d.opts)
+	}
+	d.events.emit(OperationStartEvent{Operation: op, Preview: preview, Project: e.cfg.Project, Stack: e.cfg.Stack, Time: d.start})
+	defer func() { d.summarize(err) }()
+	defer func() {
+		// Cancelled before anything ran: say so, not "context canceled".
+		if res == nil && err != nil && ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
+			err = &CancelledError{Operation: op, Cause: context.Cause(ctx), Preview: preview}
+		}
+	}()
+
+	if !d.preview {
+		lock, err := e.cfg.Store.Lock(ctx, e.cfg.Stack, string(op))
+		if err != nil {
+			return nil, err
+		}
+		if r, ok := lock.(state.ReplacedLock); ok {
+			if stale := r.Replaced(); stale != nil {
+				d.events.emit(DiagnosticEvent{Severity: SeverityWarning, Message: stale.String()})
+			}
+		}
+		defer func() {
+			if uerr := lock.Unlock(context.WithoutCancel(ctx)); uerr != nil && err == nil {
+				err = fmt.Errorf("releasing the stack lock: %w", uerr)
+			}
+		}()
+	}
+	if err := d.load(ctx); err != nil {
+		return nil, err
+	}
+	defer d.closeProviders(ctx, &err)
+	defer d.signalOnCancel(ctx)()
+	go d.loop(ctx)
+	opErr := do(ctx, d)
+	d.stopLoop()
+	return d.commit(ctx, opErr)
+}
+
+// signalOnCancel has the providers signalled as soon as ctx is cancelled
+// (the host's SIGINT), so that the calls in flight wind down and their
+// steps end and are recorded. The function it returns stops watching,
+// waiting for a signal under way.
+func (d *deployment) signalOnCancel(ctx context.Context) func() {
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(done)
+		if err := d.registry.SignalCancellation(context.WithoutCancel(ctx)); err != nil {
+			d.events.emit(DiagnosticEvent{Severity: SeverityWarning, Message: "signalling the providers to cancel: " + err.Error()})
+		}
+	})
+	return func() {
+		if !stop() {
+			<-done
+		}
+	}
+}
+
+func (d *deployment) closeProviders(ctx context.Context, errp *error) {
+	if d.registry == nil || d.e.cfg.KeepProviders {
+		return
+	}
+	if err := d.registry.Close(context.WithoutCancel(ctx)); err != nil && *errp == nil {
+		*errp = fmt.Errorf("shutting down providers: %w", err)
+	}
+}

@@ -1,0 +1,384 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"sync"
+)
+
+// ErrClosed is returned by Add once Wait has been called: the walker accepts
+// no more vertices.
+var ErrClosed = errors.New("vertex added after Wait")
+
+// Vertex is one unit of work and the vertices it needs.
+type Vertex[T any] struct {
+	// ID names the vertex. It must be unique among the vertices added to
+	// one Walker. Zero names no vertex: one with ID zero may need others,
+	// but none can need it.
+	ID uint64
+	// Needs are the vertices that must have been visited successfully
+	// before this one is visited: it waits until each has ended, and is
+	// skipped if one failed or was skipped. Each must have been added
+	// before this vertex.
+	Needs []uint64
+	// After are vertices that must have ended, however, before this one
+	// is visited: it waits for them, but their failure does not skip it.
+	// Each must have been added before this vertex.
+	After []uint64
+	// Value is what Visit and Ended are given.
+	Value T
+}
+
+// Options configure a Walker. Visit is required; everything else may be
+// left zero.
+type Options[T any] struct {
+	// Parallelism bounds how many vertices are visited at once. Zero (or
+	// a negative value) means no bound.
+	Parallelism int
+	// ContinueOnError keeps the walk going after a visit fails: only the
+	// vertices that need the failed one, directly or through others, are
+	// skipped. Without it, the first failure skips every vertex not yet
+	// started, including those added later.
+	ContinueOnError bool
+	// Visit does a vertex's work. Its error fails the vertex; it should
+	// name the vertex, since Wait returns it as it is. A panic is recovered
+	// and becomes the vertex's failure, as a *PanicError.
+	Visit func(ctx context.Context, v T) error
+	// Ended is told how each vertex ended: nil after a successful visit,
+	// the visit's error, or a *SkippedError for a vertex that was never
+	// visited. It is called exactly once per vertex, on a goroutine of the
+	// walker's, after the walker has recorded the outcome (so a vertex
+	// added from Ended, or in response to it, that needs a failed one is
+	// skipped) and before any vertex that needs this one starts. A panic
+	// is recovered and recorded as a failure of the vertex. Nil means
+	// nothing is told.
+	Ended func(v T, err error)
+	// Name names a vertex in the walker's own errors (*SkippedError,
+	// *PanicError). Nil names it by its ID.
+	Name func(v T) string
+}
+
+// Walker visits the vertices of a graph that grows while it is walked, in
+// the manner of Terraform's dag walker: a vertex is visited once every
+// vertex it needs has been visited successfully, different vertices
+// concurrently, at most Options.Parallelism at a time.
+//
+// The Walker knows nothing of what its vertices are. It owns every
+// goroutine it starts, and all of them have finished when Wait returns. Its
+// methods are safe for concurrent use; Add may be called from Ended.
+type Walker[T any] struct {
+	visit           func(ctx context.Context, v T) error
+	ended           func(v T, err error)
+	name            func(v T) string
+	limit           int // 0: unbounded
+	continueOnError bool
+
+	workers sync.WaitGroup // one count per goroutine started
+
+	mu     sync.Mutex
+	closed bool
+	// nodes are the vertices by ID; one that ended well is represented by
+	// ok, the walker keeping nothing else of it.
+	nodes    map[uint64]*node[T]
+	ok       *node[T]
+	queue    []*node[T] // ready vertices waiting for a worker (only at the limit); queue[head:] is live
+	head     int
+	running  int           // workers
+	pending  int           // vertices added and not ended
+	drained  chan struct{} // closed when pending drops to 0 while Wait waits
+	abort    error         // the failure that stopped the walk (without ContinueOnError)
+	failures []error       // in the order they were recorded
+	canceled error         // the first context cause that kept a vertex from being visited
+}
+
+// node is a vertex in the walker's graph.
+type node[T any] struct {
+	id    uint64
+	value T
+	ctx   context.Context
+	// waits counts the needs (and vertices it comes after) that have not
+	// ended; dependents are the nodes that need this one, followers those
+	// that only come after it.
+	waits      int
+	dependents []*node[T]
+	followers  []*node[T]
+	// blocker is the first need found to have failed or been skipped,
+	// and blockCause its root cause.
+	blocker    *node[T]
+	blockCause error
+	ended      bool
+	// bad says the vertex failed or was skipped; cause is the root
+	// cause: its own failure, or what it was skipped for; label names it,
+	// for the vertices it keeps from being visited.
+	bad   bool
+	cause error
+	label string
+}
+
+// New returns a Walker configured by opts, ready to accept vertices.
+func New[T any](opts Options[T]) *Walker[T] {
+	return &Walker[T]{
+		visit:           opts.Visit,
+		ended:           opts.Ended,
+		name:            opts.Name,
+		limit:           max(opts.Parallelism, 0),
+		continueOnError: opts.ContinueOnError,
+		nodes:           map[uint64]*node[T]{},
+		ok:              &node[T]{ended: true},
+	}
+}
+
+// Add adds a vertex to the graph and returns at once: it never visits the
+// vertex nor calls Ended itself. The vertex is visited under ctx once its
+// needs have ended, or skipped. Every vertex Add accepts ends exactly
+// once, reported through Ended.
+//
+// Add returns ErrClosed after Wait has been called, and an error for an
+// ID already added or a need never added; the vertex is then not added.
+func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	if _, dup := w.nodes[v.ID]; dup && v.ID != 0 {
+		return fmt.Errorf("vertex %d was added twice", v.ID)
+	}
+	for _, ids := range [2][]uint64{v.Needs, v.After} {
+		for _, id := range ids {
+			if w.nodes[id] == nil {
+				return fmt.Errorf("vertex %s waits for vertex %d, which was never added", w.nameOf(v.ID, v.Value), id)
+			}
+		}
+	}
+	n := &node[T]{id: v.ID, value: v.Value, ctx: ctx}
+	for _, id := range v.Needs {
+		d := w.nodes[id]
+		switch {
+		case !d.ended:
+			n.waits++
+			d.dependents = append(d.dependents, n)
+		case d.bad && n.blocker == nil:
+			n.blocker, n.blockCause = d, d.cause
+		}
+	}
+	for _, id := range v.After {
+		if d := w.nodes[id]; !d.ended {
+			n.waits++
+			d.followers = append(d.followers, n)
+		}
+	}
+	if v.ID != 0 {
+		w.nodes[v.ID] = n
+	}
+	w.pending++
+	if n.waits == 0 {
+		w.readyLocked(n)
+	}
+	return nil
+}
+
+// readyLocked hands a vertex whose needs have all ended to a new worker,
+// or queues it when the walker is at its bound.
+func (w *Walker[T]) readyLocked(n *node[T]) {
+	if w.limit > 0 && w.running >= w.limit {
+		w.queue = append(w.queue, n)
+		return
+	}
+	w.running++
+	w.workers.Add(1)
+	go w.work(n)
+}
+
+// work visits n and then, until there is nothing left for it, a vertex
+// that n's end made ready or one waiting in the queue.
+func (w *Walker[T]) work(n *node[T]) {
+	defer w.workers.Done()
+	for n != nil {
+		w.process(n)
+		n = w.finish(n)
+	}
+}
+
+// process visits n, or skips it, and reports how it ended.
+func (w *Walker[T]) process(n *node[T]) {
+	if skip := w.skipReason(n); skip != nil {
+		w.mu.Lock()
+		n.bad, n.cause, n.label = true, skip.Cause, skip.Vertex
+		w.mu.Unlock()
+		w.report(n, skip)
+		return
+	}
+	err := w.call(n)
+	if err != nil {
+		w.mu.Lock()
+		w.failLocked(n, err)
+		w.mu.Unlock()
+	}
+	w.report(n, err)
+}
+
+// skipReason returns why n must not be visited, or nil.
+func (w *Walker[T]) skipReason(n *node[T]) *SkippedError {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case n.blocker != nil:
+		return &SkippedError{Vertex: w.nameOf(n.id, n.value), Dependency: n.blocker.label, Cause: n.blockCause}
+	case n.ctx.Err() != nil:
+		cause := context.Cause(n.ctx)
+		if w.canceled == nil {
+			w.canceled = cause
+		}
+		return &SkippedError{Vertex: w.nameOf(n.id, n.value), Cause: cause}
+	case w.abort != nil:
+		return &SkippedError{Vertex: w.nameOf(n.id, n.value), Cause: w.abort}
+	}
+	return nil
+}
+
+// call visits n, turning a panic into its failure.
+func (w *Walker[T]) call(n *node[T]) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Vertex: w.nameOf(n.id, n.value), Func: "Visit", Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return w.visit(n.ctx, n.value)
+}
+
+// report calls Ended for n; a panic in it fails n (once).
+func (w *Walker[T]) report(n *node[T], err error) {
+	if w.ended == nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			perr := &PanicError{Vertex: w.nameOf(n.id, n.value), Func: "Ended", Value: v, Stack: debug.Stack()}
+			if n.bad {
+				w.failures = append(w.failures, perr)
+				return
+			}
+			w.failLocked(n, perr)
+		}
+	}()
+	w.ended(n.value, err)
+}
+
+// failLocked records n's failure: in the list Wait returns, as the cause
+// of what needs n, and — without ContinueOnError — as the cause that stops
+// the walk.
+func (w *Walker[T]) failLocked(n *node[T], err error) {
+	n.bad, n.cause, n.label = true, err, w.nameOf(n.id, n.value)
+	w.failures = append(w.failures, err)
+	if n.ctx.Err() != nil && w.canceled == nil {
+		w.canceled = context.Cause(n.ctx)
+	}
+	if !w.continueOnError && w.abort == nil {
+		w.abort = err
+	}
+}
+
+// finish marks n ended, releases what waited for it, and returns the next
+// vertex for this worker: the first that n's end made ready, else the
+// first in the queue, else nil (the worker then stops).
+func (w *Walker[T]) finish(n *node[T]) *node[T] {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n.ended = true
+	var zero T
+	n.value, n.ctx = zero, nil // the walker keeps the node for later needs, not what it held
+	var next *node[T]
+	release := func(d *node[T]) {
+		if d.waits--; d.waits > 0 {
+			return
+		}
+		if next == nil {
+			next = d
+			return
+		}
+		w.readyLocked(d)
+	}
+	for _, d := range n.dependents {
+		if n.bad && d.blocker == nil {
+			d.blocker, d.blockCause = n, n.cause
+		}
+		release(d)
+	}
+	for _, d := range n.followers {
+		release(d)
+	}
+	n.dependents, n.followers = nil, nil
+	if n.id != 0 && !n.bad {
+		w.nodes[n.id] = w.ok
+	}
+	w.pending--
+	if w.pending == 0 && w.drained != nil {
+		close(w.drained)
+		w.drained = nil
+	}
+	if next == nil && w.head < len(w.queue) {
+		next = w.queue[w.head]
+		w.queue[w.head] = nil
+		if w.head++; w.head == len(w.queue) {
+			w.queue, w.head = w.queue[:0], 0
+		}
+	}
+	if next == nil {
+		w.running--
+	}
+	return next
+}
+
+// Wait stops accepting vertices (Add returns ErrClosed from then on), waits
+// until every vertex added has ended and every goroutine the walker started
+// has finished, and returns the failures.
+//
+// The result is nil when no visit failed and no cancellation kept a vertex
+// from being visited. Otherwise it is a *Failures: the visits' errors in
+// the order they happened, followed — if a cancelled context kept vertices
+// from being visited — by an error wrapping that context's cause. Skipped
+// vertices are not failures and are not listed.
+//
+// Wait may be called any number of times, from any goroutine.
+func (w *Walker[T]) Wait() error {
+	w.mu.Lock()
+	w.closed = true
+	var drained chan struct{}
+	if w.pending > 0 {
+		if w.drained == nil {
+			w.drained = make(chan struct{})
+		}
+		drained = w.drained
+	}
+	w.mu.Unlock()
+	if drained != nil {
+		<-drained
+	}
+	w.workers.Wait()
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.failures) == 0 && w.canceled == nil {
+		return nil
+	}
+	errs := make([]error, 0, len(w.failures)+1)
+	errs = append(errs, w.failures...)
+	if w.canceled != nil {
+		errs = append(errs, &CanceledError{Cause: w.canceled})
+	}
+	return &Failures{Errors: errs}
+}
+
+// nameOf names a vertex for the walker's errors.
+func (w *Walker[T]) nameOf(id uint64, v T) string {
+	if w.name != nil {
+		return w.name(v)
+	}
+	return strconv.FormatUint(id, 10)
+}

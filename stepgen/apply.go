@@ -1,0 +1,340 @@
+package stepgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Apply is the one place a step meets its provider: it performs s, calling
+// the provider its resource names (resolved through src) as the operation
+// requires, and returns how it went. It changes nothing the step holds:
+// the state it produces is a new one, in the Outcome, stamped with now
+// (nil leaves the times unset). The host hands the Outcome to
+// Generator.Done.
+//
+// A step that calls no provider (Step.Local) resolves none. A refused step
+// fails with its refusal. A provider's partial failure (a resource that
+// came to exist with errors) fails with a *PartialError and an Outcome
+// whose New must still be recorded (Outcome.Partial).
+func Apply(ctx context.Context, s *Step, src ProviderSource, now func() time.Time) Outcome {
+	a := applier{s: s, src: src, now: now}
+	if s.refused != nil {
+		return Outcome{Step: s, Err: s.refused}
+	}
+	var o Outcome
+	switch s.Op {
+	case OpSame, OpReplace, OpOutputs, OpDiscard:
+		o = Outcome{New: s.New}
+	case OpCreate, OpCreateReplacement:
+		o = a.create(ctx)
+	case OpUpdate:
+		o = a.update(ctx)
+	case OpDelete, OpDeleteReplaced:
+		o = a.delete(ctx)
+	case OpRead, OpReadReplacement, OpRefresh:
+		o = a.read(ctx)
+	case OpImport:
+		o = a.importIt(ctx)
+	default:
+		o = Outcome{Err: fmt.Errorf("%s: unknown step operation %q", s.urn, s.Op)}
+	}
+	o.Step = s
+	return o
+}
+
+// applier applies one step.
+type applier struct {
+	s   *Step
+	src ProviderSource
+	now func() time.Time
+}
+
+func (a applier) provider() (providers.Provider, error) {
+	s := a.s
+	if a.src == nil {
+		return nil, fmt.Errorf("%s: no provider source configured", s.urn)
+	}
+	st := s.New
+	if st == nil {
+		st = s.Old
+	}
+	p, err := a.src.Provider(st.Provider, st.Type)
+	if err != nil {
+		return nil, fmt.Errorf("resource %s: %w", s.urn, err)
+	}
+	return p, nil
+}
+
+// stamped returns n with its times set: Created too when created.
+func (a applier) stamped(n *resource.State, created bool) *resource.State {
+	if a.now == nil {
+		return n
+	}
+	t := a.now()
+	if created {
+		n.Created = t
+	}
+	n.Modified = t
+	return n
+}
+
+// produced returns a copy of the step's new state for Apply to fill in.
+func (a applier) produced() *resource.State {
+	cp := *a.s.New
+	return &cp
+}
+
+func (a applier) create(ctx context.Context) Outcome {
+	s := a.s
+	if !s.New.Custom {
+		n := a.produced()
+		n.Outputs = componentOutputs(s.Old, s.New)
+		return Outcome{New: a.stamped(n, true)}
+	}
+	if s.Preview && !resource.IsProviderType(s.New.Type) {
+		n := a.produced()
+		n.Outputs = secureOutputs(s.New, s.New.Inputs)
+		return Outcome{New: n}
+	}
+	p, err := a.provider()
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	// Provider resources are created even in a preview: the registry
+	// configures the instance (changing nothing outside) so that the
+	// resources it manages can be checked and diffed.
+	resp, err := p.Create(ctx, providers.CreateRequest{
+		URN: s.urn, Inputs: s.New.Inputs, Timeout: s.New.CustomTimeouts.Create, Preview: s.Preview,
+	})
+	if err != nil {
+		return a.partial(err, "create")
+	}
+	if resp.ID == "" && !s.Preview {
+		return Outcome{Err: fmt.Errorf("resource %s: provider created it but returned an empty ID", s.urn)}
+	}
+	n := a.produced()
+	n.ID = resp.ID
+	n.Outputs = secureOutputs(s.New, resp.Outputs)
+	n.InitErrors = nil
+	return Outcome{New: a.stamped(n, true)}
+}
+
+func (a applier) update(ctx context.Context) Outcome {
+	s := a.s
+	if !s.New.Custom {
+		n := a.produced()
+		n.Outputs = componentOutputs(s.Old, s.New)
+		return Outcome{New: a.stamped(n, false)}
+	}
+	if s.Preview && !resource.IsProviderType(s.New.Type) {
+		n := a.produced()
+		n.Outputs = secureOutputs(s.New, s.New.Inputs)
+		return Outcome{New: n}
+	}
+	p, err := a.provider()
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	resp, err := p.Update(ctx, providers.UpdateRequest{
+		URN: s.urn, ID: s.Old.ID,
+		OldInputs: s.Old.Inputs, OldOutputs: s.Old.Outputs, NewInputs: s.New.Inputs,
+		IgnoreChanges: s.New.IgnoreChanges, Timeout: s.New.CustomTimeouts.Update, Preview: s.Preview,
+	})
+	if err != nil {
+		return a.partial(err, "update")
+	}
+	n := a.produced()
+	n.Outputs = secureOutputs(s.New, resp.Outputs)
+	n.InitErrors = nil
+	return Outcome{New: a.stamped(n, false)}
+}
+
+func (a applier) delete(ctx context.Context) Outcome {
+	s := a.s
+	if s.Preview || s.JournalOp() == "" {
+		return Outcome{New: s.New}
+	}
+	p, err := a.provider()
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	// The provider sees the URN the object was recorded under: a resource
+	// renamed through an alias and replaced in the same run is deleted
+	// under its old URN, as the reference engine does.
+	_, err = p.Delete(ctx, providers.DeleteRequest{
+		URN: s.Old.URN, ID: s.Old.ID, Inputs: s.Old.Inputs, Outputs: s.Old.Outputs,
+		Timeout: s.Old.CustomTimeouts.Delete,
+	})
+	if err != nil {
+		return Outcome{Err: fmt.Errorf("deleting %s (id %s): %w", s.urn, s.Old.ID, err)}
+	}
+	return Outcome{New: s.New}
+}
+
+func (a applier) read(ctx context.Context) Outcome {
+	s := a.s
+	p, err := a.provider()
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	// A read of an external resource sends the program's inputs as both
+	// the inputs and the state, as the reference engine does: they are all
+	// the engine knows of it, and dynamic providers find their serialized
+	// provider there. A refresh sends what was recorded.
+	req := providers.ReadRequest{URN: s.urn, ID: s.New.ID, Inputs: s.New.Inputs, State: s.New.Inputs}
+	if s.Op == OpRefresh && s.Old != nil {
+		req.ID, req.Inputs, req.State = s.Old.ID, s.Old.Inputs, s.Old.Outputs
+	}
+	resp, err := p.Read(ctx, req)
+	if err != nil {
+		return a.partial(err, "read")
+	}
+	if resp.ID == "" {
+		if s.Op == OpRefresh {
+			return Outcome{Gone: true}
+		}
+		return Outcome{Err: &NotFoundError{URN: s.urn, ID: req.ID}}
+	}
+	n := a.produced()
+	n.ID = resp.ID
+	n.Outputs = secureOutputs(s.New, resp.Outputs)
+	if s.Op == OpRefresh && resp.Inputs != nil {
+		n.Inputs = resp.Inputs
+	}
+	o := Outcome{New: a.stamped(n, s.Old == nil || s.Op == OpReadReplacement)}
+	if s.Old != nil {
+		if d := s.Old.Outputs.Diff(n.Outputs); d != nil {
+			o.Keys = d.ChangedKeys()
+		}
+	}
+	return o
+}
+
+// importIt reads the resource to adopt, checks the program's inputs
+// against it and refuses any difference. A registration that gives no
+// inputs adopts the resource as read.
+func (a applier) importIt(ctx context.Context) Outcome {
+	s := a.s
+	p, err := a.provider()
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	read, err := p.Read(ctx, providers.ReadRequest{URN: s.urn, ID: s.New.ID})
+	if err != nil {
+		return Outcome{Err: fmt.Errorf("importing %s (id %s): %w", s.urn, s.New.ID, err)}
+	}
+	if read.ID == "" {
+		return Outcome{Err: &NotFoundError{URN: s.urn, ID: s.New.ID}}
+	}
+	inputs := read.Inputs
+	if len(s.New.Inputs) > 0 {
+		chk, err := p.Check(ctx, providers.CheckRequest{URN: s.urn, Olds: read.Inputs, News: s.New.Inputs, RandomSeed: s.seed})
+		if err != nil {
+			return Outcome{Err: fmt.Errorf("importing %s: checking the inputs: %w", s.urn, err)}
+		}
+		if len(chk.Failures) > 0 {
+			return Outcome{Err: &CheckFailedError{URN: s.urn, Failures: chk.Failures}}
+		}
+		diff, err := p.Diff(ctx, providers.DiffRequest{URN: s.urn, ID: read.ID, OldInputs: read.Inputs,
+			OldOutputs: read.Outputs, NewInputs: chk.Inputs, IgnoreChanges: s.New.IgnoreChanges})
+		if err != nil {
+			return Outcome{Err: fmt.Errorf("importing %s: diffing the inputs: %w", s.urn, err)}
+		}
+		if diff.Changes == resource.DiffUnknown {
+			diff = inputsDiff(read.Inputs, chk.Inputs)
+		}
+		if diff.Changes == resource.DiffSome {
+			keys := diff.ChangedKeys
+			if len(keys) == 0 {
+				keys = ChangedKeys(diff, read.Inputs, chk.Inputs)
+			}
+			return Outcome{Err: &ImportMismatchError{URN: s.urn, ID: read.ID, Keys: keys}}
+		}
+		inputs = chk.Inputs
+	}
+	n := a.produced()
+	n.ID = read.ID
+	n.Inputs = inputs
+	n.Outputs = secureOutputs(s.New, read.Outputs)
+	return Outcome{New: a.stamped(n, true)}
+}
+
+// partial turns a provider's partial failure into a state with init errors,
+// so that the resource is not lost, and fails with a *PartialError; any
+// other error fails the step plainly.
+func (a applier) partial(err error, verb string) Outcome {
+	s := a.s
+	var ie *providers.InitError
+	if !errors.As(err, &ie) || s.New == nil {
+		return Outcome{Err: fmt.Errorf("%s of %s failed: %w", verb, s.urn, err)}
+	}
+	n := a.produced()
+	if ie.ID != "" {
+		n.ID = ie.ID
+	}
+	if ie.Outputs != nil {
+		n.Outputs = secureOutputs(s.New, ie.Outputs)
+	}
+	if ie.Inputs != nil {
+		n.Inputs = ie.Inputs
+	}
+	n.InitErrors = append([]string(nil), ie.Reasons...)
+	return Outcome{New: a.stamped(n, s.Old == nil), Err: &PartialError{URN: s.urn, Op: s.Op, Err: err}}
+}
+
+// Ask is the one place a call meets its provider: it makes the Check or
+// Diff that c asks for, with the provider its resource names (resolved
+// through src), and returns the Answer for Generator.Answer. A Check whose
+// Diff is sure to follow (Call.DiffAfterCheck) is followed by that Diff at
+// once, answered together. An analyzer call (CallAnalyze) is the host's to
+// answer: Ask refuses it.
+func Ask(ctx context.Context, c *Call, src ProviderSource) Answer {
+	a := Answer{Call: c}
+	if c.Kind == CallAnalyze {
+		a.Err = fmt.Errorf("resource %s: no analyzer to ask", c.Reg.URN)
+		return a
+	}
+	p, err := src.Provider(c.Provider, c.Type)
+	if err != nil {
+		a.Err = err
+		return a
+	}
+	switch c.Kind {
+	case CallCheck:
+		a.Check, a.Err = p.Check(ctx, c.Check)
+		if !c.DiffAfterCheck || a.Err != nil || len(a.Check.Failures) > 0 {
+			return a
+		}
+		req := c.Diff
+		if req.NewInputs = a.Check.Inputs; req.NewInputs == nil {
+			req.NewInputs = resource.PropertyMap{}
+		}
+		a.Diff, a.DiffErr = p.Diff(ctx, req)
+		a.Diffed = true
+		if a.DiffErr == nil {
+			nameChangedKeys(&a.Diff, req.OldInputs, req.NewInputs)
+		}
+	case CallDiff:
+		a.Diff, a.Err = p.Diff(ctx, c.Diff)
+		if a.Err == nil {
+			nameChangedKeys(&a.Diff, c.Diff.OldInputs, c.Diff.NewInputs)
+		}
+	default:
+		a.Err = fmt.Errorf("unknown provider call %d", c.Kind)
+	}
+	return a
+}
+
+// nameChangedKeys fills in the changed keys of a Diff that reports changes
+// without naming them, on the caller's goroutine rather than the
+// generator's, which would otherwise compare the inputs itself.
+func nameChangedKeys(d *resource.DiffResult, olds, news resource.PropertyMap) {
+	if d.Changes == resource.DiffSome && len(d.ChangedKeys) == 0 {
+		d.ChangedKeys = ChangedKeys(*d, olds, news)
+	}
+}

@@ -1,0 +1,178 @@
+package stepgen
+
+import (
+	"slices"
+
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// This file is the generator's side of running steps: how it numbers the
+// steps it issues and ties each to the steps it needs, and how it learns
+// each step's outcome (Done) and answers registrations from it.
+
+// issue adds to acts a sequence of steps that run one after another, each
+// needing the one before it. The first needs the steps of the resources
+// deps depends on (its parent, dependencies and provider; nil for none).
+// Every step also comes after the step issued before it on its own
+// resource (Step.After). The
+// steps are numbered when the event that issues them ends without an
+// error (seal), so that a refused event leaves no trace.
+func (g *Generator) issue(acts *Actions, deps *resource.State, steps ...*Step) {
+	g.staged = append(g.staged, staged{deps: deps, steps: steps})
+	acts.Steps = append(acts.Steps, steps...)
+}
+
+// issueAfter adds to acts a step that needs the step prev (and comes after
+// the step issued before it on its resource, if another).
+func (g *Generator) issueAfter(acts *Actions, prev uint64, s *Step) {
+	g.staged = append(g.staged, staged{prev: prev, steps: []*Step{s}})
+	acts.Steps = append(acts.Steps, s)
+}
+
+// staged is a sequence of steps issued by the event under way: the first
+// needs the steps of what deps depends on, or prev.
+type staged struct {
+	deps  *resource.State
+	prev  uint64
+	steps []*Step
+}
+
+// seal numbers the steps issued by the event under way, or drops them when
+// the event failed.
+func (g *Generator) seal(failed bool) {
+	if !failed {
+		for _, st := range g.staged {
+			prev := st.prev
+			for i, s := range st.steps {
+				var needs []uint64
+				if i == 0 && prev == 0 {
+					needs = g.stepsOf(st.deps)
+				} else {
+					needs = []uint64{prev}
+				}
+				g.number(s, needs)
+				prev = s.ID
+			}
+			g.inflight += len(st.steps)
+		}
+	}
+	clear(g.staged)
+	g.staged = g.staged[:0]
+}
+
+// number gives s the next ID, its needs, and the step issued before it on
+// its resource to come after.
+func (g *Generator) number(s *Step, needs []uint64) {
+	g.nextID++
+	s.ID = g.nextID
+	s.Needs = needs
+	if id := g.last[s.urn]; id != 0 && !slices.Contains(needs, id) {
+		s.After = []uint64{id}
+	}
+	g.last[s.urn] = s.ID
+}
+
+// stepsOf returns the last steps issued on the resources st depends on: its
+// parent, its dependencies and its provider. A resource with no step in
+// this run (one the program did not register) adds nothing.
+func (g *Generator) stepsOf(st *resource.State) []uint64 {
+	if st == nil {
+		return nil
+	}
+	var needs []uint64
+	add := func(u resource.URN) {
+		if id := g.last[u]; id != 0 {
+			if needs == nil {
+				needs = make([]uint64, 0, len(st.Dependencies)+2)
+			}
+			needs = append(needs, id)
+		}
+	}
+	if st.Parent != "" {
+		add(st.Parent)
+	}
+	for _, d := range st.Dependencies {
+		add(d)
+	}
+	if u := providerURN(st.Provider); u != "" {
+		add(u)
+	}
+	return needs
+}
+
+// Done takes the outcome of a step the generator issued — it ran, or was
+// skipped — and returns what follows from it: the reply to the step's
+// registration when the step ends it (or failed it), the replace step that
+// stands for a replacement once its create has ended, and the next
+// antichain of deletes once the current one is over. Every step issued
+// must be reported exactly once.
+func (g *Generator) Done(o Outcome) Actions {
+	var acts Actions
+	s := o.Step
+	if s == nil {
+		return acts
+	}
+	g.inflight--
+	if o.Err != nil {
+		g.bad[s.ID] = true
+	}
+	if o.Err == nil && o.New != nil && s.New != nil && g.news[s.urn] == s.New {
+		// The state the registration asked for is now the one it
+		// produced.
+		g.news[s.urn] = o.New
+	}
+	if r := s.Reg; r != nil && !r.replied {
+		switch {
+		case o.Err != nil:
+			r.replied = true
+			acts.Replies = append(acts.Replies, Reply{Reg: r, Err: o.Err, Step: s})
+		case answers(s.Op):
+			g.reply(&acts, r, registerResult(s, o.New), nil)
+		}
+	}
+	if (s.Op == OpCreateReplacement || s.Op == OpReadReplacement) && s.refused == nil {
+		// The replacement as a whole; skipped when the create failed.
+		n := s.New
+		if o.New != nil {
+			n = o.New
+		}
+		replace := g.step(OpReplace, s.urn, s.Old, n, s.Reg)
+		replace.Diff, replace.Keys = s.Diff, s.Keys
+		g.issueAfter(&acts, s.ID, replace)
+	}
+	g.seal(false)
+	g.deleteDone(&acts, o)
+	return acts
+}
+
+// Settled reports whether nothing the generator asked for is outstanding:
+// every call it issued has been answered, and every step it issued has
+// ended (its Outcome given to Done). A host waits for it after the
+// program, before it asks for the deletes, and after the deletes, before
+// it reads Refused.
+func (g *Generator) Settled() bool { return g.inflight == 0 && g.calls == 0 }
+
+// reply answers r, once.
+func (g *Generator) reply(acts *Actions, r *Registration, res providers.RegisterResult, err error) {
+	r.replied = true
+	acts.Replies = append(acts.Replies, Reply{Reg: r, Result: res, Err: err})
+}
+
+// answers reports whether a step is the one that ends its registration.
+// The delete of a delete-before-replace is followed by the create; the
+// replace step follows the create of a replacement, which answered.
+func answers(op Op) bool {
+	return op != OpReplace && op != OpDeleteReplaced
+}
+
+// registerResult is what the program hears of a registration whose step
+// produced n.
+func registerResult(s *Step, n *resource.State) providers.RegisterResult {
+	r := providers.RegisterResult{URN: s.urn, Stable: s.Op == OpSame}
+	if n != nil {
+		r.ID = n.ID
+		r.Outputs = n.Outputs
+	}
+	return r
+}
