@@ -96,8 +96,9 @@ type Report struct {
 	// Clean counts the programs that showed no difference at all.
 	Clean int
 	// Known counts, by name, the programs that showed each known
-	// difference.
-	Known map[string]int
+	// difference; KnownSeeds lists their seeds.
+	Known      map[string]int
+	KnownSeeds map[string][]int64
 	// Findings are the programs with an unexplained difference, by seed.
 	Findings []Finding
 }
@@ -108,7 +109,7 @@ func (c Campaign) Run(ctx context.Context, tb framework.TB) *Report {
 	if workers <= 0 {
 		workers = 2
 	}
-	rep := &Report{Programs: c.Programs, Known: map[string]int{}}
+	rep := &Report{Programs: c.Programs, Known: map[string]int{}, KnownSeeds: map[string][]int64{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	next := make(chan int64)
@@ -140,6 +141,7 @@ func (c Campaign) Run(ctx context.Context, tb framework.TB) *Report {
 func (r *Report) add(seed int64, f gen.Features, o *Outcome) {
 	for _, name := range o.KnownNames() {
 		r.Known[name]++
+		r.KnownSeeds[name] = append(r.KnownSeeds[name], seed)
 	}
 	switch {
 	case len(o.Differences) > 0:
@@ -172,7 +174,8 @@ func (r *Report) String() string {
 			if k.deliberate {
 				kind = "deliberate (COMPATIBILITY.md)"
 			}
-			fmt.Fprintf(&b, "  known, %s: %s: %d programs (1 in %.0f)\n", kind, k.name, n, float64(r.Programs)/float64(n))
+			seeds := slices.Sorted(slices.Values(r.KnownSeeds[k.name]))
+			fmt.Fprintf(&b, "  known, %s: %s: %d programs (1 in %.0f; seeds %v)\n", kind, k.name, n, float64(r.Programs)/float64(n), seeds)
 		}
 	}
 	groups := map[string][]int64{}

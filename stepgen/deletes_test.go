@@ -424,6 +424,18 @@ func TestDeletesProtected(t *testing.T) {
 			want:     [][]string{{"delete-replaced a"}}, refused: []string{"p"},
 		},
 		{
+			// The copy p was created against keeps the URN it had; the
+			// replacement, which p never used, goes (the reference
+			// engine, having renamed p's reference, does the reverse).
+			name: "the old copy of a dependency renamed and replaced in an earlier run stays; its replacement goes",
+			old: []*resource.State{
+				recorded("ax", nil, knownAs(urn("a"))),
+				recorded("a", nil, func(s *resource.State) { s.Delete, s.ID = true, "id-a-old" }),
+				recorded("p", nil, protect, inputFrom("v", urn("a"))),
+			},
+			want: [][]string{{"delete ax"}}, refused: []string{"p"},
+		},
+		{
 			name: "a protected resource another one depends on stays without a refusal of its own",
 			old: []*resource.State{
 				recorded("a", nil, protect),
