@@ -21,6 +21,8 @@ type options struct {
 	yes        bool
 	showSames  bool
 	debug      bool
+	// continueOnError: up and destroy --continue-on-error
+	continueOnError bool
 
 	importFile string
 	provider   string
@@ -64,7 +66,7 @@ does not allow fails its resource, naming the resource and the property.`},
 				help: `Refresh reads every resource of the stack from its provider and records what
 it finds: drift is taken into the state, and resources that no longer exist
 leave it. It also resolves operations an interrupted run left pending.`},
-			{name: "destroy", summary: "delete every resource of the stack", flags: changeFlags, run: runDestroy},
+			{name: "destroy", summary: "delete every resource of the stack", flags: destroyFlags, run: runDestroy},
 			{name: "import", args: "TYPE NAME ID", summary: "adopt existing resources into the stack", flags: importFlags, run: runImport,
 				help: `Import adopts an existing resource (or, with --file, several) into the stack
 without changing it. Add the resource to the program afterwards so that the
@@ -138,7 +140,20 @@ func previewFlags(fs *flag.FlagSet, o *options) {
 func updateFlags(fs *flag.FlagSet, o *options) {
 	changeFlags(fs, o)
 	programFlags(fs, o)
+	continueFlag(fs, o)
 	fs.StringVar(&o.planFile, "plan", "", "apply exactly the plan gw preview --save-plan saved in `FILE`")
+}
+
+func destroyFlags(fs *flag.FlagSet, o *options) {
+	changeFlags(fs, o)
+	continueFlag(fs, o)
+}
+
+// continueFlag is the flag of up and destroy that keeps them going after a
+// resource fails, as pulumi's --continue-on-error does.
+func continueFlag(fs *flag.FlagSet, o *options) {
+	fs.BoolVar(&o.continueOnError, "continue-on-error", false,
+		"go on after a resource fails: only what needs it is skipped (the operation still fails)")
 }
 
 func importFlags(fs *flag.FlagSet, o *options) {

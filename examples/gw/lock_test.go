@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -371,11 +372,14 @@ func TestUnlock(t *testing.T) {
 	}
 }
 
-// TestNodeProgramWithAPluginLeavesNothing runs a real Pulumi Node.js
-// program whose resources a provider plugin serves (the testfs plugin of
-// langhost's tests) through the gw binary, up and then destroy: when gw
-// has exited, nothing it started, directly or not, still runs.
-func TestNodeProgramWithAPluginLeavesNothing(t *testing.T) {
+// nodeProject lays out, in a folder of its own, langhost's Node.js test
+// program (testdata/nodeprog: its Pulumi.yaml, its entry modules, and the
+// @pulumi/pulumi that .ci/node-setup.sh installed there) with a plugin
+// folder holding the testfs plugin it uses, and a folder for that plugin's
+// files; it skips t, saying what is missing, without node or the program's
+// dependencies.
+func nodeProject(t *testing.T) (proj, plugins, files string) {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the Node.js program cannot run")
 	}
@@ -385,7 +389,7 @@ func TestNodeProgramWithAPluginLeavesNothing(t *testing.T) {
 		t.Skip("@pulumi/pulumi is not installed in langhost/testdata/nodeprog: run .ci/node-setup.sh to test Node.js programs")
 	}
 	work := t.TempDir()
-	plugins, proj, files := filepath.Join(work, "plugins"), filepath.Join(work, "proj"), filepath.Join(work, "files")
+	plugins, proj, files = filepath.Join(work, "plugins"), filepath.Join(work, "proj"), filepath.Join(work, "files")
 	for _, d := range []string{plugins, proj, files} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -396,7 +400,7 @@ func TestNodeProgramWithAPluginLeavesNothing(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the testfs plugin: %v\n%s", err, out)
 	}
-	for _, name := range []string{"Pulumi.yaml", "package.json", "index.js"} {
+	for _, name := range []string{"Pulumi.yaml", "package.json", "index.js", "continue.js"} {
 		b, err := os.ReadFile(filepath.Join(prog, name))
 		if err != nil {
 			t.Fatal(err)
@@ -413,24 +417,73 @@ func TestNodeProgramWithAPluginLeavesNothing(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	common := []string{"--yes", "--state", filepath.Join(work, "state"), "--plugin-dir", plugins}
+	return proj, plugins, files
+}
+
+// runGWIn runs the gw binary in dir to its end, marked as startGW marks
+// it, and returns its status and output.
+func runGWIn(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(gwBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), runMarkVar+"="+runMark(t), "GW_PASSPHRASE=gw-test")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("gw %s: %v", args[0], err)
+	}
+	return cmd.ProcessState.ExitCode(), string(out)
+}
+
+// TestNodeProgramWithAPluginLeavesNothing runs a real Pulumi Node.js
+// program whose resources a provider plugin serves (the testfs plugin of
+// langhost's tests) through the gw binary, up and then destroy: when gw
+// has exited, nothing it started, directly or not, still runs.
+func TestNodeProgramWithAPluginLeavesNothing(t *testing.T) {
+	proj, plugins, files := nodeProject(t)
+	common := []string{"--yes", "--state", filepath.Join(proj, "state"), "--plugin-dir", plugins}
 	for _, args := range [][]string{
 		append([]string{"up", "-c", "content=hello", "--secret-config", "token=t", "-c", "testfs:root=" + files}, common...),
 		append([]string{"destroy"}, common...),
 	} {
-		cmd := exec.Command(gwBinary(t), args...)
-		cmd.Dir = proj
-		cmd.Env = append(os.Environ(), runMarkVar+"="+runMark(t), "GW_PASSPHRASE=gw-test")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("gw %s: %v\n%s", args[0], err, out)
+		code, out := runGWIn(t, proj, args...)
+		if code != exitOK {
+			t.Fatalf("gw %s: status %d\n%s", args[0], code, out)
 		}
 		if left := startedBy(t); len(left) > 0 {
 			t.Errorf("processes %v that gw %s started still ran when it exited\n%s", left, args[0], out)
 		}
-		_, err = os.Stat(filepath.Join(files, "node-a.txt"))
+		_, err := os.Stat(filepath.Join(files, "node-a.txt"))
 		if created := err == nil; created != (args[0] == "up") {
 			t.Errorf("after gw %s, the plugin's file node-a.txt exists: %v\n%s", args[0], created, out)
 		}
+	}
+}
+
+// TestUpContinueOnError: gw up --continue-on-error goes on after a
+// resource fails, and so does the Node.js program: the resource it
+// registers once it learned of the failure is created. Without the flag,
+// the update stops at the failure and that resource is not created.
+func TestUpContinueOnError(t *testing.T) {
+	for _, continuing := range []bool{false, true} {
+		t.Run(fmt.Sprintf("continue-on-error=%t", continuing), func(t *testing.T) {
+			proj, plugins, files := nodeProject(t)
+			args := []string{"up", "--yes", "--state", filepath.Join(proj, "state"), "--plugin-dir", plugins,
+				"-c", "testfs:root=" + files}
+			if continuing {
+				args = append(args, "--continue-on-error")
+			}
+			code, out := runGWIn(t, proj, append(args, "--", "continue.js")...)
+			if code != exitError || !strings.Contains(out, "bad") {
+				t.Errorf("status %d; want %d and the failure of bad\n%s", code, exitError, out)
+			}
+			_, err := os.Stat(filepath.Join(files, "later.txt"))
+			if created := err == nil; created != continuing {
+				t.Errorf("later.txt created: %t, want %t\n%s", created, continuing, out)
+			}
+			if _, err := os.Stat(filepath.Join(files, "dependent.txt")); err == nil {
+				t.Errorf("the resource that needs the failed one was created\n%s", out)
+			}
+		})
 	}
 }

@@ -212,6 +212,9 @@ func engineOptions(o *options) []engine.Option {
 	if o.refresh {
 		opts = append(opts, engine.RefreshFirst())
 	}
+	if o.continueOnError {
+		opts = append(opts, engine.ContinueOnError())
+	}
 	return opts
 }
 
