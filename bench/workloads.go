@@ -15,6 +15,8 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 const (
@@ -49,13 +51,13 @@ func newBench(s spec) (*bench, error) {
 	b := &bench{s: s}
 	switch s.Store {
 	case "file":
-		st, err := state.NewFileStore(s.Dir)
+		st, err := filestore.New(s.Dir)
 		if err != nil {
 			return nil, err
 		}
 		b.store = st
 	case "memory":
-		b.store = state.NewMemoryStore()
+		b.store = memstore.New()
 	case "postgres":
 		st, err := openPostgres(s)
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // A host shows its deployments by handing the renderer's Event method to
@@ -21,7 +21,7 @@ func Example() {
 	defer r.Close()
 
 	eng, err := engine.New(engine.Config{
-		Project: "site", Stack: "dev", Store: state.NewMemoryStore(),
+		Project: "site", Stack: "dev", Store: memstore.New(),
 		Providers: func() *providers.Registry {
 			reg := providers.NewRegistry()
 			_ = reg.RegisterFactory("test", "1.0.0", func(context.Context) (providers.Provider, error) {

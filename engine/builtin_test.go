@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers/builtin"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -36,7 +37,7 @@ func perStackSecrets(passphrases map[string]string) state.SecretsProvider {
 
 func TestStackReference(t *testing.T) {
 	dir := t.TempDir()
-	store, err := state.NewFileStore(dir, state.WithSecrets(perStackSecrets(map[string]string{"prod": "prod-pass", "dev": "dev-pass"})))
+	store, err := filestore.New(dir, state.WithSecrets(perStackSecrets(map[string]string{"prod": "prod-pass", "dev": "dev-pass"})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestStackReference(t *testing.T) {
 	// A store that cannot open the other stack (its passphrase is not
 	// the one prod was written with) fails the reference: no outputs are
 	// left out silently.
-	wrong, err := state.NewFileStore(dir, state.WithSecrets(perStackSecrets(map[string]string{"prod": "not-prod-pass", "dev": "dev-pass"})))
+	wrong, err := filestore.New(dir, state.WithSecrets(perStackSecrets(map[string]string{"prod": "not-prod-pass", "dev": "dev-pass"})))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ type Engine struct {
 func New(cfg Config) (*Engine, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("Config.Store is required (state.NewFileStore or state.NewMemoryStore)")
+		return nil, errors.New("Config.Store is required (filestore.New or memstore.New)")
 	case cfg.Project == "":
 		return nil, errors.New("Config.Project is required")
 	case cfg.Stack == "":

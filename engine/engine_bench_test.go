@@ -11,6 +11,8 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // The benchmarks in this file measure whole operations, in process, the
@@ -68,9 +70,9 @@ func benchEngine(b *testing.B, store state.Store, p providers.Provider) *engine.
 
 func newStore(b *testing.B, kind string) state.Store {
 	if kind == "memory" {
-		return state.NewMemoryStore()
+		return memstore.New()
 	}
-	s, err := state.NewFileStore(b.TempDir())
+	s, err := filestore.New(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,7 +154,7 @@ func BenchmarkSlowCheckDiff1k(b *testing.B) {
 		}
 		return diff(ctx, req)
 	}
-	eng := benchEngine(b, state.NewMemoryStore(), p)
+	eng := benchEngine(b, memstore.New(), p)
 	program := independent(n)
 	if _, err := eng.Up(ctx, program); err != nil {
 		b.Fatal(err)

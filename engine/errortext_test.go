@@ -11,6 +11,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers/random"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 )
 
 // TestErrorText pins the exact text of representative errors: each reads
@@ -20,7 +21,7 @@ func TestErrorText(t *testing.T) {
 		root := t.TempDir()
 		env := newEnv(t, newCloud())
 		open := func(pass string) state.Store {
-			s, err := state.NewFileStore(root, state.WithSecrets(state.PassphraseSecrets(pass)))
+			s, err := filestore.New(root, state.WithSecrets(state.PassphraseSecrets(pass)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers/local"
 	"github.com/groundwork-iac/groundwork/providers/random"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 )
 
 // The tour of the README: deploy a page greeting a randomly named pet,
@@ -34,7 +35,7 @@ func Example() {
 	pass := "correct horse battery staple"
 
 	// tour begins
-	store, err := state.NewFileStore(".state", state.WithSecrets(state.PassphraseSecrets(pass)))
+	store, err := filestore.New(".state", state.WithSecrets(state.PassphraseSecrets(pass)))
 	if err != nil {
 		log.Fatal(err)
 	}

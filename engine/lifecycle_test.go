@@ -12,7 +12,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 const thing = "test:index:Thing"
@@ -285,7 +285,7 @@ func TestPreviewWritesNothingToTheStore(t *testing.T) {
 	c := newCloud("zone")
 	env := enginetest.New(t)
 	env.Provider("test", "", c.provider())
-	store := env.Store.(*state.MemoryStore)
+	store := env.Store.(*memstore.Store)
 	if _, err := env.Up(chain("a", "b", "c")); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // previewPlan previews program with GeneratePlan and returns the plan after
@@ -250,7 +252,7 @@ func TestPlanSecretsAreSealed(t *testing.T) {
 	const secret = "correct-horse-battery-staple"
 	dir := t.TempDir()
 	open := func() state.Store {
-		s, err := state.NewFileStore(dir, state.WithSecrets(state.PassphraseSecrets("plan passphrase")))
+		s, err := filestore.New(dir, state.WithSecrets(state.PassphraseSecrets("plan passphrase")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +303,7 @@ func TestPlanSecretsAreSealed(t *testing.T) {
 	}
 	other := enginetest.New(t)
 	other.Provider("test", "", newCloud().provider())
-	other.Store = state.NewMemoryStore()
+	other.Store = memstore.New()
 	_, err = other.Up(things(map[string]engine.Props{"db": {"password": secret}}), engine.UsePlan(wrong))
 	if v := violation(t, err); len(v.Properties) != 1 || v.Properties[0].Key != "password" {
 		t.Fatalf("violation = %+v, want password named", v)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // previewRefreshed previews program against the stack as a refresh would
@@ -18,7 +18,7 @@ func (e *Engine) previewRefreshed(ctx context.Context, program Program, opts []O
 	if err != nil {
 		return nil, err
 	}
-	scratch := state.NewMemoryStore()
+	scratch := memstore.New()
 	// The copy's secrets are the scratch store's own.
 	copied := *snap
 	copied.Secrets = nil

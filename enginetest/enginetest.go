@@ -28,6 +28,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // Env is a test stack: a store, a set of providers, and the events of the
@@ -52,7 +53,7 @@ type factory struct {
 
 // New returns an Env with an in-memory store and no providers.
 func New(t testing.TB) *Env {
-	return &Env{t: t, Project: "test", Stack: "dev", Store: state.NewMemoryStore()}
+	return &Env{t: t, Project: "test", Stack: "dev", Store: memstore.New()}
 }
 
 // Provider serves package pkg at version ("" for 1.0.0) with p: every

@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 )
 
 // token is the provider's secret configuration; it must never reach the
@@ -54,7 +55,7 @@ func newFileStack(t *testing.T, fp filePlugin, explicit bool) *fileStack {
 	if err := os.Mkdir(s.root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	store, err := state.NewFileStore(s.stateDir, state.WithSecrets(state.PassphraseSecrets("interop")))
+	store, err := filestore.New(s.stateDir, state.WithSecrets(state.PassphraseSecrets("interop")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -199,7 +200,7 @@ type sdkStack struct {
 func newStore(t *testing.T) (state.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := state.NewFileStore(dir, state.WithSecrets(state.SecretsProviderFunc(
+	store, err := filestore.New(dir, state.WithSecrets(state.SecretsProviderFunc(
 		func(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
 			return state.PassphraseSecrets("pass-of-"+stack).SecretsManager(ctx, stack, recorded)
 		})))

@@ -21,7 +21,7 @@ import (
 	"github.com/groundwork-iac/groundwork/plugin"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // nodeWireProgram lays programs/nodewire out in a folder of its own with
@@ -177,7 +177,7 @@ func wireEngine(t *testing.T, ctx context.Context, progDir string, config map[st
 		got []string
 	)
 	eng, err := engine.New(engine.Config{
-		Project: "interop", Stack: "dev", Store: state.NewMemoryStore(), Config: config,
+		Project: "interop", Stack: "dev", Store: memstore.New(), Config: config,
 		Providers: func() *providers.Registry {
 			return providers.NewRegistry(providers.WithResolver(plugin.Resolver(opts)))
 		},

@@ -6,13 +6,13 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/langhost"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // A built Pulumi Go program deploys like an in-process one: its Run
 // method is the engine.Program.
 func ExampleCommand() {
-	eng, err := engine.New(engine.Config{Project: "infra", Stack: "dev", Store: state.NewMemoryStore()})
+	eng, err := engine.New(engine.Config{Project: "infra", Stack: "dev", Store: memstore.New()})
 	if err != nil {
 		panic(err)
 	}
@@ -29,7 +29,7 @@ func ExampleCommand() {
 // A Node.js program runs from its folder, where npm installed
 // @pulumi/pulumi; "." is the entry point its package.json names.
 func ExampleNode() {
-	eng, err := engine.New(engine.Config{Project: "web", Stack: "dev", Store: state.NewMemoryStore()})
+	eng, err := engine.New(engine.Config{Project: "web", Stack: "dev", Store: memstore.New()})
 	if err != nil {
 		panic(err)
 	}
@@ -42,7 +42,7 @@ func ExampleNode() {
 
 // A program's failure names its exit status and quotes its stderr.
 func ExampleProgramError() {
-	eng, err := engine.New(engine.Config{Project: "demo", Stack: "dev", Store: state.NewMemoryStore()})
+	eng, err := engine.New(engine.Config{Project: "demo", Stack: "dev", Store: memstore.New()})
 	if err != nil {
 		panic(err)
 	}

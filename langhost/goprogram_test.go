@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 )
 
 // stack is a deployment of an SDK program against testfs plugins, with
@@ -35,7 +36,7 @@ type stack struct {
 func newStack(t *testing.T) *stack {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := state.NewFileStore(filepath.Join(dir, "state"), state.WithSecrets(state.PassphraseSecrets("test-passphrase")))
+	store, err := filestore.New(filepath.Join(dir, "state"), state.WithSecrets(state.PassphraseSecrets("test-passphrase")))
 	if err != nil {
 		t.Fatal(err)
 	}

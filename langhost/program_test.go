@@ -18,7 +18,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/langhost"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // shellEngine returns an engine over a memory store and the diagnostics
@@ -30,7 +30,7 @@ func shellEngine(t *testing.T, config map[string]resource.PropertyValue) (*engin
 		diags []string
 	)
 	eng, err := engine.New(engine.Config{
-		Project: "proj", Stack: "dev", Store: state.NewMemoryStore(), Config: config,
+		Project: "proj", Stack: "dev", Store: memstore.New(), Config: config,
 		OnEvent: func(e engine.Event) {
 			if d, ok := e.(engine.DiagnosticEvent); ok {
 				mu.Lock()

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/groundwork-iac/groundwork/migrate"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // A stack exported with `pulumi stack export --file dev.json` becomes a
@@ -25,7 +25,7 @@ func ExampleImportStack() {
 	     "inputs": {"length": 2}, "outputs": {"id": "brave-otter", "length": 2}}
 	  ]}}`)
 	ctx := context.Background()
-	store := state.NewMemoryStore()
+	store := memstore.New()
 	if _, err := migrate.ImportStack(ctx, store, "dev", exported, migrate.FromOptions{}); err != nil {
 		fmt.Println(err)
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/groundwork-iac/groundwork/migrate"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -261,7 +262,7 @@ func TestImportStackRecordsAndSeals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := state.NewMemoryStore()
+	store := memstore.New()
 	opts := migrate.FromOptions{Passphrase: passphrase}
 	if _, err := migrate.ImportStack(ctx, store, "dev", data, opts); err != nil {
 		t.Fatal(err)

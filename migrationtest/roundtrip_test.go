@@ -20,6 +20,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 )
 
 // The scenario both engines deploy.
@@ -94,9 +95,9 @@ func groundworkProgram(ctx *engine.Context) error {
 
 // groundworkEnv is a groundwork stack of the scenario's name in a file
 // store, its secrets sealed with groundwork's own passphrase.
-func groundworkEnv(t *testing.T, w *writes) (*enginetest.Env, *state.FileStore) {
+func groundworkEnv(t *testing.T, w *writes) (*enginetest.Env, *filestore.Store) {
 	t.Helper()
-	store, err := state.NewFileStore(t.TempDir(), state.WithSecrets(state.PassphraseSecrets(groundworkPassphrase)))
+	store, err := filestore.New(t.TempDir(), state.WithSecrets(state.PassphraseSecrets(groundworkPassphrase)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func assertAllSame(t *testing.T, res *engine.Result) {
 	}
 }
 
-func readFile(t *testing.T, store *state.FileStore, name string) []byte {
+func readFile(t *testing.T, store *filestore.Store, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(store.Root(), stackName, name))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/secrets"
+	"github.com/groundwork-iac/groundwork/state/values"
 )
 
 // FormatVersion is the version of the JSON Marshal writes. Unmarshal reads
@@ -147,12 +148,12 @@ func encodeDiff(ctx context.Context, d Diff, mgr secrets.Manager) (*diffJSON, er
 	dj := &diffJSON{Deletes: d.Deletes}
 	var err error
 	if len(d.Adds) > 0 {
-		if dj.Adds, err = state.MarshalProperties(ctx, d.Adds, mgr); err != nil {
+		if dj.Adds, err = values.Marshal(ctx, d.Adds, mgr); err != nil {
 			return nil, err
 		}
 	}
 	if len(d.Updates) > 0 {
-		if dj.Updates, err = state.MarshalProperties(ctx, d.Updates, mgr); err != nil {
+		if dj.Updates, err = values.Marshal(ctx, d.Updates, mgr); err != nil {
 			return nil, err
 		}
 	}
@@ -254,12 +255,12 @@ func decodeDiff(ctx context.Context, dj *diffJSON, mgr secrets.Manager) (Diff, e
 	d.Deletes = dj.Deletes
 	var err error
 	if len(dj.Adds) > 0 {
-		if d.Adds, err = state.UnmarshalProperties(ctx, dj.Adds, mgr); err != nil {
+		if d.Adds, err = values.Unmarshal(ctx, dj.Adds, mgr); err != nil {
 			return d, err
 		}
 	}
 	if len(dj.Updates) > 0 {
-		if d.Updates, err = state.UnmarshalProperties(ctx, dj.Updates, mgr); err != nil {
+		if d.Updates, err = values.Unmarshal(ctx, dj.Updates, mgr); err != nil {
 			return d, err
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/groundwork-iac/groundwork/plugin"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/providers/random"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // A package with both a built-in provider and a plugin in a plugin folder
@@ -27,7 +27,7 @@ func TestBuiltinAndPluginOfOnePackage(t *testing.T) {
 	dir := t.TempDir()
 	log := counted(t, filepath.Join(dir, "resource-random-v4.18.0", plugin.BinaryName("random")))
 	eng, err := engine.New(engine.Config{
-		Project: "proj", Stack: "dev", Store: state.NewMemoryStore(),
+		Project: "proj", Stack: "dev", Store: memstore.New(),
 		Providers: func() *providers.Registry {
 			r := providers.NewRegistry(providers.WithResolver(plugin.Resolver(plugin.Options{Dirs: []string{dir}})))
 			if err := random.Register(r); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/groundwork-iac/groundwork/reliability/internal/world"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 )
 
 // The crash test. A helper process (internal/crashprog) runs Up with the
@@ -101,8 +102,8 @@ type trialStore struct {
 }
 
 // open opens the trial's file store with opts.
-func (ts trialStore) open(opts ...state.Option) (*state.FileStore, error) {
-	return state.NewFileStore(ts.dir, append(opts, world.StoreOptions(ts.keyed)...)...)
+func (ts trialStore) open(opts ...state.Option) (*filestore.Store, error) {
+	return filestore.New(ts.dir, append(opts, world.StoreOptions(ts.keyed)...)...)
 }
 
 // buildHelper builds the crash helper program into a temporary folder.

@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // TestDeletedWith: a resource deleted with another (deletedWith) is not
@@ -279,7 +280,7 @@ func TestDeletedWithCrash(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newCloud()
 			env := newEnv(t, c)
-			store := env.Store.(*state.MemoryStore)
+			store := env.Store.(*memstore.Store)
 			if _, err := env.Up(func(ctx *engine.Context) error {
 				base := ctx.Register(thing, "base", engine.Props{})
 				db := ctx.Register(thing, "db", engine.Props{}, engine.DependsOn(base))

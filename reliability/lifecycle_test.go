@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // TestLifecycleProperties runs random sequences of operations (preview,
@@ -233,7 +234,7 @@ func (p program) run(ctx *engine.Context) error {
 // lifecycleWorld is one case's stack and world.
 type lifecycleWorld struct {
 	cloud  *fakeCloud
-	store  *state.MemoryStore
+	store  *memstore.Store
 	events []engine.Event
 	// letGo are physical resources the state may have dropped on purpose.
 	letGo map[resource.ID]bool
@@ -263,7 +264,7 @@ func lifecycle(t *rapid.T, maxSize int) {
 	for i, k := range custom {
 		isCustom[i] = k != 0
 	}
-	w := &lifecycleWorld{cloud: newCloud(), store: state.NewMemoryStore(), letGo: map[resource.ID]bool{}}
+	w := &lifecycleWorld{cloud: newCloud(), store: memstore.New(), letGo: map[resource.ID]bool{}}
 	prog := drawProgram(t, isCustom)
 	ops := rapid.IntRange(1, 6).Draw(t, "ops")
 	for n := range ops {

@@ -12,7 +12,7 @@ import (
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // Each test here reproduces, deterministically, a bug the crash test, the
@@ -154,9 +154,9 @@ func TestRegressionRefreshOfGoneDependency(t *testing.T) {
 // appended; the lock is left behind and broken).
 type frozen map[string][]byte
 
-func freeze(st *state.MemoryStore, stack string) frozen { return st.Files(stack) }
+func freeze(st *memstore.Store, stack string) frozen { return st.Files(stack) }
 
-func (f frozen) restore(t testing.TB, st *state.MemoryStore, stack string) {
+func (f frozen) restore(t testing.TB, st *memstore.Store, stack string) {
 	t.Helper()
 	for name := range st.Files(stack) {
 		st.SetFile(stack, name, nil)
@@ -174,7 +174,7 @@ func (f frozen) restore(t testing.TB, st *state.MemoryStore, stack string) {
 func TestRegressionRefreshOfPendingDeleteOfCopyMarkedDelete(t *testing.T) {
 	c := newCloud()
 	env := newEnv(t, c)
-	store := env.Store.(*state.MemoryStore)
+	store := env.Store.(*memstore.Store)
 	prog := func(gen int) engine.Program {
 		return func(ctx *engine.Context) error {
 			ctx.Register(thing, "a", engine.Props{"gen": gen})

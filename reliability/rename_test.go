@@ -10,7 +10,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // Regression tests for renames (through aliases) of resources that other
@@ -454,7 +454,7 @@ func TestRegressionCrashDuringRenameOfReferencedResource(t *testing.T) {
 		t.Run("dies as b's "+at+" begins", func(t *testing.T) {
 			c := newCloud()
 			env := newEnv(t, c)
-			store := env.Store.(*state.MemoryStore)
+			store := env.Store.(*memstore.Store)
 			if _, err := env.Up(func(ctx *engine.Context) error {
 				a := ctx.Register(thing, "a", engine.Props{})
 				ctx.Register(thing, "b", engine.Props{"gen": 1}, engine.DependsOn(a), engine.DeleteBeforeReplace())

@@ -20,14 +20,15 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
 const passphrase = "correct horse battery staple"
 
-func fileStore(t testing.TB, dir string) *state.FileStore {
+func fileStore(t testing.TB, dir string) *filestore.Store {
 	t.Helper()
-	st, err := state.NewFileStore(dir, state.WithSecrets(state.PassphraseSecrets(passphrase, secrets.WithIterations(1000))))
+	st, err := filestore.New(dir, state.WithSecrets(state.PassphraseSecrets(passphrase, secrets.WithIterations(1000))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func folderText(t testing.TB, dir string) string {
 // the checks behind it (ciphertexts, integrity) are tested in package
 // state with snapshots sealed under the right key.
 func TestTamperedState(t *testing.T) {
-	setup := func(t *testing.T) (dir string, store *state.FileStore, c *fakeCloud, snapshot string) {
+	setup := func(t *testing.T) (dir string, store *filestore.Store, c *fakeCloud, snapshot string) {
 		dir = t.TempDir()
 		store = fileStore(t, dir)
 		c = newCloud()

@@ -45,7 +45,8 @@ func (k EntryKind) String() string {
 	return fmt.Sprintf("entry-kind(%d)", uint8(k))
 }
 
-func parseEntryKind(s string) (EntryKind, bool) {
+// ParseEntryKind returns the kind the journal format spells s.
+func ParseEntryKind(s string) (EntryKind, bool) {
 	for i, n := range entryKindNames {
 		if i > 0 && n == s {
 			return EntryKind(i), true
@@ -99,8 +100,9 @@ func (e *Entry) with() []*resource.State {
 	return *e.With
 }
 
-// validate checks the shape of e, independently of any fold.
-func (e *Entry) validate() error {
+// Validate checks the shape of e, independently of any fold: an
+// *EntryError for a malformed entry.
+func (e *Entry) Validate() error {
 	bad := func(format string, args ...any) error {
 		return &EntryError{Kind: e.Kind, Seq: e.Seq, Reason: fmt.Sprintf(format, args...)}
 	}

@@ -124,6 +124,20 @@ func NewFold(base *Snapshot, lastSeq uint64, inFlight []InFlight) (*Fold, error)
 // to NewFold).
 func (f *Fold) LastSeq() uint64 { return f.lastSeq }
 
+// SetManifest sets the manifest of the snapshots the fold makes from now
+// on (a journal does when it writes a new snapshot).
+func (f *Fold) SetManifest(m Manifest) { f.manifest = m }
+
+// SetPendingResource sets the resource of the pending operation that the
+// begin entry seq opened, if it is still pending. A replay that folds
+// entries without reading their values fills in this way the operations
+// that never ended.
+func (f *Fold) SetPendingResource(seq uint64, r *resource.State) {
+	if p := f.bySeq[seq]; p != nil {
+		p.op.Resource = r
+	}
+}
+
 // Apply folds one entry in. e.Seq must be greater than every Seq applied
 // before. An entry that does not fit — an end whose begin is unknown, an Old
 // that is not recorded, a malformed entry, or a resource that would break
@@ -131,12 +145,15 @@ func (f *Fold) LastSeq() uint64 { return f.lastSeq }
 // *EntryError and leaves the fold unchanged.
 func (f *Fold) Apply(e Entry) error { return f.apply(&e, false) }
 
-// apply is Apply; knownValues says the caller has established that the
-// resources the entry records hold no unknown values (an encoder or
-// decoder notices unknowns as it passes them), which spares searching the
-// property maps again.
+// ApplyKnown is Apply for an entry whose caller has established that the
+// resources it records hold no unknown values (an encoder or decoder
+// notices unknowns as it passes them), which spares searching the
+// property maps again. Unlike Apply, it keeps e itself rather than a copy.
+func (f *Fold) ApplyKnown(e *Entry) error { return f.apply(e, true) }
+
+// apply is Apply, or ApplyKnown with knownValues set.
 func (f *Fold) apply(e *Entry, knownValues bool) error {
-	if err := e.validate(); err != nil {
+	if err := e.Validate(); err != nil {
 		return err
 	}
 	reject := func(format string, args ...any) error {

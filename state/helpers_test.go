@@ -109,3 +109,8 @@ func create(t testing.TB, j Journal, r *resource.State) {
 	b := mustAppend(t, j, Entry{Kind: EntryBegin, Op: resource.OperationCreating, New: r})
 	mustAppend(t, j, Entry{Kind: EntrySuccess, Begin: b, New: r})
 }
+
+// propertyOpts compare property values by content.
+var propertyOpts = cmp.Options{
+	cmp.Comparer(func(a, b resource.PropertyValue) bool { return a.DeepEquals(b) && a.String() == b.String() }),
+}

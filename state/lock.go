@@ -1,12 +1,7 @@
 package state
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"time"
 )
 
@@ -29,16 +24,6 @@ type LockInfo struct {
 	// for one of this host's. Empty where the system has no such notion.
 	ProcessSpace string `json:"processSpace,omitempty"`
 }
-
-// local reports whether the holder is a process this one can check:
-// same host, same table of processes.
-func (li LockInfo) local() bool {
-	return li.Host == hostname() && li.ProcessSpace == processSpace()
-}
-
-// gone reports whether the holder is provably gone: a process this one
-// can check that no longer runs.
-func (li LockInfo) gone() bool { return li.local() && !processAlive(li.PID) }
 
 // describe says who holds the lock: `process 42 on host "ci-7", running
 // "update" since 2025-01-02T03:04:05Z (3m0s ago)`.
@@ -78,10 +63,6 @@ func (e *LockedError) Error() string {
 	return msg + ": wait for it to finish; if it is gone, " + remedy
 }
 
-// defaultUnlockHint is the way out a LockedError names when the store was
-// given none (WithUnlockHint).
-const defaultUnlockHint = "remove the lock with the store's ForceUnlock method"
-
 // StaleLock is a lock that Store.Lock found and broke because its holder
 // was provably gone: a process on this host that no longer ran, or a
 // lease that lapsed without being renewed.
@@ -110,44 +91,6 @@ type ReplacedLock interface {
 	Replaced() *StaleLock
 }
 
-func newLockInfo(operation string, now time.Time) LockInfo {
-	var tok [16]byte
-	_, _ = rand.Read(tok[:])
-	return LockInfo{PID: os.Getpid(), Host: hostname(), Time: now.UTC(), Operation: operation, Token: hex.EncodeToString(tok[:]),
-		ProcessSpace: processSpace()}
-}
-
-func parseLockInfo(data []byte) (LockInfo, error) {
-	var li LockInfo
-	if err := json.Unmarshal(data, &li); err != nil {
-		return li, fmt.Errorf("the lock record is malformed: %w", err)
-	}
-	return li, nil
-}
-
-func hostname() string {
-	h, err := os.Hostname()
-	if err != nil {
-		return "unknown"
-	}
-	return h
-}
-
-// libraryVersion finds the groundwork module's version in the build
-// information of the running program.
-func libraryVersion() string {
-	const path = "github.com/groundwork-iac/groundwork"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	if bi.Main.Path == path {
-		return bi.Main.Version
-	}
-	for _, d := range bi.Deps {
-		if d.Path == path {
-			return d.Version
-		}
-	}
-	return "(devel)"
-}
+// defaultUnlockHint is the way out a LockedError names when the store was
+// given none (WithUnlockHint).
+const defaultUnlockHint = "remove the lock with the store's ForceUnlock method"

@@ -156,10 +156,14 @@ type providerKey struct {
 	id  resource.ID
 }
 
-// verifyIntegrity is VerifyIntegrity; knownValues says the caller has
+// VerifyKnownIntegrity is VerifyIntegrity for a snapshot whose caller has
 // established that no input or output holds an unknown value (a decoder or
 // an encoder notices them as it passes them), which spares searching the
 // property maps again.
+func (s *Snapshot) VerifyKnownIntegrity() error { return s.verifyIntegrity(true) }
+
+// verifyIntegrity is VerifyIntegrity, or VerifyKnownIntegrity with
+// knownValues set.
 func (s *Snapshot) verifyIntegrity(knownValues bool) error {
 	// live[u] is true once a live copy of u was seen, false if only
 	// Delete-marked copies were.

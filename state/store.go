@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/state/secrets"
@@ -63,6 +64,70 @@ type Store interface {
 	// the stack is locked, and fails with ErrStackNotFound for a stack
 	// that has no state.
 	Remove(ctx context.Context, stack string) error
+}
+
+// Journal records an operation step by step, so that a crash loses nothing
+// that had been recorded. The engine writes each step twice: an EntryBegin
+// before it calls the provider, and an EntrySuccess or EntryFailure (whose
+// Begin is the Seq the EntryBegin got) after the provider answers. It
+// must not call the provider before the EntryBegin's Append returns, nor
+// report a step's result to the program before its end entry's Append
+// returns: only then is the entry durable.
+//
+// The entries fold into a snapshot (see Fold) by these rules:
+//
+//   - EntryBegin adds the pending operation {Resource: New, or Old if New
+//     is nil; Kind: Op}.
+//   - EntrySuccess clears its begin's pending operation; then the resource
+//     that matches Old (same URN, ID and Delete flag) is removed, with
+//     every resource listed in With (matched the same way), and New is
+//     recorded — in Old's place when Old has the same URN, else at the
+//     end. The removals of one entry happen together or not at all.
+//     When the entry condemns Old (Entry.Condemn), Old stays recorded,
+//     marked Delete in its place, and New is recorded at the end.
+//   - EntryFailure clears its begin's pending operation and nothing else.
+//   - EntryWrite applies Old→New as EntrySuccess does, with no pending
+//     operation (for instant changes such as a component's outputs).
+//   - EntryClearPending drops a pending operation inherited from an earlier
+//     crashed run.
+//
+// A snapshot materialized from the fold lists resources in a stable
+// dependency order, so the order in which concurrent steps finish never
+// breaks integrity.
+//
+// Every Seq is unique over the journal's whole life, also across the
+// compactions that fold a long journal into a new snapshot mid-operation:
+// the restarted journal continues the numbering and records which pending
+// operations of that snapshot are steps still running, so their end
+// entries still find their begins. After a crash, steps that began and did
+// not end are pending operations of what Load returns.
+//
+// A Journal is safe for concurrent use. Appending costs time proportional
+// to the entry, not to the stack. The journal keeps the *resource.State
+// values it is given and shares them with the snapshots it returns: a
+// recorded State is immutable (see resource.State), so callers that need a
+// changed one make a copy with Clone.
+type Journal interface {
+	// Append records e and returns its Seq once e is durable: a crash
+	// after Append returns cannot lose e. Appends that arrive while
+	// storage is busy are written together and share one sync (group
+	// commit), so concurrent steps pay roughly one sync per batch. An
+	// entry that does not fit what the journal holds (see Fold.Apply) is
+	// rejected with *EntryError and not written. ctx is checked before e
+	// is recorded; once recorded, e is written whatever becomes of ctx,
+	// since the entries of other steps share the write. After a storage
+	// error the journal accepts no more entries.
+	Append(ctx context.Context, e Entry) (seq uint64, err error)
+	// Snapshot returns the current fold of the journal.
+	Snapshot() (*Snapshot, error)
+	// Commit folds the journal into a snapshot, writes it atomically,
+	// and only then restarts the journal empty. Recording may continue
+	// afterwards. A fold that fails integrity is not written; the journal
+	// then stays as it is and the error wraps *IntegrityError.
+	Commit(ctx context.Context) (*Snapshot, error)
+	// Close ends the journal. Entries not committed stay in storage, for
+	// the next Load to replay. Closing twice is a no-op.
+	Close(ctx context.Context) error
 }
 
 // Lock is a held stack lock.
@@ -192,37 +257,50 @@ const (
 )
 
 // Option configures a store.
-type Option func(*options)
+type Option func(*Options)
 
-type options struct {
-	secrets        SecretsProvider
-	sync           SyncPolicy
-	limitFactor    int64
-	limitExtra     int64
-	libraryVersion string
-	now            func() time.Time
-	// trustUnauthenticated: Load accepts a snapshot that carries no MAC
+// Options are a store's settings, as its Options set them. Store
+// implementations read them with NewOptions; callers set them with the
+// With functions.
+type Options struct {
+	// Secrets encrypts secret values and keys the MACs (WithSecrets).
+	Secrets SecretsProvider
+	// Sync is the journal's durability policy (WithSync).
+	Sync SyncPolicy
+	// JournalLimitFactor and JournalLimitExtra bound a journal before
+	// it is compacted (WithJournalLimit).
+	JournalLimitFactor, JournalLimitExtra int64
+	// LibraryVersion is recorded in manifests (WithLibraryVersion).
+	LibraryVersion string
+	// Now is the clock of manifests and locks.
+	Now func() time.Time
+	// TrustUnauthenticated: Load accepts a snapshot that carries no MAC
 	// the store requires (WithUnauthenticatedSnapshots).
-	trustUnauthenticated bool
-	// unlockHint is the Remedy of LockedErrors (WithUnlockHint).
-	unlockHint string
+	TrustUnauthenticated bool
+	// UnlockHint is the Remedy of LockedErrors (WithUnlockHint).
+	UnlockHint string
 }
 
-func defaultOptions() options {
-	return options{
-		sync:           GroupCommit,
-		limitFactor:    4,
-		limitExtra:     64 << 20,
-		libraryVersion: libraryVersion(),
-		now:            time.Now,
+// NewOptions returns the default settings with opts applied in order.
+func NewOptions(opts ...Option) Options {
+	o := Options{
+		Sync:               GroupCommit,
+		JournalLimitFactor: 4,
+		JournalLimitExtra:  64 << 20,
+		LibraryVersion:     libraryVersion(),
+		Now:                time.Now,
 	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
 }
 
 // WithSecrets sets how the store encrypts secret values. Without it a
 // FileStore cannot record a secret value (it fails with
 // ErrNoSecretsManager rather than write plaintext); a MemoryStore uses a
 // random passphrase of its own.
-func WithSecrets(p SecretsProvider) Option { return func(o *options) { o.secrets = p } }
+func WithSecrets(p SecretsProvider) Option { return func(o *Options) { o.Secrets = p } }
 
 // WithUnauthenticatedSnapshots lets Load accept a snapshot that carries no
 // MAC this store can check — a file in format version 1, written before
@@ -236,16 +314,16 @@ func WithSecrets(p SecretsProvider) Option { return func(o *options) { o.secrets
 // A MAC or checksum that is present and does not match is refused even
 // so, as is a journal whose tags are missing or wrong.
 func WithUnauthenticatedSnapshots() Option {
-	return func(o *options) { o.trustUnauthenticated = true }
+	return func(o *Options) { o.TrustUnauthenticated = true }
 }
 
 // WithUnlockHint sets how lock errors say to remove a lock whose holder
 // is gone, for a host with a command of its own (say, `run "mytool unlock
 // --force"`). By default they name the ForceUnlock method.
-func WithUnlockHint(hint string) Option { return func(o *options) { o.unlockHint = hint } }
+func WithUnlockHint(hint string) Option { return func(o *Options) { o.UnlockHint = hint } }
 
 // WithSync sets the journal's durability policy (default GroupCommit).
-func WithSync(p SyncPolicy) Option { return func(o *options) { o.sync = p } }
+func WithSync(p SyncPolicy) Option { return func(o *Options) { o.Sync = p } }
 
 // WithJournalLimit sets when a journal is compacted mid-operation: once it
 // holds more than factor × (size of the last snapshot written) + extra
@@ -253,9 +331,28 @@ func WithSync(p SyncPolicy) Option { return func(o *options) { o.sync = p } }
 // 4 × snapshot + 64 MiB, which keeps compaction's cost per entry a small
 // constant fraction of the entry's own.
 func WithJournalLimit(factor, extra int64) Option {
-	return func(o *options) { o.limitFactor, o.limitExtra = max(factor, 0), max(extra, 0) }
+	return func(o *Options) { o.JournalLimitFactor, o.JournalLimitExtra = max(factor, 0), max(extra, 0) }
 }
 
 // WithLibraryVersion sets the library version recorded in manifests
 // (default: the groundwork module version from the build information).
-func WithLibraryVersion(v string) Option { return func(o *options) { o.libraryVersion = v } }
+func WithLibraryVersion(v string) Option { return func(o *Options) { o.LibraryVersion = v } }
+
+// libraryVersion finds the groundwork module's version in the build
+// information of the running program.
+func libraryVersion() string {
+	const path = "github.com/groundwork-iac/groundwork"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	if bi.Main.Path == path {
+		return bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == path {
+			return d.Version
+		}
+	}
+	return "(devel)"
+}

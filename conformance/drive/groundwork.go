@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // Groundwork runs p through groundwork's public API: an Engine over a
@@ -26,7 +27,7 @@ import (
 // program Pulumi runs, over the deployment's Monitor (monitor/grpcserver).
 func Groundwork(ctx context.Context, p *spec.Program) *Trace {
 	w := world.New()
-	store := state.NewMemoryStore()
+	store := memstore.New()
 	var mu sync.Mutex
 	failed := map[string]bool{}
 	eng, err := engine.New(engine.Config{

@@ -25,6 +25,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -71,7 +72,7 @@ func openStore(root string, opts ...secrets.PassphraseOption) (state.Store, erro
 	if passphrase == "" {
 		passphrase = defaultPassphrase
 	}
-	return state.NewFileStore(filepath.Join(root, "state"), state.WithSecrets(state.PassphraseSecrets(passphrase, opts...)))
+	return filestore.New(filepath.Join(root, "state"), state.WithSecrets(state.PassphraseSecrets(passphrase, opts...)))
 }
 
 // run deploys the program twice and then destroys it, with the kv

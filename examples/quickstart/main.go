@@ -25,6 +25,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers/local"
 	"github.com/groundwork-iac/groundwork/providers/random"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 )
 
 // defaultPassphrase encrypts the stack's secrets when GW_PASSPHRASE is not
@@ -71,7 +72,7 @@ func run(ctx context.Context, o options, out io.Writer) (*engine.Result, error) 
 	if passphrase == "" {
 		passphrase = defaultPassphrase
 	}
-	store, err := state.NewFileStore(filepath.Join(root, ".state"), state.WithSecrets(state.PassphraseSecrets(passphrase)))
+	store, err := filestore.New(filepath.Join(root, ".state"), state.WithSecrets(state.PassphraseSecrets(passphrase)))
 	if err != nil {
 		return nil, err
 	}

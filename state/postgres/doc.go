@@ -8,7 +8,7 @@
 //	defer store.Close()
 //	eng, err := engine.New(engine.Config{Store: store, ...})
 //
-// It is state.NewStore over a backend of three tables, so it behaves like
+// It is backendstore.New over a backend of three tables, so it behaves like
 // the file store in everything but where the bytes live — the same
 // snapshot and journal formats, secrets handling, integrity checks, crash
 // replay and error messages — and passes the same conformance suite

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/backendstore"
 )
 
 // Store is a state.Store that keeps its stacks in PostgreSQL. It is safe
@@ -110,7 +111,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config, opts ...state.Opti
 	}
 	b := &backend{pool: pool, schema: cfg.Schema, lease: cfg.Lease, timeout: cfg.Timeout, q: newQueries(cfg.Schema)}
 	b.leases = newRenewers(cfg.Lease, b.renew)
-	return &Store{Store: state.NewStore(b, opts...), b: b}, nil
+	return &Store{Store: backendstore.New(b, opts...), b: b}, nil
 }
 
 // splitURL takes the store's own parameters out of a postgres:// URL.

@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of state.Store: one set of
 // checks that every store — the memory and file stores of package state,
-// a state.NewStore over a Backend, the PostgreSQL store — runs against
+// a backendstore.New over a Backend, the PostgreSQL store — runs against
 // itself, so that they all keep the same promises.
 //
 // A store's test hands Run a Harness that opens clients of the store (each
@@ -11,7 +11,7 @@
 //		root := t.TempDir()
 //		storetest.Run(t, storetest.Harness{
 //			Open: func(t *testing.T, opts ...state.Option) state.Store {
-//				s, err := state.NewFileStore(root, opts...)
+//				s, err := filestore.New(root, opts...)
 //				if err != nil {
 //					t.Fatal(err)
 //				}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 	"github.com/groundwork-iac/groundwork/state/storetest"
 )
 
@@ -11,7 +12,7 @@ import (
 // over one storage and reaches the bytes it keeps. Here, the memory store.
 func ExampleRun() {
 	var t *testing.T // the test's own, in a TestXxx function
-	first := state.NewMemoryStore()
+	first := memstore.New()
 	storetest.Run(t, storetest.Harness{
 		Open:        func(t *testing.T, opts ...state.Option) state.Store { return first.Reopen(opts...) },
 		Snapshot:    func(t *testing.T, stack string) []byte { return first.Files(stack)["snapshot.json"] },

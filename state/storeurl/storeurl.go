@@ -18,6 +18,8 @@ import (
 	"strings"
 
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 	"github.com/groundwork-iac/groundwork/state/postgres"
 )
 
@@ -43,7 +45,7 @@ func Open(ctx context.Context, url string, opts ...state.Option) (Store, error) 
 		if rest == "" {
 			return nil, fmt.Errorf("state store URL %q names no folder", url)
 		}
-		s, err := state.NewFileStore(rest, opts...)
+		s, err := filestore.New(rest, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -52,17 +54,17 @@ func Open(ctx context.Context, url string, opts ...state.Option) (Store, error) 
 		if rest != "" {
 			return nil, fmt.Errorf("state store URL %q: a memory store takes no path; use memory://", url)
 		}
-		return memoryStore{state.NewMemoryStore(opts...)}, nil
+		return memoryStore{memstore.New(opts...)}, nil
 	case "postgres", "postgresql":
 		return postgres.Open(ctx, url, opts...)
 	}
 	return nil, fmt.Errorf("state store URL %q: unknown scheme %q; use file://DIR (or a bare path), postgres://... or memory://", url, scheme)
 }
 
-type fileStore struct{ *state.FileStore }
+type fileStore struct{ *filestore.Store }
 
 func (fileStore) Close() {}
 
-type memoryStore struct{ *state.MemoryStore }
+type memoryStore struct{ *memstore.Store }
 
 func (memoryStore) Close() {}

@@ -13,7 +13,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/reliability/internal/world"
-	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 )
 
 func main() {
@@ -39,7 +39,7 @@ func run(dir, ledgerPath, stack string, seed uint64, n, version int, sleep time.
 		return err
 	}
 	defer l.Close()
-	store, err := state.NewFileStore(dir, world.StoreOptions(keyed)...)
+	store, err := filestore.New(dir, world.StoreOptions(keyed)...)
 	if err != nil {
 		return err
 	}

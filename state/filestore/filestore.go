@@ -1,0 +1,94 @@
+// Package filestore is the embedded default state.Store: each stack in a
+// folder of its own under a root folder,
+//
+//	<root>/<stack>/snapshot.json   the last snapshot (state/FORMAT.md)
+//	<root>/<stack>/journal         entries since that snapshot
+//	<root>/<stack>/lock            who holds the stack, while someone does
+//
+// Snapshots and journal restarts are written to a temporary file in the
+// same folder, synced, renamed over the old file, and the folder is synced,
+// so a crash leaves either the old file or the new one. A lock file appears
+// atomically with its content (written aside, then hard-linked into place;
+// on file systems without hard links it is created with O_EXCL), and a
+// lock whose holder is a process of this host that no longer runs is
+// broken by the next Lock. Files are private to their owner (mode 0600,
+// folders 0700).
+//
+// Two Stores (in one process or many) may share a root: the lock files
+// keep their operations apart.
+package filestore
+
+import (
+	"context"
+
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/internal/store"
+	"github.com/groundwork-iac/groundwork/state/secrets"
+)
+
+// Store keeps stacks in files under a root folder.
+type Store struct{ s *store.FileStore }
+
+// New opens (creating if needed) a file store rooted at dir. Without
+// state.WithSecrets the store refuses to record a secret value
+// (state.ErrNoSecretsManager) rather than write it in plaintext.
+func New(dir string, opts ...state.Option) (*Store, error) {
+	s, err := store.NewFileStore(dir, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{s}, nil
+}
+
+// Root returns the store's root folder (an absolute path).
+func (s *Store) Root() string { return s.s.Root() }
+
+// Load implements state.Store.
+func (s *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error) {
+	return s.s.Load(ctx, stack)
+}
+
+// Lock implements state.Store.
+func (s *Store) Lock(ctx context.Context, stack, operation string) (state.Lock, error) {
+	return s.s.Lock(ctx, stack, operation)
+}
+
+// OpenJournal implements state.Store.
+func (s *Store) OpenJournal(ctx context.Context, stack string, base *state.Snapshot) (state.Journal, error) {
+	return s.s.OpenJournal(ctx, stack, base)
+}
+
+// Save implements state.Store.
+func (s *Store) Save(ctx context.Context, stack string, snap *state.Snapshot) error {
+	return s.s.Save(ctx, stack, snap)
+}
+
+// List implements state.Store.
+func (s *Store) List(ctx context.Context) ([]string, error) { return s.s.List(ctx) }
+
+// Remove implements state.Store.
+func (s *Store) Remove(ctx context.Context, stack string) error { return s.s.Remove(ctx, stack) }
+
+// BreakLock implements state.LockBreaker.
+func (s *Store) BreakLock(ctx context.Context, stack string) error { return s.s.BreakLock(ctx, stack) }
+
+// ForceUnlock implements state.ForceUnlocker.
+func (s *Store) ForceUnlock(ctx context.Context, stack, token string) error {
+	return s.s.ForceUnlock(ctx, stack, token)
+}
+
+// SecretsManager returns the stack's secrets manager: for recorded nil
+// the one the stack uses now, otherwise the one recorded describes (a
+// wrong passphrase fails with secrets.ErrWrongPassphrase). It fails with
+// state.ErrNoSecretsManager when the store was given no secrets provider.
+// With it the store is a state.SecretsProvider.
+func (s *Store) SecretsManager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
+	return s.s.SecretsManager(ctx, stack, recorded)
+}
+
+var (
+	_ state.Store           = (*Store)(nil)
+	_ state.LockBreaker     = (*Store)(nil)
+	_ state.ForceUnlocker   = (*Store)(nil)
+	_ state.SecretsProvider = (*Store)(nil)
+)

@@ -1,0 +1,259 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/groundwork-iac/groundwork/state"
+)
+
+// This file is how entries reach storage: one path, Append, which returns
+// once its entry is durable. Whoever appends encodes the entry on its own
+// goroutine, then, holding the journal's mutex only for that, folds it and
+// frames its record into the batch being gathered. The first Append of a
+// batch leads it: once the batch before has been written, it takes its
+// batch — its own record and those of the Appends that arrived meanwhile —
+// writes and syncs it outside the mutex, and closes the batch's done
+// channel, which returns every Append the batch holds. Concurrent steps
+// therefore share one sync per batch (group commit), no goroutine but the
+// appending ones is involved, and each Append is woken once (a leader
+// twice: for its turn, and when its batch is durable).
+
+// batch is a group of records written and synced together.
+type batch struct {
+	done    chan struct{} // closed once the batch is durable, or failed
+	err     error         // why it failed; read after done is closed
+	records int           // records framed into it
+}
+
+func newBatch() *batch { return &batch{done: make(chan struct{})} }
+
+// Append implements Journal.
+func (j *journal) Append(ctx context.Context, e state.Entry) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	e.Seq = 0
+	if err := e.Validate(); err != nil {
+		return 0, err
+	}
+	buf := entryBuffers.Get().(*[]byte)
+	defer recycle(buf)
+	payload, newAt, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
+	*buf = payload
+	if err != nil {
+		return 0, fmt.Errorf("encoding a journal entry: %w", err)
+	}
+	j.mu.Lock()
+	// The entry's record is written with other steps' entries: the
+	// caller's cancellation must not cut that write short.
+	ctx = context.WithoutCancel(ctx)
+	seq, err := j.enterLocked(ctx, &e, payload, newAt, !unknowns)
+	b := j.gathering
+	lead := b.records == 1
+	j.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	if lead {
+		j.lead(ctx, b)
+	}
+	<-b.done
+	if b.err != nil {
+		return 0, b.err
+	}
+	return seq, nil
+}
+
+// enterLocked folds the encoded entry e (payload) and frames its record
+// into the batch being gathered, and returns its Seq. newAt is where
+// payload holds New as a snapshot encodes it (see encodeEntry), or -1;
+// known says e's resources hold no unknown value. Called with j.mu held.
+func (j *journal) enterLocked(ctx context.Context, e *state.Entry, payload []byte, newAt int, known bool) (uint64, error) {
+	if err := j.ready(ctx); err != nil {
+		return 0, err
+	}
+	e.Seq = j.nextSeq
+	if err := apply(j.fold, e, known); err != nil {
+		return 0, err
+	}
+	seq := j.nextSeq
+	j.nextSeq++
+	j.entries++
+	j.pristine = nil
+	if newAt >= 0 && known {
+		j.encoded.put(e.New, payload[newAt:len(payload)-1])
+	}
+	j.frame(seq, payload)
+	j.gathering.records++
+	return seq, nil
+}
+
+// lead writes batch b once the batch ahead of it has been written, unless
+// a checkpoint or Close wrote its records first.
+func (j *journal) lead(ctx context.Context, b *batch) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.flushing != nil {
+		ahead := j.flushing
+		j.mu.Unlock()
+		<-ahead.done
+		j.mu.Lock()
+	}
+	if j.gathering == b {
+		j.flushLocked(ctx)
+	}
+}
+
+// flushLocked writes and syncs the batch being gathered, outside the
+// mutex, then compacts the journal if it outgrew its bound. Called with
+// j.mu held and no batch being written; returns with it held.
+func (j *journal) flushLocked(ctx context.Context) {
+	b, data := j.gathering, j.buf
+	j.gathering, j.buf, j.spare = newBatch(), j.spare[:0], nil
+	if j.err != nil {
+		j.settle(b, j.err) // nothing more reaches storage
+		return
+	}
+	j.flushing = b
+	j.mu.Unlock()
+	err := j.write(ctx, data)
+	if err == nil && !j.writeIsDurable() {
+		err = j.app.sync()
+	}
+	j.mu.Lock()
+	j.flushing = nil
+	j.keepSpare(data)
+	if err != nil {
+		j.fail(err)
+	} else {
+		j.size += int64(len(data))
+	}
+	j.settle(b, err)
+	j.compactIfDue(ctx)
+}
+
+// settle ends batch b: durable when err is nil, failed otherwise.
+// Called with j.mu held.
+func (j *journal) settle(b *batch, err error) {
+	if err != nil {
+		b.err = fmt.Errorf("the journal of stack %q failed before the entry was durable: %w", j.stack, err)
+	}
+	close(b.done)
+}
+
+// flushHeldLocked writes and syncs the batch being gathered, holding the
+// mutex, for Close, which holds it once no batch is being written
+// (quiesceLocked).
+func (j *journal) flushHeldLocked(ctx context.Context) error {
+	if j.err != nil {
+		return j.err
+	}
+	if len(j.buf) == 0 { // a backend refuses an empty append
+		j.settleGathered()
+		return nil
+	}
+	err := j.write(ctx, j.buf)
+	if err == nil && !j.writeIsDurable() {
+		err = j.app.sync()
+	}
+	if err != nil {
+		j.fail(err)
+	} else {
+		j.size += int64(len(j.buf))
+	}
+	j.settle(j.gathering, err)
+	j.gathering, j.buf = newBatch(), j.buf[:0]
+	return err
+}
+
+// compactIfDue folds a journal that has outgrown its bound into a new
+// snapshot. A failed compaction changes nothing durable; it is tried again
+// once the journal has doubled, and Commit reports a lasting problem.
+// Called by the Append that just flushed, with j.mu held and no batch
+// being written.
+func (j *journal) compactIfDue(ctx context.Context) {
+	if j.size <= j.limit || j.closed || j.err != nil {
+		return
+	}
+	if _, err := j.checkpointLocked(ctx, false); err != nil && j.err == nil {
+		j.limit = 2 * j.size
+	}
+}
+
+// fail records a storage error: it is sticky, and the journal accepts no
+// more entries. Called with j.mu held.
+func (j *journal) fail(err error) {
+	if j.err == nil {
+		j.err = err
+	}
+}
+
+// writeIsDurable reports whether a written batch needs no sync to count
+// as durable under the journal's policy and storage.
+func (j *journal) writeIsDurable() bool {
+	if j.c.opts.Sync == state.SyncNever {
+		return true
+	}
+	_, backend := j.app.(backendAppender)
+	return backend
+}
+
+// quiesceLocked returns, with j.mu held, once no batch is being written
+// outside the mutex: until the caller releases j.mu, storage is its alone.
+func (j *journal) quiesceLocked() {
+	for j.flushing != nil {
+		b := j.flushing
+		j.mu.Unlock()
+		<-b.done
+		j.mu.Lock()
+	}
+}
+
+// settleGathered ends the batch being gathered as durable, after a
+// checkpoint wrote everything folded into a snapshot. Called with j.mu
+// held and no batch being written.
+func (j *journal) settleGathered() {
+	j.settle(j.gathering, nil)
+	j.gathering, j.buf = newBatch(), j.buf[:0]
+}
+
+// frame appends the record of entry seq to the batch: when the journal
+// is keyed, with room for a tag that write fills in. Called with j.mu
+// held, in Seq order.
+func (j *journal) frame(seq uint64, payload []byte) {
+	if j.mac == nil {
+		j.buf = appendRecord(j.buf, recordEntry, seq, payload)
+		return
+	}
+	j.buf = appendUnsealed(j.buf, recordTaggedEntry, seq, payload)
+}
+
+// write seals a batch of records — when the journal is keyed, fills in
+// their tags, chained to the records written before them — and writes it.
+// Called by the Append flushing, outside the mutex, or with j.mu held
+// while no flush runs.
+func (j *journal) write(ctx context.Context, batch []byte) error {
+	if j.mac != nil {
+		sealRecords(batch, j.mac, &j.chain)
+	}
+	return j.app.write(ctx, batch)
+}
+
+// keepSpare keeps a written batch's buffer for the batch after next: when
+// thousands of steps begin at once a batch holds megabytes, and growing a
+// fresh buffer to that size again was most of appendRecord's time.
+func (j *journal) keepSpare(batch []byte) {
+	if cap(batch) <= maxSpareBatch {
+		j.spare = batch[:0]
+	}
+}
+
+// apply folds e into f, sparing the search for unknown values when known
+// says e's resources hold none.
+func apply(f *state.Fold, e *state.Entry, known bool) error {
+	if known {
+		return f.ApplyKnown(e)
+	}
+	return f.Apply(*e)
+}

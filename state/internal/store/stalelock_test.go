@@ -1,0 +1,181 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/groundwork-iac/groundwork/state"
+)
+
+// TestHelperLockHolder is not a test: run by lockHolder in a child
+// process, it locks a stack of the file store in GROUNDWORK_LOCK_ROOT,
+// says so, and waits to be killed.
+func TestHelperLockHolder(t *testing.T) {
+	root := os.Getenv("GROUNDWORK_LOCK_ROOT")
+	if root == "" {
+		t.Skip("a helper process, run by the stale-lock tests")
+	}
+	s, err := NewFileStore(root)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	if _, err := s.Lock(context.Background(), "dev", "update"); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	fmt.Println("locked")
+	time.Sleep(time.Hour)
+}
+
+// lockHolder starts a process that takes the lock of stack "dev" in root
+// and holds it until killed; it returns once the lock is taken.
+func lockHolder(t *testing.T, root string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLockHolder$")
+	cmd.Env = append(os.Environ(), "GROUNDWORK_LOCK_ROOT="+root)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != "locked" {
+		t.Fatalf("the lock holder said %q (%v)", line, err)
+	}
+	return cmd
+}
+
+// TestLockBreaksTheLockOfAKilledProcess kills -9 a process that holds a
+// stack's lock, as a crash would: the next Lock breaks it and says whose
+// it was.
+func TestLockBreaksTheLockOfAKilledProcess(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	holder := lockHolder(t, root)
+	s, err := NewFileStore(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While the holder runs, its lock stands, and the error says so.
+	_, err = s.Lock(ctx, "dev", "update")
+	var le *state.LockedError
+	if !errors.As(err, &le) || !le.Running || le.Holder.PID != holder.Process.Pid {
+		t.Fatalf("Lock while the holder runs = %v; want *LockedError naming it as running", err)
+	}
+	if want := "wait for it to finish, or stop it"; !strings.Contains(err.Error(), want) {
+		t.Errorf("the error %q does not say %q", err, want)
+	}
+
+	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	l, err := s.Lock(ctx, "dev", "update")
+	if err != nil {
+		t.Fatalf("Lock after the holder was killed: %v", err)
+	}
+	defer l.Unlock(ctx)
+	stale := l.(state.ReplacedLock).Replaced()
+	if stale == nil || stale.Holder.PID != holder.Process.Pid || stale.Lapsed {
+		t.Fatalf("Replaced = %+v; want the killed process's lock", stale)
+	}
+	msg := stale.String()
+	for _, want := range []string{`broke the lock of stack "dev" left by process ` + strconv.Itoa(holder.Process.Pid), `running "update"`, "no longer runs"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the warning %q lacks %q", msg, want)
+		}
+	}
+}
+
+// TestLockLeavesLocksItCannotProveStale: a lock is broken only when its
+// holder is provably gone.
+func TestLockLeavesLocksItCannotProveStale(t *testing.T) {
+	ctx := context.Background()
+	dead := deadPID(t)
+	if processAlive(dead) {
+		t.Skipf("pid %d was reused already", dead)
+	}
+	for _, tc := range []struct {
+		name   string
+		holder state.LockInfo
+		hint   string
+		want   string
+	}{
+		{"alive on this host", state.LockInfo{PID: os.Getpid(), Host: hostname(), ProcessSpace: processSpace()}, "",
+			"wait for it to finish, or stop it"},
+		{"on another host", state.LockInfo{PID: dead, Host: "elsewhere.example", ProcessSpace: processSpace()}, "",
+			`on host "elsewhere.example", running "update" since 2025-01-02T03:04:05Z (`},
+		{"in another container of this host", state.LockInfo{PID: dead, Host: hostname(), ProcessSpace: "other-boot/pid:[1]"}, "",
+			"if it is gone, remove the lock with the store's ForceUnlock method"},
+		{"the host's own way out", state.LockInfo{PID: dead, Host: "elsewhere.example"}, `run "gw unlock --force"`,
+			`: wait for it to finish; if it is gone, run "gw unlock --force"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			tc.holder.Operation, tc.holder.Token = "update", "theirs"
+			tc.holder.Time = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+			writeLock(t, root, "dev", tc.holder)
+			s, _ := NewFileStore(root, state.WithUnlockHint(tc.hint))
+			_, err := s.Lock(ctx, "dev", "update")
+			var le *state.LockedError
+			if !errors.As(err, &le) {
+				t.Fatalf("Lock = %v; want *LockedError", err)
+			}
+			if !strings.HasPrefix(err.Error(), `stack "dev" is locked by process `) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("the error %q lacks %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(root, "dev", fileLock)); err != nil {
+				t.Errorf("the lock is gone: %v", err)
+			}
+		})
+	}
+}
+
+// TestForceUnlock removes a lock whose holder cannot be checked, and only
+// the lock named.
+func TestForceUnlock(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		s := h.open()
+		if err := s.Save(ctx, "dev", chainStack(0)); err != nil {
+			t.Fatal(err)
+		}
+		theirs := []byte(`{"pid":1,"host":"elsewhere.example","operation":"update","token":"theirs"}`)
+		h.setFile("dev", fileLock, theirs)
+		fu := s.(state.ForceUnlocker)
+		if err := fu.ForceUnlock(ctx, "dev", "someone-else"); !errors.Is(err, state.ErrLockChanged) {
+			t.Errorf("ForceUnlock naming another lock = %v; want ErrLockChanged", err)
+		}
+		if err := fu.ForceUnlock(ctx, "dev", "theirs"); err != nil {
+			t.Fatalf("ForceUnlock = %v", err)
+		}
+		l, err := s.Lock(ctx, "dev", "update")
+		if err != nil {
+			t.Fatalf("Lock after ForceUnlock: %v", err)
+		}
+		if r := l.(state.ReplacedLock).Replaced(); r != nil {
+			t.Errorf("Replaced = %v; want nil after a clean lock", r)
+		}
+		l.Unlock(ctx)
+		if err := fu.ForceUnlock(ctx, "dev", "theirs"); err != nil {
+			t.Errorf("ForceUnlock of an unlocked stack = %v", err)
+		}
+	})
+}
