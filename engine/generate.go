@@ -152,9 +152,7 @@ func (d *deployment) handle(ctx context.Context, ev *event) {
 	case ev.ans != nil:
 		acts, err := d.gen.Answer(*ev.ans)
 		if err != nil {
-			d.noteError(err)
-			d.reply(stepgen.Reply{Reg: ev.ans.Call.Reg, Err: err})
-			return
+			d.noteError(err) // acts hold the failed registration's reply
 		}
 		d.dispatch(ctx, acts)
 	case ev.out != nil:

@@ -291,8 +291,27 @@ func (g *Generator) URNFor(goal resource.Goal) resource.URN {
 }
 
 // Register takes a registration and returns what to do next. An error
-// fails this registration only; the generator stays usable.
-func (g *Generator) Register(reg *Registration) (Actions, error) { return g.planned(g.register(reg)) }
+// fails this registration only; the generator stays usable. As with every
+// input that fails a registration (Read, RegisterOutputs, Answer), the
+// Actions returned with an error hold nothing but the registration's
+// reply, which carries the error.
+func (g *Generator) Register(reg *Registration) (Actions, error) {
+	acts, err := g.planned(g.register(reg))
+	return g.failed(reg, acts, err)
+}
+
+// failed returns acts, or, when err fails reg, actions that hold only
+// reg's reply.
+func (g *Generator) failed(reg *Registration, acts Actions, err error) (Actions, error) {
+	if err == nil {
+		return acts, nil
+	}
+	acts = Actions{}
+	if reg != nil && !reg.replied {
+		g.reply(&acts, reg, providers.RegisterResult{}, err)
+	}
+	return acts, err
+}
 
 func (g *Generator) register(reg *Registration) (Actions, error) {
 	if reg == nil || reg.Goal == nil {
@@ -428,13 +447,14 @@ func (g *Generator) seed(urn resource.URN) []byte {
 }
 
 // Answer takes the result of a Call and returns what to do next. An error
-// fails the call's registration.
+// fails the call's registration (see Register).
 func (g *Generator) Answer(a Answer) (Actions, error) {
 	if a.Call == nil || a.Call.work == nil {
 		return Actions{}, fmt.Errorf("answer without the call it answers")
 	}
 	g.calls--
-	return g.planned(g.answer(a))
+	acts, err := g.planned(g.answer(a))
+	return g.failed(a.Call.Reg, acts, err)
 }
 
 func (g *Generator) answer(a Answer) (Actions, error) {
@@ -506,8 +526,13 @@ func (g *Generator) answer(a Answer) (Actions, error) {
 
 // RegisterOutputs records a component's outputs: reg.URN names the
 // component, registered earlier in this run. It returns the step that
-// writes them; its outcome answers reg.
+// writes them; its outcome answers reg. An error fails reg (see Register).
 func (g *Generator) RegisterOutputs(reg *Registration, outputs resource.PropertyMap) (Actions, error) {
+	acts, err := g.registerOutputs(reg, outputs)
+	return g.failed(reg, acts, err)
+}
+
+func (g *Generator) registerOutputs(reg *Registration, outputs resource.PropertyMap) (Actions, error) {
 	urn := reg.URN
 	cur, ok := g.news[urn]
 	if !ok {

@@ -17,9 +17,11 @@ import (
 // by OpReplace), and it is deleted after the program. A resource protected
 // both in its record and in the read's options is not replaced: the
 // read-replacement is refused (Step.Refused). The replace step follows a
-// read-replacement once it has ended (see Done).
+// read-replacement once it has ended (see Done). An error fails reg (see
+// Register).
 func (g *Generator) Read(reg *Registration, id resource.ID) (Actions, error) {
-	return g.planned(g.read(reg, id))
+	acts, err := g.planned(g.read(reg, id))
+	return g.failed(reg, acts, err)
 }
 
 func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {

@@ -956,3 +956,52 @@ func TestComponentTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedRegistrationIsAnsweredByAnAction: an input that fails a
+// registration returns, with its error, actions that hold nothing but the
+// registration's reply carrying that error, so a host carries out actions
+// and never answers a registration itself.
+func TestFailedRegistrationIsAnsweredByAnAction(t *testing.T) {
+	checkFails := errors.New("check failed")
+	tests := []struct {
+		name string
+		fail func(h *host, reg *stepgen.Registration) (stepgen.Actions, error)
+	}{
+		{"Register", func(h *host, reg *stepgen.Registration) (stepgen.Actions, error) {
+			reg.Goal = &resource.Goal{Type: "test:index:Thing", Custom: true} // no name
+			return h.gen.Register(reg)
+		}},
+		{"Read", func(h *host, reg *stepgen.Registration) (stepgen.Actions, error) {
+			reg.Goal = &resource.Goal{Type: "test:index:Thing", Name: "r", Custom: true}
+			return h.gen.Read(reg, "") // no ID
+		}},
+		{"RegisterOutputs", func(h *host, reg *stepgen.Registration) (stepgen.Actions, error) {
+			reg.URN = urn("never-registered")
+			return h.gen.RegisterOutputs(reg, resource.PropertyMap{})
+		}},
+		{"Answer", func(h *host, reg *stepgen.Registration) (stepgen.Actions, error) {
+			reg.Goal = &resource.Goal{Type: "test:index:Thing", Name: "a", Custom: true}
+			acts, err := h.gen.Register(reg)
+			if err != nil || len(acts.Calls) != 1 {
+				t.Fatalf("Register = %d calls, %v; want the Check", len(acts.Calls), err)
+			}
+			return h.gen.Answer(stepgen.Answer{Call: acts.Calls[0], Err: checkFails})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHost(t, stepgen.Config{}, nil)
+			reg := &stepgen.Registration{}
+			acts, err := tt.fail(h, reg)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if len(acts.Calls) != 0 || len(acts.Steps) != 0 || len(acts.Replies) != 1 {
+				t.Fatalf("actions: %d calls, %d steps, %d replies; want only the reply", len(acts.Calls), len(acts.Steps), len(acts.Replies))
+			}
+			if r := acts.Replies[0]; r.Reg != reg || r.Err != err || r.Step != nil {
+				t.Errorf("reply to %p with %v (step %v); want to %p with %v", r.Reg, r.Err, r.Step, reg, err)
+			}
+		})
+	}
+}

@@ -1,15 +1,11 @@
-// Command wiring deploys a stack by wiring the engine's parts by hand — a
-// provider Registry, a Monitor, a step Generator and an Executor's walker —
-// as a host does that needs what package engine does not offer. It gets the
-// order engine.Up gets: the generator ties each step to the steps it needs,
-// and the walker runs a step once those have succeeded. It makes provider
-// calls one at a time and keeps no state (main.go runs it on a demo).
-package main
+// Package wiring deploys a stack with a provider Registry, a Monitor, a step
+// Generator and an executor Walker wired by hand, in the order engine.Up
+// deploys it: each step names the steps it waits for, and the walker waits.
+package wiring
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -20,51 +16,38 @@ import (
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
-// host is the Monitor's Deployer. The generator is a state machine: every
-// event goes to it under mu, and what it asks for is done at once.
+// host is the Monitor's Deployer: events go to the generator under cond.L.
 type host struct {
 	reg     *providers.Registry
-	mu      sync.Mutex
-	ended   *sync.Cond // a step has ended
 	gen     *stepgen.Generator
-	walker  *executor.Walker[*job]
+	walker  *executor.Walker[*stepgen.Outcome] // a step, and how it went
+	cond    *sync.Cond                         // signalled whenever a step has ended
 	waiting map[*stepgen.Registration]chan stepgen.Reply
 }
 
-// job is a step in the walker, and its outcome once applied.
-type job struct {
-	s *stepgen.Step
-	o *stepgen.Outcome
-}
-
-// handle carries out the generator's actions, with mu held: it answers
-// calls in line, gives steps to the walker and replies to registrations.
+// handle carries out actions, cond.L held; it makes provider calls in line.
 func (h *host) handle(ctx context.Context, acts stepgen.Actions) {
 	for _, s := range acts.Steps {
-		_ = h.walker.Add(ctx, executor.Vertex[*job]{ID: s.ID, Needs: s.Needs, After: s.After, Value: &job{s: s}})
+		if err := h.walker.Add(ctx, executor.Vertex[*stepgen.Outcome]{ID: s.ID, Needs: s.Needs, After: s.After, Value: &stepgen.Outcome{Step: s}}); err != nil {
+			h.handle(ctx, h.gen.Done(stepgen.Outcome{Step: s, Err: err}))
+		}
 	}
 	for _, r := range acts.Replies {
 		h.waiting[r.Reg] <- r
 	}
 	for _, c := range acts.Calls {
-		next, err := h.gen.Answer(stepgen.Ask(ctx, c, h.reg))
-		if err != nil {
-			next.Replies = []stepgen.Reply{{Reg: c.Reg, Err: err}}
-		}
+		next, _ := h.gen.Answer(stepgen.Ask(ctx, c, h.reg)) // an error comes with its reply
 		h.handle(ctx, next)
 	}
 }
 
 func (h *host) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
 	reg, reply := &stepgen.Registration{Goal: &goal}, make(chan stepgen.Reply, 1)
-	h.mu.Lock()
+	h.cond.L.Lock()
 	h.waiting[reg] = reply
-	acts, err := h.gen.Register(reg)
+	acts, _ := h.gen.Register(reg) // an error comes with its reply
 	h.handle(ctx, acts)
-	h.mu.Unlock()
-	if err != nil {
-		return providers.RegisterResult{}, err
-	}
+	h.cond.L.Unlock()
 	select {
 	case r := <-reply:
 		return r.Result, r.Err
@@ -74,45 +57,43 @@ func (h *host) RegisterResource(ctx context.Context, goal resource.Goal) (provid
 }
 
 func (h *host) ReadResource(context.Context, resource.Goal, resource.ID) (providers.RegisterResult, error) {
-	return providers.RegisterResult{}, errors.New("this host reads no external resources")
+	return providers.RegisterResult{}, errors.ErrUnsupported
 }
-
 func (h *host) RegisterResourceOutputs(context.Context, resource.URN, resource.PropertyMap) error {
-	return errors.New("this host records no component outputs")
+	return errors.ErrUnsupported
 }
 
-// up runs program over a stack that holds old, then deletes what the
-// program no longer declares.
-func up(ctx context.Context, reg *providers.Registry, old []*resource.State, program func(*monitor.Monitor) error) error {
-	h := &host{reg: reg, waiting: map[*stepgen.Registration]chan stepgen.Reply{}}
-	h.ended = sync.NewCond(&h.mu)
-	var err error
-	if h.gen, err = stepgen.New(stepgen.Config{Stack: "dev", Project: "wiring", Old: old}); err != nil {
+// Up runs program over old (stack dev of project wiring), then deletes the rest.
+func Up(ctx context.Context, reg *providers.Registry, old []*resource.State, program func(*monitor.Monitor) error) error {
+	gen, err := stepgen.New(stepgen.Config{Stack: "dev", Project: "wiring", Old: old})
+	if err = errors.Join(err, reg.Load(ctx, old)); err != nil {
 		return err
 	}
-	visit := func(ctx context.Context, j *job) error {
-		o := stepgen.Apply(ctx, j.s, h.reg, time.Now)
-		j.o = &o
+	h := &host{reg: reg, gen: gen, cond: sync.NewCond(new(sync.Mutex)), waiting: map[*stepgen.Registration]chan stepgen.Reply{}}
+	h.walker = executor.New(executor.Options[*stepgen.Outcome]{Visit: func(ctx context.Context, o *stepgen.Outcome) error {
+		*o = stepgen.Apply(ctx, o.Step, reg, time.Now)
 		return o.Err
-	}
-	h.walker = executor.New(executor.Options[*job]{Visit: visit, Ended: func(j *job, err error) {
-		if j.o == nil { // skipped
-			j.o = &stepgen.Outcome{Step: j.s, Err: err, Skipped: true}
+	}, Ended: func(o *stepgen.Outcome, err error) { // on the goroutine that ran Visit
+		if err != nil && o.Err == nil { // skipped, or Visit panicked
+			*o = stepgen.Outcome{Step: o.Step, Err: err, Skipped: errors.As(err, new(*executor.SkippedError))}
 		}
-		fmt.Printf("%-7s %s\n", j.s.Op, j.s.URN())
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.handle(ctx, h.gen.Done(*j.o))
-		h.ended.Broadcast()
+		h.cond.L.Lock()
+		defer h.cond.L.Unlock()
+		h.handle(ctx, h.gen.Done(*o))
+		h.cond.Broadcast()
 	}})
 	progErr := program(monitor.New(monitor.Config{Deployer: h, Providers: reg}))
-	h.mu.Lock()
-	for !h.gen.Settled() { // the deletes come once every step has ended
-		h.ended.Wait()
+	h.cond.L.Lock()
+	settle := func() { // until all that was issued has ended
+		for !h.gen.Settled() {
+			h.cond.Wait()
+		}
 	}
-	if _, err := h.gen.Deletes(); err == nil && progErr == nil {
-		h.handle(ctx, h.gen.StartDeletes())
+	if settle(); progErr == nil {
+		_, progErr = h.gen.Deletes()
+		h.handle(ctx, h.gen.StartDeletes()) // nothing, should Deletes have failed
+		settle()
 	}
-	h.mu.Unlock()
+	h.cond.L.Unlock()
 	return errors.Join(progErr, h.walker.Wait())
 }
