@@ -89,9 +89,9 @@ func instanceName(ref Reference, info FactoryInfo) string {
 }
 
 // enter admits one call: it refuses calls after close, starts a lazy
-// instance, and counts the call in flight until release is called. Only
-// the path of a started instance is here; the rest is in enterSlow, so
-// that enter's frame stays small on every provider call's goroutine.
+// instance, and counts the call in flight until release is called. A call
+// to a started instance, nearly every call, is admitted without the lock;
+// enterSlow takes it for the rest.
 func (i *instance) enter(ctx context.Context, method string, urn resource.URN) (full, instState, error) {
 	if s := i.started.Load(); s != nil && ctx.Err() == nil {
 		if i.calls.Add(1)&closedCalls == 0 {
@@ -112,8 +112,6 @@ func (i *instance) markStarted() {
 
 // enterSlow is enter for a canceled call, a closed, lazy or failed
 // instance.
-//
-//go:noinline
 func (i *instance) enterSlow(ctx context.Context, method string, urn resource.URN) (p full, st instState, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("provider %s: %s %s: %w", i.ref, method, urn, err)
@@ -154,8 +152,6 @@ func (i *instance) release() {
 
 // signalDrained tells a drainAndClose waiting for the calls in flight
 // that there are none left.
-//
-//go:noinline
 func (i *instance) signalDrained() {
 	i.mu.Lock()
 	defer i.mu.Unlock()

@@ -2,7 +2,6 @@ package providers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -67,62 +66,46 @@ type recovered struct {
 // Unwrap returns the wrapped provider.
 func (r *recovered) Unwrap() Provider { return r.p }
 
-// errRunning is a wrapped method's error while the method runs: every
-// normal return replaces it, so catch finding it still there means the
-// method is panicking (or its goroutine is exiting).
-var errRunning = errors.New("provider call still running")
-
-// catch turns a panic into *errp. It must be deferred directly, after
-// *errp is set to errRunning. It calls recover only when the method did
-// not return: recover's frame is large enough that calling it on every
-// provider call made the caller's goroutine stack grow (BENCHMARKS.md).
+// catch turns a panic of the wrapped method into *errp. It must be
+// deferred directly by the wrapping method, so that its recover sees the
+// panic.
 func (r *recovered) catch(errp *error, method string, urn resource.URN, token string) {
-	if *errp != errRunning {
-		return
-	}
 	if v := recover(); v != nil {
 		*errp = &PanicError{Provider: r.name, Method: method, URN: urn, Token: token, Value: v, Stack: debug.Stack()}
 	}
 }
 
 func (r *recovered) Check(ctx context.Context, req CheckRequest) (_ CheckResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Check", req.URN, "")
 	return r.p.Check(ctx, req)
 }
 
 func (r *recovered) Diff(ctx context.Context, req DiffRequest) (_ DiffResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Diff", req.URN, "")
 	return r.p.Diff(ctx, req)
 }
 
 func (r *recovered) Create(ctx context.Context, req CreateRequest) (_ CreateResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Create", req.URN, "")
 	return r.p.Create(ctx, req)
 }
 
 func (r *recovered) Read(ctx context.Context, req ReadRequest) (_ ReadResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Read", req.URN, "")
 	return r.p.Read(ctx, req)
 }
 
 func (r *recovered) Update(ctx context.Context, req UpdateRequest) (_ UpdateResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Update", req.URN, "")
 	return r.p.Update(ctx, req)
 }
 
 func (r *recovered) Delete(ctx context.Context, req DeleteRequest) (_ DeleteResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Delete", req.URN, "")
 	return r.p.Delete(ctx, req)
 }
 
 func (r *recovered) CheckConfig(ctx context.Context, req CheckRequest) (_ CheckResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "CheckConfig", req.URN, "")
 	c, ok := r.p.(Configurer)
 	if !ok {
@@ -132,7 +115,6 @@ func (r *recovered) CheckConfig(ctx context.Context, req CheckRequest) (_ CheckR
 }
 
 func (r *recovered) DiffConfig(ctx context.Context, req DiffRequest) (_ DiffResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "DiffConfig", req.URN, "")
 	c, ok := r.p.(Configurer)
 	if !ok {
@@ -142,7 +124,6 @@ func (r *recovered) DiffConfig(ctx context.Context, req DiffRequest) (_ DiffResp
 }
 
 func (r *recovered) Configure(ctx context.Context, req ConfigureRequest) (_ ConfigureResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Configure", req.URN, "")
 	c, ok := r.p.(Configurer)
 	if !ok {
@@ -152,7 +133,6 @@ func (r *recovered) Configure(ctx context.Context, req ConfigureRequest) (_ Conf
 }
 
 func (r *recovered) Parameterize(ctx context.Context, req ParameterizeRequest) (_ ParameterizeResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Parameterize", "", "")
 	c, ok := r.p.(Parameterizer)
 	if !ok {
@@ -162,7 +142,6 @@ func (r *recovered) Parameterize(ctx context.Context, req ParameterizeRequest) (
 }
 
 func (r *recovered) GetSchema(ctx context.Context, req GetSchemaRequest) (_ GetSchemaResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "GetSchema", "", "")
 	c, ok := r.p.(SchemaProvider)
 	if !ok {
@@ -172,7 +151,6 @@ func (r *recovered) GetSchema(ctx context.Context, req GetSchemaRequest) (_ GetS
 }
 
 func (r *recovered) Construct(ctx context.Context, req ConstructRequest) (_ ConstructResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Construct", req.URN, "")
 	c, ok := r.p.(Constructor)
 	if !ok {
@@ -182,7 +160,6 @@ func (r *recovered) Construct(ctx context.Context, req ConstructRequest) (_ Cons
 }
 
 func (r *recovered) Invoke(ctx context.Context, req InvokeRequest) (_ InvokeResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Invoke", "", req.Token)
 	c, ok := r.p.(Invoker)
 	if !ok {
@@ -192,7 +169,6 @@ func (r *recovered) Invoke(ctx context.Context, req InvokeRequest) (_ InvokeResp
 }
 
 func (r *recovered) StreamInvoke(ctx context.Context, req InvokeRequest, emit func(resource.PropertyMap) error) (err error) {
-	err = errRunning
 	defer r.catch(&err, "StreamInvoke", "", req.Token)
 	c, ok := r.p.(StreamInvoker)
 	if !ok {
@@ -202,7 +178,6 @@ func (r *recovered) StreamInvoke(ctx context.Context, req InvokeRequest, emit fu
 }
 
 func (r *recovered) Call(ctx context.Context, req CallRequest) (_ CallResponse, err error) {
-	err = errRunning
 	defer r.catch(&err, "Call", "", req.Token)
 	c, ok := r.p.(Caller)
 	if !ok {
@@ -212,7 +187,6 @@ func (r *recovered) Call(ctx context.Context, req CallRequest) (_ CallResponse, 
 }
 
 func (r *recovered) SignalCancellation(ctx context.Context) (err error) {
-	err = errRunning
 	defer r.catch(&err, "SignalCancellation", "", "")
 	c, ok := r.p.(Canceler)
 	if !ok {
@@ -222,7 +196,6 @@ func (r *recovered) SignalCancellation(ctx context.Context) (err error) {
 }
 
 func (r *recovered) Close(ctx context.Context) (err error) {
-	err = errRunning
 	defer r.catch(&err, "Close", "", "")
 	c, ok := r.p.(Closer)
 	if !ok {
