@@ -2,12 +2,13 @@ package state
 
 import "context"
 
-// Backend is where a Store made by NewStore keeps its stacks: a database or
-// a remote service rather than a folder. The Store runs over it the same
-// code that FileStore runs over files — encoding, secrets, integrity
-// checks, the journal with its group commit and compaction, crash replay —
-// so a Backend only keeps bytes and arbitrates locks, and every Store built
-// on one behaves like the file store (package storetest checks it).
+// Backend is where a Store made by backendstore.New keeps its stacks: a
+// database or a remote service rather than a folder. The Store runs over
+// it the same code that the file store runs over files — encoding,
+// secrets, integrity checks, the journal with its group commit and
+// compaction, crash replay — so a Backend only keeps bytes and arbitrates
+// locks, and every Store built on one behaves like the file store
+// (package storetest checks it).
 //
 // A Backend keeps three things per stack:
 //

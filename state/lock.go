@@ -84,7 +84,7 @@ func (s *StaleLock) String() string {
 }
 
 // ReplacedLock is implemented by the Locks of stores that break a stale
-// lock by themselves (FileStore, MemoryStore and the stores of NewStore
+// lock by themselves (the file and memory stores and those of backendstore
 // do). Replaced returns the lock this one replaced, or nil: a host should
 // warn of it, since the operation that held it was interrupted.
 type ReplacedLock interface {

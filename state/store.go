@@ -10,8 +10,8 @@ import (
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
-// Store keeps the state of stacks. It is what the engine uses; FileStore
-// (the embedded default) and MemoryStore (for tests) implement it and pass
+// Store keeps the state of stacks. It is what the engine uses; filestore
+// (the embedded default) and memstore (for tests) implement it and pass
 // the same conformance tests.
 //
 // An operation that changes a stack follows one pattern:
@@ -297,8 +297,8 @@ func NewOptions(opts ...Option) Options {
 }
 
 // WithSecrets sets how the store encrypts secret values. Without it a
-// FileStore cannot record a secret value (it fails with
-// ErrNoSecretsManager rather than write plaintext); a MemoryStore uses a
+// file store cannot record a secret value (it fails with
+// ErrNoSecretsManager rather than write plaintext); a memory store uses a
 // random passphrase of its own.
 func WithSecrets(p SecretsProvider) Option { return func(o *Options) { o.Secrets = p } }
 

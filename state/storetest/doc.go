@@ -1,7 +1,7 @@
 // Package storetest is the conformance suite of state.Store: one set of
-// checks that every store — the memory and file stores of package state,
-// a backendstore.New over a Backend, the PostgreSQL store — runs against
-// itself, so that they all keep the same promises.
+// checks that every store — the memory and file stores (packages memstore
+// and filestore), a backendstore.New over a Backend, the PostgreSQL store
+// — runs against itself, so that they all keep the same promises.
 //
 // A store's test hands Run a Harness that opens clients of the store (each
 // one as a separate process would see the same storage) and reaches under
