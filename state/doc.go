@@ -18,12 +18,14 @@
 // (Store, Journal, Lock, Backend, their errors and options); the stores
 // live one to a package:
 //
-//	state/filestore      the embedded default: a folder per stack
-//	state/memstore       the same code over memory, for tests
-//	state/backendstore   the same code over a Backend, such as state/postgres
-//	state/storetest      the suite every Store passes
-//	state/internal/store their one implementation: the format, the
-//	                     journal, locking, secrets and MACs
+//	state/filestore        the embedded default: a folder per stack
+//	state/memstore         the same code over memory, for tests
+//	state/backendstore     the same code over a Backend, such as state/postgres
+//	state/storetest        the suite every Store passes
+//	state/internal/store   their one implementation: the journal, locking
+//	                       and secrets, over a storage of bytes
+//	state/internal/format  the on-disk format: the codec, the journal's
+//	                       framing, the MACs
 //
 // An operation locks the stack, loads it, opens a Journal on it, records
 // each step twice (begin, then success or failure), and commits:
@@ -103,7 +105,7 @@
 // # The on-disk format
 //
 // Snapshots and journal entries are JSON (FORMAT.md), written and read by
-// a codec of its own in state/internal/store: an encoder that appends to
+// a codec of its own in state/internal/format: an encoder that appends to
 // one buffer, and a reader over the file's text whose strings share that
 // text. It was chosen over the standard library's encoding/json and over
 // github.com/go-json-experiment/json's jsontext tokenizer by measurement:

@@ -9,17 +9,17 @@ import (
 	"context"
 
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state/internal/store"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
 // Marshal encodes m, sealing each secret with mgr. Unknown values are
 // kept. A secret with a nil mgr is state.ErrNoSecretsManager.
 func Marshal(ctx context.Context, m resource.PropertyMap, mgr secrets.Manager) ([]byte, error) {
-	return store.MarshalProperties(ctx, m, mgr)
+	return format.MarshalProperties(ctx, m, mgr)
 }
 
 // Unmarshal decodes what Marshal wrote, opening secrets with mgr.
 func Unmarshal(ctx context.Context, data []byte, mgr secrets.Manager) (resource.PropertyMap, error) {
-	return store.UnmarshalProperties(ctx, data, mgr)
+	return format.UnmarshalProperties(ctx, data, mgr)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -148,12 +149,12 @@ func journalOf10k(b *testing.B) (base *state.Snapshot, baseData, journal []byte,
 		create(b, j, r)
 	}
 	files := s.Files("dev")
-	base, err = decodeSnapshot(ctx, files[fileSnapshot], s.opener("dev"), &snapshotAuth{stack: "dev", keyed: true})
+	base, err = decodeSnapshot(ctx, files[fileSnapshot], s.opener("dev"), &format.SnapshotAuth{Stack: "dev", Keyed: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	mgr, _ := s.manager(ctx, "dev", base.Secrets)
-	mac, err := newRecordMAC(mgr)
+	mac, err := format.NewRecordMAC(mgr)
 	if err != nil || mac == nil {
 		b.Fatalf("no record MAC: %v", err)
 	}

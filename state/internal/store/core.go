@@ -13,6 +13,7 @@ import (
 	"github.com/groundwork-iac/groundwork/state"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -170,19 +171,10 @@ func (c *core) recordedSecrets(ctx context.Context, stack string) (*state.Secret
 		return nil, err
 	}
 	// A malformed file is reported by Load; here it only has no secrets.
-	var rec *state.SecretsState
-	d := newDecoder(string(data), nil)
-	_ = d.eachMember(func(key string) (err error) {
-		if key == "secrets" {
-			rec, err = d.secretsState()
-			return err
-		}
-		return d.skip(0)
-	})
-	return rec, nil
+	return format.RecordedSecrets(data), nil
 }
 
-func (c *core) opener(stack string) openManager {
+func (c *core) opener(stack string) format.OpenManager {
 	return func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error) {
 		return c.manager(ctx, stack, recorded)
 	}
@@ -218,10 +210,10 @@ func (c *core) Load(ctx context.Context, stack string) (*state.Snapshot, error) 
 	if snapData == nil {
 		return &state.Snapshot{Manifest: state.Manifest{Version: state.FormatVersion}}, nil
 	}
-	auth := &snapshotAuth{stack: stack, keyed: c.opts.Secrets != nil, trust: c.opts.TrustUnauthenticated}
+	auth := &format.SnapshotAuth{Stack: stack, Keyed: c.opts.Secrets != nil, Trust: c.opts.TrustUnauthenticated}
 	// The snapshot's strings share the file's text: one copy of it.
 	text := string(snapData)
-	base, unknowns, err := decodeSnapshotValues(ctx, snapData, text, c.opener(stack), auth)
+	base, unknowns, err := format.DecodeSnapshot(ctx, snapData, text, c.opener(stack), auth)
 	if err != nil {
 		return nil, loadError(err, "loading stack %q: %w", stack)
 	}
@@ -229,7 +221,7 @@ func (c *core) Load(ctx context.Context, stack string) (*state.Snapshot, error) 
 		return nil, fmt.Errorf("loading stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
 	}
 	if len(journal) == 0 {
-		c.remember(stack, base, text, auth.alg)
+		c.remember(stack, base, text, auth.Alg)
 		return base, nil
 	}
 	c.forget(stack)
@@ -237,9 +229,9 @@ func (c *core) Load(ctx context.Context, stack string) (*state.Snapshot, error) 
 	if err != nil {
 		return nil, fmt.Errorf("loading stack %q: %w", stack, err)
 	}
-	var mac *recordMAC
-	if auth.alg == macHMAC {
-		if mac, err = newRecordMAC(mgr); err != nil {
+	var mac *format.RecordMAC
+	if auth.Alg == format.AlgHMAC {
+		if mac, err = format.NewRecordMAC(mgr); err != nil {
 			return nil, err
 		}
 	}
@@ -293,7 +285,7 @@ func (c *core) continuing(ctx context.Context, stack string, base *state.Snapsho
 	l, ok := c.loaded[stack]
 	delete(c.loaded, stack)
 	c.mu.Unlock()
-	if !ok || !l.unchanged(base) || l.alg != macAlg(mgr) {
+	if !ok || !l.unchanged(base) || l.alg != format.MACAlgorithm(mgr) {
 		return "", false
 	}
 	if mgr != nil && (base.Secrets == nil || base.Secrets.Type != mgr.Type() || !sameJSON(string(mgr.State()), base.Secrets.State)) {
@@ -569,7 +561,7 @@ func (c *core) writeSnapshot(ctx context.Context, stack string, snap *state.Snap
 	c.mu.Lock()
 	hint := max(c.sizes[stack], 512*len(snap.Resources))
 	c.mu.Unlock()
-	data, err := encodeSnapshot(ctx, &out, mgr, hint, nil)
+	data, err := format.EncodeSnapshot(ctx, &out, mgr, hint, nil)
 	if err != nil {
 		return nil, fmt.Errorf("encoding stack %q: %w", stack, err)
 	}

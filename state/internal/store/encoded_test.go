@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -67,19 +68,19 @@ func TestCommitCopiesEntryEncodings(t *testing.T) {
 			marked.Protect = true
 			mustAppend(t, j, state.Entry{Kind: state.EntryWrite, Old: live[7], New: marked})
 
-			if got := len(j.(*journal).encoded.byState); got != 42 {
+			if got := j.(*journal).encoded.Len(); got != 42 {
 				t.Fatalf("the journal remembers %d encodings; want 42 (40 creates, an update, a write)", got)
 			}
 			snap, err := j.Commit(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(j.(*journal).encoded.byState) != 0 {
+			if j.(*journal).encoded.Len() != 0 {
 				t.Error("the journal still remembers encodings after the commit")
 			}
 			stored := s.Files("dev")[fileSnapshot]
 			if !secret {
-				again, err := encodeSnapshot(ctx, snap, j.(*journal).mgr, 0, nil)
+				again, err := format.EncodeSnapshot(ctx, snap, j.(*journal).mgr, 0, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

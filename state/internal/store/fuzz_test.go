@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -35,7 +36,7 @@ type fuzzFixture struct {
 	data []byte
 	snap *state.Snapshot
 	mgr  secrets.Manager
-	mac  *recordMAC // keyed by mgr: the fixture's journals are tagged
+	mac  *format.RecordMAC // keyed by mgr: the fixture's journals are tagged
 }
 
 func loadFuzzFixture(t testing.TB) *fuzzFixture {
@@ -47,11 +48,11 @@ func loadFuzzFixture(t testing.TB) *fuzzFixture {
 	fx.snap, err = decodeSnapshot(context.Background(), data, func(ctx context.Context, rec *state.SecretsState) (secrets.Manager, error) {
 		fx.mgr, err = secrets.OpenPassphrase(testPassphrase, rec.State)
 		return fx.mgr, err
-	}, &snapshotAuth{stack: "fuzz", keyed: true})
+	}, &format.SnapshotAuth{Stack: "fuzz", Keyed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fx.mac, err = newRecordMAC(fx.mgr); err != nil || fx.mac == nil {
+	if fx.mac, err = format.NewRecordMAC(fx.mgr); err != nil || fx.mac == nil {
 		t.Fatalf("the fixture's manager gives no record MAC: %v", err)
 	}
 	return fx
@@ -75,7 +76,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := context.Background()
 		for _, keyed := range []bool{false, true} {
-			_, _ = decodeSnapshot(ctx, data, fx.open, &snapshotAuth{stack: "fuzz", keyed: keyed})
+			_, _ = decodeSnapshot(ctx, data, fx.open, &format.SnapshotAuth{Stack: "fuzz", Keyed: keyed})
 		}
 		snap, err := decodeSnapshot(ctx, data, fx.open, nil)
 		if err != nil {
@@ -86,11 +87,11 @@ func FuzzDecodeSnapshot(f *testing.F) {
 			_ = f.Snapshot() // orders the resources
 		}
 		// Whatever decodes must encode, and read back the same.
-		again, err := encodeSnapshot(ctx, snap, fx.mgr, 0, nil)
+		again, err := format.EncodeSnapshot(ctx, snap, fx.mgr, 0, nil)
 		if err != nil {
 			t.Fatalf("a decoded snapshot does not encode: %v", err)
 		}
-		back, err := decodeSnapshot(ctx, again, fx.open, &snapshotAuth{stack: "fuzz", keyed: true})
+		back, err := decodeSnapshot(ctx, again, fx.open, &format.SnapshotAuth{Stack: "fuzz", Keyed: true})
 		if err != nil {
 			t.Fatalf("a re-encoded snapshot does not decode: %v\n%s", err, again)
 		}
@@ -116,7 +117,7 @@ func FuzzReplayJournal(f *testing.F) {
 		if framed {
 			journal = tagJournal(fx, 1, bytes.Split(data, []byte{0x1e}))
 		}
-		for _, mac := range []*recordMAC{fx.mac, nil} {
+		for _, mac := range []*format.RecordMAC{fx.mac, nil} {
 			snap, err := replay(ctx, fx.snap, fx.data, journal, fx.mgr, "fuzz", mac)
 			if err != nil {
 				continue
@@ -130,12 +131,12 @@ func FuzzReplayJournal(f *testing.F) {
 // journal that continues the fixture's base, tagged as a journal keyed by
 // the fixture's manager is.
 func tagJournal(fx *fuzzFixture, first uint64, payloads [][]byte) []byte {
-	journal := headerRecord(baseID(fx.data), first, nil, fx.mac)
-	var prev [macSize]byte
-	copy(prev[:], journal[len(journal)-macSize:])
+	journal := format.HeaderRecord(format.BaseID(fx.data), first, nil, fx.mac)
+	var prev [format.MACSize]byte
+	copy(prev[:], journal[len(journal)-format.MACSize:])
 	for i, p := range payloads {
-		journal = appendTagged(journal, recordTaggedEntry, first+uint64(i), p, fx.mac, &prev)
-		copy(prev[:], journal[len(journal)-macSize:])
+		journal = format.AppendTagged(journal, format.RecordTaggedEntry, first+uint64(i), p, fx.mac, &prev)
+		copy(prev[:], journal[len(journal)-format.MACSize:])
 	}
 	return journal
 }
@@ -154,7 +155,7 @@ func TestFuzzSeeds(t *testing.T) {
 	}
 	base := chainStack(2)
 	base.Resources[1].Inputs["s"] = resource.NewSecret(resource.NewString("fuzz"))
-	data, err := encodeSnapshot(ctx, base, mgr, 0, nil)
+	data, err := format.EncodeSnapshot(ctx, base, mgr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,14 +163,14 @@ func TestFuzzSeeds(t *testing.T) {
 
 	// Snapshot seeds: the base and a snapshot holding every property kind.
 	full := &state.Snapshot{Resources: []*resource.State{fullState()}, PendingOperations: []resource.Operation{{Resource: fullState(), Kind: resource.OperationDeleting}}}
-	fullData, err := encodeSnapshot(ctx, full, mgr, 0, nil)
+	fullData, err := format.EncodeSnapshot(ctx, full, mgr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeSeed(t, "FuzzDecodeSnapshot", "base", data)
 	writeSeed(t, "FuzzDecodeSnapshot", "every-kind", fullData)
 	writeSeed(t, "FuzzDecodeSnapshot", "small", []byte(`{"version":1,"manifest":{"time":"2024-01-01T00:00:00Z"},"resources":[{"urn":"u","type":"a:b:C","inputs":{"x":[1,{"$number":"NaN"},{"$object":{"$y":true}}]}}]}`))
-	unkeyed, err := encodeSnapshot(ctx, chainStack(1), nil, 0, nil)
+	unkeyed, err := format.EncodeSnapshot(ctx, chainStack(1), nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,23 +197,23 @@ func TestFuzzSeeds(t *testing.T) {
 	}
 	// A journal of format 1, as an older groundwork wrote it: plain
 	// records, as behind a snapshot without a keyed MAC.
-	v1, err := json.Marshal(journalHeader{Format: 1, Base: baseID(data), FirstSeq: 1})
+	v1, err := json.Marshal(format.JournalHeader{Format: 1, Base: format.BaseID(data), FirstSeq: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw1 := appendRecord(nil, recordHeader, 0, v1)
+	raw1 := format.AppendRecord(nil, format.RecordHeader, 0, v1)
 	var payloads [][]byte
 	for _, e := range entries {
-		p, _, _, err := encodeEntry(ctx, nil, &e, mgr)
+		p, _, _, err := format.EncodeEntry(ctx, nil, &e, mgr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		payloads = append(payloads, p)
 		if e.Seq <= 6 {
-			raw1 = appendRecord(raw1, recordEntry, e.Seq, p)
+			raw1 = format.AppendRecord(raw1, format.RecordEntry, e.Seq, p)
 		}
 	}
-	mac, err := newRecordMAC(mgr)
+	mac, err := format.NewRecordMAC(mgr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/state"
 
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -31,7 +32,7 @@ type journal struct {
 	// chaining from chain, just before it is written, outside mu. mac's
 	// state and chain belong to whoever writes: the Append flushing, or a
 	// holder of mu while no flush runs.
-	mac *recordMAC
+	mac *format.RecordMAC
 
 	mu   sync.Mutex
 	fold *state.Fold
@@ -44,19 +45,19 @@ type journal struct {
 	buf, spare          []byte // the records of gathering, and a spare
 	err                 error  // sticky storage error
 	closed              bool
-	size                int64         // journal bytes written since the checkpoint
-	limit               int64         // compact when size exceeds this
-	snapSize            int           // size of the last snapshot written
-	entries             int           // entries since the last checkpoint
-	chain               [macSize]byte // tag of the last record sealed (with mac)
+	size                int64                // journal bytes written since the checkpoint
+	limit               int64                // compact when size exceeds this
+	snapSize            int                  // size of the last snapshot written
+	entries             int                  // entries since the last checkpoint
+	chain               [format.MACSize]byte // tag of the last record sealed (with mac)
 	// base names the snapshot file the journal's header is still to be
-	// written for (its baseID), with the steps in flight in it (see
+	// written for (its BaseID), with the steps in flight in it (see
 	// start); "" once it is.
 	base     string
 	inFlight []state.InFlight
 	// encoded holds the snapshot encodings of the states entries recorded
 	// since the last checkpoint, for the next one to copy.
-	encoded encodedStates
+	encoded format.EncodedStates
 	// pristine is the snapshot the journal continues, until an entry is
 	// recorded: the fold holds just that, in that order.
 	pristine *state.Snapshot
@@ -70,7 +71,7 @@ func openJournal(ctx context.Context, c *core, stack string, base *state.Snapsho
 		return nil, err
 	}
 	j := &journal{c: c, stack: stack, mgr: mgr, nextSeq: 1, gathering: newBatch()}
-	if j.mac, err = newRecordMAC(mgr); err != nil {
+	if j.mac, err = format.NewRecordMAC(mgr); err != nil {
 		return nil, err
 	}
 	snap := *base
@@ -103,7 +104,7 @@ func openJournal(ctx context.Context, c *core, stack string, base *state.Snapsho
 // the snapshot alone, which is what a header with no entries would have
 // replayed to.
 func (j *journal) continueFrom(data string) error {
-	j.base, j.inFlight = baseIDOfText(data), nil
+	j.base, j.inFlight = format.BaseIDOfText(data), nil
 	j.snapSize = len(data)
 	j.size = 0
 	j.limit = j.c.opts.JournalLimitFactor*int64(len(data)) + j.c.opts.JournalLimitExtra
@@ -118,7 +119,7 @@ func (j *journal) continueFrom(data string) error {
 // been handed to storage since the checkpoint, whose flushLocked waited
 // for the last flush); an error is sticky, as for every storage error.
 func (j *journal) start(ctx context.Context) error {
-	header := headerRecord(j.base, j.nextSeq, j.inFlight, j.mac)
+	header := format.HeaderRecord(j.base, j.nextSeq, j.inFlight, j.mac)
 	st := j.c.st
 	err := st.replace(ctx, j.stack, fileJournal, header)
 	if err == nil {
@@ -129,7 +130,7 @@ func (j *journal) start(ctx context.Context) error {
 		return j.err
 	}
 	if j.mac != nil {
-		copy(j.chain[:], header[len(header)-macSize:])
+		copy(j.chain[:], header[len(header)-format.MACSize:])
 	}
 	j.base, j.inFlight = "", nil
 	j.size += int64(len(header))
@@ -191,11 +192,11 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*state.Snaps
 	if err := snap.VerifyKnownIntegrity(); err != nil {
 		return nil, fmt.Errorf("not writing stack %q: %w", j.stack, err)
 	}
-	data, err := encodeSnapshot(ctx, snap, j.mgr, j.snapSize, &j.encoded)
+	data, err := format.EncodeSnapshot(ctx, snap, j.mgr, j.snapSize, &j.encoded)
 	if err != nil {
 		return nil, fmt.Errorf("encoding stack %q: %w", j.stack, err)
 	}
-	j.encoded.reset()
+	j.encoded.Reset()
 	if err := j.c.replaceSnapshot(ctx, j.stack, data); err != nil {
 		return nil, fmt.Errorf("writing stack %q: %w", j.stack, err)
 	}
@@ -218,7 +219,7 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*state.Snaps
 	j.size = 0
 	j.limit = j.c.opts.JournalLimitFactor*int64(len(data)) + j.c.opts.JournalLimitExtra
 	j.entries = 0
-	j.base, j.inFlight = baseID(data), inFlight
+	j.base, j.inFlight = format.BaseID(data), inFlight
 	if !lazy {
 		if err := j.start(ctx); err != nil {
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -110,7 +111,7 @@ func journalWithTail(t *testing.T, h harness) (journal []byte, lastStart int, wi
 	mustAppend(t, j, state.Entry{Kind: state.EntrySuccess, Begin: b, New: c})
 	with, _ = j.Snapshot()
 	journal = h.files("dev")[fileJournal]
-	if _, err := scanRecords(journal, func(r record) error { lastStart = int(r.offset); return nil }); err != nil {
+	if _, err := format.ScanRecords(journal, func(r format.Record) error { lastStart = int(r.Offset); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return journal, lastStart, with, without
@@ -282,7 +283,7 @@ type countingAppender struct {
 }
 
 func (a countingAppender) write(ctx context.Context, p []byte) error {
-	_, _ = scanRecords(p, func(record) error { a.c.writes.Add(1); return nil })
+	_, _ = format.ScanRecords(p, func(format.Record) error { a.c.writes.Add(1); return nil })
 	return a.appender.write(ctx, p)
 }
 
@@ -471,13 +472,13 @@ func TestJournalOnLoadedSnapshot(t *testing.T) {
 		extra := newBucket("extra", loaded.Resources[0])
 		create(t, j, extra)
 		journal := h.files("dev")[fileJournal]
-		var header *journalHeader
-		if _, err := scanRecords(journal, func(r record) error {
+		var header *format.JournalHeader
+		if _, err := format.ScanRecords(journal, func(r format.Record) error {
 			if header == nil {
 				header, err = decodeTestHeader(r)
 			}
 			return err
-		}); err != nil || header == nil || header.Base != baseID(snapFile) || header.FirstSeq != 1 {
+		}); err != nil || header == nil || header.Base != format.BaseID(snapFile) || header.FirstSeq != 1 {
 			t.Fatalf("the journal does not begin with a header continuing the snapshot: %+v, %v", header, err)
 		}
 
@@ -519,13 +520,13 @@ func TestCommitRestartsTheJournalBeforeItsNextEntry(t *testing.T) {
 		}
 
 		create(t, j, newBucket("b", prov))
-		var header *journalHeader
-		if _, err := scanRecords(h.files("dev")[fileJournal], func(r record) error {
+		var header *format.JournalHeader
+		if _, err := format.ScanRecords(h.files("dev")[fileJournal], func(r format.Record) error {
 			if header == nil {
 				header, err = decodeTestHeader(r)
 			}
 			return err
-		}); err != nil || header == nil || header.Base != baseID(h.files("dev")[fileSnapshot]) || header.FirstSeq != 3 {
+		}); err != nil || header == nil || header.Base != format.BaseID(h.files("dev")[fileSnapshot]) || header.FirstSeq != 3 {
 			t.Fatalf("the journal after Commit does not continue the committed snapshot from Seq 3: %+v, %v", header, err)
 		}
 		live, _ := j.Snapshot()
@@ -550,12 +551,12 @@ func TestCommitRestartsTheJournalBeforeItsNextEntry(t *testing.T) {
 }
 
 // decodeTestHeader reads a journal's header record, tagged or not.
-func decodeTestHeader(r record) (*journalHeader, error) {
-	payload, err := untag(r)
+func decodeTestHeader(r format.Record) (*format.JournalHeader, error) {
+	payload, err := format.Untag(r)
 	if err != nil {
 		return nil, err
 	}
-	return decodeHeader(payload)
+	return format.DecodeHeader(payload)
 }
 
 // A journal opened on a loaded snapshot continues its file only while that

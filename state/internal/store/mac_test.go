@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -50,7 +51,7 @@ func writeStack(t *testing.T, opts ...state.Option) (*MemoryStore, *state.Snapsh
 // withoutMAC removes the "mac" member that ends a snapshot.
 func withoutMAC(t *testing.T, data []byte) []byte {
 	t.Helper()
-	i := bytes.LastIndex(data, []byte(macMember))
+	i := bytes.LastIndex(data, []byte(format.MACMember))
 	if i < 0 {
 		t.Fatalf("no \"mac\" member in:\n%s", data)
 	}
@@ -61,11 +62,11 @@ func withoutMAC(t *testing.T, data []byte) []byte {
 // what precedes it, as anyone can compute.
 func resealed(t *testing.T, data []byte) []byte {
 	t.Helper()
-	i := bytes.LastIndex(data, []byte(macMember))
+	i := bytes.LastIndex(data, []byte(format.MACMember))
 	if i < 0 {
 		t.Fatalf("no \"mac\" member in:\n%s", data)
 	}
-	out, err := sealSnapshot(bytes.Clone(data[:i]), nil)
+	out, err := format.SealSnapshot(bytes.Clone(data[:i]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestSnapshotAuthentication(t *testing.T) {
 		{
 			name: "a malformed MAC", written: []state.Option{keyed},
 			edit: func(t *testing.T, d []byte) []byte {
-				return replace(t, d, macMember+macHMAC+":", macMember+macHMAC+":zz")
+				return replace(t, d, format.MACMember+format.AlgHMAC+":", format.MACMember+format.AlgHMAC+":zz")
 			},
 			check: authError("snapshot", false),
 		},
@@ -300,7 +301,7 @@ func TestUnauthenticatedSnapshotIsSealedByTheNextWrite(t *testing.T) {
 	if err := j.Close(ctx); err != nil { // a crash: the journal stays
 		t.Fatal(err)
 	}
-	if !bytes.Contains(s.Files("dev")[fileSnapshot], []byte(macMember+macHMAC)) {
+	if !bytes.Contains(s.Files("dev")[fileSnapshot], []byte(format.MACMember+format.AlgHMAC)) {
 		t.Fatal("the journal did not write an authenticated snapshot")
 	}
 	got, err := s.Reopen().Load(ctx, "dev")
@@ -363,12 +364,12 @@ func refresh(frame []byte) []byte {
 
 // untagged rewrites a tagged record as the plain record of the same type.
 func untagged(frame []byte) []byte {
-	body := frame[frameHeaderSize : len(frame)-macSize]
-	typ := recordHeader
-	if body[0] == recordTaggedEntry {
-		typ = recordEntry
+	body := frame[frameHeaderSize : len(frame)-format.MACSize]
+	typ := format.RecordHeader
+	if body[0] == format.RecordTaggedEntry {
+		typ = format.RecordEntry
 	}
-	return appendRecord(nil, typ, binary.LittleEndian.Uint64(body[1:]), body[bodyHeaderSize:])
+	return format.AppendRecord(nil, typ, binary.LittleEndian.Uint64(body[1:]), body[bodyHeaderSize:])
 }
 
 func TestJournalAuthentication(t *testing.T) {
@@ -427,7 +428,7 @@ func TestJournalAuthentication(t *testing.T) {
 				t.Fatalf("the untouched journal: Load = %v, %v", got, err)
 			}
 			f := frames(t, journal)
-			if len(f) != 5 || f[0][frameHeaderSize] != recordTaggedHeader || f[1][frameHeaderSize] != recordTaggedEntry {
+			if len(f) != 5 || f[0][frameHeaderSize] != format.RecordTaggedHeader || f[1][frameHeaderSize] != format.RecordTaggedEntry {
 				t.Fatalf("want a tagged header and 4 tagged entries; got %d records", len(f))
 			}
 			edited := tt.edit(t, f)
@@ -450,7 +451,7 @@ func TestFormatOneJournalReplaysWhenTrusted(t *testing.T) {
 	s, want := journalStack(t, fastSecrets())
 	snap := formatOne(t, s.Files("dev")[fileSnapshot])
 	f := frames(t, s.Files("dev")[fileJournal])
-	header := headerRecord(baseID(snap), 1, nil, nil)
+	header := format.HeaderRecord(format.BaseID(snap), 1, nil, nil)
 	header = refresh(replace(t, header, fmt.Sprintf(`{"format":%d,`, state.JournalFormatVersion), `{"format":1,`))
 	journal := header
 	for _, e := range f[1:] {
@@ -473,11 +474,11 @@ func TestFormatOneJournalReplaysWhenTrusted(t *testing.T) {
 func TestUnkeyedJournalIsPlain(t *testing.T) {
 	s, want := journalStack(t, noSecrets)
 	for i, f := range frames(t, s.Files("dev")[fileJournal]) {
-		if typ := f[frameHeaderSize]; tagged(typ) {
+		if typ := f[frameHeaderSize]; format.Tagged(typ) {
 			t.Errorf("record %d has type %d; want a plain record", i, typ)
 		}
 	}
-	if !bytes.Contains(s.Files("dev")[fileSnapshot], []byte(macMember+macCRC+":")) {
+	if !bytes.Contains(s.Files("dev")[fileSnapshot], []byte(format.MACMember+format.AlgCRC+":")) {
 		t.Errorf("the snapshot carries no checksum:\n%s", s.Files("dev")[fileSnapshot])
 	}
 	got, err := s.Reopen().Load(context.Background(), "dev")
@@ -545,8 +546,8 @@ func TestJournalBase(t *testing.T) {
 		base func(snapshot []byte) string
 	}{
 		{"keyed", []state.Option{fastSecrets()}, func(snapshot []byte) string {
-			i := bytes.LastIndex(snapshot, []byte(macMember))
-			return string(snapshot[i+len(macMember) : bytes.LastIndexByte(snapshot, '"')])
+			i := bytes.LastIndex(snapshot, []byte(format.MACMember))
+			return string(snapshot[i+len(format.MACMember) : bytes.LastIndexByte(snapshot, '"')])
 		}},
 		{"unkeyed", []state.Option{noSecrets}, func(snapshot []byte) string {
 			sum := sha256.Sum256(snapshot)
@@ -556,11 +557,11 @@ func TestJournalBase(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := journalStack(t, tt.opts...)
 			files := s.Files("dev")
-			payload, err := untag(record{typ: files[fileJournal][frameHeaderSize], payload: frames(t, files[fileJournal])[0][frameHeaderSize+bodyHeaderSize:]})
+			payload, err := format.Untag(format.Record{Type: files[fileJournal][frameHeaderSize], Payload: frames(t, files[fileJournal])[0][frameHeaderSize+bodyHeaderSize:]})
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := decodeHeader(payload)
+			h, err := format.DecodeHeader(payload)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -721,3 +722,11 @@ func TestConcurrentAppendsKeepTheChain(t *testing.T) {
 		})
 	}
 }
+
+// The sizes of a journal frame's parts (FORMAT.md, "Journal").
+const (
+	frameHeaderSize = 12 // length, its checksum, the body's checksum
+	bodyHeaderSize  = 9  // record type and Seq
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)

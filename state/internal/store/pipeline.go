@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 )
 
 // This file is how entries reach storage: one path, Append, which returns
@@ -39,7 +40,7 @@ func (j *journal) Append(ctx context.Context, e state.Entry) (uint64, error) {
 	}
 	buf := entryBuffers.Get().(*[]byte)
 	defer recycle(buf)
-	payload, newAt, unknowns, err := encodeEntry(ctx, (*buf)[:0], &e, j.mgr)
+	payload, newAt, unknowns, err := format.EncodeEntry(ctx, (*buf)[:0], &e, j.mgr)
 	*buf = payload
 	if err != nil {
 		return 0, fmt.Errorf("encoding a journal entry: %w", err)
@@ -67,7 +68,7 @@ func (j *journal) Append(ctx context.Context, e state.Entry) (uint64, error) {
 
 // enterLocked folds the encoded entry e (payload) and frames its record
 // into the batch being gathered, and returns its Seq. newAt is where
-// payload holds New as a snapshot encodes it (see encodeEntry), or -1;
+// payload holds New as a snapshot encodes it (see EncodeEntry), or -1;
 // known says e's resources hold no unknown value. Called with j.mu held.
 func (j *journal) enterLocked(ctx context.Context, e *state.Entry, payload []byte, newAt int, known bool) (uint64, error) {
 	if err := j.ready(ctx); err != nil {
@@ -82,7 +83,7 @@ func (j *journal) enterLocked(ctx context.Context, e *state.Entry, payload []byt
 	j.entries++
 	j.pristine = nil
 	if newAt >= 0 && known {
-		j.encoded.put(e.New, payload[newAt:len(payload)-1])
+		j.encoded.Put(e.New, payload[newAt:len(payload)-1])
 	}
 	j.frame(seq, payload)
 	j.gathering.records++
@@ -223,10 +224,10 @@ func (j *journal) settleGathered() {
 // held, in Seq order.
 func (j *journal) frame(seq uint64, payload []byte) {
 	if j.mac == nil {
-		j.buf = appendRecord(j.buf, recordEntry, seq, payload)
+		j.buf = format.AppendRecord(j.buf, format.RecordEntry, seq, payload)
 		return
 	}
-	j.buf = appendUnsealed(j.buf, recordTaggedEntry, seq, payload)
+	j.buf = format.AppendUnsealed(j.buf, format.RecordTaggedEntry, seq, payload)
 }
 
 // write seals a batch of records — when the journal is keyed, fills in
@@ -235,14 +236,14 @@ func (j *journal) frame(seq uint64, payload []byte) {
 // while no flush runs.
 func (j *journal) write(ctx context.Context, batch []byte) error {
 	if j.mac != nil {
-		sealRecords(batch, j.mac, &j.chain)
+		format.SealRecords(batch, j.mac, &j.chain)
 	}
 	return j.app.write(ctx, batch)
 }
 
 // keepSpare keeps a written batch's buffer for the batch after next: when
 // thousands of steps begin at once a batch holds megabytes, and growing a
-// fresh buffer to that size again was most of appendRecord's time.
+// fresh buffer to that size again was most of AppendRecord's time.
 func (j *journal) keepSpare(batch []byte) {
 	if cap(batch) <= maxSpareBatch {
 		j.spare = batch[:0]

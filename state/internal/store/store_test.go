@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -211,7 +212,7 @@ func TestLoadRejectsNewerFormatAndBrokenFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := encodeSnapshot(ctx, broken, mgr, 0, nil)
+		data, err := format.EncodeSnapshot(ctx, broken, mgr, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

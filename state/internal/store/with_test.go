@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -49,7 +50,7 @@ func TestJournalWithCrash(t *testing.T) {
 		}
 		journal := h.files("dev")[fileJournal]
 		var starts []int
-		if _, err := scanRecords(journal, func(r record) error { starts = append(starts, int(r.offset)); return nil }); err != nil {
+		if _, err := format.ScanRecords(journal, func(r format.Record) error { starts = append(starts, int(r.Offset)); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		if len(starts) != 3 {
@@ -104,7 +105,7 @@ func TestJournalCondemnCrash(t *testing.T) {
 		}
 		journal := h.files("dev")[fileJournal]
 		var starts []int
-		if _, err := scanRecords(journal, func(r record) error { starts = append(starts, int(r.offset)); return nil }); err != nil {
+		if _, err := format.ScanRecords(journal, func(r format.Record) error { starts = append(starts, int(r.Offset)); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		if len(starts) != 3 {
@@ -152,20 +153,20 @@ func TestJournalFormatVersions(t *testing.T) {
 				create(t, j, newBucket("a", base.Resources[0]))
 				live, _ := j.Snapshot()
 				journal := h.files("dev")[fileJournal]
-				var header journalHeader
+				var header format.JournalHeader
 				var typ byte
 				var rest []byte // the entries, after the header
-				if _, err := scanRecords(journal, func(r record) error {
-					if r.typ == recordHeader || r.typ == recordTaggedHeader {
-						typ = r.typ
-						payload, err := untag(r)
+				if _, err := format.ScanRecords(journal, func(r format.Record) error {
+					if r.Type == format.RecordHeader || r.Type == format.RecordTaggedHeader {
+						typ = r.Type
+						payload, err := format.Untag(r)
 						if err != nil {
 							return err
 						}
 						return json.Unmarshal(payload, &header)
 					}
 					if rest == nil {
-						rest = journal[r.offset:]
+						rest = journal[r.Offset:]
 					}
 					return nil
 				}); err != nil {
@@ -174,7 +175,7 @@ func TestJournalFormatVersions(t *testing.T) {
 				if header.Format != state.JournalFormatVersion {
 					t.Errorf("the header says format %d, want %d", header.Format, state.JournalFormatVersion)
 				}
-				if want := map[bool]byte{true: recordTaggedHeader, false: recordHeader}[keyed]; typ != want {
+				if want := map[bool]byte{true: format.RecordTaggedHeader, false: format.RecordHeader}[keyed]; typ != want {
 					t.Errorf("the header is a record of type %d, want %d", typ, want)
 				}
 				withFormat := func(v int) []byte {
@@ -187,9 +188,9 @@ func TestJournalFormatVersions(t *testing.T) {
 					// A newer header is refused before its tag is read:
 					// one with room for a tag will do.
 					if keyed {
-						return append(refresh(appendUnsealed(nil, recordTaggedHeader, 0, payload)), rest...)
+						return append(refresh(format.AppendUnsealed(nil, format.RecordTaggedHeader, 0, payload)), rest...)
 					}
-					return append(appendRecord(nil, recordHeader, 0, payload), rest...)
+					return append(format.AppendRecord(nil, format.RecordHeader, 0, payload), rest...)
 				}
 
 				if !keyed {
@@ -232,11 +233,11 @@ func TestEntryCondemnRoundTrip(t *testing.T) {
 		{Kind: state.EntryWrite, Old: db, New: next, Condemn: true},
 		{Kind: state.EntryWrite, Old: db, New: next},
 	} {
-		payload, _, _, err := encodeEntry(ctx, nil, &e, nil)
+		payload, _, _, err := format.EncodeEntry(ctx, nil, &e, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := newEntryDecoder(nil).decode(ctx, string(payload), 0, true)
+		got, err := format.NewEntryDecoder(nil).Decode(ctx, string(payload), 0, true)
 		if err != nil {
 			t.Fatalf("%s: %v", payload, err)
 		}
@@ -258,11 +259,11 @@ func TestEntryWithRoundTrip(t *testing.T) {
 		{Kind: state.EntryWrite, Old: db, With: withList()},
 		{Kind: state.EntryWrite, Old: db},
 	} {
-		payload, _, _, err := encodeEntry(ctx, nil, &e, nil)
+		payload, _, _, err := format.EncodeEntry(ctx, nil, &e, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := newEntryDecoder(nil).decode(ctx, string(payload), 0, true)
+		got, err := format.NewEntryDecoder(nil).Decode(ctx, string(payload), 0, true)
 		if err != nil {
 			t.Fatalf("%s: %v", payload, err)
 		}

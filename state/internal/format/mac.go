@@ -1,4 +1,4 @@
-package store
+package format
 
 import (
 	"bytes"
@@ -24,15 +24,15 @@ import (
 
 // The algorithms a snapshot's "mac" member names.
 const (
-	macHMAC = "hmac-sha256" // keyed by the stack's secrets manager
-	macCRC  = "crc32c"      // no key: catches accidents, not tampering
+	AlgHMAC = "hmac-sha256" // keyed by the stack's secrets manager
+	AlgCRC  = "crc32c"      // no key: catches accidents, not tampering
 )
 
-// macSize is the size of an HMAC-SHA-256 tag.
-const macSize = 32
+// MACSize is the size of an HMAC-SHA-256 tag.
+const MACSize = 32
 
-// macMember introduces a snapshot's "mac" member, always its last.
-const macMember = `,"mac":"`
+// MACMember introduces a snapshot's "mac" member, always its last.
+const MACMember = `,"mac":"`
 
 // The labels that open every MAC input, so that a snapshot's MAC can never
 // pass for a journal record's or the other way round.
@@ -42,7 +42,7 @@ var (
 )
 
 // zeroTag is what the first record of a journal (its header) chains to.
-var zeroTag [macSize]byte
+var zeroTag [MACSize]byte
 
 // managerMAC returns a new MAC keyed by mgr, or nil if mgr (possibly nil)
 // cannot authenticate.
@@ -52,7 +52,7 @@ func managerMAC(mgr secrets.Manager) (hash.Hash, error) {
 		return nil, nil
 	}
 	h := a.NewMAC()
-	if h == nil || h.Size() != macSize {
+	if h == nil || h.Size() != MACSize {
 		return nil, fmt.Errorf("the secrets manager of type %q gives a MAC that is not an HMAC-SHA-256", mgr.Type())
 	}
 	return h, nil
@@ -63,31 +63,31 @@ func authenticates(mgr secrets.Manager) bool {
 	return ok
 }
 
-// macAlg is the algorithm of the "mac" member a store writes with mgr.
-func macAlg(mgr secrets.Manager) string {
+// MACAlgorithm is the algorithm of the "mac" member a store writes with mgr.
+func MACAlgorithm(mgr secrets.Manager) string {
 	if authenticates(mgr) {
-		return macHMAC
+		return AlgHMAC
 	}
-	return macCRC
+	return AlgCRC
 }
 
-// sealSnapshot ends an encoded snapshot — b holds everything up to its
+// SealSnapshot ends an encoded snapshot — b holds everything up to its
 // closing brace — with its "mac" member, computed over b.
-func sealSnapshot(b []byte, mgr secrets.Manager) ([]byte, error) {
+func SealSnapshot(b []byte, mgr secrets.Manager) ([]byte, error) {
 	h, err := managerMAC(mgr)
 	if err != nil {
 		return nil, err
 	}
-	var sum [macSize]byte
+	var sum [MACSize]byte
 	if h == nil {
 		binary.BigEndian.PutUint32(sum[:], snapshotCRC(b))
-		b = append(b, macMember+macCRC+":"...)
+		b = append(b, MACMember+AlgCRC+":"...)
 		b = hex.AppendEncode(b, sum[:4])
 		return append(b, "\"}\n"...), nil
 	}
 	h.Write(snapshotMACLabel)
 	h.Write(b)
-	b = append(b, macMember+macHMAC+":"...)
+	b = append(b, MACMember+AlgHMAC+":"...)
 	b = hex.AppendEncode(b, h.Sum(sum[:0]))
 	return append(b, "\"}\n"...), nil
 }
@@ -113,17 +113,17 @@ func splitSnapshotMAC(data []byte) (snapshotSeal, bool) {
 	if end < 2 || data[end-1] != '}' || data[end-2] != '"' {
 		return snapshotSeal{}, false
 	}
-	i := bytes.LastIndex(data[:end], []byte(macMember))
+	i := bytes.LastIndex(data[:end], []byte(MACMember))
 	if i < 0 {
 		return snapshotSeal{}, false
 	}
 	seal := snapshotSeal{body: data[:i]}
-	if i+len(macMember) > end-2 {
+	if i+len(MACMember) > end-2 {
 		// The member's opening quote is the one that ends the file:
 		// `,"mac":"}`. It is malformed, like any member without a sum.
 		return seal, true
 	}
-	alg, text, ok := bytes.Cut(data[i+len(macMember):end-2], []byte(":"))
+	alg, text, ok := bytes.Cut(data[i+len(MACMember):end-2], []byte(":"))
 	if !ok {
 		return seal, true
 	}
@@ -134,13 +134,15 @@ func splitSnapshotMAC(data []byte) (snapshotSeal, bool) {
 	return seal, true
 }
 
-// snapshotAuth is what Load requires of a snapshot's "mac" member and,
+// SnapshotAuth is what Load requires of a snapshot's "mac" member and,
 // once check has passed, the algorithm of the member it found.
-type snapshotAuth struct {
-	stack string
-	keyed bool // the store has a secrets provider
-	trust bool // WithUnauthenticatedSnapshots
-	alg   string
+type SnapshotAuth struct {
+	Stack string // the stack, for errors
+	Keyed bool   // the store has a secrets provider
+	Trust bool   // the store accepts a snapshot without the MAC it requires (WithUnauthenticatedSnapshots)
+	// Alg is set by the check: the algorithm of the file's "mac" member
+	// ("" for none).
+	Alg string
 }
 
 // secretsBlind reports whether check's verdict on data does not depend on
@@ -148,12 +150,12 @@ type snapshotAuth struct {
 // provider, and the file's "mac" member, if it has one, is not an HMAC
 // (which such a store refuses in words that name the recorded manager).
 // check can then run before that section is read.
-func (a *snapshotAuth) secretsBlind(data []byte) bool {
-	if a.keyed {
+func (a *SnapshotAuth) secretsBlind(data []byte) bool {
+	if a.Keyed {
 		return false
 	}
 	seal, ok := splitSnapshotMAC(data)
-	return !ok || seal.alg != macHMAC
+	return !ok || seal.alg != AlgHMAC
 }
 
 // check verifies the snapshot data, of format version, whose secrets
@@ -163,11 +165,11 @@ func (a *snapshotAuth) secretsBlind(data []byte) bool {
 // compute one; without trust, a snapshot lacking what is required is
 // refused, whatever its version says, so that removing the MAC (or
 // rewriting the file as format 1) does not get an edit past it.
-func (a *snapshotAuth) check(version int, data []byte, sec *state.SecretsState, mgr secrets.Manager) error {
+func (a *SnapshotAuth) check(version int, data []byte, sec *state.SecretsState, mgr secrets.Manager) error {
 	fail := func(missing bool, format string, args ...any) error {
-		return &state.AuthenticationError{Stack: a.stack, File: "snapshot", Missing: missing, Reason: fmt.Sprintf(format, args...)}
+		return &state.AuthenticationError{Stack: a.Stack, File: "snapshot", Missing: missing, Reason: fmt.Sprintf(format, args...)}
 	}
-	required := a.keyed && (sec == nil || authenticates(mgr))
+	required := a.Keyed && (sec == nil || authenticates(mgr))
 	var seal snapshotSeal
 	found := false
 	if version >= 2 {
@@ -175,7 +177,7 @@ func (a *snapshotAuth) check(version int, data []byte, sec *state.SecretsState, 
 	}
 	if !found {
 		switch {
-		case a.trust || (version < 2 && !required):
+		case a.Trust || (version < 2 && !required):
 			return nil
 		case version >= 2 && !bytes.HasSuffix(bytes.TrimRight(data, " \t\r\n"), []byte("}")):
 			return fail(false, "is cut short: it does not end with the \"mac\" member that closes every snapshot")
@@ -187,10 +189,10 @@ func (a *snapshotAuth) check(version int, data []byte, sec *state.SecretsState, 
 		return fail(true, "has lost its \"mac\" member, which holds its checksum")
 	}
 	switch {
-	case seal.alg == macHMAC && len(seal.sum) == macSize:
+	case seal.alg == AlgHMAC && len(seal.sum) == MACSize:
 		if mgr == nil && sec != nil {
 			return fmt.Errorf("stack %q: the snapshot is authenticated by its secrets manager (type %q), which this store does not have: %w",
-				a.stack, sec.Type, state.ErrNoSecretsManager)
+				a.Stack, sec.Type, state.ErrNoSecretsManager)
 		}
 		h, err := managerMAC(mgr)
 		if err != nil {
@@ -201,16 +203,16 @@ func (a *snapshotAuth) check(version int, data []byte, sec *state.SecretsState, 
 				return fail(false, "names a keyed MAC but records no secrets manager to key it")
 			}
 			return fmt.Errorf("stack %q: the snapshot is authenticated by a MAC, which its secrets manager (type %q) cannot compute (it is not a secrets.Authenticator)",
-				a.stack, sec.Type)
+				a.Stack, sec.Type)
 		}
-		var sum [macSize]byte
+		var sum [MACSize]byte
 		h.Write(snapshotMACLabel)
 		h.Write(seal.body)
 		if !hmac.Equal(h.Sum(sum[:0]), seal.sum) {
 			return fail(false, "does not match its MAC: it was changed after groundwork wrote it, or written under another secrets key")
 		}
-	case seal.alg == macCRC && len(seal.sum) == 4:
-		if required && !a.trust {
+	case seal.alg == AlgCRC && len(seal.sum) == 4:
+		if required && !a.Trust {
 			if sec == nil {
 				return fail(true, "records no secrets manager and carries only an unkeyed checksum, but this store authenticates every snapshot with the stack's secrets manager")
 			}
@@ -222,31 +224,31 @@ func (a *snapshotAuth) check(version int, data []byte, sec *state.SecretsState, 
 	default:
 		return fail(false, "has a malformed \"mac\" member")
 	}
-	a.alg = seal.alg
+	a.Alg = seal.alg
 	return nil
 }
 
-// recordMAC computes the tags of a keyed journal's records. A journal has
+// RecordMAC computes the tags of a keyed journal's records. A journal has
 // one and uses it under its mutex, so tagging a record allocates nothing.
-type recordMAC struct {
+type RecordMAC struct {
 	h   hash.Hash
-	sum [macSize]byte
+	sum [MACSize]byte
 }
 
-// newRecordMAC returns the record MAC keyed by mgr, or nil if mgr cannot
+// NewRecordMAC returns the record MAC keyed by mgr, or nil if mgr cannot
 // authenticate.
-func newRecordMAC(mgr secrets.Manager) (*recordMAC, error) {
+func NewRecordMAC(mgr secrets.Manager) (*RecordMAC, error) {
 	h, err := managerMAC(mgr)
 	if h == nil || err != nil {
 		return nil, err
 	}
-	return &recordMAC{h: h}, nil
+	return &RecordMAC{h: h}, nil
 }
 
 // tag returns the tag of the record whose body (type, seq, payload) is
 // body and which follows the record whose tag is prev. The result is valid
 // until the next call.
-func (m *recordMAC) tag(prev *[macSize]byte, body []byte) []byte {
+func (m *RecordMAC) tag(prev *[MACSize]byte, body []byte) []byte {
 	m.h.Reset()
 	m.h.Write(recordMACLabel)
 	m.h.Write(prev[:])
@@ -254,48 +256,56 @@ func (m *recordMAC) tag(prev *[macSize]byte, body []byte) []byte {
 	return m.h.Sum(m.sum[:0])
 }
 
-func tagged(typ byte) bool { return typ == recordTaggedHeader || typ == recordTaggedEntry }
+// Tagged reports whether records of type typ end with a MAC.
+func Tagged(typ byte) bool { return typ == RecordTaggedHeader || typ == RecordTaggedEntry }
 
-// untag returns a record's payload without its tag.
-func untag(r record) ([]byte, error) {
-	if !tagged(r.typ) {
-		return r.payload, nil
+// Untag returns a record's payload without its tag.
+func Untag(r Record) ([]byte, error) {
+	if !Tagged(r.Type) {
+		return r.Payload, nil
 	}
-	if len(r.payload) < macSize {
-		return nil, &state.CorruptJournalError{Offset: r.offset, Reason: "a record is too short to hold its MAC"}
+	if len(r.Payload) < MACSize {
+		return nil, &state.CorruptJournalError{Offset: r.Offset, Reason: "a record is too short to hold its MAC"}
 	}
-	return r.payload[:len(r.payload)-macSize], nil
+	return r.Payload[:len(r.Payload)-MACSize], nil
 }
 
-// recordChain checks, in order, the records of a journal that replay
+// RecordChain checks, in order, the records of a journal that replay
 // reads: they carry tags exactly when the journal's snapshot is keyed
 // (mac set), and each tag matches.
-type recordChain struct {
+type RecordChain struct {
 	stack string
-	mac   *recordMAC
-	prev  [macSize]byte
+	mac   *RecordMAC
+	prev  [MACSize]byte
 }
 
 // verify checks r, the record after the last one verified.
-func (c *recordChain) verify(r record) error {
+func (c *RecordChain) Verify(r Record) error {
 	fail := func(missing bool, reason string) error {
-		return &state.AuthenticationError{Stack: c.stack, File: "journal", Offset: r.offset, Missing: missing, Reason: reason}
+		return &state.AuthenticationError{Stack: c.stack, File: "journal", Offset: r.Offset, Missing: missing, Reason: reason}
 	}
 	switch {
-	case !tagged(r.typ) && c.mac != nil:
+	case !Tagged(r.Type) && c.mac != nil:
 		return fail(true, "carries no MAC, although the journal's snapshot is authenticated")
-	case tagged(r.typ) && c.mac == nil:
+	case Tagged(r.Type) && c.mac == nil:
 		return fail(false, "carries a MAC, although the journal's snapshot is not authenticated")
 	case c.mac == nil:
 		return nil
 	}
-	n := len(r.body) - macSize
+	n := len(r.body) - MACSize
 	if n < bodyHeaderSize {
-		return &state.CorruptJournalError{Offset: r.offset, Reason: "a record is too short to hold its MAC"}
+		return &state.CorruptJournalError{Offset: r.Offset, Reason: "a record is too short to hold its MAC"}
 	}
 	if !hmac.Equal(c.mac.tag(&c.prev, r.body[:n]), r.body[n:]) {
 		return fail(false, "does not match its MAC: the journal was changed after groundwork wrote it")
 	}
 	copy(c.prev[:], r.body[n:])
 	return nil
+}
+
+// NewRecordChain starts checking the chain of a journal's records: the
+// tags of a journal continuing a keyed snapshot (mac set), or their
+// absence (mac nil). stack names the stack in errors.
+func NewRecordChain(stack string, mac *RecordMAC) *RecordChain {
+	return &RecordChain{stack: stack, mac: mac}
 }

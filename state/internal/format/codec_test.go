@@ -1,4 +1,4 @@
-package store
+package format
 
 import (
 	"bytes"
@@ -232,7 +232,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		},
 		PendingOperations: []resource.Operation{{Resource: fullState(), Kind: resource.OperationUpdating}},
 	}
-	data, err := encodeSnapshot(ctx, in, mgr, 0, nil)
+	data, err := EncodeSnapshot(ctx, in, mgr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			t.Errorf("decode asked for manager %+v; want the one that wrote the file", rec)
 		}
 		return mgr, nil
-	}, &snapshotAuth{stack: "dev", keyed: true})
+	}, &SnapshotAuth{Stack: "dev", Keyed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package store
+package format
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 func bigSnapshot(t *testing.T) ([]byte, secrets.Manager) {
 	t.Helper()
 	mgr := testManager(t)
-	data, err := encodeSnapshot(context.Background(), benchStack(3000), mgr, 0, nil)
+	data, err := EncodeSnapshot(context.Background(), benchStack(3000), mgr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestParallelEncodingMatchesSerial(t *testing.T) {
 	encode := func(procs int, s *state.Snapshot) ([]byte, error) {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
-		return encodeSnapshot(ctx, s, nil, 0, nil)
+		return EncodeSnapshot(ctx, s, nil, 0, nil)
 	}
 	want, err := encode(1, snap)
 	if err != nil {

@@ -1,4 +1,4 @@
-package store
+package format
 
 import (
 	"context"
@@ -19,21 +19,21 @@ import (
 // decodeSnapshot reads a snapshot file. open is asked for the manager of
 // the recorded secrets state before any property value is read, so a wrong
 // passphrase fails first; then, if auth is set, the file's MAC is checked
-// (snapshotAuth.check), still before any property value is read. The
+// (SnapshotAuth.check), still before any property value is read. The
 // snapshot's strings share data's bytes: the caller must never change them
 // afterwards.
-func decodeSnapshot(ctx context.Context, data []byte, open openManager, auth *snapshotAuth) (*state.Snapshot, error) {
-	s, _, err := decodeSnapshotValues(ctx, data, string(data), open, auth)
+func decodeSnapshot(ctx context.Context, data []byte, open OpenManager, auth *SnapshotAuth) (*state.Snapshot, error) {
+	s, _, err := DecodeSnapshot(ctx, data, string(data), open, auth)
 	return s, err
 }
 
-// decodeSnapshotValues is decodeSnapshot; unknowns reports whether a
+// DecodeSnapshot is decodeSnapshot; unknowns reports whether a
 // property value it read is or holds an unknown (which the integrity check
 // rejects; when it is false the check need not search for them).
 //
 // text is data as a string: the snapshot's strings share it, so it is
 // what the snapshot keeps alive.
-func decodeSnapshotValues(ctx context.Context, data []byte, text string, open openManager, auth *snapshotAuth) (_ *state.Snapshot, unknowns bool, err error) {
+func DecodeSnapshot(ctx context.Context, data []byte, text string, open OpenManager, auth *SnapshotAuth) (_ *state.Snapshot, unknowns bool, err error) {
 	version, err := checkVersion(data, "snapshot", "version", state.FormatVersion)
 	if err != nil {
 		return nil, false, err
@@ -391,22 +391,22 @@ func (d *decoder) urns() ([]resource.URN, error) {
 	return out, err
 }
 
-// entryDecoder reads journal records; names are interned across all the
+// EntryDecoder reads journal records; names are interned across all the
 // entries of a replay.
-type entryDecoder struct {
+type EntryDecoder struct {
 	mgr   secrets.Manager
 	scope *decodeScope
 }
 
-func newEntryDecoder(mgr secrets.Manager) *entryDecoder {
-	return &entryDecoder{mgr: mgr, scope: &decodeScope{names: make(map[string]string)}}
+func NewEntryDecoder(mgr secrets.Manager) *EntryDecoder {
+	return &EntryDecoder{mgr: mgr, scope: &decodeScope{names: make(map[string]string)}}
 }
 
 // decode reads the payload of one journal record. With lazy set, the
 // resource of a begin entry is read only as far as its identity (URN, ID,
 // Delete, type): a replay needs the rest only for steps that never ended,
 // and reads those again at the end (see replay).
-func (ed *entryDecoder) decode(ctx context.Context, payload string, seq uint64, lazy bool) (state.Entry, error) {
+func (ed *EntryDecoder) Decode(ctx context.Context, payload string, seq uint64, lazy bool) (state.Entry, error) {
 	d := &decoder{data: payload, mgr: ed.mgr, scope: ed.scope}
 	e := state.Entry{Seq: seq}
 	var old, new string
@@ -510,4 +510,20 @@ func (d *decoder) identity() (*resource.State, error) {
 		err = errors.New("a resource record has no URN")
 	}
 	return s, err
+}
+
+// RecordedSecrets reads the secrets section of a snapshot file: nil for a
+// file without one, or one too malformed to tell (decoding it in full
+// reports that).
+func RecordedSecrets(data []byte) *state.SecretsState {
+	var rec *state.SecretsState
+	d := newDecoder(string(data), nil)
+	_ = d.eachMember(func(key string) (err error) {
+		if key == "secrets" {
+			rec, err = d.secretsState()
+			return err
+		}
+		return d.skip(0)
+	})
+	return rec
 }

@@ -1,4 +1,4 @@
-package store
+package format
 
 import (
 	"encoding/binary"
@@ -29,16 +29,16 @@ const (
 // Record types. Journals of stacks whose snapshots carry a keyed MAC use
 // the tagged types only; other journals the plain ones only.
 const (
-	recordHeader       byte = 1 // the journal header: base snapshot and first Seq
-	recordEntry        byte = 2 // one Entry
-	recordTaggedHeader byte = 3 // a header whose body ends with its MAC
-	recordTaggedEntry  byte = 4 // an entry whose body ends with its MAC
+	RecordHeader       byte = 1 // the journal header: base snapshot and first Seq
+	RecordEntry        byte = 2 // one Entry
+	RecordTaggedHeader byte = 3 // a header whose body ends with its MAC
+	RecordTaggedEntry  byte = 4 // an entry whose body ends with its MAC
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// appendRecord frames one untagged record onto b.
-func appendRecord(b []byte, typ byte, seq uint64, payload []byte) []byte {
+// AppendRecord frames one untagged record onto b.
+func AppendRecord(b []byte, typ byte, seq uint64, payload []byte) []byte {
 	n := bodyHeaderSize + len(payload)
 	start := len(b)
 	b = binary.LittleEndian.AppendUint32(b, uint32(n))
@@ -52,58 +52,58 @@ func appendRecord(b []byte, typ byte, seq uint64, payload []byte) []byte {
 	return b
 }
 
-// appendUnsealed frames one tagged record onto b with room for its tag:
-// the body ends with macSize zero bytes, and its checksum is left zero.
-// sealRecords fills in both before the record is written.
-func appendUnsealed(b []byte, typ byte, seq uint64, payload []byte) []byte {
+// AppendUnsealed frames one tagged record onto b with room for its tag:
+// the body ends with MACSize zero bytes, and its checksum is left zero.
+// SealRecords fills in both before the record is written.
+func AppendUnsealed(b []byte, typ byte, seq uint64, payload []byte) []byte {
 	start := len(b)
-	b = binary.LittleEndian.AppendUint32(b, uint32(bodyHeaderSize+len(payload)+macSize))
+	b = binary.LittleEndian.AppendUint32(b, uint32(bodyHeaderSize+len(payload)+MACSize))
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:start+4], castagnoli)^frameMagic)
-	b = append(b, 0, 0, 0, 0) // body CRC, filled by sealRecords
+	b = append(b, 0, 0, 0, 0) // body CRC, filled by SealRecords
 	b = append(b, typ)
 	b = binary.LittleEndian.AppendUint64(b, seq)
 	b = append(b, payload...)
 	return append(b, zeroTag[:]...)
 }
 
-// sealRecords fills in the tags and body checksums of the unsealed records
+// SealRecords fills in the tags and body checksums of the unsealed records
 // batch holds, in order: the first chains to *prev, and *prev is left the
 // last one's tag.
-func sealRecords(batch []byte, m *recordMAC, prev *[macSize]byte) {
+func SealRecords(batch []byte, m *RecordMAC, prev *[MACSize]byte) {
 	for off := 0; off+frameHeaderSize <= len(batch); {
 		n := int(binary.LittleEndian.Uint32(batch[off:]))
 		body := batch[off+frameHeaderSize : off+frameHeaderSize+n]
-		copy(body[n-macSize:], m.tag(prev, body[:n-macSize]))
-		copy(prev[:], body[n-macSize:])
+		copy(body[n-MACSize:], m.tag(prev, body[:n-MACSize]))
+		copy(prev[:], body[n-MACSize:])
 		binary.LittleEndian.PutUint32(batch[off+8:], crc32.Checksum(body, castagnoli))
 		off += frameHeaderSize + n
 	}
 }
 
-// appendTagged frames one sealed record onto b, its tag chained to prev
+// AppendTagged frames one sealed record onto b, its tag chained to prev
 // (which it leaves as it is).
-func appendTagged(b []byte, typ byte, seq uint64, payload []byte, m *recordMAC, prev *[macSize]byte) []byte {
+func AppendTagged(b []byte, typ byte, seq uint64, payload []byte, m *RecordMAC, prev *[MACSize]byte) []byte {
 	start := len(b)
-	b = appendUnsealed(b, typ, seq, payload)
+	b = AppendUnsealed(b, typ, seq, payload)
 	chain := *prev
-	sealRecords(b[start:], m, &chain)
+	SealRecords(b[start:], m, &chain)
 	return b
 }
 
-// record is one decoded frame.
-type record struct {
-	typ     byte
-	seq     uint64
-	payload []byte // aliases the input; in a tagged record, ends with the tag
+// Record is one decoded frame of a journal.
+type Record struct {
+	Type    byte   // RecordHeader, RecordEntry, RecordTaggedHeader or RecordTaggedEntry
+	Seq     uint64 // the entry's Seq (0 for a header)
+	Payload []byte // aliases the input; in a tagged record, ends with the tag
+	Offset  int64  // where the frame begins in the journal
 	body    []byte // type, seq and payload: what a tag covers, and the tag
-	offset  int64
 }
 
-// scanRecords calls fn for each intact record of data in order. It stops
+// ScanRecords calls fn for each intact record of data in order. It stops
 // without error at a torn tail: a last record cut short, or one whose
 // bytes are missing or zeroed because the crash came before they reached
 // the disk. Damage followed by more data is a *CorruptJournalError.
-func scanRecords(data []byte, fn func(record) error) (torn bool, err error) {
+func ScanRecords(data []byte, fn func(Record) error) (torn bool, err error) {
 	off := 0
 	for off < len(data) {
 		rest := data[off:]
@@ -131,7 +131,7 @@ func scanRecords(data []byte, fn func(record) error) (torn bool, err error) {
 			}
 			return false, &state.CorruptJournalError{Offset: int64(off), Reason: "record body fails its checksum"}
 		}
-		r := record{typ: body[0], seq: binary.LittleEndian.Uint64(body[1:]), payload: body[bodyHeaderSize:], body: body, offset: int64(off)}
+		r := Record{Type: body[0], Seq: binary.LittleEndian.Uint64(body[1:]), Payload: body[bodyHeaderSize:], body: body, Offset: int64(off)}
 		if err := fn(r); err != nil {
 			return false, err
 		}

@@ -1,4 +1,4 @@
-package store
+package format
 
 import (
 	"bytes"
@@ -29,16 +29,16 @@ import (
 // encoding the states costs here, so a decoder or an encoder built on it
 // would be slower by the work of building or walking the states.
 
-// openManager gives the secrets manager for a recorded secrets state (nil
+// OpenManager gives the secrets manager for a recorded secrets state (nil
 // for none); a nil manager means secret values cannot be handled.
-type openManager func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error)
+type OpenManager func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error)
 
-// encodeSnapshot writes s in the current format. Its secrets section
+// EncodeSnapshot writes s in the current format. Its secrets section
 // describes mgr (or repeats s.Secrets when there is no manager), and its
 // last member is the MAC over the rest (see sealSnapshot). A resource whose
 // encoding enc remembers (nil for none) is copied from there: it was
 // encoded by the same manager.
-func encodeSnapshot(ctx context.Context, s *state.Snapshot, mgr secrets.Manager, sizeHint int, enc *encodedStates) ([]byte, error) {
+func EncodeSnapshot(ctx context.Context, s *state.Snapshot, mgr secrets.Manager, sizeHint int, enc *EncodedStates) ([]byte, error) {
 	e := valueEncoder{mgr: mgr}
 	b := make([]byte, 0, max(sizeHint+sizeHint/8, 4096))
 	b = append(b, `{"version":`...)
@@ -82,7 +82,7 @@ func encodeSnapshot(ctx context.Context, s *state.Snapshot, mgr secrets.Manager,
 		}
 		b = append(b, "\n]"...)
 	}
-	return sealSnapshot(b, mgr)
+	return SealSnapshot(b, mgr)
 }
 
 // parallelStates is the least number of resources worth encoding on more
@@ -97,7 +97,7 @@ const parallelStates = 2000
 //
 // The records enc remembers are only copied: room for them is made at
 // once, and only the others count towards encoding on several cores.
-func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr secrets.Manager, enc *encodedStates) ([]byte, error) {
+func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr secrets.Manager, enc *EncodedStates) ([]byte, error) {
 	cached, fresh := enc.measure(states)
 	if cached > 0 {
 		// The records still to encode are guessed at the size of the
@@ -132,7 +132,7 @@ func appendStates(ctx context.Context, b []byte, states []*resource.State, mgr s
 
 // appendStateRun writes states, the run of a resources array that begins
 // at index first, copying the encodings enc remembers.
-func appendStateRun(ctx context.Context, b []byte, states []*resource.State, first int, mgr secrets.Manager, enc *encodedStates) ([]byte, error) {
+func appendStateRun(ctx context.Context, b []byte, states []*resource.State, first int, mgr secrets.Manager, enc *EncodedStates) ([]byte, error) {
 	e := valueEncoder{mgr: mgr}
 	var err error
 	for i, r := range states {
@@ -406,7 +406,7 @@ func checkVersion(data []byte, what, member string, newest int) (int, error) {
 	return v, nil
 }
 
-// encodeEntry writes the payload of one journal entry (its Seq lives in the
+// EncodeEntry writes the payload of one journal entry (its Seq lives in the
 // record frame). It records only what the fold reads: for a begin, the
 // resource of the pending operation; for an end or a write, Old's identity
 // (URN, ID, Delete), the identities of the records in With, and New in
@@ -419,7 +419,7 @@ func checkVersion(data []byte, what, member string, newest int) (int, error) {
 // exactly as a snapshot encodes it, keys sorted, as the last member:
 // newAt is where it begins, and it ends just before the payload's closing
 // brace. Otherwise newAt is -1.
-func encodeEntry(ctx context.Context, b []byte, en *state.Entry, mgr secrets.Manager) (_ []byte, newAt int, unknowns bool, err error) {
+func EncodeEntry(ctx context.Context, b []byte, en *state.Entry, mgr secrets.Manager) (_ []byte, newAt int, unknowns bool, err error) {
 	e := valueEncoder{mgr: mgr, unsorted: true}
 	newAt = -1
 	b = append(b, `{"kind":`...)

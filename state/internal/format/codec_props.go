@@ -1,4 +1,4 @@
-package store
+package format
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func (d *decoder) object(ctx context.Context, depth int) (resource.PropertyValue
 			return resource.PropertyValue{}, err
 		}
 		if d.consume('}') {
-			v, err := d.sub(payload).tagged(ctx, tag, depth+1)
+			v, err := d.sub(payload).Tagged(ctx, tag, depth+1)
 			if err != nil {
 				return v, fmt.Errorf("a %s value: %w", tag, err)
 			}
@@ -108,7 +108,7 @@ func (d *decoder) members(ctx context.Context, depth int) (resource.PropertyMap,
 }
 
 // tagged reads the payload of a tag; d holds exactly the payload.
-func (d *decoder) tagged(ctx context.Context, tag string, depth int) (resource.PropertyValue, error) {
+func (d *decoder) Tagged(ctx context.Context, tag string, depth int) (resource.PropertyValue, error) {
 	var v resource.PropertyValue
 	var err error
 	switch tag {

@@ -1,4 +1,4 @@
-package store
+package format
 
 import (
 	"context"
@@ -146,13 +146,13 @@ func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.Pro
 	case resource.KindObject:
 		return e.appendMap(ctx, b, v.ObjectValue())
 	default:
-		return e.appendTagged(ctx, b, v)
+		return e.AppendTagged(ctx, b, v)
 	}
 	return b, nil
 }
 
-// appendTagged writes a value of a kind that is encoded as a tag.
-func (e *valueEncoder) appendTagged(ctx context.Context, b []byte, v resource.PropertyValue) ([]byte, error) {
+// AppendTagged writes a value of a kind that is encoded as a tag.
+func (e *valueEncoder) AppendTagged(ctx context.Context, b []byte, v resource.PropertyValue) ([]byte, error) {
 	var err error
 	switch v.Kind() {
 	case resource.KindAsset:

@@ -1,0 +1,84 @@
+package format
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/groundwork-iac/groundwork/state"
+)
+
+// JournalHeader is the payload of the first record of every journal. It
+// ties the journal to the exact snapshot file it continues (Base, see
+// BaseID) and says where its entries' Seqs begin and which pending
+// operations of the base are steps still running (InFlight).
+type JournalHeader struct {
+	Format   int            `json:"format"`
+	Base     string         `json:"base"`
+	FirstSeq uint64         `json:"firstSeq"`
+	InFlight []wireInFlight `json:"inFlight,omitempty"`
+}
+
+type wireInFlight struct {
+	Seq     uint64 `json:"seq"`
+	Pending int    `json:"pending"`
+}
+
+// BaseID identifies the exact bytes of a snapshot file: the value of its
+// "mac" member when that is an HMAC, which already covers every byte
+// before it (and costs nothing more to find: the file ends with it), else
+// the hex SHA-256 of the file. Every journal header and every replay need
+// it, so for an authenticated snapshot naming it costs no second pass over
+// its bytes.
+func BaseID(snapshot []byte) string {
+	if seal, ok := splitSnapshotMAC(snapshot); ok && seal.alg == AlgHMAC && len(seal.sum) == MACSize {
+		return AlgHMAC + ":" + hex.EncodeToString(seal.sum)
+	}
+	sum := sha256.Sum256(snapshot)
+	return hex.EncodeToString(sum[:])
+}
+
+// BaseIDOfText is BaseID of a snapshot file held as a string. An HMAC's
+// member is read from the file's end.
+func BaseIDOfText(text string) string {
+	const tail = 128 // holds a "mac" member whole
+	if len(text) > tail {
+		if seal, ok := splitSnapshotMAC([]byte(text[len(text)-tail:])); ok && seal.alg == AlgHMAC && len(seal.sum) == MACSize {
+			return AlgHMAC + ":" + hex.EncodeToString(seal.sum)
+		}
+	}
+	h := sha256.New()
+	io.WriteString(h, text)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// HeaderRecord frames the header of a journal that continues the snapshot
+// base names (see BaseID): tagged (as the first link of the journal's
+// chain) when m is set.
+func HeaderRecord(base string, firstSeq uint64, inFlight []state.InFlight, m *RecordMAC) []byte {
+	h := JournalHeader{Format: state.JournalFormatVersion, Base: base, FirstSeq: firstSeq}
+	for _, f := range inFlight {
+		h.InFlight = append(h.InFlight, wireInFlight{Seq: f.Seq, Pending: f.Pending})
+	}
+	payload, _ := json.Marshal(h) // cannot fail: plain fields
+	if m != nil {
+		return AppendTagged(nil, RecordTaggedHeader, 0, payload, m, &zeroTag)
+	}
+	return AppendRecord(nil, RecordHeader, 0, payload)
+}
+
+func DecodeHeader(payload []byte) (*JournalHeader, error) {
+	if _, err := checkVersion(payload, "journal", "format", state.JournalFormatVersion); err != nil {
+		return nil, err
+	}
+	var h JournalHeader
+	if err := json.Unmarshal(payload, &h); err != nil {
+		return nil, fmt.Errorf("the journal header is malformed: %w", err)
+	}
+	if h.FirstSeq == 0 {
+		return nil, fmt.Errorf("the journal header's first Seq is 0")
+	}
+	return &h, nil
+}
