@@ -9,7 +9,7 @@ import (
 )
 
 // This file holds the decision for one checked registration: create, same,
-// update or replace, and the chains each issues.
+// update or replace, and the steps each issues.
 
 // afterFirstCheck decides what a checked registration needs: a create, a
 // diff, or (for a changed provider) a replacement. early is the Diff made

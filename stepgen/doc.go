@@ -1,11 +1,13 @@
 // Package stepgen decides what to do with each resource of a deployment.
 //
 // A Generator is a pure state machine in the manner of a consensus core: it
-// owns no goroutine, performs no I/O and never calls a provider. The engine
+// owns no goroutine, performs no I/O and never calls a provider. The host
 // feeds it events one at a time — a registration (Register, Read,
-// RegisterOutputs) or the answer to a provider call it asked for (Answer) —
-// and each call returns Actions: the provider calls it needs answered next
-// (Check, Diff) and the chains of steps that are ready to run. Because the
+// RegisterOutputs), the answer to a provider call it asked for (Answer), or
+// the outcome of a step it issued (Done) — and each returns Actions: the
+// provider calls it needs answered next (Check, Diff, analyzer runs), the
+// steps it issues, and the replies to registrations, failed ones included.
+// Because the
 // provider calls happen outside, Check and Diff for different resources
 // overlap freely while the bookkeeping (which URNs were seen, which old
 // resources were taken over) stays serial and simple.
@@ -36,7 +38,7 @@
 //
 // A replacement is re-checked without the old inputs and then, by default,
 // created before the old copy is deleted: the create's record marks the
-// old copy Delete (Step.Condemns), so only once the replacement exists, and
+// old copy Delete (Outcome.Condemns), so only once the replacement exists, and
 // the old copy is removed after the program, with everything else the
 // program no longer declares. With delete-before-replace the chain deletes first and leaves
 // the old record marked PendingReplacement until the create succeeds, so a
@@ -46,11 +48,14 @@
 // reverse dependency graph, each resource as late as what it depends on
 // allows (a dependency on a component standing for the component's
 // descendants recorded before the dependent, as the reference engine reads
-// it): each antichain may run in parallel, one after another. A protected resource is not deleted, nor anything it depends
-// on; its delete comes back refused (Refused) for the host to report. A resource deleted with another that goes too (deletedWith)
-// rides in that one's chain: its step calls no provider and records
-// nothing, and the other's step lists its record in With, to leave the
-// state in the same journal entry as the other's.
+// it); StartDeletes issues the first antichain, and Done each next one
+// once the one before has ended. A protected resource is not deleted, nor
+// anything it depends on; its delete comes back refused (Refused) for the
+// host to report. A resource deleted with another that goes too
+// (deletedWith) follows that one's delete: its step needs the other's,
+// calls no provider and records nothing, and the other's step lists its
+// record in With, to leave the state in the same journal entry as the
+// other's.
 //
 // With Config.RecordPlan the generator records what it decides as a saved
 // plan (Plan); with Config.Plan it holds the operation to one: a step,
@@ -58,7 +63,12 @@
 // *plan.ViolationError, and PlanKept reports the planned steps never taken
 // (plan.go; the rules are package plan's).
 //
-// Steps (Step) are the unit the executor runs. Each knows how to Apply
-// itself against its provider, what pending operation it represents while it
-// runs (JournalOp), and what it records when it succeeds (Result).
+// Steps (Step) are plain data: an operation, the old and new state, an ID,
+// the IDs of the steps it needs (Needs) and of the step on the same
+// resource it comes after (After) — edges a DAG walker such as
+// executor.Walker waits on — and the pending operation it stands for while
+// it runs (JournalOp). No step applies itself: Apply, the one place a step
+// meets its provider, returns its Outcome (the state it produced, and what
+// the journal records: Outcome.Record), which the host gives to Done. Ask
+// makes the provider calls the generator asks for.
 package stepgen
