@@ -398,11 +398,13 @@ type EntryDecoder struct {
 	scope *decodeScope
 }
 
+// NewEntryDecoder returns a decoder of the entries of one journal, opening
+// secrets with mgr.
 func NewEntryDecoder(mgr secrets.Manager) *EntryDecoder {
 	return &EntryDecoder{mgr: mgr, scope: &decodeScope{names: make(map[string]string)}}
 }
 
-// decode reads the payload of one journal record. With lazy set, the
+// Decode reads the payload of one journal record. With lazy set, the
 // resource of a begin entry is read only as far as its identity (URN, ID,
 // Delete, type): a replay needs the rest only for steps that never ended,
 // and reads those again at the end (see replay).

@@ -69,6 +69,9 @@ func HeaderRecord(base string, firstSeq uint64, inFlight []state.InFlight, m *Re
 	return AppendRecord(nil, RecordHeader, 0, payload)
 }
 
+// DecodeHeader reads the payload of a journal's header record: a
+// *state.FormatVersionError for a journal format newer than this library
+// reads, an error for a malformed one.
 func DecodeHeader(payload []byte) (*JournalHeader, error) {
 	if _, err := checkVersion(payload, "journal", "format", state.JournalFormatVersion); err != nil {
 		return nil, err
