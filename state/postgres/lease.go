@@ -21,9 +21,12 @@ type renewers struct {
 	wg     sync.WaitGroup
 }
 
+// renewer renews one lease until its context is cancelled, which also
+// cancels a renewal call in flight.
 type renewer struct {
-	token string
-	stop  chan struct{}
+	token  string
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 func newRenewers(lease time.Duration, renew func(ctx context.Context, stack, token string) (bool, error)) *renewers {
@@ -38,9 +41,10 @@ func (r *renewers) start(stack, token string) {
 		return
 	}
 	if old := r.active[stack]; old != nil {
-		close(old.stop) // a lease this store held and lost
+		old.cancel() // a lease this store held and lost
 	}
-	rn := &renewer{token: token, stop: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	rn := &renewer{token: token, ctx: ctx, cancel: cancel}
 	r.active[stack] = rn
 	r.wg.Add(1)
 	go r.run(stack, rn)
@@ -52,16 +56,17 @@ func (r *renewers) run(stack string, rn *renewer) {
 	defer t.Stop()
 	for {
 		select {
-		case <-rn.stop:
+		case <-rn.ctx.Done():
 			return
 		case <-t.C:
 		}
-		if ok, _ := r.renew(context.Background(), stack, rn.token); !ok {
+		if ok, _ := r.renew(rn.ctx, stack, rn.token); !ok {
 			r.mu.Lock()
 			if r.active[stack] == rn {
 				delete(r.active, stack)
 			}
 			r.mu.Unlock()
+			rn.cancel()
 			return
 		}
 	}
@@ -72,7 +77,7 @@ func (r *renewers) stop(stack, token string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rn := r.active[stack]; rn != nil && rn.token == token {
-		close(rn.stop)
+		rn.cancel()
 		delete(r.active, stack)
 	}
 }
@@ -82,7 +87,7 @@ func (r *renewers) close() {
 	r.mu.Lock()
 	r.closed = true
 	for stack, rn := range r.active {
-		close(rn.stop)
+		rn.cancel()
 		delete(r.active, stack)
 	}
 	r.mu.Unlock()

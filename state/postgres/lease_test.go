@@ -162,3 +162,37 @@ func TestRenewalStopsAfterTakeover(t *testing.T) {
 		time.Sleep(lease / 10)
 	}
 }
+
+// TestRenewalStopsMidCall: stopping a renewal — Release, or Close — cancels
+// a renewal call in flight rather than waiting for its timeout, so Close
+// returns at once even when the server does not answer.
+func TestRenewalStopsMidCall(t *testing.T) {
+	for _, how := range []string{"stop", "close"} {
+		t.Run(how, func(t *testing.T) {
+			called := make(chan struct{}, 1)
+			r := newRenewers(3*time.Millisecond, func(ctx context.Context, stack, token string) (bool, error) {
+				select {
+				case called <- struct{}{}:
+				default:
+				}
+				<-ctx.Done() // a server that never answers
+				return true, ctx.Err()
+			})
+			r.start("dev", "t1")
+			<-called
+			done := make(chan struct{})
+			go func() {
+				if how == "stop" {
+					r.stop("dev", "t1")
+				}
+				r.close()
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("close waits for a renewal call in flight")
+			}
+		})
+	}
+}
