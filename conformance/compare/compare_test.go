@@ -107,3 +107,38 @@ func TestExplainer(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteOrderOfCopies: an old copy naming a URN that has a live
+// record and an older copy depends on the older copy, unless its inputs
+// show it was made from the live record.
+func TestDeleteOrderOfCopies(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		from   string // the "out" b's copy took
+		broken bool
+	}{
+		{"made from the older copy", "a-1.x", true},
+		{"made from the live record", "a-2.x", false},
+		{"no input to tell by", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := drive.Record{URN: urnB, Custom: true, Delete: true, ID: "b-1", Dependencies: []string{urnA}}
+			if tc.from != "" {
+				b.Inputs = map[string]string{"p": tc.from}
+			}
+			run := drive.Run{
+				Name: "destroy",
+				Before: []drive.Record{
+					{URN: urnA, Custom: true, ID: "a-2", Protect: true, Outputs: map[string]string{spec.OutKey: "a-2.x"}},
+					{URN: urnA, Custom: true, Delete: true, ID: "a-1", Outputs: map[string]string{spec.OutKey: "a-1.x"}},
+					b,
+				},
+				// The older copy of a goes first.
+				Ledger: []world.Entry{{Op: spec.OpDelete, URN: urnA, ID: "a-1"}, {Op: spec.OpDelete, URN: urnB, ID: "b-1"}},
+			}
+			if got := deleteOrder(&run); (len(got) > 0) != tc.broken {
+				t.Errorf("deleteOrder = %v, want broken %v", got, tc.broken)
+			}
+		})
+	}
+}

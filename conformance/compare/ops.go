@@ -136,13 +136,37 @@ func recordOf(run *drive.Run, e world.Entry) opRecord {
 
 // dependsOn reports whether d's record depends on t's: it names t's URN
 // as a dependency, and — when t is an old copy marked for deletion — d is
-// an old copy too, or t's URN has no live record (a live record's
+// an old copy too (unless its inputs show it was made from another record
+// of t's URN), or t's URN has no live record (a live record's
 // dependencies are on the live records of the URNs they name).
 func (d opRecord) dependsOn(t opRecord) bool {
 	if d.rec == nil || t.rec == nil || !slices.Contains(Dependencies(d.rec), t.rec.URN) {
 		return false
 	}
+	if t.rec.Delete && d.rec.Delete && tookFromAnother(d.rec, t) {
+		return false
+	}
 	return !t.rec.Delete || d.rec.Delete || !hasLive(t.state, t.rec.URN)
+}
+
+// tookFromAnother reports whether d's inputs hold the output of another
+// record of t's URN and none of t's own: an old copy created against the
+// live record of a URN depends on that one, not on the URN's older copy t.
+func tookFromAnother(d *drive.Record, t opRecord) bool {
+	own := t.rec.Outputs[spec.OutKey]
+	other := false
+	for _, v := range d.Inputs {
+		if own != "" && v == own {
+			return false
+		}
+		for i := range t.state {
+			r := &t.state[i]
+			if r.URN == t.rec.URN && r.ID != t.rec.ID && r.Outputs[spec.OutKey] != "" && v == r.Outputs[spec.OutKey] {
+				other = true
+			}
+		}
+	}
+	return other
 }
 
 func hasLive(st []drive.Record, urn string) bool {

@@ -32,10 +32,12 @@ import (
 const Unknown = "\x00unknown"
 
 // FailureDelay is how long an injected Delete failure waits before it
-// answers, and then until no other call is in flight: deletes of
-// independent resources run in parallel in both engines, and a failure
-// cancels those not yet started, so the failure waits for its siblings to
-// have started (and ended) before it lets the engine cancel anything.
+// answers, and then until no other call has been in flight for as long:
+// deletes of independent resources run in parallel in both engines, and a
+// failure cancels those not yet started, so the failure waits for its
+// siblings to have started (and ended) before it lets the engine cancel
+// anything. The quiet period, rather than a single look, lets a sibling
+// whose goroutine is slow to be scheduled (on a busy machine) start.
 const FailureDelay = 15 * time.Millisecond
 
 // World is the set of physical objects and the ledger of changes made to
@@ -48,6 +50,8 @@ type World struct {
 	run      int
 	armed    []spec.Failure
 	inFlight int
+	// moved is when a call last entered or left.
+	moved time.Time
 }
 
 // Object is one physical object.
@@ -239,6 +243,7 @@ func (w *World) enter(op, urn, id string) error {
 		return fmt.Errorf("injected failure: %s of %s", op, name)
 	}
 	w.inFlight++
+	w.moved = time.Now()
 	w.mu.Unlock()
 	return nil
 }
@@ -246,18 +251,20 @@ func (w *World) enter(op, urn, id string) error {
 func (w *World) leave() {
 	w.mu.Lock()
 	w.inFlight--
+	w.moved = time.Now()
 	w.mu.Unlock()
 }
 
-// settle waits FailureDelay, then until no call is in flight (bounded, so
-// that a stuck engine is reported by its own timeout, not hidden here).
+// settle waits FailureDelay, then until no call has been in flight for
+// FailureDelay (bounded, so that a stuck engine is reported by its own
+// timeout, not hidden here).
 func (w *World) settle() {
 	time.Sleep(FailureDelay)
-	for i := 0; i < 200; i++ {
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
 		w.mu.Lock()
-		n := w.inFlight
+		n, quiet := w.inFlight, time.Since(w.moved)
 		w.mu.Unlock()
-		if n == 0 {
+		if n == 0 && quiet >= FailureDelay {
 			return
 		}
 		time.Sleep(time.Millisecond)
