@@ -175,7 +175,7 @@ func (g *Generator) replacement(w *work) (Actions, error) {
 		return g.startDependents(w)
 	}
 	g.news[w.new.URN] = w.new
-	// The create condemns the old copy when it succeeds (Step.Condemns):
+	// The create condemns the old copy when it succeeds (Outcome.Condemns):
 	// the copy deleted after the program is the old one marked Delete.
 	marked := w.old.Clone()
 	marked.Delete = true

@@ -21,7 +21,7 @@ const (
 	// records nothing.
 	OpReplace Op = "replace"
 	// OpCreateReplacement creates the replacement of a resource; when it
-	// succeeds, its record condemns the old copy (see Step.Condemns).
+	// succeeds, its record condemns the old copy (see Outcome.Condemns).
 	OpCreateReplacement Op = "create-replacement"
 	// OpDeleteReplaced deletes the old copy of a replaced resource.
 	OpDeleteReplaced Op = "delete-replaced"
@@ -32,7 +32,7 @@ const (
 	// OpReadReplacement reads an external resource in place of one the
 	// stack managed under the same URN with another ID; when it
 	// succeeds, its record condemns the managed one (see
-	// Step.Condemns), which is deleted after the program.
+	// Outcome.Condemns), which is deleted after the program.
 	OpReadReplacement Op = "read-replacement"
 	// OpImport adopts an existing physical resource.
 	OpImport Op = "import"
