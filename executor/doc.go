@@ -57,15 +57,14 @@
 //
 // # Cost
 //
-// A vertex costs one allocation (its node) and, when the walker is below
-// its bound, the start of a goroutine; at the bound it waits in a queue
-// and a worker that finishes takes it, without a new goroutine. So an
-// unbounded walk of vertices that do nothing is dominated by starting
-// goroutines (and waking threads for them) on the goroutine that calls
-// Add. BenchmarkWalk10k, 10,000 vertices each needing one added before
-// it, 2 vCPU under load: unbounded 3.6–4.6 µs a vertex, parallelism 8
-// 0.42–0.59 µs. A host whose visits mostly block (provider calls,
-// journal syncs) gains from the goroutines; one whose visits are cheap
-// pays for them: the engine's unchanged resources (W1 "same" in
-// BENCHMARKS.md) are where this shows.
+// A vertex costs one allocation, its node. Workers are started as visits
+// begin, not as vertices become ready: a worker about to visit starts
+// another only when ready vertices wait and no other worker is idle to
+// take them. So vertices whose visits are quick are walked by a few
+// workers in turn, and vertices whose visits block (provider calls,
+// journal syncs) each get a worker of their own, started by a worker
+// rather than by the goroutine that calls Add. BenchmarkWalk10k, 10,000
+// vertices each needing one added before it, 2 vCPU under load average
+// 11: unbounded 1.0–1.2 µs a vertex (8–25 µs with a goroutine started for
+// every ready vertex), parallelism 8 0.8–2.0 µs.
 package executor

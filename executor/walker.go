@@ -82,11 +82,14 @@ type Walker[T any] struct {
 	closed bool
 	// nodes are the vertices by ID; one that ended well is represented by
 	// ok, the walker keeping nothing else of it.
-	nodes    map[uint64]*node[T]
-	ok       *node[T]
-	queue    []*node[T] // ready vertices waiting for a worker (only at the limit); queue[head:] is live
-	head     int
-	running  int           // workers
+	nodes   map[uint64]*node[T]
+	ok      *node[T]
+	queue   []*node[T] // ready vertices waiting for a worker (only at the limit); queue[head:] is live
+	head    int
+	running int // workers
+	// idle counts the workers not in a visit: each will take a ready
+	// vertex from the queue before it visits anything or stops.
+	idle     int
 	pending  int           // vertices added and not ended
 	drained  chan struct{} // closed when pending drops to 0 while Wait waits
 	abort    error         // the failure that stopped the walk (without ContinueOnError)
@@ -181,14 +184,28 @@ func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
 	return nil
 }
 
-// readyLocked hands a vertex whose needs have all ended to a new worker,
-// or queues it when the walker is at its bound.
+// readyLocked hands a vertex whose needs have all ended to a worker: to an
+// idle one through the queue when there is one (or when the walker is at
+// its bound), else to a new one.
+//
+// New workers are started as visits begin rather than as vertices become
+// ready: a worker about to visit starts another when ready vertices wait
+// and no other worker is idle to take them (see visiting). So vertices
+// whose visits are quick are walked by a few workers taking them in turn,
+// and vertices whose visits block each get a worker of their own, started
+// by a worker rather than by whoever calls Add.
 func (w *Walker[T]) readyLocked(n *node[T]) {
-	if w.limit > 0 && w.running >= w.limit {
+	if w.idle > 0 || (w.limit > 0 && w.running >= w.limit) {
 		w.queue = append(w.queue, n)
 		return
 	}
+	w.startLocked(n)
+}
+
+// startLocked starts a worker with n, idle until it visits n.
+func (w *Walker[T]) startLocked(n *node[T]) {
 	w.running++
+	w.idle++
 	w.workers.Add(1)
 	go w.work(n)
 }
@@ -198,9 +215,33 @@ func (w *Walker[T]) readyLocked(n *node[T]) {
 func (w *Walker[T]) work(n *node[T]) {
 	defer w.workers.Done()
 	for n != nil {
+		w.visiting()
 		w.process(n)
 		n = w.finish(n)
 	}
+}
+
+// visiting marks the calling worker busy with a visit, which may block.
+// If it was the last idle worker and ready vertices wait, it first starts
+// a worker for them (within the bound).
+func (w *Walker[T]) visiting() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.idle--
+	if w.idle == 0 && w.head < len(w.queue) && (w.limit == 0 || w.running < w.limit) {
+		w.startLocked(w.dequeueLocked())
+	}
+}
+
+// dequeueLocked removes and returns the first vertex in the queue, which
+// must not be empty.
+func (w *Walker[T]) dequeueLocked() *node[T] {
+	n := w.queue[w.head]
+	w.queue[w.head] = nil
+	if w.head++; w.head == len(w.queue) {
+		w.queue, w.head = w.queue[:0], 0
+	}
+	return n
 }
 
 // process visits n, or skips it, and reports how it ended.
@@ -290,6 +331,7 @@ func (w *Walker[T]) failLocked(n *node[T], err error) {
 func (w *Walker[T]) finish(n *node[T]) *node[T] {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.idle++ // until it visits next, or stops
 	n.ended = true
 	var zero T
 	n.value, n.ctx = zero, nil // the walker keeps the node for later needs, not what it held
@@ -323,14 +365,11 @@ func (w *Walker[T]) finish(n *node[T]) *node[T] {
 		w.drained = nil
 	}
 	if next == nil && w.head < len(w.queue) {
-		next = w.queue[w.head]
-		w.queue[w.head] = nil
-		if w.head++; w.head == len(w.queue) {
-			w.queue, w.head = w.queue[:0], 0
-		}
+		next = w.dequeueLocked()
 	}
 	if next == nil {
 		w.running--
+		w.idle--
 	}
 	return next
 }
