@@ -42,7 +42,7 @@ func (e *Engine) Preview(ctx context.Context, program Program, opts ...Option) (
 // targeted ones), dependents first, in parallel where the dependency graph
 // allows. A protected resource is not deleted, nor anything it depends on;
 // everything else is, and Destroy then fails with a
-// *stepgen.ProtectedError naming it. Retained resources are dropped from
+// *ProtectedError naming it. Retained resources are dropped from
 // the state without a provider call.
 func (e *Engine) Destroy(ctx context.Context, opts ...Option) (*Result, error) {
 	return e.run(ctx, OpDestroy, false, opts, destroy)

@@ -11,10 +11,8 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
-	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // outcomes renders a result's steps on custom resources and components
@@ -28,7 +26,7 @@ func outcomes(res *engine.Result) []string {
 			continue
 		}
 		o := string(s.Op) + " " + s.URN.Name()
-		var skip *executor.SkippedError
+		var skip *engine.SkippedError
 		switch {
 		case errors.As(s.Err, &skip):
 			o += ": skipped"
@@ -151,7 +149,7 @@ func TestProtectedResourceLeftOut(t *testing.T) {
 			}
 			before := len(c.Writes())
 			res, err := tt.op(env)
-			var pe *stepgen.ProtectedError
+			var pe *engine.ProtectedError
 			if !errors.As(err, &pe) || pe.URN.Name() != "p" || pe.Action != "delete" || !strings.Contains(err.Error(), string(pe.URN)) {
 				t.Fatalf("err = %v, want a ProtectedError naming p", err)
 			}
@@ -243,7 +241,7 @@ func TestRefusedDeleteNotReachedIsNotReported(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := env.Up(func(*engine.Context) error { return nil }, tt.opts...)
-			var pe *stepgen.ProtectedError
+			var pe *engine.ProtectedError
 			if !errors.Is(err, boom) || errors.As(err, &pe) != tt.reported {
 				t.Fatalf("err = %v; want the failed delete, and the refusal %v", err, tt.reported)
 			}
@@ -278,7 +276,7 @@ func TestDeletesBesideAProtectedResourceAreScheduledAsTheReferenceEngineDoes(t *
 			ctx.Register(thing, "q", engine.Props{"n": 1}) // no longer on r
 			return nil
 		})
-		var pe *stepgen.ProtectedError
+		var pe *engine.ProtectedError
 		if !errors.As(err, &pe) || pe.URN.Name() != "p" {
 			t.Fatalf("err = %v, want the refused delete of p", err)
 		}

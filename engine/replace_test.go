@@ -10,7 +10,6 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // The example graph of delete-before-replace: B and C depend on A, D on B,
@@ -374,7 +373,7 @@ func TestProtectAndReplace(t *testing.T) {
 				second = program("y", false, false)
 			}
 			res, err := env.Up(second)
-			var pe *stepgen.ProtectedError
+			var pe *engine.ProtectedError
 			switch {
 			case tt.wantProtected == "" && err != nil:
 				t.Fatalf("Up: %v", err)

@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/stepgen"
+)
+
+// The errors below are the step generator's and the step walker's, named
+// here so that a caller of Up, Preview, Refresh or Destroy can match them
+// with errors.As importing only this package.
+
+// ProtectedError is a delete or replace of a protected resource refused:
+// the resource, what was refused, and, for a cascade of a
+// delete-before-replace, the resource whose replacement asked for it.
+type ProtectedError = stepgen.ProtectedError
+
+// DuplicateURNError is a second registration of one URN in one run.
+type DuplicateURNError = stepgen.DuplicateURNError
+
+// CheckFailedError is a resource whose inputs its provider rejected, with
+// the provider's reasons by property.
+type CheckFailedError = stepgen.CheckFailedError
+
+// AliasError is a resource whose aliases match more than one recorded
+// resource.
+type AliasError = stepgen.AliasError
+
+// DanglingDependentError is a targeted delete refused because a resource
+// outside the targets depends on the one it would delete.
+type DanglingDependentError = stepgen.DanglingDependentError
+
+// ImportMismatchError is an import whose program inputs differ from the
+// resource that exists, naming the properties that differ.
+type ImportMismatchError = stepgen.ImportMismatchError
+
+// RegistrationError is a registration the engine cannot accept, with the
+// reason.
+type RegistrationError = stepgen.RegistrationError
+
+// SkippedError is a step not run because a step it depends on failed.
+type SkippedError = executor.SkippedError
