@@ -94,7 +94,11 @@ func dagProgram(deps [][]int) engine.Program {
 type orderCheck struct {
 	deps       [][]int
 	dependents [][]int
-	layer      []int // deletes: 0 for no dependents, else 1 + max over dependents
+	// layer is each resource's delete antichain, as the reference engine
+	// cuts them: a resource comes as late as its dependencies allow, at
+	// its height (the longest chain of dependencies below it), highest
+	// first.
+	layer []int
 
 	mu         sync.Mutex
 	live       []bool
@@ -112,10 +116,15 @@ func newOrderCheck(deps [][]int) *orderCheck {
 			o.dependents[j] = append(o.dependents[j], i)
 		}
 	}
-	for i := n - 1; i >= 0; i-- { // dependents come later, so are done first
-		for _, k := range o.dependents[i] {
-			o.layer[i] = max(o.layer[i], o.layer[k]+1)
+	height, top := make([]int, n), 0
+	for i, ds := range deps { // dependencies come earlier, so are done first
+		for _, j := range ds {
+			height[i] = max(height[i], height[j]+1)
 		}
+		top = max(top, height[i])
+	}
+	for i := range o.layer {
+		o.layer[i] = top - height[i]
 	}
 	return o
 }
