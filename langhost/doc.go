@@ -37,7 +37,7 @@
 //	    --organization organization --project P --stack S \
 //	    --parallel N [--dry-run] --pwd <dir> . [args...]
 //
-// The configuration still comes from PULUMI_CONFIG. So `npm install` (with
+// The configuration comes from PULUMI_CONFIG, as for Go programs. So `npm install` (with
 // @pulumi/pulumi among the dependencies) is all a Node.js program needs.
 // As under Pulumi's Node.js language host, TypeScript is on unless
 // Program.NoTypeScript: the run entry point registers ts-node (the
