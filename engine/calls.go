@@ -17,40 +17,44 @@ import (
 const maxCalls = 256
 
 // newCaller returns the walker that makes the provider calls the generator
-// asks for: each call is a vertex that needs nothing, made by Visit, which
-// posts its answer to the loop. A call never fails as a vertex: its error is
-// part of its answer. One that is skipped (the operation was cancelled) is
-// answered with the reason.
-func (d *deployment) newCaller() *executor.Walker[*stepgen.Call] {
-	return executor.New(executor.Options[*stepgen.Call]{
+// asks for: each call is a vertex that needs nothing, held as the answer it
+// will get (its Call is the call to make), which Visit fills in and posts to
+// the loop. A call never fails as a vertex: its error is part of its
+// answer. One that is skipped (the operation was cancelled) is answered
+// with the reason.
+func (d *deployment) newCaller() *executor.Walker[stepgen.Answer] {
+	return executor.New(executor.Options[stepgen.Answer]{
 		Parallelism:     maxCalls,
 		ContinueOnError: true,
-		Visit: func(ctx context.Context, c *stepgen.Call) error {
-			d.inbox.post(event{ans: d.ask(ctx, c)})
+		Visit: func(ctx context.Context, a *stepgen.Answer) error {
+			d.ask(ctx, a)
+			d.inbox.post(event{ans: a})
 			return nil
 		},
-		Ended: func(c *stepgen.Call, err error) {
+		Ended: func(a *stepgen.Answer, err error) {
 			if err != nil {
-				d.inbox.post(event{ans: &stepgen.Answer{Call: c, Err: err}})
+				*a = stepgen.Answer{Call: a.Call, Err: err}
+				d.inbox.post(event{ans: a})
 			}
 		},
-		Name: func(c *stepgen.Call) string { return string(c.Reg.URN) },
+		Name: func(a *stepgen.Answer) string { return string(a.Call.Reg.URN) },
 	})
 }
 
 // call has the calls walker make c.
 func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
-	if err := d.calls.Add(ctx, executor.Vertex[*stepgen.Call]{Value: c}); err != nil {
+	if err := d.calls.Add(ctx, executor.Vertex[stepgen.Answer]{Value: stepgen.Answer{Call: c}}); err != nil {
 		d.inbox.post(event{ans: &stepgen.Answer{Call: c, Err: err}})
 	}
 }
 
-// ask makes the provider call c asks for: an analyzer run is the
-// engine's own (analyzer.go), a Check or Diff the provider's (stepgen.Ask).
-func (d *deployment) ask(ctx context.Context, c *stepgen.Call) *stepgen.Answer {
-	if c.Kind == stepgen.CallAnalyze {
-		return &stepgen.Answer{Call: c, Err: d.analyze(ctx, c.New)}
+// ask makes the provider call a.Call asks for, and fills in a: an analyzer
+// run is the engine's own (analyzer.go), a Check or Diff the provider's
+// (stepgen.Ask).
+func (d *deployment) ask(ctx context.Context, a *stepgen.Answer) {
+	if c := a.Call; c.Kind == stepgen.CallAnalyze {
+		a.Err = d.analyze(ctx, c.New)
+		return
 	}
-	a := stepgen.Ask(ctx, c, d)
-	return &a
+	*a = stepgen.Ask(ctx, a.Call, d)
 }

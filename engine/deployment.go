@@ -54,8 +54,8 @@ type deployment struct {
 	gen      *stepgen.Generator
 	// walker runs the steps, calls the provider calls the generator asks
 	// for (walk.go, calls.go).
-	walker *executor.Walker[*walkStep]
-	calls  *executor.Walker[*stepgen.Call]
+	walker *executor.Walker[walkStep]
+	calls  *executor.Walker[stepgen.Answer]
 	mon    *monitor.Monitor
 	events *eventSink
 	start  time.Time

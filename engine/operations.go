@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
@@ -202,12 +201,12 @@ func (d *deployment) failedURNs() map[resource.URN]bool {
 // nothing, and it must not stop the steps that can go ahead, as the
 // failure of a step the walker ran would.
 func (d *deployment) refuse(ctx context.Context, s *stepgen.Step) {
-	ws := &walkStep{Step: s}
+	ws := &walkStep{out: stepgen.Outcome{Step: s}}
 	err := d.starting(ws)
 	if err == nil {
 		err = stepgen.Apply(ctx, s, d, now).Err // calls no provider: the refusal
 	}
-	d.record(stepgen.Outcome{Step: s, Err: err}, time.Since(ws.at))
+	d.record(stepgen.Outcome{Step: s, Err: err}, ws.took(d))
 	d.noteError(err)
 }
 

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -66,9 +65,9 @@ func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error 
 	if err != nil {
 		return err
 	}
-	ws := &walkStep{Step: acts.Steps[0]}
+	ws := &walkStep{out: stepgen.Outcome{Step: acts.Steps[0]}}
 	err = d.visit(ctx, ws)
-	d.record(ws.out, time.Since(ws.at))
+	d.record(ws.out, ws.took(d))
 	if err != nil {
 		return fmt.Errorf("recording the stack outputs: %w", ws.out.Err)
 	}

@@ -25,7 +25,7 @@ import (
 //
 // It returns the step's failure naming its resource, for the walker.
 func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
-	s := ws.Step
+	s := ws.out.Step
 	if err := d.starting(ws); err != nil {
 		ws.out = stepgen.Outcome{Step: s, Err: err}
 		return &stepError{urn: s.URN(), err: err}
@@ -61,14 +61,14 @@ func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
 // journaled: refuse a change the operation expects not to make, report
 // the start, note the time.
 func (d *deployment) starting(ws *walkStep) error {
-	s := ws.Step
+	s := ws.out.Step
 	if d.opts.expectNoChanges && changes(s.Op) {
 		return &ChangesError{URN: s.URN(), Op: StepOp(s.Op)}
 	}
 	if d.events.enabled() {
 		d.events.emit(StepStartEvent{StepEvent: stepEvent(s)})
 	}
-	ws.at = time.Now()
+	ws.began = time.Since(d.start)
 	return nil
 }
 

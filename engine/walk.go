@@ -19,60 +19,70 @@ import (
 // ended is recorded and goes back to the loop as an outcome, which answers
 // the registration waiting for it.
 
-// walkStep is a step as the walker holds it: the generator's step, and what
-// its visit found, for Ended (the walker calls the two in turn on one
-// goroutine).
+// walkStep is a step as the walker holds it, in the vertex's own storage:
+// the step's outcome — out.Step is the step, until its visit fills in the
+// rest for Ended (the walker calls the two in turn on one goroutine) — and
+// when it started.
 type walkStep struct {
-	*stepgen.Step
 	out stepgen.Outcome
-	// at is when the step started.
-	at time.Time
+	// began is when the step started, as the time since the operation
+	// began; zero until it starts.
+	began time.Duration
+}
+
+// took returns how long the step has run: zero if it never started.
+func (ws *walkStep) took(d *deployment) time.Duration {
+	if ws.began == 0 {
+		return 0
+	}
+	return time.Since(d.start) - ws.began
 }
 
 // newWalker returns the walker of the deployment's steps.
-func (d *deployment) newWalker() *executor.Walker[*walkStep] {
-	return executor.New(executor.Options[*walkStep]{
+func (d *deployment) newWalker() *executor.Walker[walkStep] {
+	return executor.New(executor.Options[walkStep]{
 		Parallelism:     d.opts.parallelism,
 		ContinueOnError: d.opts.continueOnError,
 		Visit:           d.visit,
 		Ended:           d.ended,
-		Name:            func(ws *walkStep) string { return string(ws.URN()) },
+		Name:            func(ws *walkStep) string { return string(ws.out.Step.URN()) },
 	})
 }
 
 // walk adds a step the generator issued to the walker.
 func (d *deployment) walk(ctx context.Context, s *stepgen.Step) {
-	ws := &walkStep{Step: s}
-	err := d.walker.Add(ctx, executor.Vertex[*walkStep]{ID: s.ID, Needs: s.Needs, After: s.After, Value: ws})
+	err := d.walker.Add(ctx, executor.Vertex[walkStep]{ID: s.ID, Needs: s.Needs, After: s.After, Value: walkStep{out: stepgen.Outcome{Step: s}}})
 	if err == nil {
 		return
 	}
 	// The walker refused it: the step fails without running.
-	ws.out = stepgen.Outcome{Step: s, Err: err}
+	out := &stepgen.Outcome{Step: s, Err: err}
 	d.noteError(&stepError{urn: s.URN(), err: err})
-	d.record(ws.out, 0)
-	d.inbox.post(event{out: &ws.out})
+	d.record(*out, 0)
+	d.inbox.post(event{out: out})
 }
 
 // ended records how a step ended — run, or skipped — and gives the outcome
 // to the loop. The walker calls it after its own bookkeeping, so a failure
 // is on record before the registration waiting on the step hears of it.
 func (d *deployment) ended(ws *walkStep, err error) {
-	var skip *executor.SkippedError
 	switch {
-	case errors.As(err, &skip):
-		ws.out = stepgen.Outcome{Step: ws.Step, Err: err, Skipped: true}
-	case err != nil && ws.out.Err == nil:
+	case err == nil:
+	case isSkip(err):
+		ws.out = stepgen.Outcome{Step: ws.out.Step, Err: err, Skipped: true}
+	case ws.out.Err == nil:
 		// The visit panicked.
-		ws.out = stepgen.Outcome{Step: ws.Step, Err: err}
+		ws.out = stepgen.Outcome{Step: ws.out.Step, Err: err}
 	}
 	if ws.out.Err == nil {
 		d.renamed(ws.out)
 	}
-	var took time.Duration
-	if !ws.at.IsZero() {
-		took = time.Since(ws.at)
-	}
-	d.record(ws.out, took)
+	d.record(ws.out, ws.took(d))
 	d.inbox.post(event{out: &ws.out})
+}
+
+// isSkip reports whether err says the walker skipped a step.
+func isSkip(err error) bool {
+	var skip *executor.SkippedError
+	return errors.As(err, &skip)
 }

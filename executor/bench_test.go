@@ -18,7 +18,7 @@ func BenchmarkWalk10k(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				w := executor.New(executor.Options[int]{Parallelism: parallelism, Visit: func(context.Context, int) error { return nil }})
+				w := executor.New(executor.Options[int]{Parallelism: parallelism, Visit: func(context.Context, *int) error { return nil }})
 				for i := range n {
 					v := executor.Vertex[int]{ID: uint64(i + 1), Value: i}
 					if i > 0 {
@@ -43,7 +43,7 @@ func BenchmarkWalk10k(b *testing.B) {
 // excess over 1.
 func BenchmarkSleepyChains(b *testing.B) {
 	const chains, depth, sleep = 20, 10, 20 * time.Millisecond
-	visit := func(ctx context.Context, _ int) error {
+	visit := func(ctx context.Context, _ *int) error {
 		t := time.NewTimer(sleep)
 		defer t.Stop()
 		select {
@@ -85,9 +85,9 @@ func BenchmarkWalkPaced(b *testing.B) {
 	var sink int
 	b.ReportAllocs()
 	for b.Loop() {
-		w := executor.New(executor.Options[int]{Visit: func(_ context.Context, v int) error {
+		w := executor.New(executor.Options[int]{Visit: func(_ context.Context, v *int) error {
 			for i := range 200 {
-				sink += i ^ v
+				sink += i ^ *v
 			}
 			return nil
 		}})

@@ -2,9 +2,11 @@
 // the deployment's steps, each a vertex that needs the vertices before it.
 //
 // The package is generic. A Walker knows nothing of steps, providers or
-// state: a Vertex is an ID, the IDs of the vertices it needs, and a value
-// the host's Visit function is given. The host learns how each vertex
-// ended through Options.Ended.
+// state: a Vertex is an ID, the IDs of the vertices it needs, and a value.
+// The walker keeps the value in the vertex's own storage and hands the
+// host's Visit a pointer to it; the host learns how each vertex ended
+// through Options.Ended, given the same pointer, so that a visit can leave
+// there what it found.
 //
 // # Model
 //
@@ -57,7 +59,14 @@
 //
 // # Cost
 //
-// A vertex costs one allocation, its node. Workers are started as visits
+// A vertex costs one allocation, its node: 64 bytes of the walker's own
+// and the vertex's Value, held in place, so that a host whose data for a
+// vertex is its Value (the engine's step and outcome, a provider call and
+// its answer) allocates nothing more for it. What few vertices have —
+// vertices that come After them, a failure — is kept apart and costs one
+// more allocation where it occurs. Once a vertex has ended well the walker
+// keeps only its ID's entry in an index (no entry for ID zero), for the
+// vertices added later that need it. Workers are started as visits
 // begin, not as vertices become ready: a worker about to visit starts
 // another only when ready vertices wait and no other worker is idle to
 // take them. So vertices whose visits are quick are walked by a few

@@ -14,10 +14,10 @@ func Example() {
 	var mu sync.Mutex
 	var order []string
 	w := executor.New(executor.Options[string]{
-		Visit: func(ctx context.Context, name string) error {
+		Visit: func(ctx context.Context, name *string) error {
 			mu.Lock()
 			defer mu.Unlock()
-			order = append(order, name)
+			order = append(order, *name)
 			return nil
 		},
 	})
@@ -45,18 +45,18 @@ func ExampleOptions_continueOnError() {
 	ended := map[string]string{}
 	w := executor.New(executor.Options[string]{
 		ContinueOnError: true,
-		Visit: func(ctx context.Context, name string) error {
-			if name == "database" {
-				return fmt.Errorf("%s: quota exceeded", name)
+		Visit: func(ctx context.Context, name *string) error {
+			if *name == "database" {
+				return fmt.Errorf("%s: quota exceeded", *name)
 			}
 			return nil
 		},
-		Ended: func(name string, err error) {
+		Ended: func(name *string, err error) {
 			mu.Lock()
 			defer mu.Unlock()
-			ended[name] = fmt.Sprint(err)
+			ended[*name] = fmt.Sprint(err)
 		},
-		Name: func(name string) string { return name },
+		Name: func(name *string) string { return *name },
 	})
 	ctx := context.Background()
 	for _, v := range []executor.Vertex[string]{

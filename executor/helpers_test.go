@@ -71,7 +71,7 @@ func newRecorder() *recorder {
 
 // walker returns a walker with opts whose Visit, Ended and Name are the
 // recorder's.
-func (r *recorder) walker(opts executor.Options[*task]) *executor.Walker[*task] {
+func (r *recorder) walker(opts executor.Options[task]) *executor.Walker[task] {
 	opts.Visit = func(ctx context.Context, t *task) error {
 		r.log(event{Kind: "visit", Name: t.name})
 		if t.run == nil {
@@ -138,8 +138,8 @@ func (r *recorder) id(name string) uint64 {
 }
 
 // vertex builds the named vertex, needing the vertices named needs.
-func (r *recorder) vertex(name string, run func(context.Context) error, needs ...string) executor.Vertex[*task] {
-	v := executor.Vertex[*task]{ID: r.id(name), Value: &task{name: name, run: run}}
+func (r *recorder) vertex(name string, run func(context.Context) error, needs ...string) executor.Vertex[task] {
+	v := executor.Vertex[task]{ID: r.id(name), Value: task{name: name, run: run}}
 	for _, n := range needs {
 		v.Needs = append(v.Needs, r.id(n))
 	}
@@ -147,7 +147,7 @@ func (r *recorder) vertex(name string, run func(context.Context) error, needs ..
 }
 
 // add adds the named vertex, failing the test if Add refuses it.
-func (r *recorder) add(t *testing.T, w *executor.Walker[*task], ctx context.Context, name string, run func(context.Context) error, needs ...string) {
+func (r *recorder) add(t *testing.T, w *executor.Walker[task], ctx context.Context, name string, run func(context.Context) error, needs ...string) {
 	t.Helper()
 	if err := w.Add(ctx, r.vertex(name, run, needs...)); err != nil {
 		t.Fatalf("Add %s: %v", name, err)
@@ -156,7 +156,7 @@ func (r *recorder) add(t *testing.T, w *executor.Walker[*task], ctx context.Cont
 
 // chain adds vertices named names, each needing the one before it (the
 // first needing needs).
-func (r *recorder) chain(t *testing.T, w *executor.Walker[*task], ctx context.Context, names []string, needs ...string) {
+func (r *recorder) chain(t *testing.T, w *executor.Walker[task], ctx context.Context, names []string, needs ...string) {
 	t.Helper()
 	for _, n := range names {
 		r.add(t, w, ctx, n, nil, needs...)

@@ -28,7 +28,11 @@ type Vertex[T any] struct {
 	// is visited: it waits for them, but their failure does not skip it.
 	// Each must have been added before this vertex.
 	After []uint64
-	// Value is what Visit and Ended are given.
+	// Value is the vertex's own data. The walker keeps it in storage of
+	// its own, allocated once when the vertex is added, and gives Visit,
+	// Ended and Name a pointer to it: a visit can leave there what it
+	// found, for Ended, and a host may hand the pointer on. The walker
+	// never reuses that storage.
 	Value T
 }
 
@@ -43,10 +47,11 @@ type Options[T any] struct {
 	// skipped. Without it, the first failure skips every vertex not yet
 	// started, including those added later.
 	ContinueOnError bool
-	// Visit does a vertex's work. Its error fails the vertex; it should
-	// name the vertex, since Wait returns it as it is. A panic is recovered
-	// and becomes the vertex's failure, as a *PanicError.
-	Visit func(ctx context.Context, v T) error
+	// Visit does a vertex's work, given its Value. Its error fails the
+	// vertex; it should name the vertex, since Wait returns it as it is. A
+	// panic is recovered and becomes the vertex's failure, as a
+	// *PanicError.
+	Visit func(ctx context.Context, v *T) error
 	// Ended is told how each vertex ended: nil after a successful visit,
 	// the visit's error, or a *SkippedError for a vertex that was never
 	// visited. It is called exactly once per vertex, on a goroutine of the
@@ -55,10 +60,10 @@ type Options[T any] struct {
 	// skipped) and before any vertex that needs this one starts. A panic
 	// is recovered and recorded as a failure of the vertex. Nil means
 	// nothing is told.
-	Ended func(v T, err error)
+	Ended func(v *T, err error)
 	// Name names a vertex in the walker's own errors (*SkippedError,
 	// *PanicError). Nil names it by its ID.
-	Name func(v T) string
+	Name func(v *T) string
 }
 
 // Walker visits the vertices of a graph that grows while it is walked, in
@@ -70,9 +75,9 @@ type Options[T any] struct {
 // goroutine it starts, and all of them have finished when Wait returns. Its
 // methods are safe for concurrent use; Add may be called from Ended.
 type Walker[T any] struct {
-	visit           func(ctx context.Context, v T) error
-	ended           func(v T, err error)
-	name            func(v T) string
+	visit           func(ctx context.Context, v *T) error
+	ended           func(v *T, err error)
+	name            func(v *T) string
 	limit           int // 0: unbounded
 	continueOnError bool
 
@@ -80,8 +85,9 @@ type Walker[T any] struct {
 
 	mu     sync.Mutex
 	closed bool
-	// nodes are the vertices by ID; one that ended well is represented by
-	// ok, the walker keeping nothing else of it.
+	// nodes are the vertices by ID. One that ended is represented by ok
+	// when it succeeded, else by a node that holds only how it failed: the
+	// walker keeps nothing else of it.
 	nodes   map[uint64]*node[T]
 	ok      *node[T]
 	queue   []*node[T] // ready vertices waiting for a worker (only at the limit); queue[head:] is live
@@ -97,28 +103,56 @@ type Walker[T any] struct {
 	canceled error         // the first context cause that kept a vertex from being visited
 }
 
-// node is a vertex in the walker's graph.
+// node is a vertex in the walker's graph: its value, and what the walker
+// needs to know of it until it has ended. What only some vertices have —
+// vertices that only come after it, a failure — is kept apart, in rare,
+// so that the common vertex is small.
 type node[T any] struct {
-	id    uint64
 	value T
 	ctx   context.Context
+	id    uint64
 	// waits counts the needs (and vertices it comes after) that have not
-	// ended; dependents are the nodes that need this one, followers those
-	// that only come after it.
-	waits      int
+	// ended; dependents are the nodes that need this one.
+	waits      int32
+	ended, bad bool
 	dependents []*node[T]
-	followers  []*node[T]
-	// blocker is the first need found to have failed or been skipped,
-	// and blockCause its root cause.
-	blocker    *node[T]
+	rare       *rareNode[T]
+}
+
+// rareNode is what few vertices have.
+type rareNode[T any] struct {
+	// followers are the nodes that come after this one without needing
+	// it.
+	followers []*node[T]
+	// blockedBy names the first need found to have failed or been
+	// skipped, and blockCause is its root cause.
+	blockedBy  string
 	blockCause error
-	ended      bool
-	// bad says the vertex failed or was skipped; cause is the root
-	// cause: its own failure, or what it was skipped for; label names it,
-	// for the vertices it keeps from being visited.
-	bad   bool
+	// cause is the root cause of the vertex's own failure or skip: its
+	// own failure, or what it was skipped for; label names it, for the
+	// vertices it keeps from being visited.
 	cause error
 	label string
+}
+
+// more returns n's rare part, making it on first use.
+func (n *node[T]) more() *rareNode[T] {
+	if n.rare == nil {
+		n.rare = &rareNode[T]{}
+	}
+	return n.rare
+}
+
+// blocked reports whether a need of n failed or was skipped.
+func (n *node[T]) blocked() bool { return n.rare != nil && n.rare.blockCause != nil }
+
+// block records that d, a need of n, failed or was skipped, unless another
+// already did.
+func (n *node[T]) block(d *node[T]) {
+	if !n.blocked() {
+		m := n.more()
+		m.blockedBy, m.blockCause = d.rare.label, d.rare.cause
+	}
 }
 
 // New returns a Walker configured by opts, ready to accept vertices.
@@ -153,7 +187,7 @@ func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
 	for _, ids := range [2][]uint64{v.Needs, v.After} {
 		for _, id := range ids {
 			if w.nodes[id] == nil {
-				return fmt.Errorf("vertex %s waits for vertex %d, which was never added", w.nameOf(v.ID, v.Value), id)
+				return fmt.Errorf("vertex %s waits for vertex %d, which was never added", w.nameOfVertex(v.ID, v.Value), id)
 			}
 		}
 	}
@@ -164,14 +198,15 @@ func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
 		case !d.ended:
 			n.waits++
 			d.dependents = append(d.dependents, n)
-		case d.bad && n.blocker == nil:
-			n.blocker, n.blockCause = d, d.cause
+		case d.bad:
+			n.block(d)
 		}
 	}
 	for _, id := range v.After {
 		if d := w.nodes[id]; !d.ended {
 			n.waits++
-			d.followers = append(d.followers, n)
+			m := d.more()
+			m.followers = append(m.followers, n)
 		}
 	}
 	if v.ID != 0 {
@@ -248,7 +283,9 @@ func (w *Walker[T]) dequeueLocked() *node[T] {
 func (w *Walker[T]) process(n *node[T]) {
 	if skip := w.skipReason(n); skip != nil {
 		w.mu.Lock()
-		n.bad, n.cause, n.label = true, skip.Cause, skip.Vertex
+		n.bad = true
+		m := n.more()
+		m.cause, m.label = skip.Cause, skip.Vertex
 		w.mu.Unlock()
 		w.report(n, skip)
 		return
@@ -267,16 +304,16 @@ func (w *Walker[T]) skipReason(n *node[T]) *SkippedError {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
-	case n.blocker != nil:
-		return &SkippedError{Vertex: w.nameOf(n.id, n.value), Dependency: n.blocker.label, Cause: n.blockCause}
+	case n.blocked():
+		return &SkippedError{Vertex: w.nameOf(n), Dependency: n.rare.blockedBy, Cause: n.rare.blockCause}
 	case n.ctx.Err() != nil:
 		cause := context.Cause(n.ctx)
 		if w.canceled == nil {
 			w.canceled = cause
 		}
-		return &SkippedError{Vertex: w.nameOf(n.id, n.value), Cause: cause}
+		return &SkippedError{Vertex: w.nameOf(n), Cause: cause}
 	case w.abort != nil:
-		return &SkippedError{Vertex: w.nameOf(n.id, n.value), Cause: w.abort}
+		return &SkippedError{Vertex: w.nameOf(n), Cause: w.abort}
 	}
 	return nil
 }
@@ -285,10 +322,10 @@ func (w *Walker[T]) skipReason(n *node[T]) *SkippedError {
 func (w *Walker[T]) call(n *node[T]) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = &PanicError{Vertex: w.nameOf(n.id, n.value), Func: "Visit", Value: v, Stack: debug.Stack()}
+			err = &PanicError{Vertex: w.nameOf(n), Func: "Visit", Value: v, Stack: debug.Stack()}
 		}
 	}()
-	return w.visit(n.ctx, n.value)
+	return w.visit(n.ctx, &n.value)
 }
 
 // report calls Ended for n; a panic in it fails n (once).
@@ -300,7 +337,7 @@ func (w *Walker[T]) report(n *node[T], err error) {
 		if v := recover(); v != nil {
 			w.mu.Lock()
 			defer w.mu.Unlock()
-			perr := &PanicError{Vertex: w.nameOf(n.id, n.value), Func: "Ended", Value: v, Stack: debug.Stack()}
+			perr := &PanicError{Vertex: w.nameOf(n), Func: "Ended", Value: v, Stack: debug.Stack()}
 			if n.bad {
 				w.failures = append(w.failures, perr)
 				return
@@ -308,14 +345,16 @@ func (w *Walker[T]) report(n *node[T], err error) {
 			w.failLocked(n, perr)
 		}
 	}()
-	w.ended(n.value, err)
+	w.ended(&n.value, err)
 }
 
 // failLocked records n's failure: in the list Wait returns, as the cause
 // of what needs n, and — without ContinueOnError — as the cause that stops
 // the walk.
 func (w *Walker[T]) failLocked(n *node[T], err error) {
-	n.bad, n.cause, n.label = true, err, w.nameOf(n.id, n.value)
+	n.bad = true
+	m := n.more()
+	m.cause, m.label = err, w.nameOf(n)
 	w.failures = append(w.failures, err)
 	if n.ctx.Err() != nil && w.canceled == nil {
 		w.canceled = context.Cause(n.ctx)
@@ -328,13 +367,16 @@ func (w *Walker[T]) failLocked(n *node[T], err error) {
 // finish marks n ended, releases what waited for it, and returns the next
 // vertex for this worker: the first that n's end made ready, else the
 // first in the queue, else nil (the worker then stops).
+//
+// The walker keeps nothing of an ended vertex but whether it failed, and
+// how, for the vertices added later that need it: its value belongs to
+// the host from here on.
 func (w *Walker[T]) finish(n *node[T]) *node[T] {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.idle++ // until it visits next, or stops
 	n.ended = true
-	var zero T
-	n.value, n.ctx = zero, nil // the walker keeps the node for later needs, not what it held
+	n.ctx = nil
 	var next *node[T]
 	release := func(d *node[T]) {
 		if d.waits--; d.waits > 0 {
@@ -347,17 +389,24 @@ func (w *Walker[T]) finish(n *node[T]) *node[T] {
 		w.readyLocked(d)
 	}
 	for _, d := range n.dependents {
-		if n.bad && d.blocker == nil {
-			d.blocker, d.blockCause = n, n.cause
+		if n.bad {
+			d.block(n)
 		}
 		release(d)
 	}
-	for _, d := range n.followers {
-		release(d)
+	n.dependents = nil
+	if n.rare != nil {
+		for _, d := range n.rare.followers {
+			release(d)
+		}
+		n.rare.followers = nil
 	}
-	n.dependents, n.followers = nil, nil
-	if n.id != 0 && !n.bad {
-		w.nodes[n.id] = w.ok
+	if n.id != 0 {
+		if n.bad {
+			w.nodes[n.id] = &node[T]{id: n.id, ended: true, bad: true, rare: n.rare}
+		} else {
+			w.nodes[n.id] = w.ok
+		}
 	}
 	w.pending--
 	if w.pending == 0 && w.drained != nil {
@@ -414,10 +463,19 @@ func (w *Walker[T]) Wait() error {
 	return &Failures{Errors: errs}
 }
 
-// nameOf names a vertex for the walker's errors.
-func (w *Walker[T]) nameOf(id uint64, v T) string {
+// nameOfVertex names a vertex that was not added, from a copy of its
+// value.
+func (w *Walker[T]) nameOfVertex(id uint64, v T) string {
 	if w.name != nil {
-		return w.name(v)
+		return w.name(&v)
 	}
 	return strconv.FormatUint(id, 10)
+}
+
+// nameOf names a vertex for the walker's errors.
+func (w *Walker[T]) nameOf(n *node[T]) string {
+	if w.name != nil {
+		return w.name(&n.value)
+	}
+	return strconv.FormatUint(n.id, 10)
 }

@@ -20,15 +20,15 @@ import (
 type host struct {
 	reg     *providers.Registry
 	gen     *stepgen.Generator
-	walker  *executor.Walker[*stepgen.Outcome] // a step, and how it went
-	cond    *sync.Cond                         // signalled whenever a step has ended
+	walker  *executor.Walker[stepgen.Outcome] // a step, and how it went
+	cond    *sync.Cond                        // signalled whenever a step has ended
 	waiting map[*stepgen.Registration]chan stepgen.Reply
 }
 
 // handle carries out actions, cond.L held; it makes provider calls in line.
 func (h *host) handle(ctx context.Context, acts stepgen.Actions) {
 	for _, s := range acts.Steps {
-		if err := h.walker.Add(ctx, executor.Vertex[*stepgen.Outcome]{ID: s.ID, Needs: s.Needs, After: s.After, Value: &stepgen.Outcome{Step: s}}); err != nil {
+		if err := h.walker.Add(ctx, executor.Vertex[stepgen.Outcome]{ID: s.ID, Needs: s.Needs, After: s.After, Value: stepgen.Outcome{Step: s}}); err != nil {
 			h.handle(ctx, h.gen.Done(stepgen.Outcome{Step: s, Err: err}))
 		}
 	}
@@ -70,7 +70,7 @@ func Up(ctx context.Context, reg *providers.Registry, old []*resource.State, pro
 		return err
 	}
 	h := &host{reg: reg, gen: gen, cond: sync.NewCond(new(sync.Mutex)), waiting: map[*stepgen.Registration]chan stepgen.Reply{}}
-	h.walker = executor.New(executor.Options[*stepgen.Outcome]{Visit: func(ctx context.Context, o *stepgen.Outcome) error {
+	h.walker = executor.New(executor.Options[stepgen.Outcome]{Visit: func(ctx context.Context, o *stepgen.Outcome) error {
 		*o = stepgen.Apply(ctx, o.Step, reg, time.Now)
 		return o.Err
 	}, Ended: func(o *stepgen.Outcome, err error) { // on the goroutine that ran Visit
