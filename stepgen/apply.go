@@ -23,8 +23,8 @@ import (
 // whose New must still be recorded (Outcome.Partial).
 func Apply(ctx context.Context, s *Step, src ProviderSource, now func() time.Time) Outcome {
 	a := applier{s: s, src: src, now: now}
-	if s.refused != nil {
-		return Outcome{Step: s, Err: s.refused}
+	if err := s.Refused(); err != nil {
+		return Outcome{Step: s, Err: err}
 	}
 	var o Outcome
 	switch s.Op {
@@ -233,7 +233,7 @@ func (a applier) importIt(ctx context.Context) Outcome {
 	}
 	inputs := read.Inputs
 	if len(s.New.Inputs) > 0 {
-		chk, err := p.Check(ctx, providers.CheckRequest{URN: s.urn, Olds: read.Inputs, News: s.New.Inputs, RandomSeed: s.seed})
+		chk, err := p.Check(ctx, providers.CheckRequest{URN: s.urn, Olds: read.Inputs, News: s.New.Inputs, RandomSeed: s.importSeed()})
 		if err != nil {
 			return Outcome{Err: fmt.Errorf("importing %s: checking the inputs: %w", s.urn, err)}
 		}

@@ -144,7 +144,7 @@ func (g *Generator) decideComponent(w *work) Actions {
 func (g *Generator) single(w *work, op Op) Actions {
 	s := g.step(op, w.new.URN, w.old, w.new, w.reg)
 	s.Diff, s.Keys = w.diff, w.keys
-	s.refused = w.refusal
+	s.refuse(w.refusal)
 	if op == OpSame {
 		if w.new.Custom {
 			s.New.ID = w.old.ID

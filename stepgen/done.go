@@ -19,32 +19,38 @@ import (
 // steps are numbered when the event that issues them ends without an
 // error (seal), so that a refused event leaves no trace.
 func (g *Generator) issue(acts *Actions, deps *resource.State, steps ...*Step) {
-	g.staged = append(g.staged, staged{deps: deps, steps: steps})
+	g.staged = append(g.staged, staged{deps: deps, steps: len(steps)})
+	g.stagedSteps = append(g.stagedSteps, steps...)
 	acts.Steps = append(acts.Steps, steps...)
 }
 
 // issueAfter adds to acts a step that needs the step prev (and comes after
 // the step issued before it on its resource, if another).
 func (g *Generator) issueAfter(acts *Actions, prev uint64, s *Step) {
-	g.staged = append(g.staged, staged{prev: prev, steps: []*Step{s}})
+	g.staged = append(g.staged, staged{prev: prev, steps: 1})
+	g.stagedSteps = append(g.stagedSteps, s)
 	acts.Steps = append(acts.Steps, s)
 }
 
-// staged is a sequence of steps issued by the event under way: the first
-// needs the steps of what deps depends on, or prev.
+// staged is a sequence of steps issued by the event under way, the next
+// steps of Generator.stagedSteps: the first needs the steps of what deps
+// depends on, or prev.
 type staged struct {
 	deps  *resource.State
 	prev  uint64
-	steps []*Step
+	steps int
 }
 
 // seal numbers the steps issued by the event under way, or drops them when
 // the event failed.
 func (g *Generator) seal(failed bool) {
 	if !failed {
+		rest := g.stagedSteps
 		for _, st := range g.staged {
 			prev := st.prev
-			for i, s := range st.steps {
+			var steps []*Step
+			steps, rest = rest[:st.steps], rest[st.steps:]
+			for i, s := range steps {
 				var needs []uint64
 				if i == 0 && prev == 0 {
 					needs = g.stepsOf(st.deps)
@@ -54,11 +60,13 @@ func (g *Generator) seal(failed bool) {
 				g.number(s, needs)
 				prev = s.ID
 			}
-			g.inflight += len(st.steps)
+			g.inflight += st.steps
 		}
 	}
 	clear(g.staged)
 	g.staged = g.staged[:0]
+	clear(g.stagedSteps)
+	g.stagedSteps = g.stagedSteps[:0]
 }
 
 // number gives s the next ID, its needs, and the step issued before it on
@@ -131,7 +139,7 @@ func (g *Generator) Done(o Outcome) Actions {
 			g.reply(&acts, r, registerResult(s, o.New), nil)
 		}
 	}
-	if (s.Op == OpCreateReplacement || s.Op == OpReadReplacement) && s.refused == nil {
+	if (s.Op == OpCreateReplacement || s.Op == OpReadReplacement) && s.Refused() == nil {
 		// The replacement as a whole; skipped when the create failed.
 		n := s.New
 		if o.New != nil {

@@ -224,7 +224,10 @@ type Generator struct {
 	// last step issued on it (done.go).
 	nextID uint64
 	last   map[resource.URN]uint64
-	staged []staged
+	// staged are the sequences of steps issued by the event under way,
+	// stagedSteps their steps, until seal numbers them.
+	staged      []staged
+	stagedSteps []*Step
 	// inflight counts the steps issued whose outcome has not come back,
 	// calls the calls issued and not answered; bad holds the steps that
 	// failed or were skipped.

@@ -44,7 +44,7 @@ func (o Outcome) Partial() bool {
 // A step that failed records nothing, unless it failed partially.
 func (o Outcome) Record() (old, new *resource.State) {
 	s := o.Step
-	if (o.Err != nil && !o.Partial()) || o.Gone || s.skipRecord || s.goesWith || s.refused != nil {
+	if (o.Err != nil && !o.Partial()) || o.Gone || s.skipRecord || s.goesWith || s.Refused() != nil {
 		return nil, nil
 	}
 	switch s.Op {

@@ -118,7 +118,7 @@ func (g *Generator) planSteps(steps []*Step) error {
 		if err := g.planOp(s.urn, plan.Op(s.Op)); err != nil {
 			return err
 		}
-		if (s.Op == OpCreateReplacement || s.Op == OpReadReplacement) && s.refused == nil {
+		if (s.Op == OpCreateReplacement || s.Op == OpReadReplacement) && s.Refused() == nil {
 			if err := g.planOp(s.urn, plan.Op(OpReplace)); err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ func (g *Generator) refuseDeletes(protected []*resource.State) []*Step {
 	steps := make([]*Step, len(protected))
 	for i, s := range protected {
 		st := g.step(OpDelete, s.URN, s, nil, nil)
-		st.refused = &ProtectedError{URN: s.URN, Action: "delete"}
+		st.refuse(&ProtectedError{URN: s.URN, Action: "delete"})
 		steps[i] = st
 	}
 	return steps

@@ -91,11 +91,6 @@ type Step struct {
 	// Preview steps call no provider that could change anything.
 	Preview bool
 
-	// with, on the delete of a resource others are deleted with, lists
-	// the records that leave the state together with Old (see With).
-	with *[]*resource.State
-	// seed is the random seed for the Check an import makes.
-	seed []byte
 	// skipProvider removes the record without calling the provider (a
 	// resource deleted together with another, or already gone).
 	skipProvider bool
@@ -106,9 +101,44 @@ type Step struct {
 	// skipRecord marks a step that leaves no record (an untargeted
 	// resource that does not exist yet).
 	skipRecord bool
+	// rare holds what few steps carry, apart, so that the common step is
+	// small; nil for none of it.
+	rare *stepRare
+}
+
+// stepRare is what few steps carry.
+type stepRare struct {
+	// with, on the delete of a resource others are deleted with, lists
+	// the records that leave the state together with Old (see With).
+	with *[]*resource.State
+	// seed is the random seed for the Check an import makes.
+	seed []byte
 	// refused is why the generator refused the step: Apply returns it
 	// without calling a provider (see Refused).
 	refused error
+}
+
+// more returns the step's rare part, making it on first use.
+func (s *Step) more() *stepRare {
+	if s.rare == nil {
+		s.rare = &stepRare{}
+	}
+	return s.rare
+}
+
+// refuse records why the generator refuses the step; nil refuses nothing.
+func (s *Step) refuse(err error) {
+	if err != nil {
+		s.more().refused = err
+	}
+}
+
+// importSeed returns the random seed for the Check an import makes.
+func (s *Step) importSeed() []byte {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.seed
 }
 
 // URN returns the URN of the resource the step acts on.
@@ -128,7 +158,7 @@ func (s *Step) Applied() bool {
 // their outcome: a step with a JournalOp is journaled as begun, durably,
 // before Apply calls the provider.
 func (s *Step) JournalOp() resource.OperationKind {
-	if s.refused != nil {
+	if s.Refused() != nil {
 		return ""
 	}
 	switch s.Op {
@@ -156,7 +186,7 @@ func (s *Step) JournalOp() resource.OperationKind {
 // worked out from what it holds (an unchanged resource, a component, a
 // resource retained on delete, a custom resource in a preview).
 func (s *Step) Local() bool {
-	if s.refused != nil {
+	if s.Refused() != nil {
 		return true
 	}
 	switch s.Op {
@@ -177,14 +207,24 @@ func (s *Step) Local() bool {
 // deletes of those resources need this step, call no provider and record
 // nothing themselves; when this step fails they are skipped, and their
 // records stay.
-func (s *Step) With() *[]*resource.State { return s.with }
+func (s *Step) With() *[]*resource.State {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.with
+}
 
 // Refused returns the reason the generator refused the step before it
 // ran, or nil: the delete or the replacement of a protected resource
 // (*ProtectedError; for deletes see Generator.Refused), or a resource the
 // analyzers refused. Such a step calls no provider and records nothing;
 // Apply returns the reason.
-func (s *Step) Refused() error { return s.refused }
+func (s *Step) Refused() error {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.refused
+}
 
 // secureOutputs marks as secret every output the resource lists in
 // AdditionalSecretOutputs and every output whose input of the same name was

@@ -61,7 +61,7 @@ func (g *Generator) importStep(reg *Registration, urn resource.URN, goal *resour
 	st := g.newState(urn, goal, nil)
 	st.ID = goal.ImportID
 	s := g.step(OpImport, urn, nil, st, reg)
-	s.seed = g.seed(urn)
+	s.more().seed = g.seed(urn)
 	g.news[urn] = st
 	var acts Actions
 	g.issue(&acts, st, s)
