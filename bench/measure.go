@@ -485,6 +485,9 @@ func startProfile(prefix string) (stop func() error, err error) {
 		if err := f.Close(); err != nil {
 			return err
 		}
+		// The profile is as of the last collection: one now makes it
+		// cover the whole operation.
+		runtime.GC()
 		m, err := os.Create(prefix + ".allocs.pprof")
 		if err != nil {
 			return err
