@@ -31,9 +31,6 @@ type runContext struct {
 	p       *spec.Program
 	i       int
 	ref, gw *drive.Run
-	// gwTrace is groundwork's whole trace, for the URNs objects were
-	// written under in earlier runs.
-	gwTrace *drive.Trace
 }
 
 // knownDifferences are recognised in this order; the first that matches a
@@ -58,39 +55,6 @@ var knownDifferences = []knownDifference{
 				}
 			}
 			return false
-		},
-	},
-	{
-		// COMPATIBILITY.md: "A record keeps the URN it was written
-		// under". Pulumi's engine rewrites, when it writes a snapshot,
-		// the URN of a record whose parent was renamed and of the old
-		// copy of a renamed resource; a record no registration takes over
-		// later reaches the provider's Delete under the new URN.
-		// groundwork keeps the URN the object was recorded under.
-		name: "record-keeps-its-urn", deliberate: true, goOn: true,
-		match: func(c *runContext, d compare.Difference) bool {
-			switch d.Kind {
-			case compare.KindOps:
-				return c.onlyRenamedDeletes(d.URN)
-			case compare.KindFailed:
-				return c.failedUnderOtherURN(d)
-			case compare.KindState:
-				return c.recordUnderWrittenURN(d)
-			}
-			return false
-		},
-	},
-	{
-		// COMPATIBILITY.md: "Every old copy a protected resource may
-		// still use is kept". A protected resource that stays depends on
-		// a resource since renamed and replaced: the reference engine's
-		// rewritten reference names the replacement, so it keeps the
-		// replacement and deletes the old copy the protected resource
-		// was created against; groundwork keeps that copy and deletes the
-		// replacement, which nothing that stays depends on.
-		name: "protected-dependency-renamed-kept", deliberate: true, goOn: false,
-		match: func(c *runContext, d compare.Difference) bool {
-			return c.renamedDependencyKept(d)
 		},
 	},
 	{
@@ -132,7 +96,7 @@ var knownDifferences = []knownDifference{
 // differences in p's traces.
 func explainer(p *spec.Program, ref, gw *drive.Trace) compare.Explainer {
 	return func(i int, d compare.Difference) (string, bool) {
-		c := &runContext{p: p, i: i, ref: &ref.Runs[i], gw: &gw.Runs[i], gwTrace: gw}
+		c := &runContext{p: p, i: i, ref: &ref.Runs[i], gw: &gw.Runs[i]}
 		for _, k := range knownDifferences {
 			if k.match(c, d) {
 				return k.name, k.goOn
@@ -176,81 +140,6 @@ func (c *runContext) onlyExtraDeletesOfPending(urn string) bool {
 		}
 	}
 	return extra && strings.Join(ref, "\n") == strings.Join(gw, "\n")
-}
-
-// onlyRenamedDeletes reports whether the operations on urn differ only in
-// the URN a delete passed: groundwork's delete of an object passed the URN
-// its record had before the run, where the reference engine's record, and
-// delete, carry the URN that normalizing groundwork's state through its
-// aliases gives that record.
-func (c *runContext) onlyRenamedDeletes(urn string) bool {
-	refURN := map[string]string{} // ID → the URN of the reference's record
-	for _, r := range c.ref.Before {
-		refURN[r.ID] = r.URN
-	}
-	normalized := map[string]string{} // ID → groundwork's record's URN, normalized
-	for _, r := range compare.NormalizeURNs(c.gw.Before) {
-		normalized[r.ID] = r.URN
-	}
-	renamed := false
-	var ref, gw []string
-	for _, e := range c.ref.Ledger {
-		if e.URN == urn {
-			ref = append(ref, e.String())
-		}
-	}
-	for _, e := range c.gw.Ledger {
-		if e.Op == spec.OpDelete && e.URN != refURN[e.ID] && normalized[e.ID] == refURN[e.ID] && refURN[e.ID] != "" {
-			e.URN, renamed = refURN[e.ID], true
-		}
-		if e.URN == urn {
-			gw = append(gw, e.String())
-		}
-	}
-	if !renamed {
-		return false
-	}
-	slices.Sort(ref)
-	slices.Sort(gw)
-	return slices.Equal(ref, gw)
-}
-
-// failedUnderOtherURN reports whether d, a resource that failed in one
-// engine only, is the same resource failing in the other under the URN
-// its record has there: the reference engine renamed the record (see
-// onlyRenamedDeletes).
-func (c *runContext) failedUnderOtherURN(d compare.Difference) bool {
-	gwToRef := map[string]string{} // groundwork's URN → the reference's, by ID
-	refURN := map[string]string{}
-	for _, r := range c.ref.Before {
-		refURN[r.ID] = r.URN
-	}
-	normalized := map[string]string{} // ID → groundwork's record's URN, normalized
-	for _, r := range compare.NormalizeURNs(c.gw.Before) {
-		normalized[r.ID] = r.URN
-	}
-	for _, r := range c.gw.Before {
-		if to := refURN[r.ID]; r.ID != "" && to != r.URN && normalized[r.ID] == to {
-			gwToRef[r.URN] = to
-		}
-	}
-	// A component has no ID: its normalized URN must be the reference's.
-	norm := normalizedURNs(c.gw.Before)
-	for _, r := range c.gw.Before {
-		if to := norm[r.URN]; r.ID == "" && to != r.URN && holds(c.ref.Before, to) {
-			gwToRef[r.URN] = to
-		}
-	}
-	if d.Engine == "pulumi" {
-		for from, to := range gwToRef {
-			if to == d.URN && slices.Contains(c.gw.Failed, from) {
-				return true
-			}
-		}
-		return false
-	}
-	to, ok := gwToRef[d.URN]
-	return ok && slices.Contains(c.ref.Failed, to)
 }
 
 // keptCopy reports whether groundwork kept, and the reference engine
@@ -314,4 +203,60 @@ func (c *runContext) onlyExtraDeletesOfKeptCopies(urn string) bool {
 		}
 	}
 	return extra && slices.Equal(ref, gw)
+}
+
+// holds reports whether st records urn.
+func holds(st []drive.Record, urn string) bool {
+	return slices.ContainsFunc(st, func(r drive.Record) bool { return r.URN == urn })
+}
+
+// refSnapshotMixedURN reports whether the reference engine's operation
+// stopped at its own snapshot check, on a reference to a URN no record
+// holds that mixes a renamed parent's new type with a child's old name or
+// place: in this version the child is renamed or moved through an alias
+// under a parent that is renamed or retyped through one, groundwork holds
+// the child under its new name, and no record holds the URN itself.
+func (c *runContext) refSnapshotMixedURN() bool {
+	const check = "failed to verify snapshot: "
+	i := strings.Index(c.ref.Err, check)
+	if i < 0 || c.gw.Invalid != "" {
+		return false
+	}
+	rest := c.ref.Err[i+len(check):]
+	j := strings.Index(rest, "refers to missing dependency ")
+	if j < 0 {
+		return false
+	}
+	missing := resource.URN(strings.Fields(rest[j+len("refers to missing dependency "):])[0])
+	if !missing.IsValid() {
+		return false
+	}
+	if holds(c.gw.State, string(missing)) || holds(compare.NormalizeURNs(c.gw.State), string(missing)) {
+		return false
+	}
+	if c.i >= len(c.p.Versions) {
+		return false
+	}
+	v := c.p.Versions[c.i].Resources
+	// aliased reports whether the version renames, retypes or moves the
+	// resource once named name, or renames another to name.
+	aliased := func(name string) bool {
+		return slices.ContainsFunc(v, func(r spec.Resource) bool {
+			return len(r.Aliases) > 0 && (r.Name == name ||
+				slices.ContainsFunc(r.Aliases, func(a spec.Alias) bool { return a.Name == name }))
+		})
+	}
+	for _, r := range v {
+		moved := slices.ContainsFunc(r.Aliases, func(a spec.Alias) bool { return a.Parent != nil && *a.Parent != "" && aliased(*a.Parent) })
+		if len(r.Aliases) == 0 || (!moved && (r.Parent == "" || !aliased(r.Parent))) ||
+			(r.Name != missing.Name() && !slices.ContainsFunc(r.Aliases, func(a spec.Alias) bool { return a.Name == missing.Name() })) {
+			continue
+		}
+		for _, rec := range c.gw.State {
+			if u := resource.URN(rec.URN); u.IsValid() && u.Name() == r.Name && u.Type() == missing.Type() {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -77,6 +77,9 @@ type deployment struct {
 
 	mu      sync.Mutex
 	records []StepRecord
+	// unfinished holds the recorded resources whose step failed or was
+	// skipped (read under mu).
+	unfinished map[*resource.State]bool
 	// expectedSteps sizes records when the first step ends: the number
 	// of recorded resources (set by load; read under mu).
 	expectedSteps int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -163,7 +164,7 @@ func (d *deployment) deleteUnregistered(ctx context.Context) error {
 		return err
 	}
 	var refused []*stepgen.Step
-	blockers := map[*stepgen.Step][]resource.URN{}
+	blockers := map[*stepgen.Step][]*resource.State{}
 	if err := d.do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
 		refused = g.Refused()
 		for _, s := range refused {
@@ -173,27 +174,15 @@ func (d *deployment) deleteUnregistered(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	failed := d.failedURNs()
+	d.mu.Lock()
+	failed := maps.Clone(d.unfinished)
+	d.mu.Unlock()
 	for _, s := range refused {
-		if !slices.ContainsFunc(blockers[s], func(u resource.URN) bool { return failed[u] }) {
+		if !slices.ContainsFunc(blockers[s], func(r *resource.State) bool { return failed[r] }) {
 			d.refuse(ctx, s)
 		}
 	}
 	return nil
-}
-
-// failedURNs returns the URNs of the steps that failed or were skipped so
-// far.
-func (d *deployment) failedURNs() map[resource.URN]bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	out := map[resource.URN]bool{}
-	for _, r := range d.records {
-		if r.Err != nil {
-			out[r.URN] = true
-		}
-	}
-	return out
 }
 
 // refuse reports a step the generator refused as a failed step. It does

@@ -321,3 +321,59 @@ func TestDeletesBesideAProtectedResourceAreScheduledAsTheReferenceEngineDoes(t *
 		}
 	})
 }
+
+// TestRefusedDeleteBesideAFailedCopyOfAnotherURN: a destroy whose live b
+// fails to delete still reports the refused delete of the protected p,
+// which the reference engine schedules beside it. The old copy of b
+// (marked for deletion, depending on a) comes earlier in that schedule
+// and is deleted; the failure of the live b, which shares its URN, did not
+// count as the old copy's, and kept the refusal from being reported.
+func TestRefusedDeleteBesideAFailedCopyOfAnotherURN(t *testing.T) {
+	c := newCloud("zone")
+	p := c.provider()
+	var failID resource.ID
+	del := p.DeleteF
+	p.DeleteF = func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+		if req.ID == failID {
+			return providers.DeleteResponse{}, errors.New("boom")
+		}
+		return del(ctx, req)
+	}
+	env := enginetest.New(t)
+	env.Provider("test", "", p)
+	if _, err := env.Up(func(ctx *engine.Context) error {
+		a := ctx.Register(thing, "a", engine.Props{})
+		ctx.Register(thing, "b", engine.Props{"zone": "x"}, engine.DependsOn(a))
+		ctx.Register(thing, "p", engine.Props{}, engine.Protect())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// b is replaced and no longer depends on a; the delete of its old
+	// copy fails, so the copy stays recorded, still depending on a.
+	failID = env.Resource(env.URN(thing, "b")).ID
+	if _, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Register(thing, "a", engine.Props{})
+		ctx.Register(thing, "b", engine.Props{"zone": "y"})
+		ctx.Register(thing, "p", engine.Props{}, engine.Protect())
+		return nil
+	}); err == nil {
+		t.Fatal("the update whose delete of b's old copy fails succeeded")
+	}
+	failID = env.Resource(env.URN(thing, "b")).ID // now the live b
+	res, err := env.Destroy()
+	var protected *engine.ProtectedError
+	if !errors.As(err, &protected) || protected.URN != env.URN(thing, "p") {
+		t.Errorf("destroy: %v; want it to name the protected p", err)
+	}
+	var failed []string
+	for _, s := range res.Steps {
+		if s.Err != nil {
+			failed = append(failed, string(s.Op)+" "+s.URN.Name())
+		}
+	}
+	slices.Sort(failed)
+	if diff := cmp.Diff([]string{"delete b", "delete p"}, failed); diff != "" {
+		t.Errorf("failed steps (-want +got):\n%s", diff)
+	}
+}

@@ -80,6 +80,12 @@ func (d *deployment) record(o stepgen.Outcome, took time.Duration) {
 	case !o.Skipped:
 		d.failed++
 	}
+	if o.Err != nil && s.Old != nil {
+		if d.unfinished == nil {
+			d.unfinished = make(map[*resource.State]bool)
+		}
+		d.unfinished[s.Old] = true
+	}
 	d.mu.Unlock()
 	if !d.events.enabled() {
 		return

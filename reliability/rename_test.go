@@ -14,10 +14,12 @@ import (
 )
 
 // Regression tests for renames (through aliases) of resources that other
-// records refer to. A record names what it refers to by the URNs those
-// resources had when it was written; the renamed record lists its old URNs
-// among its aliases, and every part of the engine must resolve a
-// reference through them as the state does.
+// records refer to. During an operation a record names what it refers to
+// by the URNs those resources had when it was written; the renamed record
+// lists its old URNs among its aliases, and every part of the engine must
+// resolve a reference through them as the state does. A committed
+// operation settles the renames, but one that ended before it committed
+// (its journal replayed by the next load) leaves them unsettled.
 
 // refersTo is a way for b to refer to a.
 type refersTo struct {
@@ -129,8 +131,9 @@ func TestRegressionReplaceReferrerOfResourceRenamedInTheSameRun(t *testing.T) {
 }
 
 // renamedWithStaleReferrer leaves a stack in which a was renamed to ax
-// (with parent as its parent, if not nil) while b, whose update failed,
-// still refers to a by its old URN.
+// while b, whose update failed, still refers to a by its old URN: the
+// state of an operation that ended before it committed (a committed one
+// settles b's reference to name ax).
 func renamedWithStaleReferrer(t *testing.T, c *fakeCloud, env *enginetest.Env, k refersTo, opts ...engine.ResourceOption) {
 	t.Helper()
 	if _, err := env.Up(func(ctx *engine.Context) error {
@@ -149,8 +152,35 @@ func renamedWithStaleReferrer(t *testing.T, c *fakeCloud, env *enginetest.Env, k
 		t.Fatal("b's update was meant to fail")
 	}
 	c.Fail(nil)
-	b := named(env.Snapshot().Resources, "b")
-	if b == nil || !slices.Contains(refs(b), env.URN(thing, "a")) {
+	snap := env.Snapshot()
+	oldURN := env.URN(thing, "a")
+	ax, b := named(snap.Resources, "ax"), named(snap.Resources, "b")
+	if ax == nil || b == nil || !slices.Contains(refs(b), ax.URN) || len(ax.Aliases) > 0 {
+		t.Fatalf("ax = %+v, b = %+v; want the rename settled: b referring to ax, ax without aliases", ax, b)
+	}
+	// Unsettle the rename, as the journal of an operation that never
+	// committed leaves it.
+	newURN := ax.URN
+	ax.Aliases = []resource.URN{oldURN}
+	back := func(u resource.URN) resource.URN {
+		if u == newURN {
+			return oldURN
+		}
+		return u
+	}
+	b.Parent, b.DeletedWith = back(b.Parent), back(b.DeletedWith)
+	for i, d := range b.Dependencies {
+		b.Dependencies[i] = back(d)
+	}
+	for _, deps := range b.PropertyDependencies {
+		for i, d := range deps {
+			deps[i] = back(d)
+		}
+	}
+	if err := env.Store.Save(context.Background(), env.Stack, snap); err != nil {
+		t.Fatal(err)
+	}
+	if b := named(env.Snapshot().Resources, "b"); b == nil || !slices.Contains(refs(b), oldURN) {
 		t.Fatalf("b = %+v; want it still referring to a", b)
 	}
 }

@@ -520,15 +520,37 @@ func (f *Fold) Snapshot() *Snapshot {
 // and this fold stay identical from here on.
 func (f *Fold) Checkpoint() (*Snapshot, []InFlight) {
 	s, inFlight := f.materialize()
+	f.reslot(s.Resources)
+	return s, inFlight
+}
+
+// Settle ends an operation's renames (see settleRenames): references to
+// the URNs records were known by name their new URNs, records still held
+// under an old URN take the new one, and Aliases are emptied. A journal
+// settles its fold when it commits, once every step has ended. It costs
+// O(stack) when a record has aliases, nothing otherwise, and reports
+// whether anything changed.
+func (f *Fold) Settle() bool {
+	if len(f.byAlias) == 0 {
+		return false
+	}
+	settled, ok := settleRenames(f.Snapshot().Resources)
+	if ok {
+		f.reslot(settled)
+	}
+	return ok
+}
+
+// reslot makes states, in this order, the fold's resources.
+func (f *Fold) reslot(states []*resource.State) {
 	f.slots = f.slots[:0]
 	f.holes = 0
 	clear(f.byURN)
 	clear(f.byAlias)
 	clear(f.providerAliases)
-	for _, r := range s.Resources {
+	for _, r := range states {
 		f.addSlot(r)
 	}
-	return s, inFlight
 }
 
 func (f *Fold) materialize() (*Snapshot, []InFlight) {

@@ -1,6 +1,7 @@
 package stepgen
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -122,12 +123,9 @@ func (g *Generator) aliasURN(goal *resource.Goal, a resource.Alias) resource.URN
 //
 // The parent's old URNs are the one its old record was found under in this
 // run, when that is not its URN (it is renamed, retyped or re-parented now
-// through an alias), and those its record lists as once known by (it was
-// renamed in an earlier run). The reference engine rewrites the URNs of a
-// renamed parent's children when it writes the snapshot, so a child that
-// was not registered in the run that renamed its parent is found under its
-// new URN later; groundwork keeps the URN a record was written under, and
-// finds it through the parent's recorded aliases instead.
+// through an alias), those its record lists as once known by (an operation
+// that renamed it ended before it committed), and those its aliases name
+// (see parentOldURNs).
 func (g *Generator) inheritedAliases(goal *resource.Goal) []resource.URN {
 	olds := g.parentOldURNs(goal.Parent)
 	if len(olds) == 0 {
@@ -154,23 +152,48 @@ func (g *Generator) inheritedAliases(goal *resource.Goal) []resource.URN {
 
 // parentOldURNs returns the URNs other than its own that the registered
 // resource parent was known by: the one its old record was found under in
-// this run, and those that record lists among its aliases.
+// this run, those that record lists among its aliases, and those the
+// parent's own aliases name. The last matter when the parent's record was
+// found under its own URN: an earlier update renamed it but did not
+// register its children (it failed first). The reference engine derives
+// inherited aliases from the matched alias only, so it creates such a
+// child anew and deletes its record (COMPATIBILITY.md, "A child inherits
+// every alias of its parent").
 func (g *Generator) parentOldURNs(parent resource.URN) []resource.URN {
 	if parent == "" {
 		return nil
 	}
 	old := g.seen[parent]
-	if old == nil {
-		return nil
-	}
 	var out []resource.URN
-	if old.URN != parent {
-		out = append(out, old.URN)
-	}
-	for _, a := range old.Aliases {
-		if a != parent && a != old.URN {
-			out = append(out, a)
+	add := func(u resource.URN) {
+		if u != parent && !slices.Contains(out, u) {
+			out = append(out, u)
 		}
 	}
+	if old != nil {
+		add(old.URN)
+		for _, a := range old.Aliases {
+			add(a)
+		}
+	}
+	for _, a := range g.declared[parent] {
+		add(a)
+	}
 	return out
+}
+
+// declareAliases remembers the URNs the aliases of the registration urn
+// name, for its children to inherit.
+func (g *Generator) declareAliases(urn resource.URN, goal *resource.Goal) {
+	if len(goal.Aliases) == 0 {
+		return
+	}
+	if g.declared == nil {
+		g.declared = make(map[resource.URN][]resource.URN)
+	}
+	us := make([]resource.URN, 0, len(goal.Aliases))
+	for _, a := range goal.Aliases {
+		us = append(us, g.aliasURN(goal, a))
+	}
+	g.declared[urn] = us
 }

@@ -14,7 +14,7 @@
 //
 // For one registration the generator builds the URN from type, name and
 // parent, refuses a duplicate, finds the old state (by URN, by alias, or
-// by an alias inherited from a parent found under an alias),
+// by an alias inherited from a parent's aliases),
 // applies ignoreChanges, asks for Check (with the old inputs, so a provider
 // keeps its generated defaults), and then decides:
 //

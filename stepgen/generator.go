@@ -216,7 +216,10 @@ type Generator struct {
 	// takenOver are old states claimed by a registration (directly or
 	// through an alias).
 	takenOver map[*resource.State]bool
-	replace   map[resource.URN]bool
+	// declared holds, for each registration of this run that declared
+	// aliases, the URNs they name: its children inherit them.
+	declared map[resource.URN][]resource.URN
+	replace  map[resource.URN]bool
 	// plan records and checks saved plans (plan.go).
 	plan planner
 
@@ -346,6 +349,7 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 	if old != nil {
 		g.takenOver[old] = true
 	}
+	g.declareAliases(urn, goal)
 	if !g.targeted(urn) {
 		return g.untargeted(reg, old), nil
 	}

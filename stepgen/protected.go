@@ -157,18 +157,21 @@ type refusalBlockers struct {
 	// before come earlier in the reference engine's schedule: further
 	// from the bottom of the dependency graph of every resource that
 	// goes, the protected ones and what they depend on included.
-	before []resource.URN
+	before []*resource.State
 	// dependents depend on the protected resource, directly or not.
-	dependents []resource.URN
+	dependents []*resource.State
 }
 
-// RefusalBlockers returns the resources whose failed or skipped delete means
-// refused, a step Refused returned, is not to be reported: the reference
-// engine schedules the delete of a protected resource like any other, in
-// the antichain its place in the dependency graph of everything that goes
-// sets, and reaches it only if no delete scheduled before it failed (with
-// continue-on-error: none of those that depend on it).
-func (g *Generator) RefusalBlockers(refused *Step, continueOnError bool) []resource.URN {
+// RefusalBlockers returns the recorded resources (the Old of their delete
+// steps) whose failed or skipped delete means refused, a step Refused
+// returned, is not to be reported: the reference engine schedules the
+// delete of a protected resource like any other, in the antichain its
+// place in the dependency graph of everything that goes sets, and reaches
+// it only if no delete scheduled before it failed (with continue-on-error:
+// none of those that depend on it). They are records, not URNs: a copy
+// marked for deletion shares its URN with the live resource, and each has
+// its own place in the schedule.
+func (g *Generator) RefusalBlockers(refused *Step, continueOnError bool) []*resource.State {
 	b := g.blockers[refused]
 	if continueOnError {
 		return b.dependents
@@ -232,7 +235,7 @@ func (d *deleteSchedule) blockers(doomed []*resource.State, refused []*Step) map
 		var b refusalBlockers
 		for i, s := range d.all {
 			if going[s] && d.height[i] > d.height[p] {
-				b.before = append(b.before, s.URN)
+				b.before = append(b.before, s)
 			}
 		}
 		seen := map[int]bool{p: true}
@@ -245,7 +248,7 @@ func (d *deleteSchedule) blockers(doomed []*resource.State, refused []*Step) map
 					seen[dep] = true
 					queue = append(queue, dep)
 					if going[d.all[dep]] {
-						b.dependents = append(b.dependents, d.all[dep].URN)
+						b.dependents = append(b.dependents, d.all[dep])
 					}
 				}
 			}

@@ -224,9 +224,10 @@ func (w *World) Live() map[string]Object {
 func (w *World) enter(op, urn, id string) error {
 	w.mu.Lock()
 	// An object is named by the URN it was created (or last updated)
-	// under, not by the one the engine passes: engines may pass a record's
-	// later name (COMPATIBILITY.md, "A record keeps the URN it was written
-	// under"), and a failure must hit the same object in both.
+	// under, not by the one the engine passes: an engine passes a record's
+	// later name (the old copy of a renamed resource is deleted under the
+	// new URN once the rename has settled), and a failure must hit the
+	// same object in both.
 	name := urnName(urn)
 	if obj := w.objects[id]; obj != nil {
 		name = urnName(obj.URN)

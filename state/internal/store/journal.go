@@ -252,7 +252,11 @@ func (j *journal) Commit(ctx context.Context) (*state.Snapshot, error) {
 	switch {
 	case j.pristine != nil:
 		return j.pristine, nil // nothing recorded: no need to sort the stack again
-	case j.entries == 0 && (j.app != nil || j.base != ""):
+	}
+	// Every step has ended: the operation's renames settle in the
+	// snapshot it leaves.
+	settled := j.fold.Settle()
+	if !settled && j.entries == 0 && (j.app != nil || j.base != "") {
 		// Nothing since the last checkpoint: the stored snapshot is the
 		// fold already, and rewriting it would make an unchanged rerun
 		// cost a full snapshot write.
