@@ -92,18 +92,17 @@
 // # The host loop
 //
 // The step generator (package stepgen) is a pure state machine. One
-// goroutine, the engine loop (generate.go), owns it and feeds it events: the
-// monitor's registrations (register.go), provider answers (calls.go) and
-// step outcomes (walk.go). The generator answers with actions: provider
-// calls to make, which a walker of their own makes, steps to run, and
-// replies to registrations. Steps are plain data carrying the IDs of the
-// steps they need and the step they come after; the step walker
-// (executor.Walker) runs each once those have ended, and its visit
-// (step.go) journals the step's begin durably before stepgen.Apply calls
+// goroutine, the engine loop, owns it and feeds it events: the monitor's
+// registrations, provider answers and step outcomes. The generator answers
+// with actions: provider calls to make, which a walker of their own makes,
+// steps to run, and replies to registrations. Steps are plain data
+// carrying the IDs of the steps they need and the step they come after;
+// the step walker (executor.Walker) runs each once those have ended, and
+// its visit journals the step's begin durably before stepgen.Apply calls
 // the provider, and its end durably before the outcome goes back to the
-// loop, which answers the waiting registration. A host that needs another
-// shape can wire the same parts itself;
-// examples/wiring shows how. Programs that run in other processes reach
+// loop, which answers the waiting registration. ARCHITECTURE.md follows
+// one operation through these stages, one file each. A host that needs
+// another shape can wire the same parts itself; examples/wiring shows how. Programs that run in other processes reach
 // the same monitor through package langhost (see Context.Monitor).
 //
 // # Events
