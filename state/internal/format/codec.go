@@ -13,9 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/state"
-
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -404,100 +403,6 @@ func checkVersion(data []byte, what, member string, newest int) (int, error) {
 		return v, fmt.Errorf("the %s has format version %d, which never existed", what, v)
 	}
 	return v, nil
-}
-
-// EncodeEntry writes the payload of one journal entry (its Seq lives in the
-// record frame). It records only what the fold reads: for a begin, the
-// resource of the pending operation; for an end or a write, Old's identity
-// (URN, ID, Delete), the identities of the records in With, and New in
-// full. Replaying the record therefore gives an Entry that folds exactly
-// as the original did.
-//
-// The encoding is appended to b. unknowns reports whether a recorded
-// resource holds an unknown value. When the entry records New in full as
-// it will stand in a snapshot (a success or a write), New is encoded
-// exactly as a snapshot encodes it, keys sorted, as the last member:
-// newAt is where it begins, and it ends just before the payload's closing
-// brace. Otherwise newAt is -1.
-func EncodeEntry(ctx context.Context, b []byte, en *state.Entry, mgr secrets.Manager) (_ []byte, newAt int, unknowns bool, err error) {
-	e := valueEncoder{mgr: mgr, unsorted: true}
-	newAt = -1
-	b = append(b, `{"kind":`...)
-	b = appendString(b, en.Kind.String())
-	if en.Begin != 0 {
-		b = append(b, `,"begin":`...)
-		b = strconv.AppendUint(b, en.Begin, 10)
-	}
-	if en.Op != "" {
-		b = append(b, `,"op":`...)
-		b = appendString(b, string(en.Op))
-	}
-	old, new := en.Old, en.New
-	switch en.Kind {
-	case state.EntryBegin:
-		if new != nil {
-			old = nil
-		}
-	case state.EntryFailure:
-		old, new = nil, nil
-	}
-	if old != nil {
-		b = append(b, `,"old":`...)
-		if en.Kind == state.EntryBegin {
-			b, err = e.appendState(ctx, b, old)
-		} else {
-			b = appendIdentity(b, old)
-		}
-		if err != nil {
-			return nil, -1, false, err
-		}
-	}
-	if en.With != nil {
-		b = appendWith(b, *en.With)
-	}
-	if en.Condemn && (en.Kind == state.EntrySuccess || en.Kind == state.EntryWrite) {
-		b = append(b, `,"condemn":true`...)
-	}
-	if new != nil {
-		b = append(b, `,"new":`...)
-		switch en.Kind {
-		case state.EntryClearPending:
-			b = appendIdentity(b, new)
-		case state.EntrySuccess, state.EntryWrite:
-			// Sorted, as in a snapshot, so that the commit can reuse it.
-			e.unsorted = false
-			newAt = len(b)
-			fallthrough
-		default:
-			if b, err = e.appendState(ctx, b, new); err != nil {
-				return nil, -1, false, err
-			}
-		}
-	}
-	return append(b, '}'), newAt, e.unknowns, nil
-}
-
-// appendWith writes an entry's With: the identity of each record.
-func appendWith(b []byte, with []*resource.State) []byte {
-	b = append(b, `,"with":[`...)
-	for i, s := range with {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendIdentity(b, s)
-	}
-	return append(b, ']')
-}
-
-// appendIdentity writes just what identifies a recorded resource.
-func appendIdentity(b []byte, s *resource.State) []byte {
-	b = append(b, `{"urn":`...)
-	b = appendString(b, string(s.URN))
-	if s.ID != "" {
-		b = append(b, `,"id":`...)
-		b = appendString(b, string(s.ID))
-	}
-	return append(appendBool(b, "delete", s.Delete), '}')
 }
 
 // sortedKeys returns m's keys in order; maps of one key cost no sort.

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/state"
-
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state/secrets"
+	"github.com/groundwork-iac/groundwork/state"
 )
 
 // This file reads snapshots and journal entries (FORMAT.md). Unknown
@@ -389,129 +387,6 @@ func (d *decoder) urns() ([]resource.URN, error) {
 		return err
 	})
 	return out, err
-}
-
-// EntryDecoder reads journal records; names are interned across all the
-// entries of a replay.
-type EntryDecoder struct {
-	mgr   secrets.Manager
-	scope *decodeScope
-}
-
-// NewEntryDecoder returns a decoder of the entries of one journal, opening
-// secrets with mgr.
-func NewEntryDecoder(mgr secrets.Manager) *EntryDecoder {
-	return &EntryDecoder{mgr: mgr, scope: &decodeScope{names: make(map[string]string)}}
-}
-
-// Decode reads the payload of one journal record. With lazy set, the
-// resource of a begin entry is read only as far as its identity (URN, ID,
-// Delete, type): a replay needs the rest only for steps that never ended,
-// and reads those again at the end (see replay).
-func (ed *EntryDecoder) Decode(ctx context.Context, payload string, seq uint64, lazy bool) (state.Entry, error) {
-	d := &decoder{data: payload, mgr: ed.mgr, scope: ed.scope}
-	e := state.Entry{Seq: seq}
-	var old, new string
-	err := d.eachMember(func(key string) (err error) {
-		switch key {
-		case "kind":
-			var k string
-			if k, err = d.str(); err == nil {
-				var ok bool
-				if e.Kind, ok = state.ParseEntryKind(k); !ok {
-					err = fmt.Errorf("unknown entry kind %q", k)
-				}
-			}
-		case "begin":
-			e.Begin, err = d.uint()
-		case "op":
-			var op string
-			op, err = d.name()
-			e.Op = resource.OperationKind(op)
-		case "old":
-			old, err = d.raw(0)
-		case "new":
-			new, err = d.raw(0)
-		case "with":
-			var with []*resource.State
-			with, err = d.identities()
-			e.With = &with
-		case "condemn":
-			e.Condemn, err = d.flag()
-		default:
-			err = d.skip(0)
-		}
-		return err
-	})
-	if err == nil {
-		err = d.end()
-	}
-	read := func(raw string) (*resource.State, error) {
-		if raw == "" {
-			return nil, nil
-		}
-		sub := d.sub(raw)
-		if sub.null() {
-			return nil, sub.end()
-		}
-		var s *resource.State
-		var err error
-		if lazy && e.Kind == state.EntryBegin {
-			s, err = sub.identity()
-		} else {
-			s, err = sub.state(ctx)
-		}
-		if err == nil {
-			err = sub.end()
-		}
-		return s, err
-	}
-	if err == nil {
-		e.Old, err = read(old)
-	}
-	if err == nil {
-		e.New, err = read(new)
-	}
-	return e, err
-}
-
-// identities reads a list of resource identities (an entry's With).
-func (d *decoder) identities() ([]*resource.State, error) {
-	var out []*resource.State
-	err := d.eachElement(func() error {
-		s, err := d.identity()
-		out = append(out, s)
-		return err
-	})
-	return out, err
-}
-
-// identity reads a resource record's URN, ID, Delete flag and type, and
-// skips the rest.
-func (d *decoder) identity() (*resource.State, error) {
-	s := &resource.State{}
-	err := d.eachMember(func(key string) (err error) {
-		var str string
-		switch key {
-		case "urn":
-			str, err = d.name()
-			s.URN = resource.URN(str)
-		case "id":
-			str, err = d.str()
-			s.ID = resource.ID(str)
-		case "delete":
-			s.Delete, err = d.flag()
-		case "type":
-			s.Type, err = d.name()
-		default:
-			err = d.skip(0)
-		}
-		return err
-	})
-	if err == nil && s.URN == "" {
-		err = errors.New("a resource record has no URN")
-	}
-	return s, err
 }
 
 // RecordedSecrets reads the secrets section of a snapshot file: nil for a
