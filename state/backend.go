@@ -2,13 +2,14 @@ package state
 
 import "context"
 
-// Backend is where a Store made by backendstore.New keeps its stacks: a
-// database or a remote service rather than a folder. The Store runs over
-// it the same code that the file store runs over files — encoding,
-// secrets, integrity checks, the journal with its group commit and
-// compaction, crash replay — so a Backend only keeps bytes and arbitrates
-// locks, and every Store built on one behaves like the file store
-// (package storetest checks it).
+// Backend is where a Store keeps its stacks. Every store of this module
+// is one Store over a Backend: the file store over filestore.Backend,
+// the memory store over memstore.Backend, and backendstore.New over any
+// other, such as a database or a remote service (package postgres). The
+// Store does everything else — encoding, secrets, integrity checks, the
+// journal with its group commit and compaction, crash replay, locking
+// policy — so a Backend only keeps bytes and arbitrates locks, and every
+// Store built on one behaves alike (package storetest checks it).
 //
 // A Backend keeps three things per stack:
 //
@@ -21,9 +22,11 @@ import "context"
 // refused — with an error wrapping ErrLockLost, having changed nothing —
 // unless that token holds the stack's lock when the write takes effect.
 // This fencing is what keeps a client whose lock was taken over from ever
-// writing between its successor's steps, so it must be atomic with the
-// write itself (a check and a write in one transaction), not a check made
-// before it.
+// writing between its successor's steps, so a Backend whose locks are
+// leases must make it atomic with the write itself (a check and a write
+// in one transaction), not a check made before it. A Backend whose locks
+// are taken over only once their holder is gone (filestore.Backend) may
+// check just before the write.
 //
 // Writes are atomic and durable when they return: after a crash a stack
 // holds each write entirely or not at all.

@@ -19,11 +19,13 @@
 // live one to a package:
 //
 //	state/filestore        the embedded default: a folder per stack
-//	state/memstore         the same code over memory, for tests
-//	state/backendstore     the same code over a Backend, such as state/postgres
+//	                       (the store over a Backend of files)
+//	state/memstore         the same over a Backend in memory, for tests
+//	state/backendstore     the same over any Backend, such as state/postgres
 //	state/storetest        the suite every Store passes
-//	state/internal/store   their one implementation: the journal, locking
-//	                       and secrets, over a storage of bytes
+//	state/internal/store   their one implementation over a Backend:
+//	                       loading, saving, locking, secrets
+//	state/internal/journal the journal: group commit, compaction, replay
 //	state/internal/format  the on-disk format: the codec, the journal's
 //	                       framing, the MACs
 //

@@ -322,7 +322,9 @@ func WithUnauthenticatedSnapshots() Option {
 // --force"`). By default they name the ForceUnlock method.
 func WithUnlockHint(hint string) Option { return func(o *Options) { o.UnlockHint = hint } }
 
-// WithSync sets the journal's durability policy (default GroupCommit).
+// WithSync sets the journal's durability policy (default GroupCommit) of
+// a store whose backend has the choice: the file store's (see
+// filestore.NewBackend). Other backends make every write durable.
 func WithSync(p SyncPolicy) Option { return func(o *Options) { o.Sync = p } }
 
 // WithJournalLimit sets when a journal is compacted mid-operation: once it

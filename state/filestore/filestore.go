@@ -16,6 +16,12 @@
 //
 // Two Stores (in one process or many) may share a root: the lock files
 // keep their operations apart.
+//
+// A Store is the store every backend runs (package backendstore) over a
+// Backend of files: New(dir, opts...) behaves as
+// backendstore.New(NewBackend(dir, sync), opts...) with the sync policy
+// that opts set, and can also break the locks of processes that are gone
+// (BreakLock).
 package filestore
 
 import (
@@ -27,21 +33,25 @@ import (
 )
 
 // Store keeps stacks in files under a root folder.
-type Store struct{ s *store.FileStore }
+type Store struct {
+	s *store.Store
+	b *Backend
+}
 
 // New opens (creating if needed) a file store rooted at dir. Without
 // state.WithSecrets the store refuses to record a secret value
 // (state.ErrNoSecretsManager) rather than write it in plaintext.
+// state.WithSync sets whether journal appends are synced (see NewBackend).
 func New(dir string, opts ...state.Option) (*Store, error) {
-	s, err := store.NewFileStore(dir, opts...)
+	b, err := NewBackend(dir, state.NewOptions(opts...).Sync)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{s}, nil
+	return &Store{s: store.New(b, state.NewOptions(), opts...), b: b}, nil
 }
 
 // Root returns the store's root folder (an absolute path).
-func (s *Store) Root() string { return s.s.Root() }
+func (s *Store) Root() string { return s.b.Root() }
 
 // Load implements state.Store.
 func (s *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error) {

@@ -9,10 +9,16 @@
 // random passphrase of its own and a low PBKDF2 iteration count: the
 // ciphertexts live no longer than the store, so a costly key derivation
 // would protect nothing.
+//
+// A Store is the store every backend runs (package backendstore) over a
+// Backend in memory, and can also break the locks of processes that are
+// gone (BreakLock).
 package memstore
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/internal/store"
@@ -20,27 +26,39 @@ import (
 )
 
 // Store keeps stacks in memory.
-type Store struct{ s *store.MemoryStore }
+type Store struct {
+	s *store.Store
+	b *Backend
+}
 
 // New returns an empty in-memory store.
-func New(opts ...state.Option) *Store { return &Store{store.NewMemoryStore(opts...)} }
+func New(opts ...state.Option) *Store {
+	var pw [16]byte
+	_, _ = rand.Read(pw[:])
+	d := state.NewOptions()
+	d.Secrets = state.PassphraseSecrets(hex.EncodeToString(pw[:]), secrets.WithIterations(1000))
+	b := NewBackend()
+	return &Store{s: store.New(b, d, opts...), b: b}
+}
 
 // Reopen returns another Store over the same stacks: what a second
 // process opening the same storage would see. It starts with s's options
 // (its secrets provider among them) followed by opts, and holds none of
 // s's locks or journals, so tests can exercise contention and crash
 // replay between the two.
-func (s *Store) Reopen(opts ...state.Option) *Store { return &Store{s.s.Reopen(opts...)} }
+func (s *Store) Reopen(opts ...state.Option) *Store {
+	return &Store{s: store.New(s.b, s.s.Options(), opts...), b: s.b}
+}
 
 // Files returns a copy of the bytes the store holds for a stack, by file
 // name ("snapshot.json", "journal", "lock"): what the file store would
 // have written to disk. Tests use it to inspect or damage what was
 // recorded.
-func (s *Store) Files(stack string) map[string][]byte { return s.s.Files(stack) }
+func (s *Store) Files(stack string) map[string][]byte { return s.b.Files(stack) }
 
 // SetFile replaces (nil data: removes) one of a stack's files, as Files
 // names them.
-func (s *Store) SetFile(stack, name string, data []byte) { s.s.SetFile(stack, name, data) }
+func (s *Store) SetFile(stack, name string, data []byte) { s.b.SetFile(stack, name, data) }
 
 // Load implements state.Store.
 func (s *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error) {

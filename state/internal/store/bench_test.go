@@ -1,14 +1,20 @@
-package store
+package store_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/groundwork-iac/groundwork/state/secrets"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/internal/format"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/filestore"
+	"github.com/groundwork-iac/groundwork/state/internal/journal"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 // reportCPU adds a "cpu-ns/op" metric: the process's CPU time (user and
@@ -23,9 +29,6 @@ func reportCPU(b *testing.B) func() {
 		}
 	}
 }
-
-// ReportCPU is reportCPU for the benchmarks of package state_test.
-var ReportCPU = reportCPU
 
 // benchResource is a custom resource of typical size: about ten inputs and
 // a dozen outputs, one of them secret, with a nested object and an array.
@@ -71,7 +74,7 @@ func BenchmarkJournalAppend(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("stack=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			s, err := NewFileStore(b.TempDir(), fastSecrets(), state.WithSync(state.SyncNever))
+			s, err := filestore.New(b.TempDir(), fastSecrets(), state.WithSync(state.SyncNever))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -103,7 +106,7 @@ func BenchmarkJournalAppend(b *testing.B) {
 // so its cost per step is a fraction of one fsync.
 func BenchmarkJournalConcurrent(b *testing.B) {
 	ctx := context.Background()
-	s, err := NewFileStore(b.TempDir(), fastSecrets())
+	s, err := filestore.New(b.TempDir(), fastSecrets())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -138,7 +141,7 @@ func BenchmarkJournalConcurrent(b *testing.B) {
 // stack, and the snapshot bytes it continues.
 func journalOf10k(b *testing.B) (base *state.Snapshot, baseData, journal []byte, fx *fuzzFixture) {
 	ctx := context.Background()
-	s := NewMemoryStore(fastSecrets())
+	s := memstore.New(fastSecrets())
 	mustLock(b, s, "dev")
 	stack := benchStack(10_000)
 	j, err := s.OpenJournal(ctx, "dev", &state.Snapshot{Resources: stack.Resources[:1]})
@@ -149,11 +152,13 @@ func journalOf10k(b *testing.B) (base *state.Snapshot, baseData, journal []byte,
 		create(b, j, r)
 	}
 	files := s.Files("dev")
-	base, err = decodeSnapshot(ctx, files[fileSnapshot], s.opener("dev"), &format.SnapshotAuth{Stack: "dev", Keyed: true})
+	base, err = decodeSnapshot(ctx, files[fileSnapshot], func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error) {
+		return s.SecretsManager(ctx, "dev", recorded)
+	}, &format.SnapshotAuth{Stack: "dev", Keyed: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	mgr, _ := s.manager(ctx, "dev", base.Secrets)
+	mgr, _ := s.SecretsManager(ctx, "dev", base.Secrets)
 	mac, err := format.NewRecordMAC(mgr)
 	if err != nil || mac == nil {
 		b.Fatalf("no record MAC: %v", err)
@@ -165,12 +170,12 @@ func journalOf10k(b *testing.B) (base *state.Snapshot, baseData, journal []byte,
 // snapshot: framing checks, entry decoding and decryption, the fold, and
 // the final dependency sort.
 func BenchmarkReplay10k(b *testing.B) {
-	base, baseData, journal, fx := journalOf10k(b)
-	b.SetBytes(int64(len(journal)))
+	base, baseData, records, fx := journalOf10k(b)
+	b.SetBytes(int64(len(records)))
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		snap, err := replay(context.Background(), base, baseData, journal, fx.mgr, "dev", fx.mac)
+		snap, err := journal.Replay(context.Background(), base, baseData, records, fx.mgr, "dev", fx.mac)
 		if err != nil || len(snap.Resources) != 10_001 {
 			b.Fatal(err)
 		}
@@ -210,14 +215,14 @@ func BenchmarkFold10k(b *testing.B) {
 // decode (with 10,000 secrets to decrypt) and integrity check.
 func BenchmarkLoad10k(b *testing.B) {
 	ctx := context.Background()
-	s, err := NewFileStore(b.TempDir(), fastSecrets())
+	s, err := filestore.New(b.TempDir(), fastSecrets())
 	if err != nil {
 		b.Fatal(err)
 	}
 	if err := s.Save(ctx, "dev", benchStack(10_000)); err != nil {
 		b.Fatal(err)
 	}
-	data, _ := s.st.read(ctx, "dev", fileSnapshot)
+	data, _ := os.ReadFile(filepath.Join(s.Root(), "dev", fileSnapshot))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	defer reportCPU(b)()
@@ -233,7 +238,7 @@ func BenchmarkLoad10k(b *testing.B) {
 // (with 10,000 secrets to encrypt), and the atomic, fsynced replace.
 func BenchmarkSave10k(b *testing.B) {
 	ctx := context.Background()
-	s, err := NewFileStore(b.TempDir(), fastSecrets())
+	s, err := filestore.New(b.TempDir(), fastSecrets())
 	if err != nil {
 		b.Fatal(err)
 	}

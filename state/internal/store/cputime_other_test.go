@@ -1,6 +1,6 @@
 //go:build !unix
 
-package store
+package store_test
 
 import "time"
 

@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state/internal/format"
+	"github.com/groundwork-iac/groundwork/state/internal/journal"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -113,12 +114,12 @@ func FuzzReplayJournal(f *testing.F) {
 	fx := loadFuzzFixture(f)
 	f.Fuzz(func(t *testing.T, data []byte, framed bool) {
 		ctx := context.Background()
-		journal := data
+		records := data
 		if framed {
-			journal = tagJournal(fx, 1, bytes.Split(data, []byte{0x1e}))
+			records = tagJournal(fx, 1, bytes.Split(data, []byte{0x1e}))
 		}
 		for _, mac := range []*format.RecordMAC{fx.mac, nil} {
-			snap, err := replay(ctx, fx.snap, fx.data, journal, fx.mgr, "fuzz", mac)
+			snap, err := journal.Replay(ctx, fx.snap, fx.data, records, fx.mgr, "fuzz", mac)
 			if err != nil {
 				continue
 			}

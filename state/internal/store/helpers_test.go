@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"context"
@@ -240,3 +240,11 @@ func fullState() *resource.State {
 		Modified:                time.Date(2025, 1, 2, 3, 4, 5, 6, time.FixedZone("x", 3600)),
 	}
 }
+
+// The names of a stack's files in the file store, which the memory store
+// keeps under the same names (see its Files).
+const (
+	fileSnapshot = "snapshot.json"
+	fileJournal  = "journal"
+	fileLock     = "lock"
+)

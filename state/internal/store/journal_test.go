@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"context"
@@ -15,6 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/backendstore"
+	"github.com/groundwork-iac/groundwork/state/filestore"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
 func openJournalT(t *testing.T, s state.Store, stack string, base *state.Snapshot) state.Journal {
@@ -266,38 +269,24 @@ func TestCompactionMidOperation(t *testing.T) {
 	})
 }
 
-// countingStorage makes syncs slow and counts them and the records written.
-type countingStorage struct {
-	storage
+// countingBackend makes journal appends slow, as syncs are, and counts
+// them and the records they write.
+type countingBackend struct {
+	state.Backend
 	syncs, writes atomic.Int64
 }
 
-func (c *countingStorage) openAppend(ctx context.Context, stack, name string) (appender, error) {
-	a, err := c.storage.openAppend(ctx, stack, name)
-	return countingAppender{a, c}, err
-}
-
-type countingAppender struct {
-	appender
-	c *countingStorage
-}
-
-func (a countingAppender) write(ctx context.Context, p []byte) error {
-	_, _ = format.ScanRecords(p, func(format.Record) error { a.c.writes.Add(1); return nil })
-	return a.appender.write(ctx, p)
-}
-
-func (a countingAppender) sync() error {
-	a.c.syncs.Add(1)
+func (c *countingBackend) AppendJournal(ctx context.Context, stack, token string, p []byte) error {
+	_, _ = format.ScanRecords(p, func(format.Record) error { c.writes.Add(1); return nil })
+	c.syncs.Add(1)
 	time.Sleep(2 * time.Millisecond)
-	return a.appender.sync()
+	return c.Backend.AppendJournal(ctx, stack, token, p)
 }
 
 func TestGroupCommitBatchesConcurrentAppends(t *testing.T) {
 	ctx := context.Background()
-	mem := NewMemoryStore(fastSecrets())
-	cs := &countingStorage{storage: mem.mem}
-	s := &MemoryStore{core: newCore(cs, []state.Option{fastSecrets()}, state.NewOptions()), mem: mem.mem}
+	cs := &countingBackend{Backend: memstore.NewBackend()}
+	s := backendstore.New(cs, fastSecrets())
 	mustLock(t, s, "dev")
 	base := chainStack(0)
 	j := openJournalT(t, s, "dev", base)
@@ -348,9 +337,8 @@ func TestGroupCommitLargeBatches(t *testing.T) {
 	}{{"keyed", fastSecrets()}, {"unkeyed", state.WithSecrets(nil)}} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			mem := NewMemoryStore(tt.opt)
-			cs := &countingStorage{storage: mem.mem} // each sync sleeps: batches gather
-			s := &MemoryStore{core: newCore(cs, []state.Option{tt.opt}, state.NewOptions()), mem: mem.mem}
+			cs := &countingBackend{Backend: memstore.NewBackend()}
+			s := backendstore.New(cs, tt.opt)
 			mustLock(t, s, "dev")
 			base := chainStack(0)
 			j := openJournalT(t, s, "dev", base)
@@ -390,7 +378,7 @@ func TestGroupCommitLargeBatches(t *testing.T) {
 func TestSyncPolicies(t *testing.T) {
 	ctx := context.Background()
 	for _, p := range []state.SyncPolicy{state.GroupCommit, state.SyncNever} {
-		s, err := NewFileStore(t.TempDir(), fastSecrets(), state.WithSync(p))
+		s, err := filestore.New(t.TempDir(), fastSecrets(), state.WithSync(p))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,14 +1,10 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -33,14 +29,6 @@ func newLockInfo(operation string, now time.Time) state.LockInfo {
 		ProcessSpace: processSpace()}
 }
 
-func parseLockInfo(data []byte) (state.LockInfo, error) {
-	var li state.LockInfo
-	if err := json.Unmarshal(data, &li); err != nil {
-		return li, fmt.Errorf("the lock record is malformed: %w", err)
-	}
-	return li, nil
-}
-
 func hostname() string {
 	h, err := os.Hostname()
 	if err != nil {
@@ -50,8 +38,9 @@ func hostname() string {
 }
 
 // Lock implements Store. A lock whose holder is provably gone is broken
-// and taken (the Lock returned then reports it: see ReplacedLock).
-func (c *core) Lock(ctx context.Context, stack, operation string) (state.Lock, error) {
+// and taken, and so is a lease the backend reports lapsed (the Lock
+// returned then reports it: see ReplacedLock).
+func (c *Store) Lock(ctx context.Context, stack, operation string) (state.Lock, error) {
 	if err := state.CheckStackName(stack); err != nil {
 		return nil, err
 	}
@@ -59,63 +48,55 @@ func (c *core) Lock(ctx context.Context, stack, operation string) (state.Lock, e
 		return nil, err
 	}
 	info := newLockInfo(operation, c.opts.Now())
-	data, _ := json.Marshal(info)
 	var replaced *state.StaleLock
 	for attempt := 0; ; attempt++ {
-		err := c.st.create(ctx, stack, fileLock, data)
-		if err == nil {
-			break
-		}
-		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
-			continue // the stack's folder was just removed by an Unlock
-		}
-		if !errors.Is(err, fs.ErrExist) {
+		ok, lapsed, err := c.b.Acquire(ctx, stack, info)
+		if err != nil {
 			return nil, fmt.Errorf("locking stack %q: %w", stack, err)
 		}
-		holder, err := c.st.read(ctx, stack, fileLock)
-		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
-			continue // released just now; try again
+		if ok {
+			if lapsed != nil {
+				replaced = &state.StaleLock{Stack: stack, Holder: *lapsed, Lapsed: true}
+			}
+			break
 		}
+		holder, err := c.b.Holder(ctx, stack)
 		if err != nil {
 			return nil, fmt.Errorf("stack %q is locked, and its lock record cannot be read: %w", stack, err)
 		}
-		li, perr := parseLockInfo(holder)
-		if perr == nil && gone(li) && attempt < 3 {
-			// Remove exactly the record read: a lock taken meanwhile
-			// by someone else stays.
-			if removed, err := c.st.removeIf(ctx, stack, fileLock, holder); err == nil && removed {
+		if holder == nil && attempt < 3 {
+			continue // released just now; try again
+		}
+		var li state.LockInfo
+		if holder != nil {
+			li = *holder
+		}
+		if gone(li) && attempt < 3 {
+			// Release exactly the lock read: one taken meanwhile by
+			// someone else stays.
+			if released, err := c.b.Release(ctx, stack, li.Token); err == nil && released {
 				replaced = &state.StaleLock{Stack: stack, Holder: li}
 			}
 			continue
 		}
 		return nil, c.lockedError(stack, li)
 	}
-	if tk, ok := c.st.(takeoverStorage); ok {
-		if lapsed := tk.tookOver(stack); lapsed != nil {
-			replaced = &state.StaleLock{Stack: stack, Holder: *lapsed, Lapsed: true}
-		}
-	}
+	h := &heldLock{token: info.Token}
 	c.mu.Lock()
-	c.held[stack] = data
+	c.held[stack] = h
 	c.mu.Unlock()
-	return &stackLock{c: c, stack: stack, data: data, replaced: replaced}, nil
+	return &stackLock{c: c, stack: stack, held: h, replaced: replaced}, nil
 }
 
 // lockedError reports the stack locked by li.
-func (c *core) lockedError(stack string, li state.LockInfo) *state.LockedError {
+func (c *Store) lockedError(stack string, li state.LockInfo) *state.LockedError {
 	return &state.LockedError{Stack: stack, Holder: li, Running: local(li) && processAlive(li.PID), Remedy: c.opts.UnlockHint}
 }
 
-// takeoverStorage is a storage whose locks are leases: it tells whether
-// the lock it just created took over a lapsed lease, and whose.
-type takeoverStorage interface {
-	tookOver(stack string) *state.LockInfo
-}
-
 type stackLock struct {
-	c        *core
+	c        *Store
 	stack    string
-	data     []byte
+	held     *heldLock
 	replaced *state.StaleLock
 
 	mu   sync.Mutex
@@ -142,90 +123,98 @@ func (l *stackLock) Unlock(ctx context.Context) error {
 		closeErr = j.Close(ctx)
 	}
 	c.mu.Lock()
-	delete(c.held, l.stack)
+	if c.held[l.stack] == l.held {
+		delete(c.held, l.stack)
+	}
 	c.mu.Unlock()
-	removed, err := c.st.removeIf(ctx, l.stack, fileLock, l.data)
+	released, err := c.b.Release(ctx, l.stack, l.held.token)
 	if err != nil {
 		return fmt.Errorf("unlocking stack %q: %w", l.stack, err)
 	}
-	if !removed {
+	if !released {
 		return fmt.Errorf("unlocking stack %q: %w", l.stack, state.ErrLockLost)
-	}
-	// A stack that was locked but never saved leaves no empty folder.
-	if ok, err := exists(ctx, c.st, l.stack, fileSnapshot); err == nil && !ok {
-		_ = c.st.removeStack(ctx, l.stack)
 	}
 	return closeErr
 }
 
-// holds reports whether this store holds the stack's lock, as recorded in
-// storage right now.
-func (c *core) holds(ctx context.Context, stack string) bool {
+// token returns the token of the lock this store holds on the stack, as
+// far as it knows (the backend refuses a write under a lock it lost).
+func (c *Store) token(stack string) (string, error) {
 	c.mu.Lock()
-	data := c.held[stack]
-	c.mu.Unlock()
-	if data == nil {
-		return false
+	defer c.mu.Unlock()
+	h := c.held[stack]
+	if h == nil {
+		return "", state.ErrNotLocked
 	}
-	cur, err := c.st.read(ctx, stack, fileLock)
-	return err == nil && bytes.Equal(cur, data)
+	return h.token, nil
+}
+
+// heldToken returns the token of the lock this store holds on the stack,
+// and whether the backend holds that lock right now.
+func (c *Store) heldToken(ctx context.Context, stack string) (string, bool) {
+	tok, err := c.token(stack)
+	if err != nil {
+		return "", false
+	}
+	cur, err := c.b.Holder(ctx, stack)
+	return tok, err == nil && cur != nil && cur.Token == tok
+}
+
+// holds reports whether this store holds the stack's lock, as the backend
+// records it right now.
+func (c *Store) holds(ctx context.Context, stack string) bool {
+	_, ok := c.heldToken(ctx, stack)
+	return ok
 }
 
 // BreakLock implements LockBreaker.
-func (c *core) BreakLock(ctx context.Context, stack string) error {
+func (c *Store) BreakLock(ctx context.Context, stack string) error {
 	if err := state.CheckStackName(stack); err != nil {
 		return err
 	}
-	data, err := c.st.read(ctx, stack, fileLock)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	holder, err := c.b.Holder(ctx, stack)
+	if err != nil || holder == nil {
 		return err
 	}
-	li, perr := parseLockInfo(data)
+	li := *holder
 	locked := c.lockedError(stack, li)
 	switch {
-	case perr != nil:
-		// Locks appear with their whole content, so a malformed one was
-		// damaged after the fact; no holder can be checked.
-		return fmt.Errorf("not breaking the lock of stack %q: %v: %w", stack, perr, locked)
+	case li.Token == "":
+		// A backend reports a lock record it cannot read with no token:
+		// no holder can be checked.
+		return fmt.Errorf("not breaking the lock of stack %q: its record is damaged: %w", stack, locked)
 	case !local(li):
 		return fmt.Errorf("not breaking the lock: its holder runs elsewhere, where this process cannot check it: %w", locked)
 	case locked.Running:
 		return fmt.Errorf("not breaking the lock: %w", locked)
 	}
-	removed, err := c.st.removeIf(ctx, stack, fileLock, data)
+	released, err := c.b.Release(ctx, stack, li.Token)
 	if err != nil {
 		return err
 	}
-	if !removed {
+	if !released {
 		return fmt.Errorf("the lock of stack %q changed while it was being broken; look again", stack)
 	}
 	return nil
 }
 
 // ForceUnlock implements ForceUnlocker.
-func (c *core) ForceUnlock(ctx context.Context, stack, token string) error {
+func (c *Store) ForceUnlock(ctx context.Context, stack, token string) error {
 	if err := state.CheckStackName(stack); err != nil {
 		return err
 	}
-	data, err := c.st.read(ctx, stack, fileLock)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	holder, err := c.b.Holder(ctx, stack)
+	if err != nil || holder == nil {
 		return err
 	}
-	li, err := parseLockInfo(data)
-	if err != nil && token != "" || err == nil && li.Token != token {
+	if holder.Token != token {
 		return fmt.Errorf("the lock of stack %q is no longer the one to remove: %w", stack, state.ErrLockChanged)
 	}
-	removed, err := c.st.removeIf(ctx, stack, fileLock, data)
+	released, err := c.b.Release(ctx, stack, token)
 	if err != nil {
 		return err
 	}
-	if !removed {
+	if !released {
 		return fmt.Errorf("the lock of stack %q is no longer the one to remove: %w", stack, state.ErrLockChanged)
 	}
 	return nil

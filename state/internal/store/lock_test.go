@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"context"
@@ -10,14 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
+	"github.com/groundwork-iac/groundwork/state/internal/store"
 )
 
 func TestLockIsExclusiveAcrossStores(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	a, _ := NewFileStore(root)
-	b, _ := NewFileStore(root)
+	a, _ := filestore.New(root)
+	b, _ := filestore.New(root)
 	start := time.Now()
 	la, err := a.Lock(ctx, "dev", "update")
 	if err != nil {
@@ -29,7 +33,7 @@ func TestLockIsExclusiveAcrossStores(t *testing.T) {
 		t.Fatalf("second Lock = %v; want *LockedError", err)
 	}
 	h := le.Holder
-	if le.Stack != "dev" || h.PID != os.Getpid() || h.Host != hostname() || h.Operation != "update" ||
+	if le.Stack != "dev" || h.PID != os.Getpid() || h.Host != store.Hostname() || h.Operation != "update" ||
 		h.Time.Before(start.Add(-time.Second)) || h.Time.After(time.Now().Add(time.Second)) {
 		t.Errorf("LockedError = %+v; want this process, this host, \"update\", now", le)
 	}
@@ -81,13 +85,13 @@ func writeLock(t *testing.T, root, stack string, li state.LockInfo) {
 func TestBreakLock(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s, _ := NewFileStore(root)
+	s, _ := filestore.New(root)
 	dead := deadPID(t)
-	if processAlive(dead) {
+	if store.ProcessAlive(dead) {
 		t.Skipf("pid %d was reused already", dead)
 	}
 
-	writeLock(t, root, "dev", state.LockInfo{PID: dead, Host: hostname(), Time: time.Now(), Operation: "update", Token: "t1", ProcessSpace: processSpace()})
+	writeLock(t, root, "dev", state.LockInfo{PID: dead, Host: store.Hostname(), Time: time.Now(), Operation: "update", Token: "t1", ProcessSpace: store.ProcessSpace()})
 	if err := s.BreakLock(ctx, "dev"); err != nil {
 		t.Fatalf("BreakLock of a dead holder: %v", err)
 	}
@@ -163,7 +167,7 @@ func TestUnlockClosesTheJournal(t *testing.T) {
 func TestLockOfANewStackLeavesNothingBehind(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s, _ := NewFileStore(root)
+	s, _ := filestore.New(root)
 	l, err := s.Lock(ctx, "fresh", "preview")
 	if err != nil {
 		t.Fatal(err)
@@ -174,4 +178,55 @@ func TestLockOfANewStackLeavesNothingBehind(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "fresh")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the folder of a stack that was never saved is still there: %v", err)
 	}
+}
+
+// TestWritesAfterTheLockWasTakenOverAreRefused: once an operator removed
+// a store's lock (ForceUnlock) and another store took the stack, the
+// first store's journal writes nothing more, and the new holder's
+// snapshot stands.
+func TestWritesAfterTheLockWasTakenOverAreRefused(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, h harness) {
+		a := h.open()
+		la, err := a.Lock(ctx, "dev", "update")
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := chainStack(0)
+		j := openJournalT(t, a, "dev", base)
+		create(t, j, newBucket("a", base.Resources[0]))
+		var held state.LockInfo
+		if err := json.Unmarshal(h.files("dev")[fileLock], &held); err != nil {
+			t.Fatal(err)
+		}
+
+		b := h.open()
+		if err := b.(state.ForceUnlocker).ForceUnlock(ctx, "dev", held.Token); err != nil {
+			t.Fatal(err)
+		}
+		lb, err := b.Lock(ctx, "dev", "update")
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs := chainStack(2)
+		if err := b.Save(ctx, "dev", theirs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Commit(ctx); !errors.Is(err, state.ErrLockLost) {
+			t.Errorf("Commit after the lock was taken over = %v; want ErrLockLost", err)
+		}
+		got, err := b.Load(ctx, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(urns(theirs), urns(got)); diff != "" {
+			t.Errorf("the new holder's stack (-saved +loaded):\n%s", diff)
+		}
+		if err := lb.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := la.Unlock(ctx); !errors.Is(err, state.ErrLockLost) {
+			t.Errorf("Unlock of the removed lock = %v; want ErrLockLost", err)
+		}
+	})
 }

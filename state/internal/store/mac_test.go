@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bytes"
@@ -20,7 +20,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/backendstore"
 	"github.com/groundwork-iac/groundwork/state/internal/format"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -35,11 +37,11 @@ var noSecrets = state.WithSecrets(nil)
 // writeStack saves chainStack(2) — with a secret input when the store has
 // a secrets provider — through a memory store opened with opts, and
 // returns the store and what it saved.
-func writeStack(t *testing.T, opts ...state.Option) (*MemoryStore, *state.Snapshot) {
+func writeStack(t *testing.T, opts ...state.Option) (*memstore.Store, *state.Snapshot) {
 	t.Helper()
-	s := NewMemoryStore(opts...)
+	s := memstore.New(opts...)
 	snap := chainStack(2)
-	if s.opts.Secrets != nil {
+	if _, err := s.SecretsManager(context.Background(), "dev", nil); err == nil {
 		snap.Resources[1].Inputs["token"] = resource.NewSecret(resource.NewString(secretText))
 	}
 	if err := s.Save(context.Background(), "dev", snap); err != nil {
@@ -316,10 +318,10 @@ func TestUnauthenticatedSnapshotIsSealedByTheNextWrite(t *testing.T) {
 // journalStack leaves a stack whose journal holds two creates (4 entries
 // after its header), as a crash would, and returns the store and the
 // state Load should give.
-func journalStack(t *testing.T, opts ...state.Option) (*MemoryStore, *state.Snapshot) {
+func journalStack(t *testing.T, opts ...state.Option) (*memstore.Store, *state.Snapshot) {
 	t.Helper()
 	ctx := context.Background()
-	s := NewMemoryStore(opts...)
+	s := memstore.New(opts...)
 	l := mustLock(t, s, "dev")
 	base := chainStack(1)
 	j, err := s.OpenJournal(ctx, "dev", base)
@@ -327,7 +329,7 @@ func journalStack(t *testing.T, opts ...state.Option) (*MemoryStore, *state.Snap
 		t.Fatal(err)
 	}
 	a := newBucket("a", base.Resources[0])
-	if s.opts.Secrets != nil {
+	if _, err := s.SecretsManager(context.Background(), "dev", nil); err == nil {
 		a.Outputs["token"] = resource.NewSecret(resource.NewString(secretText))
 	}
 	create(t, j, a)
@@ -487,18 +489,18 @@ func TestUnkeyedJournalIsPlain(t *testing.T) {
 	}
 }
 
-// snapshotWritesFail is a memory store's storage whose snapshot writes fail
-// while fail is set.
+// snapshotWritesFail is a memory store's backend whose snapshot writes
+// fail while fail is set.
 type snapshotWritesFail struct {
-	*memStorage
+	*memstore.Backend
 	fail atomic.Bool
 }
 
-func (s *snapshotWritesFail) replace(ctx context.Context, stack, name string, data []byte) error {
-	if name == fileSnapshot && s.fail.Load() {
+func (s *snapshotWritesFail) WriteSnapshot(ctx context.Context, stack, token string, data []byte) error {
+	if s.fail.Load() {
 		return errors.New("disk full")
 	}
-	return s.memStorage.replace(ctx, stack, name, data)
+	return s.Backend.WriteSnapshot(ctx, stack, token, data)
 }
 
 // A compaction that fails to write its snapshot leaves the journal going
@@ -506,10 +508,9 @@ func (s *snapshotWritesFail) replace(ctx context.Context, stack, name string, da
 // to the header it computed and never wrote.
 func TestFailedCompactionKeepsTheChain(t *testing.T) {
 	ctx := context.Background()
-	mem := &memStorage{stacks: map[string]map[string][]byte{}}
-	st := &snapshotWritesFail{memStorage: mem}
-	open := func() *core {
-		return newCore(st, []state.Option{fastSecrets(), state.WithJournalLimit(0, 2048)}, state.NewOptions())
+	st := &snapshotWritesFail{Backend: memstore.NewBackend()}
+	open := func() state.Store {
+		return backendstore.New(st, fastSecrets(), state.WithJournalLimit(0, 2048))
 	}
 	c := open()
 	mustLock(t, c, "dev")
@@ -572,31 +573,21 @@ func TestJournalBase(t *testing.T) {
 	}
 }
 
-// writeBlockingStorage holds journal writes, once hold is set, until
+// writeBlockingBackend holds journal appends, once hold is set, until
 // release is closed, telling writing when the first held one starts.
-type writeBlockingStorage struct {
-	storage
+type writeBlockingBackend struct {
+	state.Backend
 	hold             atomic.Bool
 	writing, release chan struct{}
 	once             sync.Once
 }
 
-func (b *writeBlockingStorage) openAppend(ctx context.Context, stack, name string) (appender, error) {
-	a, err := b.storage.openAppend(ctx, stack, name)
-	return writeBlockingAppender{a, b}, err
-}
-
-type writeBlockingAppender struct {
-	appender
-	b *writeBlockingStorage
-}
-
-func (a writeBlockingAppender) write(ctx context.Context, p []byte) error {
-	if a.b.hold.Load() {
-		a.b.once.Do(func() { close(a.b.writing) })
-		<-a.b.release
+func (b *writeBlockingBackend) AppendJournal(ctx context.Context, stack, token string, p []byte) error {
+	if b.hold.Load() {
+		b.once.Do(func() { close(b.writing) })
+		<-b.release
 	}
-	return a.appender.write(ctx, p)
+	return b.Backend.AppendJournal(ctx, stack, token, p)
 }
 
 // A keyed journal's Append seals its batch (the HMAC of each tag) and
@@ -605,9 +596,8 @@ func (a writeBlockingAppender) write(ctx context.Context, p []byte) error {
 // written in the next batch, chained after it.
 func TestKeyedAppendIsSealedOutsideTheMutex(t *testing.T) {
 	ctx := context.Background()
-	mem := NewMemoryStore(fastSecrets())
-	bs := &writeBlockingStorage{storage: mem.mem, writing: make(chan struct{}), release: make(chan struct{})}
-	s := &MemoryStore{core: newCore(bs, []state.Option{fastSecrets()}, state.NewOptions()), mem: mem.mem}
+	bs := &writeBlockingBackend{Backend: memstore.NewBackend(), writing: make(chan struct{}), release: make(chan struct{})}
+	s := backendstore.New(bs, fastSecrets())
 	mustLock(t, s, "dev")
 	base := chainStack(0)
 	prov := base.Resources[0]
@@ -684,9 +674,8 @@ func TestConcurrentAppendsKeepTheChain(t *testing.T) {
 	}{{"keyed", fastSecrets()}, {"unkeyed", noSecrets}} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			mem := NewMemoryStore(tt.opt)
-			cs := &countingStorage{storage: mem.mem}
-			s := &MemoryStore{core: newCore(cs, []state.Option{tt.opt}, state.NewOptions()), mem: mem.mem}
+			cs := &countingBackend{Backend: memstore.NewBackend()}
+			s := backendstore.New(cs, tt.opt)
 			mustLock(t, s, "dev")
 			base := chainStack(0)
 			j := openJournalT(t, s, "dev", base)

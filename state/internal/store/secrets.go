@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 
 	"github.com/groundwork-iac/groundwork/state"
 
@@ -15,9 +14,9 @@ import (
 // snapshot, or a fresh one for a stack with none. With recorded set it is
 // the manager that state describes (a wrong passphrase fails with
 // secrets.ErrWrongPassphrase). It fails with ErrNoSecretsManager when the
-// store was given no secrets provider. With it, every Store this package
-// makes is a SecretsProvider.
-func (c *core) SecretsManager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
+// store was given no secrets provider. With it, a Store is a
+// SecretsProvider.
+func (c *Store) SecretsManager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
 	if err := state.CheckStackName(stack); err != nil {
 		return nil, err
 	}
@@ -31,17 +30,9 @@ func (c *core) SecretsManager(ctx context.Context, stack string, recorded *state
 	return m, nil
 }
 
-// SecretsManager implements SecretsProvider (see core.SecretsManager).
-func (s backendStore) SecretsManager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
-	c, ok := s.Store.(*core)
-	if !ok {
-		return nil, errors.New("this store cannot give its secrets manager")
-	}
-	return c.SecretsManager(ctx, stack, recorded)
-}
-
 var (
-	_ state.SecretsProvider = (*FileStore)(nil)
-	_ state.SecretsProvider = (*MemoryStore)(nil)
-	_ state.SecretsProvider = backendStore{}
+	_ state.Store           = (*Store)(nil)
+	_ state.LockBreaker     = (*Store)(nil)
+	_ state.ForceUnlocker   = (*Store)(nil)
+	_ state.SecretsProvider = (*Store)(nil)
 )

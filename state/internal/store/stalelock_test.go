@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
+	"github.com/groundwork-iac/groundwork/state/internal/store"
 )
 
 // TestHelperLockHolder is not a test: run by lockHolder in a child
@@ -25,7 +27,7 @@ func TestHelperLockHolder(t *testing.T) {
 	if root == "" {
 		t.Skip("a helper process, run by the stale-lock tests")
 	}
-	s, err := NewFileStore(root)
+	s, err := filestore.New(root)
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
@@ -69,7 +71,7 @@ func TestLockBreaksTheLockOfAKilledProcess(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	holder := lockHolder(t, root)
-	s, err := NewFileStore(root)
+	s, err := filestore.New(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +111,7 @@ func TestLockBreaksTheLockOfAKilledProcess(t *testing.T) {
 func TestLockLeavesLocksItCannotProveStale(t *testing.T) {
 	ctx := context.Background()
 	dead := deadPID(t)
-	if processAlive(dead) {
+	if store.ProcessAlive(dead) {
 		t.Skipf("pid %d was reused already", dead)
 	}
 	for _, tc := range []struct {
@@ -118,11 +120,11 @@ func TestLockLeavesLocksItCannotProveStale(t *testing.T) {
 		hint   string
 		want   string
 	}{
-		{"alive on this host", state.LockInfo{PID: os.Getpid(), Host: hostname(), ProcessSpace: processSpace()}, "",
+		{"alive on this host", state.LockInfo{PID: os.Getpid(), Host: store.Hostname(), ProcessSpace: store.ProcessSpace()}, "",
 			"wait for it to finish, or stop it"},
-		{"on another host", state.LockInfo{PID: dead, Host: "elsewhere.example", ProcessSpace: processSpace()}, "",
+		{"on another host", state.LockInfo{PID: dead, Host: "elsewhere.example", ProcessSpace: store.ProcessSpace()}, "",
 			`on host "elsewhere.example", running "update" since 2025-01-02T03:04:05Z (`},
-		{"in another container of this host", state.LockInfo{PID: dead, Host: hostname(), ProcessSpace: "other-boot/pid:[1]"}, "",
+		{"in another container of this host", state.LockInfo{PID: dead, Host: store.Hostname(), ProcessSpace: "other-boot/pid:[1]"}, "",
 			"if it is gone, remove the lock with the store's ForceUnlock method"},
 		{"the host's own way out", state.LockInfo{PID: dead, Host: "elsewhere.example"}, `run "gw unlock --force"`,
 			`: wait for it to finish; if it is gone, run "gw unlock --force"`},
@@ -132,7 +134,7 @@ func TestLockLeavesLocksItCannotProveStale(t *testing.T) {
 			tc.holder.Operation, tc.holder.Token = "update", "theirs"
 			tc.holder.Time = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 			writeLock(t, root, "dev", tc.holder)
-			s, _ := NewFileStore(root, state.WithUnlockHint(tc.hint))
+			s, _ := filestore.New(root, state.WithUnlockHint(tc.hint))
 			_, err := s.Lock(ctx, "dev", "update")
 			var le *state.LockedError
 			if !errors.As(err, &le) {

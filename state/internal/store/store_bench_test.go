@@ -9,7 +9,6 @@ import (
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/filestore"
-	"github.com/groundwork-iac/groundwork/state/internal/store"
 	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
@@ -62,7 +61,7 @@ func BenchmarkSaveW1(b *testing.B) {
 	s := benchFileStore(b)
 	snap := w1Stack(10_000)
 	b.ReportAllocs()
-	defer store.ReportCPU(b)()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if err := s.Save(ctx, "dev", snap); err != nil {
 			b.Fatal(err)
@@ -79,7 +78,7 @@ func BenchmarkLoadW1(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	defer store.ReportCPU(b)()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := s.Load(ctx, "dev"); err != nil {
 			b.Fatal(err)
@@ -106,7 +105,7 @@ func BenchmarkJournalStepW1(b *testing.B) {
 	root, prov := base.Resources[0].URN, base.Resources[2].Provider
 	now := time.Now()
 	b.ReportAllocs()
-	defer store.ReportCPU(b)()
+	defer reportCPU(b)()
 	i := 10_000
 	for b.Loop() {
 		r := w1Resource(i, root, prov, now)
@@ -193,7 +192,7 @@ func benchConcurrentSteps(b *testing.B, s state.Store) {
 func BenchmarkVerifyIntegrityW1(b *testing.B) {
 	snap := w1Stack(10_000)
 	b.ReportAllocs()
-	defer store.ReportCPU(b)()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if err := snap.VerifyIntegrity(); err != nil {
 			b.Fatal(err)

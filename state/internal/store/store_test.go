@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bytes"
@@ -14,7 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 	"github.com/groundwork-iac/groundwork/state/internal/format"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
@@ -31,7 +33,7 @@ func forEachStore(t *testing.T, test func(t *testing.T, h harness)) {
 		root := t.TempDir()
 		test(t, harness{
 			open: func(opts ...state.Option) state.Store {
-				s, err := NewFileStore(root, append([]state.Option{fastSecrets()}, opts...)...)
+				s, err := filestore.New(root, append([]state.Option{fastSecrets()}, opts...)...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -61,11 +63,10 @@ func forEachStore(t *testing.T, test func(t *testing.T, h harness)) {
 		})
 	})
 	t.Run("memory", func(t *testing.T) {
-		first := NewMemoryStore(fastSecrets())
+		first := memstore.New(fastSecrets())
 		test(t, harness{
 			open: func(opts ...state.Option) state.Store {
-				d := state.NewOptions()
-				return &MemoryStore{core: newCore(first.mem, append([]state.Option{fastSecrets()}, opts...), d), mem: first.mem}
+				return first.Reopen(opts...)
 			},
 			files:   first.Files,
 			setFile: first.SetFile,
@@ -206,9 +207,7 @@ func TestLoadRejectsNewerFormatAndBrokenFiles(t *testing.T) {
 		// the MAC.
 		broken := chainStack(2)
 		broken.Resources[0], broken.Resources[1] = broken.Resources[1], broken.Resources[0]
-		mgr, err := s.(interface {
-			manager(context.Context, string, *state.SecretsState) (secrets.Manager, error)
-		}).manager(ctx, "dev", nil)
+		mgr, err := s.(state.SecretsProvider).SecretsManager(ctx, "dev", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +297,7 @@ func TestNoSecretPlaintextInAnyFile(t *testing.T) {
 }
 
 func TestFileStoreWithoutSecretsRefusesSecrets(t *testing.T) {
-	s, err := NewFileStore(t.TempDir())
+	s, err := filestore.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

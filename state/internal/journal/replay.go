@@ -1,4 +1,4 @@
-package store
+package journal
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
-// replay folds the journal onto base, the snapshot decoded from baseData.
+// Replay folds the journal onto base, the snapshot decoded from baseData.
 // A journal whose header names another base is stale — its entries are
 // already in baseData, which a checkpoint wrote just before it crashed or
 // before the journal could be reset — and is ignored. An empty journal, or
@@ -19,7 +19,7 @@ import (
 // mac is set when baseData carries a keyed MAC: every record of the
 // journal must then carry a tag that matches (RecordChain), and none may
 // otherwise. Records are checked before they are decoded.
-func replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte, mgr secrets.Manager, stack string, mac *format.RecordMAC) (*state.Snapshot, error) {
+func Replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte, mgr secrets.Manager, stack string, mac *format.RecordMAC) (*state.Snapshot, error) {
 	var fold *state.Fold
 	stale := false
 	n := 0

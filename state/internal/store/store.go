@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"sync"
 
@@ -14,63 +13,31 @@ import (
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state/internal/format"
+	"github.com/groundwork-iac/groundwork/state/internal/journal"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
-// The files of one stack.
-const (
-	fileSnapshot = "snapshot.json"
-	fileJournal  = "journal"
-	fileLock     = "lock"
-)
-
-// storage is the raw I/O a store needs, per stack and file name. core builds
-// every Store method on it, so the file and memory stores differ only here.
-type storage interface {
-	// read returns a file's content, or an error wrapping fs.ErrNotExist.
-	read(ctx context.Context, stack, name string) ([]byte, error)
-	// replace atomically and durably creates or replaces a file.
-	replace(ctx context.Context, stack, name string, data []byte) error
-	// openAppend opens an existing file for appending.
-	openAppend(ctx context.Context, stack, name string) (appender, error)
-	// remove deletes a file; a missing file is not an error.
-	remove(ctx context.Context, stack, name string) error
-	// removeStack deletes what is left of a stack once its files are gone.
-	removeStack(ctx context.Context, stack string) error
-	// list returns the stacks that have a snapshot, in any order.
-	list(ctx context.Context) ([]string, error)
-	// create makes a file that must not exist yet (else an error wrapping
-	// fs.ErrExist); the file appears with its whole content at once.
-	create(ctx context.Context, stack, name string, data []byte) error
-	// removeIf deletes a file only if its content is data; it reports
-	// whether it did.
-	removeIf(ctx context.Context, stack, name string, data []byte) (bool, error)
-}
-
-// appender writes at the end of a file. Its writes are shared by the
-// entries of many steps, so the context it is given carries no
-// cancellation (context.WithoutCancel).
-type appender interface {
-	write(ctx context.Context, p []byte) error
-	sync() error
-	close() error
-}
-
-// core implements Store, LockBreaker and the journal's persistence on top
-// of a storage.
-type core struct {
-	st   storage
+// Store implements state.Store, state.LockBreaker, state.ForceUnlocker
+// and state.SecretsProvider over a state.Backend: everything but keeping
+// bytes and arbitrating locks, which the backend does.
+type Store struct {
+	b    state.Backend
 	opts state.Options
 
 	mu       sync.Mutex
-	held     map[string][]byte   // stack → content of the lock file this store holds
-	journals map[string]*journal // open journals
+	held     map[string]*heldLock     // stack → the lock this store holds on it
+	journals map[string]*stackJournal // open journals
 	mgrs     map[string]cachedManager
 	sizes    map[string]int // size of each stack's last snapshot written
 	// loaded is, per stack, the snapshot Load last returned just as the
-	// snapshot file holds it; see continuing.
+	// backend holds it; see continuing.
 	loaded map[string]loadedSnapshot
 }
+
+// heldLock is a lock this store holds: its token, which every write
+// names. Its address identifies it while it is held (see
+// loadedSnapshot.lock).
+type heldLock struct{ token string }
 
 // loadedSnapshot is a snapshot Load returned as the stack's snapshot file
 // holds it (no journal replayed): what the caller got, and the file's
@@ -82,10 +49,10 @@ type loadedSnapshot struct {
 	pending   []resource.Operation
 	data      string
 	alg       string // algorithm of the file's "mac" member; "" for none
-	// lock is the record of the lock this store held on the stack when
-	// Load read the file (nil for none): while the store still holds that
-	// very lock, nothing can have written the stack since.
-	lock []byte
+	// lock is the lock this store held on the stack when Load read the
+	// snapshot (nil for none): while the store still holds that very
+	// lock, nothing can have written the stack since.
+	lock *heldLock
 }
 
 // unchanged reports whether base is the very snapshot l records, as Load
@@ -100,20 +67,25 @@ type cachedManager struct {
 	mgr        secrets.Manager
 }
 
-func newCore(st storage, opts []state.Option, defaults state.Options) *core {
+// New returns a Store that keeps its stacks in b, with the settings
+// defaults followed by opts.
+func New(b state.Backend, defaults state.Options, opts ...state.Option) *Store {
 	o := defaults
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &core{
-		st: st, opts: o,
-		held: map[string][]byte{}, journals: map[string]*journal{},
+	return &Store{
+		b: b, opts: o,
+		held: map[string]*heldLock{}, journals: map[string]*stackJournal{},
 		mgrs: map[string]cachedManager{}, sizes: map[string]int{},
 		loaded: map[string]loadedSnapshot{},
 	}
 }
 
-func (c *core) stamp() state.Manifest {
+// Options returns the store's settings.
+func (c *Store) Options() state.Options { return c.opts }
+
+func (c *Store) stamp() state.Manifest {
 	return state.Manifest{Time: c.opts.Now().UTC(), Version: state.FormatVersion, LibraryVersion: c.opts.LibraryVersion}
 }
 
@@ -123,7 +95,7 @@ func (c *core) stamp() state.Manifest {
 // recorded in the stack's snapshot (so a wrong passphrase is caught before
 // anything overwrites it), else a fresh one. It returns nil when the store
 // has no secrets provider.
-func (c *core) manager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
+func (c *Store) manager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
 	if c.opts.Secrets == nil {
 		return nil, nil
 	}
@@ -162,34 +134,23 @@ func sameJSON(a string, b json.RawMessage) bool {
 }
 
 // recordedSecrets reads the secrets section of the stack's snapshot, if any.
-func (c *core) recordedSecrets(ctx context.Context, stack string) (*state.SecretsState, error) {
-	data, err := c.st.read(ctx, stack, fileSnapshot)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+func (c *Store) recordedSecrets(ctx context.Context, stack string) (*state.SecretsState, error) {
+	data, err := c.b.ReadSnapshot(ctx, stack)
+	if err != nil || data == nil {
 		return nil, err
 	}
 	// A malformed file is reported by Load; here it only has no secrets.
 	return format.RecordedSecrets(data), nil
 }
 
-func (c *core) opener(stack string) format.OpenManager {
+func (c *Store) opener(stack string) format.OpenManager {
 	return func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error) {
 		return c.manager(ctx, stack, recorded)
 	}
 }
 
-func readOptional(ctx context.Context, st storage, stack, name string) ([]byte, error) {
-	data, err := st.read(ctx, stack, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
-}
-
 // Load implements Store.
-func (c *core) Load(ctx context.Context, stack string) (*state.Snapshot, error) {
+func (c *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error) {
 	if err := state.CheckStackName(stack); err != nil {
 		return nil, err
 	}
@@ -199,11 +160,11 @@ func (c *core) Load(ctx context.Context, stack string) (*state.Snapshot, error) 
 	// The journal is read first: if a checkpoint replaces both files in
 	// between, the journal read is stale for the newer snapshot and is
 	// ignored, which yields the newer state rather than an older one.
-	journal, err := readOptional(ctx, c.st, stack, fileJournal)
+	journalData, err := c.b.ReadJournal(ctx, stack)
 	if err != nil {
 		return nil, err
 	}
-	snapData, err := readOptional(ctx, c.st, stack, fileSnapshot)
+	snapData, err := c.b.ReadSnapshot(ctx, stack)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +181,7 @@ func (c *core) Load(ctx context.Context, stack string) (*state.Snapshot, error) 
 	if err := verify(base, !unknowns); err != nil {
 		return nil, fmt.Errorf("loading stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
 	}
-	if len(journal) == 0 {
+	if len(journalData) == 0 {
 		c.remember(stack, base, text, auth.Alg)
 		return base, nil
 	}
@@ -235,7 +196,7 @@ func (c *core) Load(ctx context.Context, stack string) (*state.Snapshot, error) 
 			return nil, err
 		}
 	}
-	snap, err := replay(ctx, base, snapData, journal, mgr, stack, mac)
+	snap, err := journal.Replay(ctx, base, snapData, journalData, mgr, stack, mac)
 	if err != nil {
 		return nil, loadError(err, "loading stack %q: replaying the journal: %w", stack)
 	}
@@ -256,7 +217,7 @@ func loadError(err error, format, stack string) error {
 
 // remember records that Load returned snap as the snapshot file data holds
 // it, authenticated by a "mac" member of algorithm alg ("" for none).
-func (c *core) remember(stack string, snap *state.Snapshot, data string, alg string) {
+func (c *Store) remember(stack string, snap *state.Snapshot, data string, alg string) {
 	l := loadedSnapshot{snap: snap, resources: slices.Clone(snap.Resources), secrets: snap.Secrets,
 		pending: slices.Clone(snap.PendingOperations), data: data, alg: alg}
 	c.mu.Lock()
@@ -265,7 +226,7 @@ func (c *core) remember(stack string, snap *state.Snapshot, data string, alg str
 	c.mu.Unlock()
 }
 
-func (c *core) forget(stack string) {
+func (c *Store) forget(stack string) {
 	c.mu.Lock()
 	delete(c.loaded, stack)
 	c.mu.Unlock()
@@ -280,7 +241,7 @@ func (c *core) forget(stack string) {
 // continue the file instead of writing the same snapshot again, which for
 // a stack of 10,000 resources cost as much as the rest of an unchanged
 // rerun (see BENCHMARKS.md).
-func (c *core) continuing(ctx context.Context, stack string, base *state.Snapshot, mgr secrets.Manager) (string, bool) {
+func (c *Store) continuing(ctx context.Context, stack string, base *state.Snapshot, mgr secrets.Manager) (string, bool) {
 	c.mu.Lock()
 	l, ok := c.loaded[stack]
 	delete(c.loaded, stack)
@@ -296,33 +257,34 @@ func (c *core) continuing(ctx context.Context, stack string, base *state.Snapsho
 		// written it, and it has not (a write forgets what Load read).
 		return l.data, true
 	}
-	data, err := c.st.read(ctx, stack, fileSnapshot)
+	data, err := c.b.ReadSnapshot(ctx, stack)
 	if err != nil || string(data) != l.data {
 		return "", false
 	}
 	return l.data, true
 }
 
-// replaceSnapshot writes the stack's snapshot file. What Load last read
-// of it is forgotten first: a journal must not continue a file that is
-// being replaced.
-func (c *core) replaceSnapshot(ctx context.Context, stack string, data []byte) error {
+// replaceSnapshot writes the stack's snapshot, which empties its journal,
+// under the lock whose token is token. What Load last read of it is
+// forgotten first: a journal must not continue a snapshot that is being
+// replaced.
+func (c *Store) replaceSnapshot(ctx context.Context, stack, token string, data []byte) error {
 	c.forget(stack)
-	return c.st.replace(ctx, stack, fileSnapshot, data)
+	return c.b.WriteSnapshot(ctx, stack, token, data)
 }
 
 // stillHeld reports whether the lock this store holds on the stack is the
-// very one whose record is lock, and storage still holds it.
-func (c *core) stillHeld(ctx context.Context, stack string, lock []byte) bool {
+// very one lock names, and the backend still holds it.
+func (c *Store) stillHeld(ctx context.Context, stack string, lock *heldLock) bool {
 	c.mu.Lock()
 	cur := c.held[stack]
 	c.mu.Unlock()
-	return len(cur) > 0 && len(lock) > 0 && &cur[0] == &lock[0] && c.holds(ctx, stack)
+	return cur != nil && cur == lock && c.holds(ctx, stack)
 }
 
 // verifiedByLoad reports whether base is the very snapshot Load last
 // returned for the stack, unchanged: Load checked its integrity already.
-func (c *core) verifiedByLoad(stack string, base *state.Snapshot) bool {
+func (c *Store) verifiedByLoad(stack string, base *state.Snapshot) bool {
 	c.mu.Lock()
 	l, ok := c.loaded[stack]
 	c.mu.Unlock()
@@ -330,7 +292,7 @@ func (c *core) verifiedByLoad(stack string, base *state.Snapshot) bool {
 }
 
 // Save implements Store.
-func (c *core) Save(ctx context.Context, stack string, snap *state.Snapshot) (err error) {
+func (c *Store) Save(ctx context.Context, stack string, snap *state.Snapshot) (err error) {
 	if err := state.CheckStackName(stack); err != nil {
 		return err
 	}
@@ -357,17 +319,19 @@ func (c *core) Save(ctx context.Context, stack string, snap *state.Snapshot) (er
 			}
 		}()
 	}
-	_, err = c.writeSnapshot(ctx, stack, snap)
+	// Writing the snapshot empties the journal, which was written against
+	// the snapshot replaced.
+	tok, err := c.token(stack)
 	if err != nil {
-		return err
+		return fmt.Errorf("saving stack %q: %w", stack, err)
 	}
-	// The journal, if any, was written against the previous snapshot and
-	// is stale now (Load would ignore it); tidy it away.
-	return c.st.remove(ctx, stack, fileJournal)
+	_, err = c.writeSnapshot(ctx, stack, tok, snap)
+	return err
 }
 
-// writeSnapshot stamps, encodes and atomically writes snap.
-func (c *core) writeSnapshot(ctx context.Context, stack string, snap *state.Snapshot) ([]byte, error) {
+// writeSnapshot stamps, encodes and atomically writes snap under the lock
+// whose token is token.
+func (c *Store) writeSnapshot(ctx context.Context, stack, token string, snap *state.Snapshot) ([]byte, error) {
 	mgr, err := c.manager(ctx, stack, snap.Secrets)
 	if err != nil {
 		return nil, err
@@ -383,7 +347,7 @@ func (c *core) writeSnapshot(ctx context.Context, stack string, snap *state.Snap
 	if err != nil {
 		return nil, fmt.Errorf("encoding stack %q: %w", stack, err)
 	}
-	if err := c.replaceSnapshot(ctx, stack, data); err != nil {
+	if err := c.replaceSnapshot(ctx, stack, token, data); err != nil {
 		return nil, fmt.Errorf("writing stack %q: %w", stack, err)
 	}
 	c.mu.Lock()
@@ -393,80 +357,46 @@ func (c *core) writeSnapshot(ctx context.Context, stack string, snap *state.Snap
 }
 
 // List implements Store.
-func (c *core) List(ctx context.Context) ([]string, error) {
+func (c *Store) List(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return c.st.list(ctx)
+	stacks, err := c.b.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := stacks[:0:0]
+	for _, st := range stacks {
+		if state.CheckStackName(st) == nil {
+			out = append(out, st)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // Remove implements Store.
-func (c *core) Remove(ctx context.Context, stack string) error {
+func (c *Store) Remove(ctx context.Context, stack string) error {
 	l, err := c.Lock(ctx, stack, "remove")
 	if err != nil {
 		return err
 	}
 	defer l.Unlock(ctx)
-	if ok, err := exists(ctx, c.st, stack, fileSnapshot); err == nil && !ok {
+	if ok, err := c.b.HasSnapshot(ctx, stack); err == nil && !ok {
 		return fmt.Errorf("removing stack %q: %w", stack, state.ErrStackNotFound)
 	}
 	c.forget(stack)
-	for _, name := range []string{fileJournal, fileSnapshot} {
-		if err := c.st.remove(ctx, stack, name); err != nil {
-			return fmt.Errorf("removing stack %q: %w", stack, err)
-		}
+	tok, err := c.token(stack)
+	if err == nil {
+		err = c.b.DeleteStack(ctx, stack, tok)
+	}
+	if err != nil {
+		return fmt.Errorf("removing stack %q: %w", stack, err)
 	}
 	c.mu.Lock()
 	delete(c.mgrs, stack)
 	c.mu.Unlock()
-	return l.Unlock(ctx) // which removes the emptied folder
-}
-
-// OpenJournal implements Store.
-func (c *core) OpenJournal(ctx context.Context, stack string, base *state.Snapshot) (state.Journal, error) {
-	if err := state.CheckStackName(stack); err != nil {
-		return nil, err
-	}
-	if base == nil {
-		base = &state.Snapshot{}
-	}
-	if !c.holds(ctx, stack) {
-		return nil, fmt.Errorf("opening a journal on stack %q: %w", stack, state.ErrNotLocked)
-	}
-	// A stack of 10,000 resources takes milliseconds to check: not again
-	// when Load just did (the engine opens its journal on what it loaded).
-	if !c.verifiedByLoad(stack, base) {
-		if err := base.VerifyIntegrity(); err != nil {
-			return nil, fmt.Errorf("opening a journal on stack %q: the base snapshot: %w", stack, err)
-		}
-	}
-	c.mu.Lock()
-	if _, open := c.journals[stack]; open {
-		c.mu.Unlock()
-		return nil, fmt.Errorf("opening a journal on stack %q: %w", stack, state.ErrJournalOpen)
-	}
-	c.journals[stack] = nil // reserved: present but not yet open
-	c.mu.Unlock()
-	j, err := openJournal(ctx, c, stack, base)
-	c.mu.Lock()
-	if err != nil {
-		delete(c.journals, stack)
-	} else {
-		c.journals[stack] = j
-	}
-	c.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	return j, nil
-}
-
-func (c *core) journalClosed(stack string, j *journal) {
-	c.mu.Lock()
-	if c.journals[stack] == j {
-		delete(c.journals, stack)
-	}
-	c.mu.Unlock()
+	return l.Unlock(ctx)
 }
 
 // verify checks s's integrity, sparing the search for unknown values when

@@ -1,4 +1,4 @@
-package store
+package journal
 
 import (
 	"context"
@@ -14,7 +14,8 @@ import (
 // frames its record into the batch being gathered. The first Append of a
 // batch leads it: once the batch before has been written, it takes its
 // batch — its own record and those of the Appends that arrived meanwhile —
-// writes and syncs it outside the mutex, and closes the batch's done
+// writes it outside the mutex in one Storage.AppendJournal, durable when
+// it returns (one fsync for the file store), and closes the batch's done
 // channel, which returns every Append the batch holds. Concurrent steps
 // therefore share one sync per batch (group commit), no goroutine but the
 // appending ones is involved, and each Append is woken once (a leader
@@ -29,8 +30,11 @@ type batch struct {
 
 func newBatch() *batch { return &batch{done: make(chan struct{})} }
 
-// Append implements Journal.
-func (j *journal) Append(ctx context.Context, e state.Entry) (uint64, error) {
+// Append implements state.Journal: it returns once e is durable. The
+// write it waits for is shared with the entries of other steps, so it is
+// made with ctx stripped of its cancellation (context.WithoutCancel): a
+// cancelled caller does not cut it short for the others.
+func (j *Journal) Append(ctx context.Context, e state.Entry) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -70,7 +74,7 @@ func (j *journal) Append(ctx context.Context, e state.Entry) (uint64, error) {
 // into the batch being gathered, and returns its Seq. newAt is where
 // payload holds New as a snapshot encodes it (see EncodeEntry), or -1;
 // known says e's resources hold no unknown value. Called with j.mu held.
-func (j *journal) enterLocked(ctx context.Context, e *state.Entry, payload []byte, newAt int, known bool) (uint64, error) {
+func (j *Journal) enterLocked(ctx context.Context, e *state.Entry, payload []byte, newAt int, known bool) (uint64, error) {
 	if err := j.ready(ctx); err != nil {
 		return 0, err
 	}
@@ -92,7 +96,7 @@ func (j *journal) enterLocked(ctx context.Context, e *state.Entry, payload []byt
 
 // lead writes batch b once the batch ahead of it has been written, unless
 // a checkpoint or Close wrote its records first.
-func (j *journal) lead(ctx context.Context, b *batch) {
+func (j *Journal) lead(ctx context.Context, b *batch) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for j.flushing != nil {
@@ -109,7 +113,7 @@ func (j *journal) lead(ctx context.Context, b *batch) {
 // flushLocked writes and syncs the batch being gathered, outside the
 // mutex, then compacts the journal if it outgrew its bound. Called with
 // j.mu held and no batch being written; returns with it held.
-func (j *journal) flushLocked(ctx context.Context) {
+func (j *Journal) flushLocked(ctx context.Context) {
 	b, data := j.gathering, j.buf
 	j.gathering, j.buf, j.spare = newBatch(), j.spare[:0], nil
 	if j.err != nil {
@@ -119,9 +123,6 @@ func (j *journal) flushLocked(ctx context.Context) {
 	j.flushing = b
 	j.mu.Unlock()
 	err := j.write(ctx, data)
-	if err == nil && !j.writeIsDurable() {
-		err = j.app.sync()
-	}
 	j.mu.Lock()
 	j.flushing = nil
 	j.keepSpare(data)
@@ -136,7 +137,7 @@ func (j *journal) flushLocked(ctx context.Context) {
 
 // settle ends batch b: durable when err is nil, failed otherwise.
 // Called with j.mu held.
-func (j *journal) settle(b *batch, err error) {
+func (j *Journal) settle(b *batch, err error) {
 	if err != nil {
 		b.err = fmt.Errorf("the journal of stack %q failed before the entry was durable: %w", j.stack, err)
 	}
@@ -146,7 +147,7 @@ func (j *journal) settle(b *batch, err error) {
 // flushHeldLocked writes and syncs the batch being gathered, holding the
 // mutex, for Close, which holds it once no batch is being written
 // (quiesceLocked).
-func (j *journal) flushHeldLocked(ctx context.Context) error {
+func (j *Journal) flushHeldLocked(ctx context.Context) error {
 	if j.err != nil {
 		return j.err
 	}
@@ -155,9 +156,6 @@ func (j *journal) flushHeldLocked(ctx context.Context) error {
 		return nil
 	}
 	err := j.write(ctx, j.buf)
-	if err == nil && !j.writeIsDurable() {
-		err = j.app.sync()
-	}
 	if err != nil {
 		j.fail(err)
 	} else {
@@ -173,7 +171,7 @@ func (j *journal) flushHeldLocked(ctx context.Context) error {
 // once the journal has doubled, and Commit reports a lasting problem.
 // Called by the Append that just flushed, with j.mu held and no batch
 // being written.
-func (j *journal) compactIfDue(ctx context.Context) {
+func (j *Journal) compactIfDue(ctx context.Context) {
 	if j.size <= j.limit || j.closed || j.err != nil {
 		return
 	}
@@ -184,25 +182,15 @@ func (j *journal) compactIfDue(ctx context.Context) {
 
 // fail records a storage error: it is sticky, and the journal accepts no
 // more entries. Called with j.mu held.
-func (j *journal) fail(err error) {
+func (j *Journal) fail(err error) {
 	if j.err == nil {
 		j.err = err
 	}
 }
 
-// writeIsDurable reports whether a written batch needs no sync to count
-// as durable under the journal's policy and storage.
-func (j *journal) writeIsDurable() bool {
-	if j.c.opts.Sync == state.SyncNever {
-		return true
-	}
-	_, backend := j.app.(backendAppender)
-	return backend
-}
-
 // quiesceLocked returns, with j.mu held, once no batch is being written
 // outside the mutex: until the caller releases j.mu, storage is its alone.
-func (j *journal) quiesceLocked() {
+func (j *Journal) quiesceLocked() {
 	for j.flushing != nil {
 		b := j.flushing
 		j.mu.Unlock()
@@ -214,7 +202,7 @@ func (j *journal) quiesceLocked() {
 // settleGathered ends the batch being gathered as durable, after a
 // checkpoint wrote everything folded into a snapshot. Called with j.mu
 // held and no batch being written.
-func (j *journal) settleGathered() {
+func (j *Journal) settleGathered() {
 	j.settle(j.gathering, nil)
 	j.gathering, j.buf = newBatch(), j.buf[:0]
 }
@@ -222,7 +210,7 @@ func (j *journal) settleGathered() {
 // frame appends the record of entry seq to the batch: when the journal
 // is keyed, with room for a tag that write fills in. Called with j.mu
 // held, in Seq order.
-func (j *journal) frame(seq uint64, payload []byte) {
+func (j *Journal) frame(seq uint64, payload []byte) {
 	if j.mac == nil {
 		j.buf = format.AppendRecord(j.buf, format.RecordEntry, seq, payload)
 		return
@@ -231,20 +219,21 @@ func (j *journal) frame(seq uint64, payload []byte) {
 }
 
 // write seals a batch of records — when the journal is keyed, fills in
-// their tags, chained to the records written before them — and writes it.
+// their tags, chained to the records written before them — and appends
+// it to the stored journal, which makes it durable.
 // Called by the Append flushing, outside the mutex, or with j.mu held
 // while no flush runs.
-func (j *journal) write(ctx context.Context, batch []byte) error {
+func (j *Journal) write(ctx context.Context, batch []byte) error {
 	if j.mac != nil {
 		format.SealRecords(batch, j.mac, &j.chain)
 	}
-	return j.app.write(ctx, batch)
+	return j.st.AppendJournal(ctx, batch)
 }
 
 // keepSpare keeps a written batch's buffer for the batch after next: when
 // thousands of steps begin at once a batch holds megabytes, and growing a
 // fresh buffer to that size again was most of AppendRecord's time.
-func (j *journal) keepSpare(batch []byte) {
+func (j *Journal) keepSpare(batch []byte) {
 	if cap(batch) <= maxSpareBatch {
 		j.spare = batch[:0]
 	}

@@ -1,4 +1,4 @@
-package store
+package journal
 
 import (
 	"context"
@@ -18,15 +18,57 @@ var entryBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); retur
 // maxSpareBatch bounds the buffer a journal keeps between batches.
 const maxSpareBatch = 8 << 20
 
-// journal is the Journal of every store: a Fold in memory, framed records
-// in storage, and group commit between them (pipeline.go): whoever
-// appends an entry encodes it, folds it and frames its record into the
-// batch being gathered, whose first Append writes and syncs it once the
+// Storage is where a journal keeps its stack: the stack's snapshot and
+// journal, written under the lock its store holds. Each write is atomic
+// and durable when it returns. A journal makes one call at a time, with
+// the context of the call it serves (see Append for the exception).
+type Storage interface {
+	// WriteSnapshot replaces the stack's snapshot with data and empties
+	// its journal, which was written against the snapshot replaced.
+	WriteSnapshot(ctx context.Context, data []byte) error
+	// WriteJournal replaces the stack's journal with data (nil: no
+	// journal).
+	WriteJournal(ctx context.Context, data []byte) error
+	// AppendJournal adds data at the end of the stack's journal.
+	AppendJournal(ctx context.Context, data []byte) error
+}
+
+// Config is what a journal is opened with.
+type Config struct {
+	// Stack names the stack in errors.
+	Stack string
+	// Base is the snapshot the journal records an operation on.
+	Base *state.Snapshot
+	// Secrets encrypts the entries' secret values and, when it can
+	// authenticate, keys the records' tags; nil for none.
+	Secrets secrets.Manager
+	// Storage is where the journal writes.
+	Storage Storage
+	// Stamp returns the manifest of a snapshot about to be written.
+	Stamp func() state.Manifest
+	// LimitFactor and LimitExtra bound the journal before it is
+	// compacted: LimitFactor times the size of the last snapshot
+	// written, plus LimitExtra bytes (state.WithJournalLimit).
+	LimitFactor, LimitExtra int64
+	// Continue is the text of the stored snapshot when it holds Base
+	// exactly as is, encoded with the MAC the journal's records would
+	// carry: the journal then continues it instead of writing Base
+	// again. Empty otherwise.
+	Continue string
+}
+
+// Journal is the state.Journal of every store: a Fold in memory, framed
+// records in Storage, and group commit between them (see Append):
+// whoever appends an entry encodes it, folds it and frames its record
+// into the batch being gathered, whose first Append writes it once the
 // batch ahead is written; then every Append it holds returns.
-type journal struct {
-	c     *core
+type Journal struct {
+	st    Storage
 	stack string
-	mgr   secrets.Manager
+	stamp func() state.Manifest
+	// limitFactor and limitExtra are Config's.
+	limitFactor, limitExtra int64
+	mgr                     secrets.Manager
 	// mac tags the records when mgr can authenticate. An entry's record is
 	// framed with room for its tag; write seals the batch in order,
 	// chaining from chain, just before it is written, outside mu. mac's
@@ -36,7 +78,6 @@ type journal struct {
 
 	mu   sync.Mutex
 	fold *state.Fold
-	app  appender
 	// nextSeq is the Seq the next entry folded gets.
 	nextSeq uint64
 	// gathering is the batch whose records are being framed into buf;
@@ -45,6 +86,7 @@ type journal struct {
 	buf, spare          []byte // the records of gathering, and a spare
 	err                 error  // sticky storage error
 	closed              bool
+	started             bool                 // the journal's header is written
 	size                int64                // journal bytes written since the checkpoint
 	limit               int64                // compact when size exceeds this
 	snapSize            int                  // size of the last snapshot written
@@ -63,28 +105,28 @@ type journal struct {
 	pristine *state.Snapshot
 }
 
-var _ state.Journal = (*journal)(nil)
+var _ state.Journal = (*Journal)(nil)
 
-func openJournal(ctx context.Context, c *core, stack string, base *state.Snapshot) (*journal, error) {
-	mgr, err := c.manager(ctx, stack, base.Secrets)
-	if err != nil {
-		return nil, err
-	}
-	j := &journal{c: c, stack: stack, mgr: mgr, nextSeq: 1, gathering: newBatch()}
+// Open starts a journal on cfg.Base: it continues the stored snapshot
+// (cfg.Continue), or else writes Base as the stack's snapshot and starts
+// an empty journal after it.
+func Open(ctx context.Context, cfg Config) (*Journal, error) {
+	mgr := cfg.Secrets
+	j := &Journal{st: cfg.Storage, stack: cfg.Stack, stamp: cfg.Stamp, limitFactor: cfg.LimitFactor, limitExtra: cfg.LimitExtra,
+		mgr: mgr, nextSeq: 1, gathering: newBatch()}
+	var err error
 	if j.mac, err = format.NewRecordMAC(mgr); err != nil {
 		return nil, err
 	}
-	snap := *base
+	snap := *cfg.Base
 	if mgr != nil {
 		snap.Secrets = &state.SecretsState{Type: mgr.Type(), State: mgr.State()}
 	}
 	if j.fold, err = state.NewFold(&snap, 0, nil); err != nil {
 		return nil, err
 	}
-	if data, ok := c.continuing(ctx, stack, base, mgr); ok {
-		if err := j.continueFrom(data); err != nil {
-			return nil, err
-		}
+	if cfg.Continue != "" {
+		j.continueFrom(cfg.Continue)
 		j.pristine = &snap
 		return j, nil
 	}
@@ -103,13 +145,12 @@ func openJournal(ctx context.Context, c *core, stack string, base *state.Snapsho
 // writes and syncs a journal, and a crash before the first entry leaves
 // the snapshot alone, which is what a header with no entries would have
 // replayed to.
-func (j *journal) continueFrom(data string) error {
+func (j *Journal) continueFrom(data string) {
 	j.base, j.inFlight = format.BaseIDOfText(data), nil
 	j.snapSize = len(data)
 	j.size = 0
-	j.limit = j.c.opts.JournalLimitFactor*int64(len(data)) + j.c.opts.JournalLimitExtra
+	j.limit = j.limitFactor*int64(len(data)) + j.limitExtra
 	j.entries = 0
-	return nil
 }
 
 // start writes the header of a journal on the snapshot file j.base names (see
@@ -118,20 +159,16 @@ func (j *journal) continueFrom(data string) error {
 // chains to it. Called with j.mu held and no flush under way (nothing has
 // been handed to storage since the checkpoint, whose flushLocked waited
 // for the last flush); an error is sticky, as for every storage error.
-func (j *journal) start(ctx context.Context) error {
+func (j *Journal) start(ctx context.Context) error {
 	header := format.HeaderRecord(j.base, j.nextSeq, j.inFlight, j.mac)
-	st := j.c.st
-	err := st.replace(ctx, j.stack, fileJournal, header)
-	if err == nil {
-		j.app, err = st.openAppend(ctx, j.stack, fileJournal)
-	}
-	if err != nil {
+	if err := j.st.WriteJournal(ctx, header); err != nil {
 		j.err = fmt.Errorf("starting the journal of stack %q: %w", j.stack, err)
 		return j.err
 	}
 	if j.mac != nil {
 		copy(j.chain[:], header[len(header)-format.MACSize:])
 	}
+	j.started = true
 	j.base, j.inFlight = "", nil
 	j.size += int64(len(header))
 	return nil
@@ -148,7 +185,7 @@ func recycle(buf *[]byte) {
 
 // ready is usable, for an entry about to be appended: it first writes the
 // header of a continued journal that has none yet.
-func (j *journal) ready(ctx context.Context) error {
+func (j *Journal) ready(ctx context.Context) error {
 	if err := j.usable(); err != nil {
 		return err
 	}
@@ -159,7 +196,7 @@ func (j *journal) ready(ctx context.Context) error {
 }
 
 // usable refuses an entry once the journal is closed or has failed.
-func (j *journal) usable() error {
+func (j *Journal) usable() error {
 	if j.closed {
 		return state.ErrJournalClosed
 	}
@@ -181,12 +218,12 @@ func (j *journal) usable() error {
 // until then the old journal, which names the snapshot replaced, is stale
 // and Load ignores it, as it does after a crash between the two writes;
 // Close removes it.
-func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*state.Snapshot, error) {
+func (j *Journal) checkpointLocked(ctx context.Context, lazy bool) (*state.Snapshot, error) {
 	if j.err != nil {
 		return nil, j.err
 	}
 	snap, inFlight := j.fold.Checkpoint()
-	snap.Manifest = j.c.stamp()
+	snap.Manifest = j.stamp()
 	// Unknown values need no search: the base was checked when the journal
 	// opened, and every entry's resources when it was applied.
 	if err := snap.VerifyKnownIntegrity(); err != nil {
@@ -197,19 +234,12 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*state.Snaps
 		return nil, fmt.Errorf("encoding stack %q: %w", j.stack, err)
 	}
 	j.encoded.Reset()
-	if err := j.c.replaceSnapshot(ctx, j.stack, data); err != nil {
+	if err := j.st.WriteSnapshot(ctx, data); err != nil {
 		return nil, fmt.Errorf("writing stack %q: %w", j.stack, err)
 	}
-	// From here on the old journal is stale: failing to start the new one
-	// means no later entry could be replayed, so the journal stops.
-	if j.app != nil {
-		err := j.app.close()
-		j.app = nil
-		if err != nil {
-			j.err = fmt.Errorf("restarting the journal of stack %q: %w", j.stack, err)
-			return nil, j.err
-		}
-	}
+	// From here on the journal is empty: failing to start it again means
+	// no later entry could be replayed, so the journal stops (see start).
+	j.started = false
 	j.fold.SetManifest(snap.Manifest)
 	// Everything folded is in the snapshot now: what was framed and not
 	// yet written belongs to the journal just replaced, and the Appends
@@ -217,7 +247,7 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*state.Snaps
 	j.settleGathered()
 	j.snapSize = len(data)
 	j.size = 0
-	j.limit = j.c.opts.JournalLimitFactor*int64(len(data)) + j.c.opts.JournalLimitExtra
+	j.limit = j.limitFactor*int64(len(data)) + j.limitExtra
 	j.entries = 0
 	j.base, j.inFlight = format.BaseID(data), inFlight
 	if !lazy {
@@ -229,7 +259,7 @@ func (j *journal) checkpointLocked(ctx context.Context, lazy bool) (*state.Snaps
 }
 
 // Snapshot implements Journal.
-func (j *journal) Snapshot() (*state.Snapshot, error) {
+func (j *Journal) Snapshot() (*state.Snapshot, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -239,7 +269,7 @@ func (j *journal) Snapshot() (*state.Snapshot, error) {
 }
 
 // Commit implements Journal.
-func (j *journal) Commit(ctx context.Context) (*state.Snapshot, error) {
+func (j *Journal) Commit(ctx context.Context) (*state.Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -256,7 +286,7 @@ func (j *journal) Commit(ctx context.Context) (*state.Snapshot, error) {
 	// Every step has ended: the operation's renames settle in the
 	// snapshot it leaves.
 	settled := j.fold.Settle()
-	if !settled && j.entries == 0 && (j.app != nil || j.base != "") {
+	if !settled && j.entries == 0 && (j.started || j.base != "") {
 		// Nothing since the last checkpoint: the stored snapshot is the
 		// fold already, and rewriting it would make an unchanged rerun
 		// cost a full snapshot write.
@@ -268,7 +298,7 @@ func (j *journal) Commit(ctx context.Context) (*state.Snapshot, error) {
 // Close implements Journal. Entries appended before it are written and
 // synced first; entries appended from then on are refused with
 // ErrJournalClosed.
-func (j *journal) Close(ctx context.Context) error {
+func (j *Journal) Close(ctx context.Context) error {
 	j.mu.Lock()
 	if j.closed {
 		j.mu.Unlock()
@@ -276,22 +306,17 @@ func (j *journal) Close(ctx context.Context) error {
 	}
 	j.quiesceLocked()
 	var err error
-	if j.err == nil && j.app != nil {
+	if j.err == nil && j.started {
+		// The batch is shared by the entries of many steps: the caller's
+		// cancellation must not cut its write short.
 		err = j.flushHeldLocked(context.WithoutCancel(ctx))
 	}
 	j.closed = true
-	if j.app != nil {
-		if cerr := j.app.close(); err == nil {
-			err = cerr
-		}
-		j.app = nil
-	}
 	// A journal with no entries since its checkpoint adds nothing to the
 	// snapshot; remove it to leave the stack tidy.
 	if err == nil && j.err == nil && j.entries == 0 {
-		err = j.c.st.remove(ctx, j.stack, fileJournal)
+		err = j.st.WriteJournal(ctx, nil)
 	}
 	j.mu.Unlock()
-	j.c.journalClosed(j.stack, j)
 	return err
 }

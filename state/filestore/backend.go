@@ -1,0 +1,433 @@
+package filestore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/groundwork-iac/groundwork/state"
+)
+
+// The files of one stack.
+const (
+	fileSnapshot = "snapshot.json"
+	fileJournal  = "journal"
+	fileLock     = "lock"
+)
+
+// Backend is the state.Backend of a file store: each stack in a folder of
+// its own under a root folder (see the package documentation for the
+// layout and how each file is written).
+//
+// A stack's journal stays open for appends from the first append until
+// it is rewritten, its stack deleted or its lock released, so that each
+// append is one write and, under state.GroupCommit, one fsync.
+//
+// Writes are fenced by the lock file: a write is refused, with an error
+// wrapping state.ErrLockLost, unless the lock file names its token. Files
+// offer no transaction, so the check is made just before the write (and,
+// for appends, when the journal is opened): a file lock is never taken
+// over while its holder runs, only broken once its process is gone or
+// removed by hand (ForceUnlock).
+//
+// The context of each call is not consulted: file operations run to
+// completion.
+type Backend struct {
+	root string
+	sync state.SyncPolicy
+
+	mu       sync.Mutex
+	journals map[string]*openJournal // stack → its journal, open for appends
+}
+
+// openJournal is a stack's journal file open for appends under the lock
+// whose token is token.
+type openJournal struct {
+	token string
+	f     *os.File
+}
+
+var _ state.Backend = (*Backend)(nil)
+
+// NewBackend opens (creating if needed) the root folder dir. Journal
+// appends are synced to stable storage under state.GroupCommit and not
+// under state.SyncNever; snapshots and journal rewrites always are.
+func NewBackend(dir string, sync state.SyncPolicy) (*Backend, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the store folder: %w", err)
+	}
+	return &Backend{root: root, sync: sync, journals: map[string]*openJournal{}}, nil
+}
+
+// Root returns the backend's root folder (an absolute path).
+func (b *Backend) Root() string { return b.root }
+
+func (b *Backend) path(stack, name string) string { return filepath.Join(b.root, stack, name) }
+
+// readOptional returns a file's content, or nil if it does not exist.
+func (b *Backend) readOptional(stack, name string) ([]byte, error) {
+	data, err := os.ReadFile(b.path(stack, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// ReadSnapshot implements state.Backend.
+func (b *Backend) ReadSnapshot(_ context.Context, stack string) ([]byte, error) {
+	return b.readOptional(stack, fileSnapshot)
+}
+
+// HasSnapshot implements state.Backend, without reading the snapshot.
+func (b *Backend) HasSnapshot(_ context.Context, stack string) (bool, error) {
+	return b.exists(stack, fileSnapshot)
+}
+
+func (b *Backend) exists(stack, name string) (bool, error) {
+	_, err := os.Stat(b.path(stack, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// ReadJournal implements state.Backend.
+func (b *Backend) ReadJournal(_ context.Context, stack string) ([]byte, error) {
+	return b.readOptional(stack, fileJournal)
+}
+
+// List implements state.Backend: the folders under the root that are
+// stack names and hold a snapshot.
+func (b *Backend) List(context.Context) ([]string, error) {
+	entries, err := os.ReadDir(b.root)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || state.CheckStackName(e.Name()) != nil {
+			continue
+		}
+		if ok, err := b.exists(e.Name(), fileSnapshot); err == nil && ok {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// Holder implements state.Backend. A lock file that cannot be parsed
+// (damaged, or seen empty while an exclusive create writes it) is
+// reported as a holder with no token, which Release with an empty token
+// removes.
+func (b *Backend) Holder(_ context.Context, stack string) (*state.LockInfo, error) {
+	data, err := b.readOptional(stack, fileLock)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	li := parseLock(data)
+	return &li, nil
+}
+
+// parseLock returns the lock record data holds, or an empty one if it
+// cannot be parsed.
+func parseLock(data []byte) state.LockInfo {
+	var li state.LockInfo
+	if json.Unmarshal(data, &li) != nil {
+		return state.LockInfo{}
+	}
+	return li
+}
+
+// Acquire implements state.Backend: the lock file appears with its whole
+// content at once, or not at all if there is one. File locks are not
+// leases: none lapses.
+func (b *Backend) Acquire(_ context.Context, stack string, holder state.LockInfo) (bool, *state.LockInfo, error) {
+	data, err := json.Marshal(holder)
+	if err != nil {
+		return false, nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		err := b.create(stack, fileLock, data)
+		switch {
+		case err == nil:
+			return true, nil, nil
+		case errors.Is(err, fs.ErrExist):
+			return false, nil, nil
+		case errors.Is(err, fs.ErrNotExist) && attempt < 3:
+			continue // the stack's folder was just removed by a Release
+		}
+		return false, nil, err
+	}
+}
+
+// Release implements state.Backend. The lock file is moved aside under a
+// unique name before it is compared, so that a lock someone else created
+// meanwhile is never deleted; one that is not token's is put back. A
+// stack left with no snapshot leaves no folder behind.
+func (b *Backend) Release(_ context.Context, stack, token string) (bool, error) {
+	target := b.path(stack, fileLock)
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	aside := target + ".gone-" + hex.EncodeToString(r[:])
+	if err := os.Rename(target, aside); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	cur, err := os.ReadFile(aside)
+	if err != nil || parseLock(cur).Token != token {
+		// Not token's: put it back unless a new one appeared meanwhile.
+		if lerr := os.Link(aside, target); lerr != nil && !errors.Is(lerr, fs.ErrExist) {
+			return false, lerr
+		}
+		return false, os.Remove(aside)
+	}
+	if err := os.Remove(aside); err != nil {
+		return false, err
+	}
+	b.closeJournal(stack, token)
+	if ok, err := b.exists(stack, fileSnapshot); err == nil && !ok {
+		b.removeFolder(stack)
+	}
+	return true, nil
+}
+
+// removeFolder removes the stack's folder with any temporary files a
+// crash left in it; a folder that still holds anything else (say, a lock
+// taken meanwhile) is left alone.
+func (b *Backend) removeFolder(stack string) {
+	dir := filepath.Join(b.root, stack)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-") {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	_ = os.Remove(dir)
+}
+
+// fence refuses a write under a lock the stack's lock file does not name.
+func (b *Backend) fence(stack, token string) error {
+	data, err := b.readOptional(stack, fileLock)
+	if err != nil {
+		return err
+	}
+	if data == nil || parseLock(data).Token != token {
+		return fmt.Errorf("stack %q: %w", stack, state.ErrLockLost)
+	}
+	return nil
+}
+
+// WriteSnapshot implements state.Backend. The journal is removed after
+// the snapshot is in place: a crash in between leaves a journal whose
+// header names the snapshot replaced, which the store ignores.
+func (b *Backend) WriteSnapshot(_ context.Context, stack, token string, data []byte) error {
+	if err := b.fence(stack, token); err != nil {
+		return err
+	}
+	b.closeJournal(stack, "")
+	if err := b.replace(stack, fileSnapshot, data); err != nil {
+		return err
+	}
+	return b.remove(stack, fileJournal)
+}
+
+// WriteJournal implements state.Backend.
+func (b *Backend) WriteJournal(_ context.Context, stack, token string, data []byte) error {
+	if err := b.fence(stack, token); err != nil {
+		return err
+	}
+	b.closeJournal(stack, "")
+	if data == nil {
+		return b.remove(stack, fileJournal)
+	}
+	return b.replace(stack, fileJournal, data)
+}
+
+// AppendJournal implements state.Backend: one write to the journal kept
+// open, then, under state.GroupCommit, one fsync.
+func (b *Backend) AppendJournal(_ context.Context, stack, token string, data []byte) error {
+	f, err := b.journalFile(stack, token)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if b.sync == state.SyncNever {
+		return nil
+	}
+	return f.Sync()
+}
+
+// journalFile returns the stack's journal open for appends under the lock
+// token names, opening it (and checking the lock) if it is not yet.
+func (b *Backend) journalFile(stack, token string) (*os.File, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if j := b.journals[stack]; j != nil {
+		if j.token == token {
+			return j.f, nil
+		}
+		j.f.Close()
+		delete(b.journals, stack)
+	}
+	if err := b.fence(stack, token); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(b.path(stack, fileJournal), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, err
+	}
+	b.journals[stack] = &openJournal{token: token, f: f}
+	return f, nil
+}
+
+// closeJournal closes the stack's journal if it is open for appends (and,
+// with token set, only if it was opened under that lock).
+func (b *Backend) closeJournal(stack, token string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if j := b.journals[stack]; j != nil && (token == "" || j.token == token) {
+		j.f.Close()
+		delete(b.journals, stack)
+	}
+}
+
+// DeleteStack implements state.Backend. The folder goes with the lock
+// (see Release).
+func (b *Backend) DeleteStack(_ context.Context, stack, token string) error {
+	if err := b.fence(stack, token); err != nil {
+		return err
+	}
+	b.closeJournal(stack, "")
+	if err := b.remove(stack, fileJournal); err != nil {
+		return err
+	}
+	return b.remove(stack, fileSnapshot)
+}
+
+func (b *Backend) remove(stack, name string) error {
+	err := os.Remove(b.path(stack, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// ensureDir creates the stack's folder, syncing the root so the new entry
+// survives a crash.
+func (b *Backend) ensureDir(stack string) error {
+	dir := filepath.Join(b.root, stack)
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(b.root)
+}
+
+// replace atomically and durably creates or replaces a file: written
+// aside, synced, renamed into place, and the folder synced.
+func (b *Backend) replace(stack, name string, data []byte) error {
+	dir, tmp, err := b.writeAside(stack, name, data)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(dir)
+}
+
+// create makes a file that must not exist yet (else an error wrapping
+// fs.ErrExist), appearing with its whole content at once: written aside,
+// then hard-linked into place.
+func (b *Backend) create(stack, name string, data []byte) error {
+	dir, tmp, err := b.writeAside(stack, name, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	target := filepath.Join(dir, name)
+	err = os.Link(tmp, target)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// No hard links here: fall back to an exclusive create. A reader may
+	// then briefly see the file empty; it reports the holder as unknown.
+	file, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	return writeSynced(file, data)
+}
+
+// writeAside writes data to a new synced temporary file in the stack's
+// folder (created if need be), next to name, and returns the folder and
+// the file.
+func (b *Backend) writeAside(stack, name string, data []byte) (dir, tmp string, err error) {
+	if err := b.ensureDir(stack); err != nil {
+		return "", "", err
+	}
+	dir = filepath.Join(b.root, stack)
+	tmp, err = writeTemp(dir, name, data)
+	return dir, tmp, err
+}
+
+// writeTemp writes data to a new synced temporary file next to name.
+func writeTemp(dir, name string, data []byte) (string, error) {
+	t, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	if err := writeSynced(t, data); err != nil {
+		os.Remove(t.Name())
+		return "", err
+	}
+	return t.Name(), nil
+}
+
+// writeSynced writes data to f, syncs it and closes it.
+func writeSynced(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	// Some file systems cannot sync folders; the rename is still atomic.
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+		err = nil
+	}
+	return err
+}
