@@ -13,9 +13,11 @@ import (
 // Apply is the one place a step meets its provider: it performs s, calling
 // the provider its resource names (resolved through src) as the operation
 // requires, and returns how it went. It changes nothing the step holds:
-// the state it produces is a new one, in the Outcome, stamped with now
-// (nil leaves the times unset). The host hands the Outcome to
-// Generator.Done.
+// the state it produces is in the Outcome, a new one stamped with now (nil
+// leaves the times unset), or, for a step whose state the generator
+// settled when it issued it (an unchanged resource; a custom resource's
+// create or update in a preview, whose outputs are its inputs), the
+// step's own New. The host hands the Outcome to Generator.Done.
 //
 // A step that calls no provider (Step.Local) resolves none. A refused step
 // fails with its refusal. A provider's partial failure (a resource that
@@ -96,10 +98,8 @@ func (a applier) create(ctx context.Context) Outcome {
 		n.Outputs = componentOutputs(s.Old, s.New)
 		return Outcome{New: a.stamped(n, true)}
 	}
-	if s.Preview && !resource.IsProviderType(s.New.Type) {
-		n := a.produced()
-		n.Outputs = secureOutputs(s.New, s.New.Inputs)
-		return Outcome{New: n}
+	if previewed(s) {
+		return Outcome{New: s.New}
 	}
 	p, err := a.provider()
 	if err != nil {
@@ -131,10 +131,8 @@ func (a applier) update(ctx context.Context) Outcome {
 		n.Outputs = componentOutputs(s.Old, s.New)
 		return Outcome{New: a.stamped(n, false)}
 	}
-	if s.Preview && !resource.IsProviderType(s.New.Type) {
-		n := a.produced()
-		n.Outputs = secureOutputs(s.New, s.New.Inputs)
-		return Outcome{New: n}
+	if previewed(s) {
+		return Outcome{New: s.New}
 	}
 	p, err := a.provider()
 	if err != nil {

@@ -42,7 +42,7 @@ type staged struct {
 }
 
 // seal numbers the steps issued by the event under way, or drops them when
-// the event failed.
+// the event failed. A previewed step's state is settled here (previewed).
 func (g *Generator) seal(failed bool) {
 	if !failed {
 		rest := g.stagedSteps
@@ -58,6 +58,13 @@ func (g *Generator) seal(failed bool) {
 					needs = []uint64{prev}
 				}
 				g.number(s, needs)
+				if previewed(s) {
+					// It calls no provider: the state it
+					// produces is the one it asks for, with
+					// its inputs as outputs, settled now, as
+					// an unchanged resource's is.
+					s.New.Outputs = secureOutputs(s.New, s.New.Inputs)
+				}
 				prev = s.ID
 			}
 			g.inflight += st.steps

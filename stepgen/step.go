@@ -200,6 +200,18 @@ func (s *Step) Local() bool {
 	return false
 }
 
+// previewed reports whether s is the create or update of a custom resource
+// in a preview, which calls no provider (provider resources excepted: the
+// registry configures them even in a preview): the resource it produces is
+// the one it asks for, with its inputs as outputs.
+func previewed(s *Step) bool {
+	switch s.Op {
+	case OpCreate, OpCreateReplacement, OpUpdate:
+		return s.Preview && s.New.Custom && !resource.IsProviderType(s.New.Type)
+	}
+	return false
+}
+
 // With returns, for the delete of a resource that others are deleted with
 // (deletedWith), the records that must leave the state in the same journal
 // entry as Old — after the provider's delete succeeded, never before — and
