@@ -17,44 +17,44 @@ import (
 const maxCalls = 256
 
 // newCaller returns the walker that makes the provider calls the generator
-// asks for: each call is a vertex that needs nothing, held as the answer it
-// will get (its Call is the call to make), which Visit fills in and posts to
-// the loop. A call never fails as a vertex: its error is part of its
-// answer. One that is skipped (the operation was cancelled) is answered
-// with the reason.
-func (d *deployment) newCaller() *executor.Walker[stepgen.Answer] {
-	return executor.New(executor.Options[stepgen.Answer]{
+// asks for: each call is a vertex that needs nothing, made by Visit, which
+// posts its answer to the loop. A call never fails as a vertex: its error is
+// part of its answer. One that is skipped (the operation was cancelled) is
+// answered with the reason.
+//
+// A program that registers thousands of resources at once has thousands of
+// calls waiting for one of the maxCalls workers: each waits as the vertex
+// holding the call alone, and its answer is allocated once it is made.
+func (d *deployment) newCaller() *executor.Walker[*stepgen.Call] {
+	return executor.New(executor.Options[*stepgen.Call]{
 		Parallelism:     maxCalls,
 		ContinueOnError: true,
-		Visit: func(ctx context.Context, a *stepgen.Answer) error {
-			d.ask(ctx, a)
-			d.inbox.post(event{ans: a})
+		Visit: func(ctx context.Context, c **stepgen.Call) error {
+			d.inbox.post(d.ask(ctx, *c))
 			return nil
 		},
-		Ended: func(a *stepgen.Answer, err error) {
+		Ended: func(c **stepgen.Call, err error) {
 			if err != nil {
-				*a = stepgen.Answer{Call: a.Call, Err: err}
-				d.inbox.post(event{ans: a})
+				d.inbox.post(&stepgen.Answer{Call: *c, Err: err})
 			}
 		},
-		Name: func(a *stepgen.Answer) string { return string(a.Call.Reg.URN) },
+		Name: func(c **stepgen.Call) string { return string((*c).Reg.URN) },
 	})
 }
 
 // call has the calls walker make c.
 func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
-	if err := d.calls.Add(ctx, executor.Vertex[stepgen.Answer]{Value: stepgen.Answer{Call: c}}); err != nil {
-		d.inbox.post(event{ans: &stepgen.Answer{Call: c, Err: err}})
+	if err := d.calls.Add(ctx, executor.Vertex[*stepgen.Call]{Value: c}); err != nil {
+		d.inbox.post(&stepgen.Answer{Call: c, Err: err})
 	}
 }
 
-// ask makes the provider call a.Call asks for, and fills in a: an analyzer
-// run is the engine's own (analyzer.go), a Check or Diff the provider's
-// (stepgen.Ask).
-func (d *deployment) ask(ctx context.Context, a *stepgen.Answer) {
-	if c := a.Call; c.Kind == stepgen.CallAnalyze {
-		a.Err = d.analyze(ctx, c.New)
-		return
+// ask makes the provider call c asks for: an analyzer run is the
+// engine's own (analyzer.go), a Check or Diff the provider's (stepgen.Ask).
+func (d *deployment) ask(ctx context.Context, c *stepgen.Call) *stepgen.Answer {
+	if c.Kind == stepgen.CallAnalyze {
+		return &stepgen.Answer{Call: c, Err: d.analyze(ctx, c.New)}
 	}
-	*a = stepgen.Ask(ctx, a.Call, d)
+	a := stepgen.Ask(ctx, c, d)
+	return &a
 }

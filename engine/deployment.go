@@ -55,7 +55,7 @@ type deployment struct {
 	// walker runs the steps, calls the provider calls the generator asks
 	// for (walk.go, calls.go).
 	walker *executor.Walker[walkStep]
-	calls  *executor.Walker[stepgen.Answer]
+	calls  *executor.Walker[*stepgen.Call]
 	mon    *monitor.Monitor
 	events *eventSink
 	start  time.Time

@@ -21,14 +21,14 @@ import (
 // everything waiting at each wake-up, and it never waits on a provider or
 // the journal itself.
 
-// event is one thing the loop hands to the generator: exactly one field is
-// set.
-type event struct {
-	req  *request
-	ans  *stepgen.Answer
-	out  *stepgen.Outcome
-	task func(ctx context.Context)
-}
+// event is one thing the loop hands to the generator: a *request, a
+// *stepgen.Answer, a *stepgen.Outcome, or a task. The inbox holds
+// thousands of them at once when a program registers faster than the loop
+// takes them, so an event is one interface value, two words.
+type event any
+
+// task is something the operation's body has the loop do.
+type task func(ctx context.Context)
 
 // inbox holds the events the loop has yet to handle.
 type inbox struct {
@@ -47,7 +47,7 @@ func newInbox() *inbox { return &inbox{wake: make(chan struct{}, 1)} }
 // registration is the caller's to answer).
 func (b *inbox) post(ev event) bool {
 	b.mu.Lock()
-	if b.closed || (b.draining && ev.req != nil) {
+	if _, isReq := ev.(*request); b.closed || (b.draining && isReq) {
 		b.mu.Unlock()
 		return false
 	}
@@ -77,8 +77,8 @@ func (b *inbox) drain() []*request {
 	var reqs []*request
 	kept := b.events[:0]
 	for _, ev := range b.events {
-		if ev.req != nil {
-			reqs = append(reqs, ev.req)
+		if r, ok := ev.(*request); ok {
+			reqs = append(reqs, r)
 			continue
 		}
 		kept = append(kept, ev)
@@ -112,8 +112,8 @@ func (d *deployment) loop(ctx context.Context) {
 			d.closeRegistrations()
 		}
 		batch = d.inbox.take(batch)
-		for i := range batch {
-			d.handle(ctx, &batch[i])
+		for _, ev := range batch {
+			d.handle(ctx, ev)
 		}
 		clear(batch) // drop the references: the slice is reused
 		batch = batch[:0]
@@ -145,20 +145,20 @@ func (d *deployment) stopLoop() {
 }
 
 // handle hands one event to the generator and carries out what it asks.
-func (d *deployment) handle(ctx context.Context, ev *event) {
-	switch {
-	case ev.req != nil:
-		d.handleRequest(ctx, ev.req)
-	case ev.ans != nil:
-		acts, err := d.gen.Answer(*ev.ans)
+func (d *deployment) handle(ctx context.Context, ev event) {
+	switch ev := ev.(type) {
+	case *request:
+		d.handleRequest(ctx, ev)
+	case *stepgen.Answer:
+		acts, err := d.gen.Answer(*ev)
 		if err != nil {
 			d.noteError(err) // acts hold the failed registration's reply
 		}
 		d.dispatch(ctx, acts)
-	case ev.out != nil:
-		d.dispatch(ctx, d.gen.Done(*ev.out))
-	case ev.task != nil:
-		ev.task(ctx)
+	case *stepgen.Outcome:
+		d.dispatch(ctx, d.gen.Done(*ev))
+	case task:
+		ev(ctx)
 	}
 }
 
@@ -208,7 +208,7 @@ func stepOutcomeOf(r stepgen.Reply) *stepOutcome {
 // call it issued answered, every step it issued ended and reported.
 func (d *deployment) settle(ctx context.Context) error {
 	settled := make(chan struct{})
-	if !d.inbox.post(event{task: func(context.Context) { d.settling = append(d.settling, settled) }}) {
+	if !d.inbox.post(task(func(context.Context) { d.settling = append(d.settling, settled) })) {
 		return errDeploymentOver
 	}
 	select {
@@ -224,13 +224,13 @@ func (d *deployment) settle(ctx context.Context) error {
 // own (the program is over: delete; refresh) or asks it something.
 func (d *deployment) do(ctx context.Context, fn func(g *stepgen.Generator) (stepgen.Actions, error)) error {
 	done := make(chan error, 1)
-	if !d.inbox.post(event{task: func(ctx context.Context) {
+	if !d.inbox.post(task(func(ctx context.Context) {
 		acts, err := fn(d.gen)
 		if err == nil {
 			d.dispatch(ctx, acts)
 		}
 		done <- err
-	}}) {
+	})) {
 		return errDeploymentOver
 	}
 	select {

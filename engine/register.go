@@ -80,7 +80,7 @@ func (d *deployment) post(r *request, done func(providers.RegisterResult, error)
 		}
 		done(res.res, nil)
 	}
-	if !d.inbox.post(event{req: r}) {
+	if !d.inbox.post(r) {
 		done(providers.RegisterResult{}, errDeploymentOver)
 	}
 }

@@ -59,7 +59,7 @@ func (d *deployment) walk(ctx context.Context, s *stepgen.Step) {
 	out := &stepgen.Outcome{Step: s, Err: err}
 	d.noteError(&stepError{urn: s.URN(), err: err})
 	d.record(*out, 0)
-	d.inbox.post(event{out: out})
+	d.inbox.post(out)
 }
 
 // ended records how a step ended — run, or skipped — and gives the outcome
@@ -78,7 +78,7 @@ func (d *deployment) ended(ws *walkStep, err error) {
 		d.renamed(ws.out)
 	}
 	d.record(ws.out, ws.took(d))
-	d.inbox.post(event{out: &ws.out})
+	d.inbox.post(&ws.out)
 }
 
 // isSkip reports whether err says the walker skipped a step.
