@@ -29,7 +29,9 @@ import "context"
 // check just before the write.
 //
 // Writes are atomic and durable when they return: after a crash a stack
-// holds each write entirely or not at all.
+// holds each write entirely or not at all. (A Backend may offer less as
+// an explicit choice of its user, as filestore.Backend does for appends
+// under SyncNever.)
 //
 // A Backend whose locks are leases renews them while they are held (until
 // Release), reports their expiry in LockInfo.Expires, and lets Acquire

@@ -7,6 +7,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/backendstore"
 	"github.com/groundwork-iac/groundwork/state/filestore"
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
@@ -69,3 +70,33 @@ func ExampleNew() {
 }
 
 func urn(typ, name string) resource.URN { return resource.NewURN("dev", "site", "", typ, name) }
+
+// The file store is the store every backend runs, over a Backend of
+// files: the same folder read through backendstore.New over NewBackend.
+func ExampleNewBackend() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "groundwork-example")
+	defer os.RemoveAll(dir)
+
+	files, err := filestore.New(dir)
+	if err != nil {
+		panic(err)
+	}
+	prov := &resource.State{Type: "pulumi:providers:local", URN: urn("pulumi:providers:local", "default"), Custom: true, ID: "p1"}
+	if err := files.Save(ctx, "dev", &state.Snapshot{Resources: []*resource.State{prov}}); err != nil {
+		panic(err)
+	}
+
+	b, err := filestore.NewBackend(dir, state.GroupCommit)
+	if err != nil {
+		panic(err)
+	}
+	same := backendstore.New(b)
+	snap, err := same.Load(ctx, "dev")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(snap.Resources), snap.Resources[0].URN.Name())
+	// Output:
+	// 1 default
+}

@@ -1,11 +1,11 @@
 // Package storeurl opens a state.Store from a URL, so that a tool can take
 // where to keep its stacks as one setting:
 //
-//	file:///var/lib/deploy       a FileStore in that folder (file://DIR takes
+//	file:///var/lib/deploy       a file store in that folder (file://DIR takes
 //	.groundwork                  a relative DIR too; a bare path is the same)
 //	postgres://user@host/db?...  the PostgreSQL store (package postgres,
 //	                             whose Open documents the parameters)
-//	memory://                    an empty MemoryStore, for tests
+//	memory://                    an empty memory store, for tests
 //
 // It lives apart from package state so that state itself depends on no
 // database driver: only a program that imports storeurl (or
