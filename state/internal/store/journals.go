@@ -12,39 +12,39 @@ import (
 // the backend under the lock the store holds.
 
 // OpenJournal implements Store.
-func (c *Store) OpenJournal(ctx context.Context, stack string, base *state.Snapshot) (state.Journal, error) {
+func (s *Store) OpenJournal(ctx context.Context, stack string, base *state.Snapshot) (state.Journal, error) {
 	if err := state.CheckStackName(stack); err != nil {
 		return nil, err
 	}
 	if base == nil {
 		base = &state.Snapshot{}
 	}
-	tok, held := c.heldToken(ctx, stack)
+	tok, held := s.heldToken(ctx, stack)
 	if !held {
 		return nil, fmt.Errorf("opening a journal on stack %q: %w", stack, state.ErrNotLocked)
 	}
 	// A stack of 10,000 resources takes milliseconds to check: not again
 	// when Load just did (the engine opens its journal on what it loaded).
-	if !c.verifiedByLoad(stack, base) {
+	if !s.verifiedByLoad(stack, base) {
 		if err := base.VerifyIntegrity(); err != nil {
 			return nil, fmt.Errorf("opening a journal on stack %q: the base snapshot: %w", stack, err)
 		}
 	}
-	c.mu.Lock()
-	if _, open := c.journals[stack]; open {
-		c.mu.Unlock()
+	s.mu.Lock()
+	if _, open := s.journals[stack]; open {
+		s.mu.Unlock()
 		return nil, fmt.Errorf("opening a journal on stack %q: %w", stack, state.ErrJournalOpen)
 	}
-	c.journals[stack] = nil // reserved: present but not yet open
-	c.mu.Unlock()
-	j, err := c.openJournal(ctx, stack, tok, base)
-	c.mu.Lock()
+	s.journals[stack] = nil // reserved: present but not yet open
+	s.mu.Unlock()
+	j, err := s.openJournal(ctx, stack, tok, base)
+	s.mu.Lock()
 	if err != nil {
-		delete(c.journals, stack)
+		delete(s.journals, stack)
 	} else {
-		c.journals[stack] = j
+		s.journals[stack] = j
 	}
-	c.mu.Unlock()
+	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -53,61 +53,61 @@ func (c *Store) OpenJournal(ctx context.Context, stack string, base *state.Snaps
 
 // openJournal opens a journal on base, written under the lock whose
 // token is token.
-func (c *Store) openJournal(ctx context.Context, stack, token string, base *state.Snapshot) (*stackJournal, error) {
-	mgr, err := c.manager(ctx, stack, base.Secrets)
+func (s *Store) openJournal(ctx context.Context, stack, token string, base *state.Snapshot) (*stackJournal, error) {
+	mgr, err := s.manager(ctx, stack, base.Secrets)
 	if err != nil {
 		return nil, err
 	}
-	cont, _ := c.continuing(ctx, stack, base, mgr)
+	cont, _ := s.continuing(ctx, stack, base, mgr)
 	j, err := journal.Open(ctx, journal.Config{
 		Stack: stack, Base: base, Secrets: mgr,
-		Storage: stackStorage{c: c, stack: stack, token: token},
-		Stamp:   c.stamp, LimitFactor: c.opts.JournalLimitFactor, LimitExtra: c.opts.JournalLimitExtra,
+		Storage: stackStorage{store: s, stack: stack, token: token},
+		Stamp:   s.stamp, LimitFactor: s.opts.JournalLimitFactor, LimitExtra: s.opts.JournalLimitExtra,
 		Continue: cont,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &stackJournal{Journal: j, c: c, stack: stack}, nil
+	return &stackJournal{Journal: j, store: s, stack: stack}, nil
 }
 
 // stackJournal is a journal open on one of the store's stacks, which
 // Close makes available again.
 type stackJournal struct {
 	*journal.Journal
-	c     *Store
+	store *Store
 	stack string
 }
 
 // Close implements Journal.
 func (j *stackJournal) Close(ctx context.Context) error {
 	err := j.Journal.Close(ctx)
-	j.c.mu.Lock()
-	if j.c.journals[j.stack] == j {
-		delete(j.c.journals, j.stack)
+	j.store.mu.Lock()
+	if j.store.journals[j.stack] == j {
+		delete(j.store.journals, j.stack)
 	}
-	j.c.mu.Unlock()
+	j.store.mu.Unlock()
 	return err
 }
 
 // stackStorage is the journal.Storage of one stack: the backend's, under
 // the lock whose token is token, so a journal never outlives its lock.
 type stackStorage struct {
-	c            *Store
+	store        *Store
 	stack, token string
 }
 
 // WriteSnapshot implements journal.Storage.
 func (s stackStorage) WriteSnapshot(ctx context.Context, data []byte) error {
-	return s.c.replaceSnapshot(ctx, s.stack, s.token, data)
+	return s.store.replaceSnapshot(ctx, s.stack, s.token, data)
 }
 
 // WriteJournal implements journal.Storage.
 func (s stackStorage) WriteJournal(ctx context.Context, data []byte) error {
-	return s.c.b.WriteJournal(ctx, s.stack, s.token, data)
+	return s.store.b.WriteJournal(ctx, s.stack, s.token, data)
 }
 
 // AppendJournal implements journal.Storage.
 func (s stackStorage) AppendJournal(ctx context.Context, data []byte) error {
-	return s.c.b.AppendJournal(ctx, s.stack, s.token, data)
+	return s.store.b.AppendJournal(ctx, s.stack, s.token, data)
 }

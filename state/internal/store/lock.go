@@ -40,17 +40,17 @@ func hostname() string {
 // Lock implements Store. A lock whose holder is provably gone is broken
 // and taken, and so is a lease the backend reports lapsed (the Lock
 // returned then reports it: see ReplacedLock).
-func (c *Store) Lock(ctx context.Context, stack, operation string) (state.Lock, error) {
+func (s *Store) Lock(ctx context.Context, stack, operation string) (state.Lock, error) {
 	if err := state.CheckStackName(stack); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	info := newLockInfo(operation, c.opts.Now())
+	info := newLockInfo(operation, s.opts.Now())
 	var replaced *state.StaleLock
 	for attempt := 0; ; attempt++ {
-		ok, lapsed, err := c.b.Acquire(ctx, stack, info)
+		ok, lapsed, err := s.b.Acquire(ctx, stack, info)
 		if err != nil {
 			return nil, fmt.Errorf("locking stack %q: %w", stack, err)
 		}
@@ -60,7 +60,7 @@ func (c *Store) Lock(ctx context.Context, stack, operation string) (state.Lock, 
 			}
 			break
 		}
-		holder, err := c.b.Holder(ctx, stack)
+		holder, err := s.b.Holder(ctx, stack)
 		if err != nil {
 			return nil, fmt.Errorf("stack %q is locked, and its lock record cannot be read: %w", stack, err)
 		}
@@ -74,27 +74,27 @@ func (c *Store) Lock(ctx context.Context, stack, operation string) (state.Lock, 
 		if gone(li) && attempt < 3 {
 			// Release exactly the lock read: one taken meanwhile by
 			// someone else stays.
-			if released, err := c.b.Release(ctx, stack, li.Token); err == nil && released {
+			if released, err := s.b.Release(ctx, stack, li.Token); err == nil && released {
 				replaced = &state.StaleLock{Stack: stack, Holder: li}
 			}
 			continue
 		}
-		return nil, c.lockedError(stack, li)
+		return nil, s.lockedError(stack, li)
 	}
 	h := &heldLock{token: info.Token}
-	c.mu.Lock()
-	c.held[stack] = h
-	c.mu.Unlock()
-	return &stackLock{c: c, stack: stack, held: h, replaced: replaced}, nil
+	s.mu.Lock()
+	s.held[stack] = h
+	s.mu.Unlock()
+	return &stackLock{store: s, stack: stack, held: h, replaced: replaced}, nil
 }
 
 // lockedError reports the stack locked by li.
-func (c *Store) lockedError(stack string, li state.LockInfo) *state.LockedError {
-	return &state.LockedError{Stack: stack, Holder: li, Running: local(li) && processAlive(li.PID), Remedy: c.opts.UnlockHint}
+func (s *Store) lockedError(stack string, li state.LockInfo) *state.LockedError {
+	return &state.LockedError{Stack: stack, Holder: li, Running: local(li) && processAlive(li.PID), Remedy: s.opts.UnlockHint}
 }
 
 type stackLock struct {
-	c        *Store
+	store    *Store
 	stack    string
 	held     *heldLock
 	replaced *state.StaleLock
@@ -114,20 +114,20 @@ func (l *stackLock) Unlock(ctx context.Context) error {
 		return nil
 	}
 	l.done = true
-	c := l.c
-	c.mu.Lock()
-	j := c.journals[l.stack]
-	c.mu.Unlock()
+	s := l.store
+	s.mu.Lock()
+	j := s.journals[l.stack]
+	s.mu.Unlock()
 	var closeErr error
 	if j != nil {
 		closeErr = j.Close(ctx)
 	}
-	c.mu.Lock()
-	if c.held[l.stack] == l.held {
-		delete(c.held, l.stack)
+	s.mu.Lock()
+	if s.held[l.stack] == l.held {
+		delete(s.held, l.stack)
 	}
-	c.mu.Unlock()
-	released, err := c.b.Release(ctx, l.stack, l.held.token)
+	s.mu.Unlock()
+	released, err := s.b.Release(ctx, l.stack, l.held.token)
 	if err != nil {
 		return fmt.Errorf("unlocking stack %q: %w", l.stack, err)
 	}
@@ -139,10 +139,10 @@ func (l *stackLock) Unlock(ctx context.Context) error {
 
 // token returns the token of the lock this store holds on the stack, as
 // far as it knows (the backend refuses a write under a lock it lost).
-func (c *Store) token(stack string) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	h := c.held[stack]
+func (s *Store) token(stack string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.held[stack]
 	if h == nil {
 		return "", state.ErrNotLocked
 	}
@@ -151,33 +151,33 @@ func (c *Store) token(stack string) (string, error) {
 
 // heldToken returns the token of the lock this store holds on the stack,
 // and whether the backend holds that lock right now.
-func (c *Store) heldToken(ctx context.Context, stack string) (string, bool) {
-	tok, err := c.token(stack)
+func (s *Store) heldToken(ctx context.Context, stack string) (string, bool) {
+	tok, err := s.token(stack)
 	if err != nil {
 		return "", false
 	}
-	cur, err := c.b.Holder(ctx, stack)
+	cur, err := s.b.Holder(ctx, stack)
 	return tok, err == nil && cur != nil && cur.Token == tok
 }
 
 // holds reports whether this store holds the stack's lock, as the backend
 // records it right now.
-func (c *Store) holds(ctx context.Context, stack string) bool {
-	_, ok := c.heldToken(ctx, stack)
+func (s *Store) holds(ctx context.Context, stack string) bool {
+	_, ok := s.heldToken(ctx, stack)
 	return ok
 }
 
 // BreakLock implements LockBreaker.
-func (c *Store) BreakLock(ctx context.Context, stack string) error {
+func (s *Store) BreakLock(ctx context.Context, stack string) error {
 	if err := state.CheckStackName(stack); err != nil {
 		return err
 	}
-	holder, err := c.b.Holder(ctx, stack)
+	holder, err := s.b.Holder(ctx, stack)
 	if err != nil || holder == nil {
 		return err
 	}
 	li := *holder
-	locked := c.lockedError(stack, li)
+	locked := s.lockedError(stack, li)
 	switch {
 	case li.Token == "":
 		// A backend reports a lock record it cannot read with no token:
@@ -188,7 +188,7 @@ func (c *Store) BreakLock(ctx context.Context, stack string) error {
 	case locked.Running:
 		return fmt.Errorf("not breaking the lock: %w", locked)
 	}
-	released, err := c.b.Release(ctx, stack, li.Token)
+	released, err := s.b.Release(ctx, stack, li.Token)
 	if err != nil {
 		return err
 	}
@@ -199,18 +199,18 @@ func (c *Store) BreakLock(ctx context.Context, stack string) error {
 }
 
 // ForceUnlock implements ForceUnlocker.
-func (c *Store) ForceUnlock(ctx context.Context, stack, token string) error {
+func (s *Store) ForceUnlock(ctx context.Context, stack, token string) error {
 	if err := state.CheckStackName(stack); err != nil {
 		return err
 	}
-	holder, err := c.b.Holder(ctx, stack)
+	holder, err := s.b.Holder(ctx, stack)
 	if err != nil || holder == nil {
 		return err
 	}
 	if holder.Token != token {
 		return fmt.Errorf("the lock of stack %q is no longer the one to remove: %w", stack, state.ErrLockChanged)
 	}
-	released, err := c.b.Release(ctx, stack, token)
+	released, err := s.b.Release(ctx, stack, token)
 	if err != nil {
 		return err
 	}

@@ -16,11 +16,11 @@ import (
 // secrets.ErrWrongPassphrase). It fails with ErrNoSecretsManager when the
 // store was given no secrets provider. With it, a Store is a
 // SecretsProvider.
-func (c *Store) SecretsManager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
+func (s *Store) SecretsManager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
 	if err := state.CheckStackName(stack); err != nil {
 		return nil, err
 	}
-	m, err := c.manager(ctx, stack, recorded)
+	m, err := s.manager(ctx, stack, recorded)
 	if err != nil {
 		return nil, err
 	}

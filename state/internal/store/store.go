@@ -83,10 +83,10 @@ func New(b state.Backend, defaults state.Options, opts ...state.Option) *Store {
 }
 
 // Options returns the store's settings.
-func (c *Store) Options() state.Options { return c.opts }
+func (s *Store) Options() state.Options { return s.opts }
 
-func (c *Store) stamp() state.Manifest {
-	return state.Manifest{Time: c.opts.Now().UTC(), Version: state.FormatVersion, LibraryVersion: c.opts.LibraryVersion}
+func (s *Store) stamp() state.Manifest {
+	return state.Manifest{Time: s.opts.Now().UTC(), Version: state.FormatVersion, LibraryVersion: s.opts.LibraryVersion}
 }
 
 // manager returns the stack's secrets manager for a recorded state, from
@@ -95,18 +95,18 @@ func (c *Store) stamp() state.Manifest {
 // recorded in the stack's snapshot (so a wrong passphrase is caught before
 // anything overwrites it), else a fresh one. It returns nil when the store
 // has no secrets provider.
-func (c *Store) manager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
-	if c.opts.Secrets == nil {
+func (s *Store) manager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
+	if s.opts.Secrets == nil {
 		return nil, nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cached, ok := c.mgrs[stack]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cached, ok := s.mgrs[stack]
 	if recorded == nil {
 		if ok {
 			return cached.mgr, nil
 		}
-		onDisk, err := c.recordedSecrets(ctx, stack)
+		onDisk, err := s.recordedSecrets(ctx, stack)
 		if err != nil {
 			return nil, err
 		}
@@ -114,14 +114,14 @@ func (c *Store) manager(ctx context.Context, stack string, recorded *state.Secre
 	} else if ok && cached.typ == recorded.Type && sameJSON(cached.state, recorded.State) {
 		return cached.mgr, nil
 	}
-	m, err := c.opts.Secrets.SecretsManager(ctx, stack, recorded)
+	m, err := s.opts.Secrets.SecretsManager(ctx, stack, recorded)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
 		return nil, fmt.Errorf("the secrets provider gave no manager for stack %q", stack)
 	}
-	c.mgrs[stack] = cachedManager{typ: m.Type(), state: string(m.State()), mgr: m}
+	s.mgrs[stack] = cachedManager{typ: m.Type(), state: string(m.State()), mgr: m}
 	return m, nil
 }
 
@@ -134,8 +134,8 @@ func sameJSON(a string, b json.RawMessage) bool {
 }
 
 // recordedSecrets reads the secrets section of the stack's snapshot, if any.
-func (c *Store) recordedSecrets(ctx context.Context, stack string) (*state.SecretsState, error) {
-	data, err := c.b.ReadSnapshot(ctx, stack)
+func (s *Store) recordedSecrets(ctx context.Context, stack string) (*state.SecretsState, error) {
+	data, err := s.b.ReadSnapshot(ctx, stack)
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -143,14 +143,14 @@ func (c *Store) recordedSecrets(ctx context.Context, stack string) (*state.Secre
 	return format.RecordedSecrets(data), nil
 }
 
-func (c *Store) opener(stack string) format.OpenManager {
+func (s *Store) opener(stack string) format.OpenManager {
 	return func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error) {
-		return c.manager(ctx, stack, recorded)
+		return s.manager(ctx, stack, recorded)
 	}
 }
 
 // Load implements Store.
-func (c *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error) {
+func (s *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error) {
 	if err := state.CheckStackName(stack); err != nil {
 		return nil, err
 	}
@@ -160,21 +160,21 @@ func (c *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error)
 	// The journal is read first: if a checkpoint replaces both files in
 	// between, the journal read is stale for the newer snapshot and is
 	// ignored, which yields the newer state rather than an older one.
-	journalData, err := c.b.ReadJournal(ctx, stack)
+	journalData, err := s.b.ReadJournal(ctx, stack)
 	if err != nil {
 		return nil, err
 	}
-	snapData, err := c.b.ReadSnapshot(ctx, stack)
+	snapData, err := s.b.ReadSnapshot(ctx, stack)
 	if err != nil {
 		return nil, err
 	}
 	if snapData == nil {
 		return &state.Snapshot{Manifest: state.Manifest{Version: state.FormatVersion}}, nil
 	}
-	auth := &format.SnapshotAuth{Stack: stack, Keyed: c.opts.Secrets != nil, Trust: c.opts.TrustUnauthenticated}
+	auth := &format.SnapshotAuth{Stack: stack, Keyed: s.opts.Secrets != nil, Trust: s.opts.TrustUnauthenticated}
 	// The snapshot's strings share the file's text: one copy of it.
 	text := string(snapData)
-	base, unknowns, err := format.DecodeSnapshot(ctx, snapData, text, c.opener(stack), auth)
+	base, unknowns, err := format.DecodeSnapshot(ctx, snapData, text, s.opener(stack), auth)
 	if err != nil {
 		return nil, loadError(err, "loading stack %q: %w", stack)
 	}
@@ -182,11 +182,11 @@ func (c *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error)
 		return nil, fmt.Errorf("loading stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
 	}
 	if len(journalData) == 0 {
-		c.remember(stack, base, text, auth.Alg)
+		s.remember(stack, base, text, auth.Alg)
 		return base, nil
 	}
-	c.forget(stack)
-	mgr, err := c.manager(ctx, stack, base.Secrets)
+	s.forget(stack)
+	mgr, err := s.manager(ctx, stack, base.Secrets)
 	if err != nil {
 		return nil, fmt.Errorf("loading stack %q: %w", stack, err)
 	}
@@ -217,19 +217,19 @@ func loadError(err error, format, stack string) error {
 
 // remember records that Load returned snap as the snapshot file data holds
 // it, authenticated by a "mac" member of algorithm alg ("" for none).
-func (c *Store) remember(stack string, snap *state.Snapshot, data string, alg string) {
+func (s *Store) remember(stack string, snap *state.Snapshot, data string, alg string) {
 	l := loadedSnapshot{snap: snap, resources: slices.Clone(snap.Resources), secrets: snap.Secrets,
 		pending: slices.Clone(snap.PendingOperations), data: data, alg: alg}
-	c.mu.Lock()
-	l.lock = c.held[stack]
-	c.loaded[stack] = l
-	c.mu.Unlock()
+	s.mu.Lock()
+	l.lock = s.held[stack]
+	s.loaded[stack] = l
+	s.mu.Unlock()
 }
 
-func (c *Store) forget(stack string) {
-	c.mu.Lock()
-	delete(c.loaded, stack)
-	c.mu.Unlock()
+func (s *Store) forget(stack string) {
+	s.mu.Lock()
+	delete(s.loaded, stack)
+	s.mu.Unlock()
 }
 
 // continuing returns the bytes of the stack's snapshot file if base is the
@@ -241,23 +241,23 @@ func (c *Store) forget(stack string) {
 // continue the file instead of writing the same snapshot again, which for
 // a stack of 10,000 resources cost as much as the rest of an unchanged
 // rerun (see BENCHMARKS.md).
-func (c *Store) continuing(ctx context.Context, stack string, base *state.Snapshot, mgr secrets.Manager) (string, bool) {
-	c.mu.Lock()
-	l, ok := c.loaded[stack]
-	delete(c.loaded, stack)
-	c.mu.Unlock()
+func (s *Store) continuing(ctx context.Context, stack string, base *state.Snapshot, mgr secrets.Manager) (string, bool) {
+	s.mu.Lock()
+	l, ok := s.loaded[stack]
+	delete(s.loaded, stack)
+	s.mu.Unlock()
 	if !ok || !l.unchanged(base) || l.alg != format.MACAlgorithm(mgr) {
 		return "", false
 	}
 	if mgr != nil && (base.Secrets == nil || base.Secrets.Type != mgr.Type() || !sameJSON(string(mgr.State()), base.Secrets.State)) {
 		return "", false
 	}
-	if l.lock != nil && c.stillHeld(ctx, stack, l.lock) {
+	if l.lock != nil && s.stillHeld(ctx, stack, l.lock) {
 		// Locked since Load read the file: only this store could have
 		// written it, and it has not (a write forgets what Load read).
 		return l.data, true
 	}
-	data, err := c.b.ReadSnapshot(ctx, stack)
+	data, err := s.b.ReadSnapshot(ctx, stack)
 	if err != nil || string(data) != l.data {
 		return "", false
 	}
@@ -268,31 +268,31 @@ func (c *Store) continuing(ctx context.Context, stack string, base *state.Snapsh
 // under the lock whose token is token. What Load last read of it is
 // forgotten first: a journal must not continue a snapshot that is being
 // replaced.
-func (c *Store) replaceSnapshot(ctx context.Context, stack, token string, data []byte) error {
-	c.forget(stack)
-	return c.b.WriteSnapshot(ctx, stack, token, data)
+func (s *Store) replaceSnapshot(ctx context.Context, stack, token string, data []byte) error {
+	s.forget(stack)
+	return s.b.WriteSnapshot(ctx, stack, token, data)
 }
 
 // stillHeld reports whether the lock this store holds on the stack is the
 // very one lock names, and the backend still holds it.
-func (c *Store) stillHeld(ctx context.Context, stack string, lock *heldLock) bool {
-	c.mu.Lock()
-	cur := c.held[stack]
-	c.mu.Unlock()
-	return cur != nil && cur == lock && c.holds(ctx, stack)
+func (s *Store) stillHeld(ctx context.Context, stack string, lock *heldLock) bool {
+	s.mu.Lock()
+	cur := s.held[stack]
+	s.mu.Unlock()
+	return cur != nil && cur == lock && s.holds(ctx, stack)
 }
 
 // verifiedByLoad reports whether base is the very snapshot Load last
 // returned for the stack, unchanged: Load checked its integrity already.
-func (c *Store) verifiedByLoad(stack string, base *state.Snapshot) bool {
-	c.mu.Lock()
-	l, ok := c.loaded[stack]
-	c.mu.Unlock()
+func (s *Store) verifiedByLoad(stack string, base *state.Snapshot) bool {
+	s.mu.Lock()
+	l, ok := s.loaded[stack]
+	s.mu.Unlock()
 	return ok && l.unchanged(base)
 }
 
 // Save implements Store.
-func (c *Store) Save(ctx context.Context, stack string, snap *state.Snapshot) (err error) {
+func (s *Store) Save(ctx context.Context, stack string, snap *state.Snapshot) (err error) {
 	if err := state.CheckStackName(stack); err != nil {
 		return err
 	}
@@ -302,14 +302,14 @@ func (c *Store) Save(ctx context.Context, stack string, snap *state.Snapshot) (e
 	if err := snap.VerifyIntegrity(); err != nil {
 		return fmt.Errorf("not saving stack %q: %w", stack, err)
 	}
-	c.mu.Lock()
-	_, open := c.journals[stack]
-	c.mu.Unlock()
+	s.mu.Lock()
+	_, open := s.journals[stack]
+	s.mu.Unlock()
 	if open {
 		return fmt.Errorf("saving stack %q: %w", stack, state.ErrJournalOpen)
 	}
-	if !c.holds(ctx, stack) {
-		l, err := c.Lock(ctx, stack, "save")
+	if !s.holds(ctx, stack) {
+		l, err := s.Lock(ctx, stack, "save")
 		if err != nil {
 			return err
 		}
@@ -321,47 +321,47 @@ func (c *Store) Save(ctx context.Context, stack string, snap *state.Snapshot) (e
 	}
 	// Writing the snapshot empties the journal, which was written against
 	// the snapshot replaced.
-	tok, err := c.token(stack)
+	tok, err := s.token(stack)
 	if err != nil {
 		return fmt.Errorf("saving stack %q: %w", stack, err)
 	}
-	_, err = c.writeSnapshot(ctx, stack, tok, snap)
+	_, err = s.writeSnapshot(ctx, stack, tok, snap)
 	return err
 }
 
 // writeSnapshot stamps, encodes and atomically writes snap under the lock
 // whose token is token.
-func (c *Store) writeSnapshot(ctx context.Context, stack, token string, snap *state.Snapshot) ([]byte, error) {
-	mgr, err := c.manager(ctx, stack, snap.Secrets)
+func (s *Store) writeSnapshot(ctx context.Context, stack, token string, snap *state.Snapshot) ([]byte, error) {
+	mgr, err := s.manager(ctx, stack, snap.Secrets)
 	if err != nil {
 		return nil, err
 	}
 	out := *snap
-	out.Manifest = c.stamp()
+	out.Manifest = s.stamp()
 	// Guess the size from the stack's last snapshot, or from the number
 	// of resources, so the buffer rarely has to grow and copy.
-	c.mu.Lock()
-	hint := max(c.sizes[stack], 512*len(snap.Resources))
-	c.mu.Unlock()
+	s.mu.Lock()
+	hint := max(s.sizes[stack], 512*len(snap.Resources))
+	s.mu.Unlock()
 	data, err := format.EncodeSnapshot(ctx, &out, mgr, hint, nil)
 	if err != nil {
 		return nil, fmt.Errorf("encoding stack %q: %w", stack, err)
 	}
-	if err := c.replaceSnapshot(ctx, stack, token, data); err != nil {
+	if err := s.replaceSnapshot(ctx, stack, token, data); err != nil {
 		return nil, fmt.Errorf("writing stack %q: %w", stack, err)
 	}
-	c.mu.Lock()
-	c.sizes[stack] = len(data)
-	c.mu.Unlock()
+	s.mu.Lock()
+	s.sizes[stack] = len(data)
+	s.mu.Unlock()
 	return data, nil
 }
 
 // List implements Store.
-func (c *Store) List(ctx context.Context) ([]string, error) {
+func (s *Store) List(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	stacks, err := c.b.List(ctx)
+	stacks, err := s.b.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -376,26 +376,26 @@ func (c *Store) List(ctx context.Context) ([]string, error) {
 }
 
 // Remove implements Store.
-func (c *Store) Remove(ctx context.Context, stack string) error {
-	l, err := c.Lock(ctx, stack, "remove")
+func (s *Store) Remove(ctx context.Context, stack string) error {
+	l, err := s.Lock(ctx, stack, "remove")
 	if err != nil {
 		return err
 	}
 	defer l.Unlock(ctx)
-	if ok, err := c.b.HasSnapshot(ctx, stack); err == nil && !ok {
+	if ok, err := s.b.HasSnapshot(ctx, stack); err == nil && !ok {
 		return fmt.Errorf("removing stack %q: %w", stack, state.ErrStackNotFound)
 	}
-	c.forget(stack)
-	tok, err := c.token(stack)
+	s.forget(stack)
+	tok, err := s.token(stack)
 	if err == nil {
-		err = c.b.DeleteStack(ctx, stack, tok)
+		err = s.b.DeleteStack(ctx, stack, tok)
 	}
 	if err != nil {
 		return fmt.Errorf("removing stack %q: %w", stack, err)
 	}
-	c.mu.Lock()
-	delete(c.mgrs, stack)
-	c.mu.Unlock()
+	s.mu.Lock()
+	delete(s.mgrs, stack)
+	s.mu.Unlock()
 	return l.Unlock(ctx)
 }
 
