@@ -46,6 +46,8 @@ func (d *deployment) newWalker() *executor.Walker[walkStep] {
 		Visit:           d.visit,
 		Ended:           d.ended,
 		Name:            func(ws *walkStep) string { return string(ws.out.Step.URN()) },
+		// A run usually takes a step for every recorded resource.
+		SizeHint: d.expectedSteps,
 	})
 }
 

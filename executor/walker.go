@@ -64,6 +64,11 @@ type Options[T any] struct {
 	// Name names a vertex in the walker's own errors (*SkippedError,
 	// *PanicError). Nil names it by its ID.
 	Name func(v *T) string
+	// SizeHint is how many vertices with an ID the walk is expected to
+	// have: the walker sizes its index of them for that many at once,
+	// rather than growing it (and copying it) as they are added. Zero
+	// starts it small.
+	SizeHint int
 }
 
 // Walker visits the vertices of a graph that grows while it is walked, in
@@ -163,7 +168,7 @@ func New[T any](opts Options[T]) *Walker[T] {
 		name:            opts.Name,
 		limit:           max(opts.Parallelism, 0),
 		continueOnError: opts.ContinueOnError,
-		nodes:           map[uint64]*node[T]{},
+		nodes:           make(map[uint64]*node[T], max(opts.SizeHint, 0)),
 		ok:              &node[T]{ended: true},
 	}
 }
