@@ -124,7 +124,11 @@ func countingProvider(mem *providertest.Memory, creates *int64, mu *sync.Mutex) 
 // Two engines, each with its own connection pool as if on two hosts, start
 // an Up of the same stack at the same moment: one wins, the other fails
 // at once with the lock error naming the winner, and the stack holds the
-// winner's work alone.
+// winner's work alone. Each engine's creates wait until the other's Up
+// has returned (or a few seconds have passed), so that the winner still
+// holds the lock when the other tries, however the goroutines are
+// scheduled: on a busy machine the winner could otherwise finish before
+// the other starts, and both would rightly succeed one after the other.
 func TestTwoEnginesRaceForOneStack(t *testing.T) {
 	schema := newSchema(t)
 	for round := range 5 {
@@ -137,8 +141,18 @@ func TestTwoEnginesRaceForOneStack(t *testing.T) {
 		)
 		mem := providertest.NewMemory()
 		envs := [2]*enginetest.Env{}
+		returned := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
 		for i := range envs {
-			envs[i] = newEnv(t, openStore(t, schema, 0), countingProvider(mem, &creates[i], &mu))
+			p := countingProvider(mem, &creates[i], &mu)
+			create := p.CreateF
+			p.CreateF = func(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+				select {
+				case <-returned[1-i]:
+				case <-time.After(5 * time.Second):
+				}
+				return create(ctx, req)
+			}
+			envs[i] = newEnv(t, openStore(t, schema, 0), p)
 			envs[i].Stack = stack
 		}
 		startLine := make(chan struct{})
@@ -146,6 +160,7 @@ func TestTwoEnginesRaceForOneStack(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer close(returned[i])
 				<-startLine
 				_, errs[i] = env.Up(things(string(rune('a'+i)), 50))
 			}()
