@@ -145,15 +145,18 @@ func (c *runContext) onlyExtraDeletesOfPending(urn string) bool {
 // keptCopy reports whether groundwork kept, and the reference engine
 // deleted (or tried to), the copy id marked for deletion under urn, which a resource
 // that stays because of a protected one (itself, or one of its
-// dependencies) depends on.
+// dependencies) depends on. A copy of a resource this run renamed is
+// recorded under the new URN once the rename settles, while its delete
+// went under urn, the old one: a dependency on either counts.
 func (c *runContext) keptCopy(urn, id string) bool {
 	if !strings.Contains(c.gw.Err, "is protected and cannot be deleted") {
 		return false
 	}
 	kept := false
+	keptURN := urn
 	for _, r := range c.gw.State {
-		if r.URN == urn && r.ID == id && r.Delete {
-			kept = true
+		if r.ID == id && r.Delete && (r.URN == urn || c.renamedTo(urn, r.URN)) {
+			kept, keptURN = true, r.URN
 		}
 	}
 	deleted := false // or tried to
@@ -174,11 +177,24 @@ func (c *runContext) keptCopy(urn, id string) bool {
 	}
 	for _, r := range compare.NormalizeURNs(c.gw.State) {
 		stays := r.Delete || !slices.Contains(slices.Collect(maps.Values(registered)), resource.URN(r.URN))
-		if r.Custom && stays && slices.Contains(compare.Dependencies(&r), urn) {
+		deps := compare.Dependencies(&r)
+		if r.Custom && stays && (slices.Contains(deps, urn) || slices.Contains(deps, keptURN)) {
 			return true
 		}
 	}
 	return false
+}
+
+// renamedTo reports whether this run's version registers to through an
+// alias naming from's name.
+func (c *runContext) renamedTo(from, to string) bool {
+	if c.i >= len(c.p.Versions) {
+		return false
+	}
+	f, t := resource.URN(from), resource.URN(to)
+	return slices.ContainsFunc(c.p.Versions[c.i].Resources, func(r spec.Resource) bool {
+		return r.Name == t.Name() && slices.ContainsFunc(r.Aliases, func(a spec.Alias) bool { return a.Name == f.Name() })
+	})
 }
 
 // onlyExtraDeletesOfKeptCopies reports whether the reference's operations
