@@ -322,13 +322,13 @@ func TestDeletesBesideAProtectedResourceAreScheduledAsTheReferenceEngineDoes(t *
 	})
 }
 
-// TestRefusedDeleteBesideAFailedCopyOfAnotherURN: a destroy whose live b
-// fails to delete still reports the refused delete of the protected p,
+// TestRefusedDeleteBesideAFailedLiveCopyOfTheSameURN: a destroy whose live
+// b fails to delete still reports the refused delete of the protected p,
 // which the reference engine schedules beside it. The old copy of b
 // (marked for deletion, depending on a) comes earlier in that schedule
-// and is deleted; the failure of the live b, which shares its URN, did not
-// count as the old copy's, and kept the refusal from being reported.
-func TestRefusedDeleteBesideAFailedCopyOfAnotherURN(t *testing.T) {
+// and is deleted; the failure of the live b, which shares its URN, is not
+// the old copy's and does not keep the refusal from being reported.
+func TestRefusedDeleteBesideAFailedLiveCopyOfTheSameURN(t *testing.T) {
 	c := newCloud("zone")
 	p := c.provider()
 	var failID resource.ID

@@ -529,16 +529,21 @@ func (f *Fold) Checkpoint() (*Snapshot, []InFlight) {
 // under an old URN take the new one, and Aliases are emptied. A journal
 // settles its fold when it commits, once every step has ended. It costs
 // O(stack) when a record has aliases, nothing otherwise, and reports
-// whether anything changed.
+// whether anything changed. A settled snapshot that would not pass the
+// integrity check (renames left by an operation that ended before it
+// committed can combine in ways no single operation makes) is not
+// adopted: the records keep their aliases, and references keep resolving
+// through them.
 func (f *Fold) Settle() bool {
 	if len(f.byAlias) == 0 {
 		return false
 	}
 	settled, ok := settleRenames(f.Snapshot().Resources)
-	if ok {
-		f.reslot(settled)
+	if !ok || (&Snapshot{Resources: settled}).VerifyKnownIntegrity() != nil {
+		return false
 	}
-	return ok
+	f.reslot(settled)
+	return true
 }
 
 // reslot makes states, in this order, the fold's resources.

@@ -105,6 +105,18 @@ func renamedURNs(states []*resource.State) (renamed map[resource.URN]resource.UR
 			}
 		}
 	}
+	// A URN renamed to one that is renamed in turn (an alias of a record
+	// whose own URN follows its parent's) ends at the last one.
+	for from, to := range renamed {
+		for hops := 0; hops < len(renamed); hops++ {
+			next, ok := renamed[to]
+			if !ok || next == to {
+				break
+			}
+			to = next
+		}
+		renamed[from] = to
+	}
 	return renamed, true
 }
 

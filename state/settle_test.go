@@ -103,6 +103,19 @@ func TestFoldSettle(t *testing.T) {
 			},
 		},
 		{
+			name: "an alias of a record that follows its parent ends at the record's new URN",
+			records: []*resource.State{
+				prov, component(newG, "", oldG), renamed(child(oldC, oldG), oldC, testURN(bucket, "c0")),
+				newBucket("d", prov, testURN(bucket, "c0")),
+			},
+			settled: true,
+			want: []want{
+				{urn: prov.URN}, {urn: newG},
+				{urn: newC, parent: newG, provider: providerRef(prov)},
+				{urn: testURN(bucket, "d"), deps: []resource.URN{newC}, provider: providerRef(prov)},
+			},
+		},
+		{
 			name: "a renamed provider: references name its new URN",
 			records: []*resource.State{
 				renamed(prov, testURN(prov.Type, "main"), prov.URN), newBucket("b", prov),

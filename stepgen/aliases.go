@@ -177,7 +177,11 @@ func (g *Generator) parentOldURNs(parent resource.URN) []resource.URN {
 		}
 	}
 	for _, a := range g.declared[parent] {
-		add(a)
+		if _, registered := g.seen[a]; !registered {
+			// An alias naming a resource of this run is that resource's
+			// URN, not the parent's: its children are not these.
+			add(a)
+		}
 	}
 	return out
 }

@@ -279,8 +279,7 @@ func (j *Journal) Commit(ctx context.Context) (*state.Snapshot, error) {
 		return nil, err
 	}
 	j.quiesceLocked()
-	switch {
-	case j.pristine != nil:
+	if j.pristine != nil {
 		return j.pristine, nil // nothing recorded: no need to sort the stack again
 	}
 	// Every step has ended: the operation's renames settle in the
