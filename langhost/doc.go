@@ -62,9 +62,9 @@
 // operation's (engine.Context.RegisterHook). A program that says it has
 // finished registering (SignalAndWaitForShutdown, which the SDKs call when
 // the program succeeded) is left running, serving its callbacks, while the
-// engine deletes what it no longer declares: Run returns at that point, and
-// the program is let go and waited for in a function it defers
-// (engine.Context.Defer) until those deletes are done.
+// engine deletes the recorded resources it did not declare: Run returns at
+// that point, and the program is let go and waited for in a function it
+// defers (engine.Context.Defer) until those deletes are done.
 //
 // A program that exits with a non-zero status fails the operation with a
 // *ProgramError quoting the end of its stderr; registrations that failed
