@@ -24,7 +24,7 @@ func isBuiltinProvider(s *resource.State) bool { return s.Type == builtin.Provid
 func (d *deployment) newBuiltin() *builtin.Provider {
 	return builtin.New(builtin.Config{
 		Resources: (*producedStates)(d),
-		Stacks:    &stackOutputs{store: d.e.cfg.Store},
+		Stacks:    &stackOutputs{store: d.e.cfg.Store, project: d.e.cfg.Project},
 	})
 }
 
@@ -56,57 +56,91 @@ func (p *producedStates) Resource(urn resource.URN) (*resource.State, bool) {
 // secrets manager (the store's secrets provider gives each stack its own),
 // so a stack reference needs nothing of the referring stack's.
 type stackOutputs struct {
-	store state.Store
+	store   state.Store
+	project string // the referring stack's project
 }
 
-// StackOutputs returns the outputs of a stack, named as the SDKs name it:
-// "stack", "project/stack" or "organization/project/stack". The
-// organization is not checked (a store has none); a project must be the
-// project the stack records.
-func (s *stackOutputs) StackOutputs(ctx context.Context, name string) (resource.PropertyMap, error) {
+// ParseStackReference reads the name a stack reference gives, as the
+// SDKs write it, into the stack it names: "stack" is a stack of project,
+// the referring stack's; "project/stack" and
+// "organization/project/stack" name the project. A store has no
+// organizations, so any organization is accepted and ignored.
+func ParseStackReference(project, name string) (state.StackID, error) {
 	parts := strings.Split(name, "/")
-	if len(parts) > 3 {
-		return nil, fmt.Errorf("%q is not a stack name: use \"stack\", \"project/stack\" or \"organization/project/stack\"", name)
+	var id state.StackID
+	switch len(parts) {
+	case 1:
+		id = state.StackID{Project: project, Stack: parts[0]}
+	case 2, 3:
+		id = state.StackID{Project: parts[len(parts)-2], Stack: parts[len(parts)-1]}
+		if len(parts) == 3 && parts[0] == "" {
+			return state.StackID{}, &StackReferenceError{Name: name}
+		}
+	default:
+		return state.StackID{}, &StackReferenceError{Name: name}
 	}
-	stack, project := parts[len(parts)-1], ""
-	if len(parts) > 1 {
-		project = parts[len(parts)-2]
+	if err := id.Check(); err != nil {
+		return state.StackID{}, &StackReferenceError{Name: name, Err: err}
 	}
-	if err := state.CheckStackName(stack); err != nil {
-		return nil, err
+	return id, nil
+}
+
+// StackReferenceError reports a stack reference whose name is not one
+// of the forms ParseStackReference reads.
+type StackReferenceError struct {
+	Name string
+	Err  error // the name that is not valid, if one is
+}
+
+func (e *StackReferenceError) Error() string {
+	msg := fmt.Sprintf("%q is not a stack reference: use \"stack\" (of this project), \"project/stack\" or \"organization/project/stack\"", e.Name)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
 	}
-	snap, err := s.store.Load(ctx, stack)
+	return msg
+}
+
+func (e *StackReferenceError) Unwrap() error { return e.Err }
+
+// StackOutputs returns the outputs of the stack name names (see
+// ParseStackReference).
+func (s *stackOutputs) StackOutputs(ctx context.Context, name string) (resource.PropertyMap, error) {
+	id, err := ParseStackReference(s.project, name)
 	if err != nil {
 		return nil, err
 	}
+	snap, err := s.store.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkProject(id, snap); err != nil {
+		return nil, err
+	}
 	for _, r := range snap.Resources {
-		if r.Type != resource.RootStackType || r.Parent != "" {
-			continue
+		if r.Type == resource.RootStackType && r.Parent == "" {
+			return r.Outputs, nil
 		}
-		if project != "" && r.URN.Project() != project {
-			return nil, fmt.Errorf("stack %q belongs to project %q, not %q", stack, r.URN.Project(), project)
-		}
-		return r.Outputs, nil
 	}
 	if len(snap.Resources) > 0 {
 		return resource.PropertyMap{}, nil
 	}
-	names, err := s.store.List(ctx)
+	ids, err := s.store.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(names, stack) {
-		return nil, &StackNotFoundError{Stack: stack}
+	if !slices.Contains(ids, id) {
+		return nil, &StackNotFoundError{Stack: id}
 	}
 	return resource.PropertyMap{}, nil
 }
 
 // StackNotFoundError reports a stack reference to a stack the state store
 // does not hold.
-type StackNotFoundError struct{ Stack string }
+type StackNotFoundError struct{ Stack state.StackID }
 
 func (e *StackNotFoundError) Error() string {
-	return fmt.Sprintf("stack %q was not found in the state store; deploy it first, or check the name", e.Stack)
+	return fmt.Sprintf("stack %q of project %q was not found in the state store; deploy it first, or check the name",
+		e.Stack.Stack, e.Stack.Project)
 }
 
 // Is makes errors.Is(err, state.ErrStackNotFound) hold.

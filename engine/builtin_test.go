@@ -30,8 +30,8 @@ const prodToken = "pr0d-t0k3n-x7q"
 // a stack reference has to read the other stack with that stack's own
 // secrets manager.
 func perStackSecrets(passphrases map[string]string) state.SecretsProvider {
-	return state.SecretsProviderFunc(func(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
-		return state.PassphraseSecrets(passphrases[stack]).SecretsManager(ctx, stack, recorded)
+	return state.SecretsProviderFunc(func(ctx context.Context, stack state.StackID, recorded *state.SecretsState) (secrets.Manager, error) {
+		return state.PassphraseSecrets(passphrases[stack.Stack]).SecretsManager(ctx, stack, recorded)
 	})
 }
 
@@ -82,7 +82,7 @@ func TestStackReference(t *testing.T) {
 		if op == "preview" {
 			run = dev.Preview
 		}
-		res, err := run(ctx, program("prod"))
+		res, err := run(ctx, program("infra/prod"))
 		if err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}
@@ -131,7 +131,7 @@ func TestStackReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := devWrong.Preview(ctx, program("prod")); !errors.Is(err, secrets.ErrWrongPassphrase) {
+	if _, err := devWrong.Preview(ctx, program("infra/prod")); !errors.Is(err, secrets.ErrWrongPassphrase) {
 		t.Errorf("a reference to a stack the store cannot open: %v, want secrets.ErrWrongPassphrase", err)
 	}
 
@@ -139,9 +139,16 @@ func TestStackReference(t *testing.T) {
 		stack string
 		want  func(error) bool
 	}{
-		{"staging", func(err error) bool { var nf *engine.StackNotFoundError; return errors.As(err, &nf) }},
-		{"other/prod", func(err error) bool { return err != nil }},
-		{"organization/infra/prod", func(err error) bool { return err == nil }},
+		// A bare name is a stack of the referring project (app).
+		{"staging", notFound},
+		{"prod", notFound},
+		{"other/prod", notFound},
+		{"organization/other/prod", notFound},
+		{"organization/infra/prod", found},
+		{"acme/infra/prod", found},
+		{"/infra/prod", badName},
+		{"a/b/c/d", badName},
+		{"infra/../prod", badName},
 	} {
 		_, err := dev.Preview(ctx, program(tt.stack))
 		if !tt.want(err) {
@@ -149,6 +156,12 @@ func TestStackReference(t *testing.T) {
 		}
 	}
 }
+
+func notFound(err error) bool { var nf *engine.StackNotFoundError; return errors.As(err, &nf) }
+
+func found(err error) bool { return err == nil }
+
+func badName(err error) bool { var re *engine.StackReferenceError; return errors.As(err, &re) }
 
 // noPlaintext fails t if a file under dir holds secret in the clear.
 func noPlaintext(t *testing.T, dir, secret string) {

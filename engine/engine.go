@@ -23,6 +23,10 @@ const (
 
 // Config is what an Engine needs for every operation on one stack.
 type Config struct {
+	// Project and Stack name the stack: the store keeps it as the
+	// project's (state.StackID), apart from other projects' stacks of the
+	// same name. Required; each is 1-100 letters, digits, '.', '_' or
+	// '-', beginning with a letter, digit or '_'.
 	Project string
 	Stack   string
 	// Store keeps the stack's state. Required.
@@ -60,8 +64,8 @@ func New(cfg Config) (*Engine, error) {
 	case cfg.Stack == "":
 		return nil, errors.New("Config.Stack is required")
 	}
-	if strings := []string{cfg.Project, cfg.Stack}; containsSeparator(strings) {
-		return nil, fmt.Errorf("project %q and stack %q must not contain \"::\"", cfg.Project, cfg.Stack)
+	if err := cfg.stackID().Check(); err != nil {
+		return nil, fmt.Errorf("engine configuration: %w", err)
 	}
 	if cfg.Providers == nil {
 		cfg.Providers = func() *providers.Registry { return providers.NewRegistry() }
@@ -69,16 +73,8 @@ func New(cfg Config) (*Engine, error) {
 	return &Engine{cfg: cfg}, nil
 }
 
-func containsSeparator(ss []string) bool {
-	for _, s := range ss {
-		for i := 0; i+1 < len(s); i++ {
-			if s[i] == ':' && s[i+1] == ':' {
-				return true
-			}
-		}
-	}
-	return false
-}
+// stackID is the stack the engine works on, as its store keys it.
+func (c Config) stackID() state.StackID { return state.StackID{Project: c.Project, Stack: c.Stack} }
 
 // Program is an in-process program: it declares resources through its
 // Context. Registrations do not block; the engine waits for all of them

@@ -36,7 +36,7 @@ func TestErrorText(t *testing.T) {
 		}
 		env.Store = open("wrong")
 		_, err := env.Up(func(ctx *engine.Context) error { return nil })
-		want := `loading stack "` + env.Stack + `": the passphrase is wrong: it does not decrypt the check value recorded with this stack's state`
+		want := `loading stack "` + env.StackID().String() + `": the passphrase is wrong: it does not decrypt the check value recorded with this stack's state`
 		if err == nil || err.Error() != want {
 			t.Errorf("error = %v\nwant    %s", err, want)
 		}

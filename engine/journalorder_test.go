@@ -42,7 +42,7 @@ type loggingStore struct {
 	log *eventLog
 }
 
-func (s loggingStore) OpenJournal(ctx context.Context, stack string, base *state.Snapshot) (state.Journal, error) {
+func (s loggingStore) OpenJournal(ctx context.Context, stack state.StackID, base *state.Snapshot) (state.Journal, error) {
 	j, err := s.Store.OpenJournal(ctx, stack, base)
 	if err != nil {
 		return nil, err

@@ -289,7 +289,7 @@ func TestPreviewWritesNothingToTheStore(t *testing.T) {
 	if _, err := env.Up(chain("a", "b", "c")); err != nil {
 		t.Fatal(err)
 	}
-	before := store.Files(env.Stack)
+	before := store.Files(env.StackID())
 	writes := len(c.Writes())
 	previews := []engine.Program{
 		chain("a", "b"), // a delete
@@ -303,7 +303,7 @@ func TestPreviewWritesNothingToTheStore(t *testing.T) {
 	if _, err := env.Engine().PreviewDestroy(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(before, store.Files(env.Stack)); diff != "" {
+	if diff := cmp.Diff(before, store.Files(env.StackID())); diff != "" {
 		t.Errorf("previews changed the store (-before +after):\n%s", diff)
 	}
 	if got := c.Writes()[writes:]; len(got) != 0 {

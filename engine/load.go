@@ -18,9 +18,12 @@ func (d *deployment) load(ctx context.Context) error {
 	cfg := d.e.cfg
 	// Store.Load verifies integrity (a snapshot that fails it is an
 	// error wrapping *state.IntegrityError).
-	snap, err := cfg.Store.Load(ctx, cfg.Stack)
+	snap, err := cfg.Store.Load(ctx, cfg.stackID())
 	if err != nil {
 		return err // the store's error names the stack
+	}
+	if err := checkProject(cfg.stackID(), snap); err != nil {
+		return err
 	}
 	d.base = snap
 	d.expectedSteps = len(snap.Resources)
@@ -71,7 +74,7 @@ func (d *deployment) load(ctx context.Context) error {
 		genDone <- err
 	}()
 	if !d.preview {
-		d.journal, err = cfg.Store.OpenJournal(ctx, cfg.Stack, snap)
+		d.journal, err = cfg.Store.OpenJournal(ctx, cfg.stackID(), snap)
 	}
 	if genErr := <-genDone; genErr != nil {
 		if d.journal != nil {

@@ -440,7 +440,7 @@ func TestPendingOperationsAreReportedAndResolvedByRefresh(t *testing.T) {
 	snap := env.Snapshot()
 	snap.PendingOperations = append(snap.PendingOperations, resource.Operation{
 		Kind: resource.OperationCreating, Resource: &resource.State{Type: thing, URN: env.URN(thing, "ghost"), Custom: true}})
-	if err := env.Store.Save(context.Background(), env.Stack, snap); err != nil {
+	if err := env.Store.Save(context.Background(), env.StackID(), snap); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := env.Up(things(map[string]engine.Props{"a": {}})); err != nil {

@@ -46,7 +46,7 @@ func (e *Engine) MarshalPlan(ctx context.Context, p *plan.Plan) ([]byte, error) 
 	var mgr secrets.Manager
 	if sp, ok := e.cfg.Store.(state.SecretsProvider); ok {
 		var err error
-		mgr, err = sp.SecretsManager(ctx, e.cfg.Stack, nil)
+		mgr, err = sp.SecretsManager(ctx, e.cfg.stackID(), nil)
 		if err != nil && !errors.Is(err, state.ErrNoSecretsManager) {
 			return nil, fmt.Errorf("saving the plan: %w", err)
 		}
@@ -64,7 +64,7 @@ func (e *Engine) UnmarshalPlan(ctx context.Context, data []byte) (*plan.Plan, er
 	var open plan.Opener
 	if sp, ok := e.cfg.Store.(state.SecretsProvider); ok {
 		open = func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error) {
-			return sp.SecretsManager(ctx, e.cfg.Stack, recorded)
+			return sp.SecretsManager(ctx, e.cfg.stackID(), recorded)
 		}
 	}
 	return plan.Unmarshal(ctx, data, open)

@@ -14,7 +14,7 @@ import (
 // The refresh's events are marked as a preview's, since nothing the host
 // keeps is changed by it.
 func (e *Engine) previewRefreshed(ctx context.Context, program Program, opts []Option) (*Result, error) {
-	snap, err := e.cfg.Store.Load(ctx, e.cfg.Stack)
+	snap, err := e.cfg.Store.Load(ctx, e.cfg.stackID())
 	if err != nil {
 		return nil, err
 	}
@@ -22,7 +22,7 @@ func (e *Engine) previewRefreshed(ctx context.Context, program Program, opts []O
 	// The copy's secrets are the scratch store's own.
 	copied := *snap
 	copied.Secrets = nil
-	if err := scratch.Save(ctx, e.cfg.Stack, &copied); err != nil {
+	if err := scratch.Save(ctx, e.cfg.stackID(), &copied); err != nil {
 		return nil, fmt.Errorf("copying stack %q to refresh it for the preview: %w", e.cfg.Stack, err)
 	}
 	shadow := &Engine{cfg: e.cfg}

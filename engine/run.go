@@ -40,7 +40,7 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 	}()
 
 	if !d.preview {
-		lock, err := e.cfg.Store.Lock(ctx, e.cfg.Stack, string(op))
+		lock, err := e.cfg.Store.Lock(ctx, e.cfg.stackID(), string(op))
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 // was never deployed has no resources. Secret values stay wrapped as
 // secrets.
 func (e *Engine) State(ctx context.Context) (*state.Snapshot, error) {
-	snap, err := e.cfg.Store.Load(ctx, e.cfg.Stack)
+	snap, err := e.cfg.Store.Load(ctx, e.cfg.stackID())
 	if err != nil {
 		return nil, fmt.Errorf("loading stack %q: %w", e.cfg.Stack, err)
 	}

@@ -124,11 +124,14 @@ func (e *Env) Events() []engine.Event {
 	return append([]engine.Event(nil), e.events...)
 }
 
+// StackID names the stack in the store: Project's stack Stack.
+func (e *Env) StackID() state.StackID { return state.StackID{Project: e.Project, Stack: e.Stack} }
+
 // Snapshot loads the stack's current state and fails the test if it cannot
 // or if it fails its integrity check.
 func (e *Env) Snapshot() *state.Snapshot {
 	e.t.Helper()
-	snap, err := e.Store.Load(context.Background(), e.Stack)
+	snap, err := e.Store.Load(context.Background(), e.StackID())
 	if err != nil {
 		e.t.Fatalf("enginetest: loading the snapshot: %v", err)
 	}

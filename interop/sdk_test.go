@@ -201,7 +201,7 @@ func newStore(t *testing.T) (state.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
 	store, err := filestore.New(dir, state.WithSecrets(state.SecretsProviderFunc(
-		func(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
+		func(ctx context.Context, stack state.StackID, recorded *state.SecretsState) (secrets.Manager, error) {
 			return state.PassphraseSecrets("pass-of-"+stack).SecretsManager(ctx, stack, recorded)
 		})))
 	if err != nil {

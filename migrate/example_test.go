@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/groundwork-iac/groundwork/migrate"
+	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
@@ -26,11 +27,11 @@ func ExampleImportStack() {
 	  ]}}`)
 	ctx := context.Background()
 	store := memstore.New()
-	if _, err := migrate.ImportStack(ctx, store, "dev", exported, migrate.FromOptions{}); err != nil {
+	if _, err := migrate.ImportStack(ctx, store, state.StackID{Project: "site", Stack: "dev"}, exported, migrate.FromOptions{}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	snap, _ := store.Load(ctx, "dev")
+	snap, _ := store.Load(ctx, state.StackID{Project: "site", Stack: "dev"})
 	for _, r := range snap.Resources {
 		fmt.Printf("%s id=%q\n", r.URN.Name(), r.ID)
 	}

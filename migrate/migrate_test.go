@@ -264,31 +264,31 @@ func TestImportStackRecordsAndSeals(t *testing.T) {
 	}
 	store := memstore.New()
 	opts := migrate.FromOptions{Passphrase: passphrase}
-	if _, err := migrate.ImportStack(ctx, store, "dev", data, opts); err != nil {
+	if _, err := migrate.ImportStack(ctx, store, state.StackID{Project: "site", Stack: "dev"}, data, opts); err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(store.Files("dev")["snapshot.json"], []byte("topsecret")) {
+	if bytes.Contains(store.Files(state.StackID{Project: "site", Stack: "dev"})["snapshot.json"], []byte("topsecret")) {
 		t.Error("the store holds the secret in plaintext")
 	}
-	got, err := store.Load(ctx, "dev")
+	got, err := store.Load(ctx, state.StackID{Project: "site", Stack: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(snap.Resources, got.Resources, cmpStates...); diff != "" {
 		t.Errorf("recorded (-want +got):\n%s", diff)
 	}
-	if _, err := migrate.ImportStack(ctx, store, "dev", data, opts); err == nil || !strings.Contains(err.Error(), "already has 5 resources") {
+	if _, err := migrate.ImportStack(ctx, store, state.StackID{Project: "site", Stack: "dev"}, data, opts); err == nil || !strings.Contains(err.Error(), "already has 5 resources") {
 		t.Errorf("a second import: err = %v, want it refused", err)
 	}
 	opts.Overwrite = true
-	if _, err := migrate.ImportStack(ctx, store, "dev", data, opts); err != nil {
+	if _, err := migrate.ImportStack(ctx, store, state.StackID{Project: "site", Stack: "dev"}, data, opts); err != nil {
 		t.Errorf("an import that overwrites: %v", err)
 	}
-	if _, err := migrate.ImportStack(ctx, store, "prod", data, opts); err == nil {
+	if _, err := migrate.ImportStack(ctx, store, state.StackID{Project: "site", Stack: "prod"}, data, opts); err == nil {
 		t.Error("an import into a stack of another name succeeded")
 	}
 
-	out, err := migrate.ExportStack(ctx, store, "dev", migrate.ToOptions{})
+	out, err := migrate.ExportStack(ctx, store, state.StackID{Project: "site", Stack: "dev"}, migrate.ToOptions{})
 	if out != nil || err == nil || !strings.Contains(err.Error(), "give the Pulumi passphrase") {
 		t.Errorf("export without a passphrase: err = %v, want it to ask for one", err)
 	}

@@ -9,12 +9,19 @@ import (
 
 // ImportStack reads a Pulumi deployment (FromPulumi) and records it as
 // stack in store, which seals its secrets with the store's own manager. The
-// URNs must name stack (and opts.Project, when set). A stack that already
-// has resources is refused unless opts.Overwrite is set: its state would
-// be replaced.
-func ImportStack(ctx context.Context, store state.Store, stack string, data []byte, opts FromOptions) (*Imported, error) {
+// URNs must name stack's project and stack (opts.Project and opts.Stack,
+// when set, must be those). A stack that already has resources is refused
+// unless opts.Overwrite is set: its state would be replaced.
+func ImportStack(ctx context.Context, store state.Store, stack state.StackID, data []byte, opts FromOptions) (*Imported, error) {
 	if opts.Stack == "" {
-		opts.Stack = stack
+		opts.Stack = stack.Stack
+	}
+	if opts.Project == "" {
+		opts.Project = stack.Project
+	}
+	if opts.Stack != stack.Stack || opts.Project != stack.Project {
+		return nil, fmt.Errorf("importing into stack %q of project %q: the options name stack %q of project %q; leave them empty or make them agree",
+			stack.Stack, stack.Project, opts.Stack, opts.Project)
 	}
 	imp, err := FromPulumi(ctx, data, opts)
 	if err != nil {
@@ -37,7 +44,7 @@ func ImportStack(ctx context.Context, store state.Store, stack string, data []by
 
 // ExportStack writes stack's recorded state as a Pulumi deployment
 // (ToPulumi).
-func ExportStack(ctx context.Context, store state.Store, stack string, opts ToOptions) ([]byte, error) {
+func ExportStack(ctx context.Context, store state.Store, stack state.StackID, opts ToOptions) ([]byte, error) {
 	snap, err := store.Load(ctx, stack)
 	if err != nil {
 		return nil, fmt.Errorf("loading stack %q: %w", stack, err)

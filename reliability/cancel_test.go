@@ -12,6 +12,7 @@ import (
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 )
 
 // Cancelling the context of an Up (what a host does on SIGINT) must
@@ -106,7 +107,7 @@ func TestCancelUp(t *testing.T) {
 			checkNoLeaks(t)
 
 			// The lock is released.
-			lock, err := env.Store.Lock(bg, env.Stack, "check")
+			lock, err := env.Store.Lock(bg, env.StackID(), "check")
 			if err != nil {
 				t.Fatalf("the stack is still locked after the cancelled Up: %v", err)
 			}
@@ -212,7 +213,7 @@ func TestCancelDestroy(t *testing.T) {
 	if !errors.As(out.err, &ce) {
 		t.Fatalf("err = %v; want an *engine.CancelledError", out.err)
 	}
-	snap, err := store.Load(bg, "dev")
+	snap, err := store.Load(bg, state.StackID{Project: "test", Stack: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}

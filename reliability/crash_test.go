@@ -94,6 +94,11 @@ const (
 	crashStack   = "dev"
 )
 
+// crashID is the stack the trials work on, in the store.
+var crashID = state.StackID{Project: crashProject, Stack: crashStack}
+
+const ()
+
 // trialStore is a trial's file store folder and whether its stack is
 // keyed (world.StoreOptions).
 type trialStore struct {
@@ -247,7 +252,7 @@ func checkAfterKill(ts trialStore, recs []world.Record, st *crashStats) (violati
 	if err != nil {
 		return []string{err.Error()}, nil
 	}
-	snap, err := store.Load(bg, crashStack)
+	snap, err := store.Load(bg, crashID)
 	if err != nil {
 		return []string{fmt.Sprintf("the state does not load after the kill: %v", err)}, nil
 	}
@@ -348,7 +353,7 @@ func converge(ts trialStore, ledgerPath string, target world.Spec, recsAtKill in
 	if os.Getenv("GROUNDWORK_CRASH_DEBUG") != "" {
 		before = histories(ts, ledgerPath)
 	}
-	if err := store.BreakLock(bg, crashStack); err != nil {
+	if err := store.BreakLock(bg, crashID); err != nil {
 		return []string{fmt.Sprintf("breaking the dead helper's lock: %v", err)}
 	}
 	if err := deploy(ts, ledgerPath, target, true); err != nil {
@@ -357,7 +362,7 @@ func converge(ts trialStore, ledgerPath string, target world.Spec, recsAtKill in
 				fmt.Printf("%s before the convergence:\n%s", m[1], before[m[1]])
 			}
 		}
-		if _, lerr := store.Load(bg, crashStack); lerr != nil {
+		if _, lerr := store.Load(bg, crashID); lerr != nil {
 			return []string{fmt.Sprintf("refresh and up after the kill: %v; and then the stack does not load: %v", err, lerr)}
 		}
 		return []string{fmt.Sprintf("refresh and up after the kill: %v", err)}
@@ -375,7 +380,7 @@ func converge(ts trialStore, ledgerPath string, target world.Spec, recsAtKill in
 			}
 		}
 	}
-	snap, err := store.Load(bg, crashStack)
+	snap, err := store.Load(bg, crashID)
 	if err != nil {
 		return append(v, fmt.Sprintf("loading after convergence: %v", err))
 	}
@@ -462,7 +467,7 @@ func histories(ts trialStore, ledgerPath string) map[string]string {
 	out := map[string]string{}
 	add := func(name, format string, args ...any) { out[name] += fmt.Sprintf(format, args...) }
 	if store, err := ts.open(); err == nil {
-		if snap, err := store.Load(bg, crashStack); err == nil {
+		if snap, err := store.Load(bg, crashID); err == nil {
 			for _, s := range snap.Resources {
 				add(s.URN.Name(), "  recorded id=%s delete=%v pendingReplacement=%v inputs=%v deps=%v\n",
 					s.ID, s.Delete, s.PendingReplacement, s.Inputs, s.Dependencies)

@@ -116,9 +116,9 @@ func TestRegressionEditedPlainValueIsRefused(t *testing.T) {
 	if err := os.WriteFile(path, edited, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = store.Load(bg, "dev")
+	_, err = store.Load(bg, state.StackID{Project: "test", Stack: "dev"})
 	var ae *state.AuthenticationError
-	if !errors.As(err, &ae) || ae.Stack != "dev" || ae.File != "snapshot" || ae.Missing {
+	if !errors.As(err, &ae) || ae.Stack != (state.StackID{Project: "test", Stack: "dev"}) || ae.File != "snapshot" || ae.Missing {
 		t.Fatalf("Load of a snapshot whose plain value was edited = %v; want a *state.AuthenticationError", err)
 	}
 	changes := c.Changes()

@@ -12,6 +12,7 @@ import (
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
@@ -154,16 +155,18 @@ func TestRegressionRefreshOfGoneDependency(t *testing.T) {
 // appended; the lock is left behind and broken).
 type frozen map[string][]byte
 
-func freeze(st *memstore.Store, stack string) frozen { return st.Files(stack) }
+func freeze(st *memstore.Store, stack string) frozen {
+	return st.Files(state.StackID{Project: "test", Stack: stack})
+}
 
 func (f frozen) restore(t testing.TB, st *memstore.Store, stack string) {
 	t.Helper()
-	for name := range st.Files(stack) {
-		st.SetFile(stack, name, nil)
+	for name := range st.Files(state.StackID{Project: "test", Stack: stack}) {
+		st.SetFile(state.StackID{Project: "test", Stack: stack}, name, nil)
 	}
 	for name, data := range f {
 		if name != "lock" {
-			st.SetFile(stack, name, data)
+			st.SetFile(state.StackID{Project: "test", Stack: stack}, name, data)
 		}
 	}
 }

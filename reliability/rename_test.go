@@ -177,7 +177,7 @@ func renamedWithStaleReferrer(t *testing.T, c *fakeCloud, env *enginetest.Env, k
 			deps[i] = back(d)
 		}
 	}
-	if err := env.Store.Save(context.Background(), env.Stack, snap); err != nil {
+	if err := env.Store.Save(context.Background(), env.StackID(), snap); err != nil {
 		t.Fatal(err)
 	}
 	if b := named(env.Snapshot().Resources, "b"); b == nil || !slices.Contains(refs(b), oldURN) {

@@ -361,7 +361,7 @@ func TestTamperedState(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := folderText(t, dir)
-			_, err = store.Load(bg, "dev")
+			_, err = store.Load(bg, state.StackID{Project: "test", Stack: "dev"})
 			checkTamperError(t, "Load", err, tt.wantIs, tt.wantAs, tt.want)
 			changes := c.Changes()
 			_, err = secretEngine(t, fileStore(t, dir), c).Up(bg, func(ctx *engine.Context) error {
@@ -488,7 +488,7 @@ func TestTwoEnginesOneStack(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatalf("the first engine: %v", err)
 			}
-			snap, err := fileStore(t, dir).Load(bg, "dev")
+			snap, err := fileStore(t, dir).Load(bg, state.StackID{Project: "test", Stack: "dev"})
 			if err != nil {
 				t.Fatal(err)
 			}

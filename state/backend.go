@@ -47,33 +47,33 @@ import "context"
 type Backend interface {
 	// ReadSnapshot returns the stack's snapshot, or nil and no error if
 	// it has none.
-	ReadSnapshot(ctx context.Context, stack string) ([]byte, error)
+	ReadSnapshot(ctx context.Context, stack StackID) ([]byte, error)
 	// HasSnapshot reports whether the stack has a snapshot.
-	HasSnapshot(ctx context.Context, stack string) (bool, error)
+	HasSnapshot(ctx context.Context, stack StackID) (bool, error)
 	// ReadJournal returns the stack's journal, or nil if it has none.
-	ReadJournal(ctx context.Context, stack string) ([]byte, error)
+	ReadJournal(ctx context.Context, stack StackID) ([]byte, error)
 	// List returns the stacks that have a snapshot, in any order.
-	List(ctx context.Context) ([]string, error)
+	List(ctx context.Context) ([]StackID, error)
 
 	// Holder returns the stack's lock, or nil if it is not locked.
-	Holder(ctx context.Context, stack string) (*LockInfo, error)
+	Holder(ctx context.Context, stack StackID) (*LockInfo, error)
 	// Acquire makes holder the stack's lock if the stack is not locked
 	// (or its lease has lapsed), and reports whether it did and, when it
 	// took over a lapsed lease, that lease's holder.
-	Acquire(ctx context.Context, stack string, holder LockInfo) (acquired bool, lapsed *LockInfo, err error)
+	Acquire(ctx context.Context, stack StackID, holder LockInfo) (acquired bool, lapsed *LockInfo, err error)
 	// Release removes the stack's lock if token holds it, and reports
 	// whether it did.
-	Release(ctx context.Context, stack, token string) (bool, error)
+	Release(ctx context.Context, stack StackID, token string) (bool, error)
 
 	// WriteSnapshot replaces the stack's snapshot with data and empties
 	// its journal, in one atomic step (the journal was written against
 	// the snapshot being replaced).
-	WriteSnapshot(ctx context.Context, stack, token string, data []byte) error
+	WriteSnapshot(ctx context.Context, stack StackID, token string, data []byte) error
 	// WriteJournal replaces the stack's journal with data (nil: no
 	// journal).
-	WriteJournal(ctx context.Context, stack, token string, data []byte) error
+	WriteJournal(ctx context.Context, stack StackID, token string, data []byte) error
 	// AppendJournal adds data at the end of the stack's journal.
-	AppendJournal(ctx context.Context, stack, token string, data []byte) error
+	AppendJournal(ctx context.Context, stack StackID, token string, data []byte) error
 	// DeleteStack removes the stack's snapshot and journal.
-	DeleteStack(ctx context.Context, stack, token string) error
+	DeleteStack(ctx context.Context, stack StackID, token string) error
 }

@@ -26,7 +26,7 @@ func (e *FormatVersionError) Error() string {
 // before it writes anything; the files are left as they are.
 type AuthenticationError struct {
 	// Stack is the stack whose file failed.
-	Stack string
+	Stack StackID
 	// File is "snapshot" or "journal".
 	File string
 	// Offset is the byte offset of the journal record that failed (File

@@ -30,14 +30,15 @@ func ExampleSnapshot_VerifyIntegrity() {
 func ExampleLockedError() {
 	ctx := context.Background()
 	store := memstore.New()
-	lock, _ := store.Lock(ctx, "dev", "update")
+	dev := state.StackID{Project: "site", Stack: "dev"}
+	lock, _ := store.Lock(ctx, dev, "update")
 	defer lock.Unlock(ctx)
 
-	_, err := store.Lock(ctx, "dev", "destroy")
+	_, err := store.Lock(ctx, dev, "destroy")
 	var le *state.LockedError
 	if errors.As(err, &le) {
 		fmt.Println(le.Stack, le.Holder.Operation, le.Holder.PID == os.Getpid())
 	}
 	// Output:
-	// dev update true
+	// site/dev update true
 }

@@ -74,7 +74,7 @@ func urns(s *Snapshot) []resource.URN {
 	return out
 }
 
-func mustLock(t testing.TB, s Store, stack string) Lock {
+func mustLock(t testing.TB, s Store, stack StackID) Lock {
 	t.Helper()
 	l, err := s.Lock(context.Background(), stack, "update")
 	if err != nil {

@@ -34,7 +34,7 @@ func (li LockInfo) describe() string {
 
 // LockedError reports that a stack is locked by someone else.
 type LockedError struct {
-	Stack  string
+	Stack  StackID
 	Holder LockInfo
 	// Running is set when the holder is a process on this host that was
 	// still running when the lock was found.
@@ -67,7 +67,7 @@ func (e *LockedError) Error() string {
 // was provably gone: a process on this host that no longer ran, or a
 // lease that lapsed without being renewed.
 type StaleLock struct {
-	Stack  string
+	Stack  StackID
 	Holder LockInfo
 	// Lapsed is set for a lease that lapsed; otherwise the holder was a
 	// process on this host that no longer ran.

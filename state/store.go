@@ -39,31 +39,31 @@ type Store interface {
 	// with *AuthenticationError, and a wrong passphrase with an error
 	// wrapping secrets.ErrWrongPassphrase — all before anything is
 	// written.
-	Load(ctx context.Context, stack string) (*Snapshot, error)
+	Load(ctx context.Context, stack StackID) (*Snapshot, error)
 	// Lock reserves the stack for one operation (a short name such as
 	// "update", recorded for whoever finds the stack locked). It fails at
 	// once with *LockedError if anyone holds the stack. Callers must
 	// release the lock with Unlock, normally deferred right after Lock.
-	Lock(ctx context.Context, stack, operation string) (Lock, error)
+	Lock(ctx context.Context, stack StackID, operation string) (Lock, error)
 	// OpenJournal starts recording an operation on base, which first
 	// becomes the stack's snapshot: it is written out, unless it is,
 	// unchanged, the snapshot Load just returned from the stack's file,
 	// which the journal then continues. The caller must hold the stack's
 	// Lock through this store, and a stack has at most one open journal.
-	OpenJournal(ctx context.Context, stack string, base *Snapshot) (Journal, error)
+	OpenJournal(ctx context.Context, stack StackID, base *Snapshot) (Journal, error)
 	// Save replaces the stack's state with snap, atomically: readers see
 	// the old state or the new one, never a mix. snap must pass
 	// VerifyIntegrity; one that does not is never written. Save takes the
 	// stack's lock for its duration unless the caller already holds it
 	// through this store, and refuses while a journal is open.
-	Save(ctx context.Context, stack string, snap *Snapshot) error
+	Save(ctx context.Context, stack StackID, snap *Snapshot) error
 	// List returns the names of the stacks that have a recorded state,
 	// sorted.
-	List(ctx context.Context) ([]string, error)
+	List(ctx context.Context) ([]StackID, error)
 	// Remove deletes a stack's state. It refuses with *LockedError while
 	// the stack is locked, and fails with ErrStackNotFound for a stack
 	// that has no state.
-	Remove(ctx context.Context, stack string) error
+	Remove(ctx context.Context, stack StackID) error
 }
 
 // Journal records an operation step by step, so that a crash loses nothing
@@ -147,7 +147,7 @@ type Lock interface {
 // checked. Breaking an unlocked stack does nothing. Lock breaks such a
 // lock by itself; BreakLock is for tidying up without locking.
 type LockBreaker interface {
-	BreakLock(ctx context.Context, stack string) error
+	BreakLock(ctx context.Context, stack StackID) error
 }
 
 // ForceUnlocker is implemented by stores whose locks can be removed
@@ -158,7 +158,7 @@ type LockBreaker interface {
 // holder is still at work, its next write fails with ErrLockLost.
 // Removing the lock of an unlocked stack does nothing.
 type ForceUnlocker interface {
-	ForceUnlock(ctx context.Context, stack, token string) error
+	ForceUnlock(ctx context.Context, stack StackID, token string) error
 }
 
 // Errors returned by stores.
@@ -178,47 +178,20 @@ var (
 	ErrLockChanged = errors.New("another lock holds the stack now")
 )
 
-// StackNameError reports a stack name that is not allowed. Names are 1 to
-// 100 characters from [A-Za-z0-9._-], beginning with a letter, digit or
-// underscore — so a name is always one plain folder name, never a path.
-type StackNameError struct{ Name string }
-
-// Error quotes the name and the rule.
-func (e *StackNameError) Error() string {
-	return fmt.Sprintf("%q is not a valid stack name: use 1-100 letters, digits, '.', '_' or '-', beginning with a letter, digit or '_'", e.Name)
-}
-
-// CheckStackName reports whether name is a valid stack name.
-func CheckStackName(name string) error {
-	if len(name) == 0 || len(name) > 100 {
-		return &StackNameError{name}
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
-		case i > 0 && (c == '.' || c == '-'):
-		default:
-			return &StackNameError{name}
-		}
-	}
-	return nil
-}
-
 // SecretsProvider gives a stack's secrets manager. recorded is the secrets
 // state found in the stack's snapshot, or nil for a stack that has none
 // yet, in which case the provider makes a fresh manager. Stores call it at
 // most once per stack and recorded state, and cache the result, so an
 // expensive key derivation is paid once.
 type SecretsProvider interface {
-	SecretsManager(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error)
+	SecretsManager(ctx context.Context, stack StackID, recorded *SecretsState) (secrets.Manager, error)
 }
 
 // SecretsProviderFunc adapts a function to SecretsProvider.
-type SecretsProviderFunc func(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error)
+type SecretsProviderFunc func(ctx context.Context, stack StackID, recorded *SecretsState) (secrets.Manager, error)
 
 // SecretsManager calls f.
-func (f SecretsProviderFunc) SecretsManager(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error) {
+func (f SecretsProviderFunc) SecretsManager(ctx context.Context, stack StackID, recorded *SecretsState) (secrets.Manager, error) {
 	return f(ctx, stack, recorded)
 }
 
@@ -226,7 +199,7 @@ func (f SecretsProviderFunc) SecretsManager(ctx context.Context, stack string, r
 // secrets.NewPassphrase): every stack gets its own random salt; opening a
 // stack with the wrong passphrase fails with secrets.ErrWrongPassphrase.
 func PassphraseSecrets(passphrase string, opts ...secrets.PassphraseOption) SecretsProvider {
-	return SecretsProviderFunc(func(ctx context.Context, stack string, recorded *SecretsState) (secrets.Manager, error) {
+	return SecretsProviderFunc(func(ctx context.Context, stack StackID, recorded *SecretsState) (secrets.Manager, error) {
 		if recorded == nil {
 			return secrets.NewPassphrase(passphrase, opts...)
 		}

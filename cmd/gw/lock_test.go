@@ -176,7 +176,7 @@ func TestKilledGWLeavesALockTheNextRunBreaks(t *testing.T) {
 
 	// While it runs, its lock stands.
 	code, out, errOut := gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
-	want := fmt.Sprintf(`error: stack "dev" is locked by process %d on host `, holder.Process.Pid)
+	want := fmt.Sprintf(`error: stack "p/dev" is locked by process %d on host `, holder.Process.Pid)
 	all := out + errOut
 	if code != exitError || strings.Count(all, want) != 1 || !strings.Contains(all, "wait for it to finish, or stop it") {
 		t.Fatalf("up while another gw runs: status %d, output %q; want 1 and %q once", code, all, want)
@@ -187,7 +187,7 @@ func TestKilledGWLeavesALockTheNextRunBreaks(t *testing.T) {
 	}
 	_, _ = wait(t, holder)
 	code, out, errOut = gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
-	want = fmt.Sprintf(`warning: broke the lock of stack "dev" left by process %d on host `, holder.Process.Pid)
+	want = fmt.Sprintf(`warning: broke the lock of stack "p/dev" left by process %d on host `, holder.Process.Pid)
 	if code != exitOK || !strings.Contains(out, want) || !strings.Contains(out, "that process no longer runs") {
 		t.Errorf("up after the holder was killed: status %d\n%s\n%s\nwant a warning %q", code, out, errOut, want)
 	}
@@ -244,7 +244,7 @@ func TestSecondInterruptForces(t *testing.T) {
 			t.Fatalf("in %d attempts, the operation always ended before the second interrupt", attempt)
 		}
 		code, stdout, errOut := gw(t, "up", "--yes", "--state", stateDir, "-c", "slow=true", "--", bin)
-		if code != exitOK || !strings.Contains(stdout, "warning: broke the lock of stack \"dev\"") {
+		if code != exitOK || !strings.Contains(stdout, "warning: broke the lock of stack \"site/dev\"") {
 			t.Errorf("up after a forced exit: status %d; want 0 and a warning that it broke the lock\n%s\n%s", code, stdout, errOut)
 		}
 		return
@@ -316,7 +316,7 @@ func TestFirstInterruptCancels(t *testing.T) {
 	if ps.ExitCode() != exitError {
 		t.Errorf("gw after one interrupt: status %d; want %d\n%s", ps.ExitCode(), exitError, out)
 	}
-	if _, err := os.Stat(filepath.Join(stateDir, "dev", "lock")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(stateDir, "p", "dev", "lock")); !os.IsNotExist(err) {
 		t.Errorf("the lock is still there after a graceful cancellation: %v", err)
 	}
 	// The program was still running when the operation ended: the
@@ -365,7 +365,7 @@ func TestUpPipedIntoHead(t *testing.T) {
 	if n := strings.Count(string(out), "\n"); n != 3 {
 		t.Errorf("head printed %d lines:\n%s", n, out)
 	}
-	if _, err := os.Stat(filepath.Join(stateDir, "dev", "lock")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(stateDir, "site", "dev", "lock")); !os.IsNotExist(err) {
 		t.Errorf("gw left its lock behind: %v", err)
 	}
 	code, stdout, errOut := gw(t, "up", "--yes", "--state", stateDir, "--", bin)
@@ -382,24 +382,24 @@ func TestUpPipedIntoHead(t *testing.T) {
 // stands; the error names "gw unlock --force", which removes it.
 func TestUnlock(t *testing.T) {
 	t.Chdir(t.TempDir())
-	if err := os.MkdirAll(filepath.Join("state", "dev"), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join("state", "p", "dev"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	lock := `{"pid":4242,"host":"ci-7.example","time":"2025-01-02T03:04:05Z","operation":"update","token":"theirs"}`
-	if err := os.WriteFile(filepath.Join("state", "dev", "lock"), []byte(lock), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join("state", "p", "dev", "lock"), []byte(lock), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := gw(t, "up", "--yes", "--project", "p", "--state", "state", "--", "true")
-	want := `error: stack "dev" is locked by process 4242 on host "ci-7.example", running "update" since 2025-01-02T03:04:05Z (`
+	want := `error: stack "p/dev" is locked by process 4242 on host "ci-7.example", running "update" since 2025-01-02T03:04:05Z (`
 	wantEnd := `: wait for it to finish; if it is gone, run "gw unlock --force --state state"`
 	if all := out + errOut; code != exitError || !strings.Contains(all, want) || !strings.Contains(all, wantEnd) {
 		t.Errorf("up on a locked stack: status %d\n%s%s\nwant %q ... %q", code, out, errOut, want, wantEnd)
 	}
-	code, _, errOut = gw(t, "unlock", "--state", "state")
+	code, _, errOut = gw(t, "unlock", "--project", "p", "--state", "state")
 	if code != exitError || !strings.Contains(errOut, "which gw cannot check from here: if it is no longer running, pass --force") {
 		t.Errorf("unlock without --force: status %d, stderr %q", code, errOut)
 	}
-	code, out, errOut = gw(t, "unlock", "--force", "--state", "state")
+	code, out, errOut = gw(t, "unlock", "--force", "--project", "p", "--state", "state")
 	if code != exitOK || !strings.HasPrefix(out, `Removed the lock of stack dev held by process 4242 on host "ci-7.example"`) {
 		t.Errorf("unlock --force: status %d, stdout %q, stderr %q", code, out, errOut)
 	}

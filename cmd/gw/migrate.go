@@ -39,6 +39,10 @@ func runStackExport(ctx context.Context, inv *invocation, args []string) error {
 		return usagef("gw stack export takes no arguments")
 	}
 	o := &inv.opts
+	id, err := stackID(o)
+	if err != nil {
+		return err
+	}
 	store, err := openStore(ctx, o)
 	if err != nil {
 		return err
@@ -46,7 +50,7 @@ func runStackExport(ctx context.Context, inv *invocation, args []string) error {
 	defer store.Close()
 	// The deployment records the salt of its secrets: Pulumi opens them
 	// with that and the stack's passphrase, whatever its own salt.
-	data, err := migrate.ExportStack(ctx, store, o.stack, migrate.ToOptions{Passphrase: pulumiPassphrase()})
+	data, err := migrate.ExportStack(ctx, store, id, migrate.ToOptions{Passphrase: pulumiPassphrase()})
 	if err != nil {
 		return err
 	}
@@ -62,14 +66,12 @@ func runStackImport(ctx context.Context, inv *invocation, args []string) error {
 		return usagef("gw stack import takes no arguments: the deployment comes from --file or stdin")
 	}
 	o := &inv.opts
-	if o.project == "" {
-		// The URNs must name the project too, when gw knows it.
-		if proj, err := readProject("."); err == nil {
-			o.project = proj.Name
-		}
+	// The stack is the project's; the URNs must name that project.
+	id, err := stackID(o)
+	if err != nil {
+		return err
 	}
 	var data []byte
-	var err error
 	if o.file == "" {
 		data, err = io.ReadAll(inv.stdin)
 	} else {
@@ -83,8 +85,8 @@ func runStackImport(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	defer store.Close()
-	imp, err := migrate.ImportStack(ctx, store, o.stack, data, migrate.FromOptions{
-		Passphrase: pulumiPassphrase(), Project: o.project, Overwrite: o.force,
+	imp, err := migrate.ImportStack(ctx, store, id, data, migrate.FromOptions{
+		Passphrase: pulumiPassphrase(), Overwrite: o.force,
 	})
 	if err != nil {
 		return err

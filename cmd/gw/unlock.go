@@ -17,6 +17,10 @@ func runUnlock(ctx context.Context, inv *invocation, args []string) error {
 		return usagef("gw unlock takes no arguments")
 	}
 	o := &inv.opts
+	id, err := stackID(o)
+	if err != nil {
+		return err
+	}
 	store, err := openStore(ctx, o)
 	if err != nil {
 		return err
@@ -26,7 +30,7 @@ func runUnlock(ctx context.Context, inv *invocation, args []string) error {
 	if !ok {
 		return fmt.Errorf("the store at %s keeps no locks that outlive their holder", o.stateURL)
 	}
-	err = breaker.BreakLock(ctx, o.stack)
+	err = breaker.BreakLock(ctx, id)
 	var locked *state.LockedError
 	switch {
 	case err == nil:
@@ -45,12 +49,20 @@ func runUnlock(ctx context.Context, inv *invocation, args []string) error {
 	if !ok {
 		return fmt.Errorf("the store at %s cannot remove a lock by force", o.stateURL)
 	}
-	if err := forcer.ForceUnlock(ctx, o.stack, locked.Holder.Token); err != nil {
+	if err := forcer.ForceUnlock(ctx, id, locked.Holder.Token); err != nil {
 		return err
 	}
 	fmt.Fprintf(inv.stdout, "Removed the lock of stack %s held by process %d on host %q (%s since %s).\n", o.stack,
 		locked.Holder.PID, locked.Holder.Host, locked.Holder.Operation, locked.Holder.Time.Format("2006-01-02 15:04:05 MST"))
 	return nil
+}
+
+// stackID names the stack of --project (or ./Pulumi.yaml) and --stack.
+func stackID(o *options) (state.StackID, error) {
+	if _, err := openProject(o); err != nil {
+		return state.StackID{}, err
+	}
+	return state.StackID{Project: o.project, Stack: o.stack}, nil
 }
 
 // unlockHint is how lock errors tell gw's users to remove a lock.

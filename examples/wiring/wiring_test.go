@@ -177,7 +177,7 @@ func TestWiringOrdersAsEngineUp(t *testing.T) {
 	env.Provider("test", "", engineOps.provider())
 	ctx := context.Background()
 	for i, things := range stages {
-		snap, err := env.Store.Load(ctx, env.Stack)
+		snap, err := env.Store.Load(ctx, env.StackID())
 		if err != nil {
 			t.Fatal(err)
 		}

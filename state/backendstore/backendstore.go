@@ -31,38 +31,40 @@ func New(b state.Backend, opts ...state.Option) state.Store {
 type backendStore struct{ s *store.Store }
 
 // Load implements state.Store.
-func (s backendStore) Load(ctx context.Context, stack string) (*state.Snapshot, error) {
+func (s backendStore) Load(ctx context.Context, stack state.StackID) (*state.Snapshot, error) {
 	return s.s.Load(ctx, stack)
 }
 
 // Lock implements state.Store.
-func (s backendStore) Lock(ctx context.Context, stack, operation string) (state.Lock, error) {
+func (s backendStore) Lock(ctx context.Context, stack state.StackID, operation string) (state.Lock, error) {
 	return s.s.Lock(ctx, stack, operation)
 }
 
 // OpenJournal implements state.Store.
-func (s backendStore) OpenJournal(ctx context.Context, stack string, base *state.Snapshot) (state.Journal, error) {
+func (s backendStore) OpenJournal(ctx context.Context, stack state.StackID, base *state.Snapshot) (state.Journal, error) {
 	return s.s.OpenJournal(ctx, stack, base)
 }
 
 // Save implements state.Store.
-func (s backendStore) Save(ctx context.Context, stack string, snap *state.Snapshot) error {
+func (s backendStore) Save(ctx context.Context, stack state.StackID, snap *state.Snapshot) error {
 	return s.s.Save(ctx, stack, snap)
 }
 
 // List implements state.Store.
-func (s backendStore) List(ctx context.Context) ([]string, error) { return s.s.List(ctx) }
+func (s backendStore) List(ctx context.Context) ([]state.StackID, error) { return s.s.List(ctx) }
 
 // Remove implements state.Store.
-func (s backendStore) Remove(ctx context.Context, stack string) error { return s.s.Remove(ctx, stack) }
+func (s backendStore) Remove(ctx context.Context, stack state.StackID) error {
+	return s.s.Remove(ctx, stack)
+}
 
 // ForceUnlock implements state.ForceUnlocker.
-func (s backendStore) ForceUnlock(ctx context.Context, stack, token string) error {
+func (s backendStore) ForceUnlock(ctx context.Context, stack state.StackID, token string) error {
 	return s.s.ForceUnlock(ctx, stack, token)
 }
 
 // SecretsManager implements state.SecretsProvider.
-func (s backendStore) SecretsManager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
+func (s backendStore) SecretsManager(ctx context.Context, stack state.StackID, recorded *state.SecretsState) (secrets.Manager, error) {
 	return s.s.SecretsManager(ctx, stack, recorded)
 }
 

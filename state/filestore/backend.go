@@ -46,7 +46,7 @@ type Backend struct {
 	sync state.SyncPolicy
 
 	mu       sync.Mutex
-	journals map[string]*openJournal // stack → its journal, open for appends
+	journals map[state.StackID]*openJournal // stack → its journal, open for appends
 }
 
 // openJournal is a stack's journal file open for appends under the lock
@@ -69,16 +69,26 @@ func NewBackend(dir string, sync state.SyncPolicy) (*Backend, error) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the store folder: %w", err)
 	}
-	return &Backend{root: root, sync: sync, journals: map[string]*openJournal{}}, nil
+	if err := upgrade(root); err != nil {
+		return nil, err
+	}
+	return &Backend{root: root, sync: sync, journals: map[state.StackID]*openJournal{}}, nil
 }
 
 // Root returns the backend's root folder (an absolute path).
 func (b *Backend) Root() string { return b.root }
 
-func (b *Backend) path(stack, name string) string { return filepath.Join(b.root, stack, name) }
+// dir is the stack's folder: <root>/<project>/<stack>.
+func (b *Backend) dir(stack state.StackID) string {
+	return filepath.Join(b.root, stack.Project, stack.Stack)
+}
+
+func (b *Backend) path(stack state.StackID, name string) string {
+	return filepath.Join(b.dir(stack), name)
+}
 
 // readOptional returns a file's content, or nil if it does not exist.
-func (b *Backend) readOptional(stack, name string) ([]byte, error) {
+func (b *Backend) readOptional(stack state.StackID, name string) ([]byte, error) {
 	data, err := os.ReadFile(b.path(stack, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -87,16 +97,16 @@ func (b *Backend) readOptional(stack, name string) ([]byte, error) {
 }
 
 // ReadSnapshot implements state.Backend.
-func (b *Backend) ReadSnapshot(_ context.Context, stack string) ([]byte, error) {
+func (b *Backend) ReadSnapshot(_ context.Context, stack state.StackID) ([]byte, error) {
 	return b.readOptional(stack, fileSnapshot)
 }
 
 // HasSnapshot implements state.Backend, without reading the snapshot.
-func (b *Backend) HasSnapshot(_ context.Context, stack string) (bool, error) {
+func (b *Backend) HasSnapshot(_ context.Context, stack state.StackID) (bool, error) {
 	return b.exists(stack, fileSnapshot)
 }
 
-func (b *Backend) exists(stack, name string) (bool, error) {
+func (b *Backend) exists(stack state.StackID, name string) (bool, error) {
 	_, err := os.Stat(b.path(stack, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -105,24 +115,34 @@ func (b *Backend) exists(stack, name string) (bool, error) {
 }
 
 // ReadJournal implements state.Backend.
-func (b *Backend) ReadJournal(_ context.Context, stack string) ([]byte, error) {
+func (b *Backend) ReadJournal(_ context.Context, stack state.StackID) ([]byte, error) {
 	return b.readOptional(stack, fileJournal)
 }
 
-// List implements state.Backend: the folders under the root that are
-// stack names and hold a snapshot.
-func (b *Backend) List(context.Context) ([]string, error) {
-	entries, err := os.ReadDir(b.root)
+// List implements state.Backend: the folders <project>/<stack> under the
+// root whose names are valid and that hold a snapshot.
+func (b *Backend) List(context.Context) ([]state.StackID, error) {
+	projects, err := os.ReadDir(b.root)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, e := range entries {
-		if !e.IsDir() || state.CheckStackName(e.Name()) != nil {
+	var out []state.StackID
+	for _, p := range projects {
+		if !p.IsDir() || state.CheckProjectName(p.Name()) != nil {
 			continue
 		}
-		if ok, err := b.exists(e.Name(), fileSnapshot); err == nil && ok {
-			out = append(out, e.Name())
+		stacks, err := os.ReadDir(filepath.Join(b.root, p.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range stacks {
+			id := state.StackID{Project: p.Name(), Stack: st.Name()}
+			if !st.IsDir() || id.Check() != nil {
+				continue
+			}
+			if ok, err := b.exists(id, fileSnapshot); err == nil && ok {
+				out = append(out, id)
+			}
 		}
 	}
 	return out, nil
@@ -132,7 +152,7 @@ func (b *Backend) List(context.Context) ([]string, error) {
 // (damaged, or seen empty while an exclusive create writes it) is
 // reported as a holder with no token, which Release with an empty token
 // removes.
-func (b *Backend) Holder(_ context.Context, stack string) (*state.LockInfo, error) {
+func (b *Backend) Holder(_ context.Context, stack state.StackID) (*state.LockInfo, error) {
 	data, err := b.readOptional(stack, fileLock)
 	if err != nil || data == nil {
 		return nil, err
@@ -154,7 +174,7 @@ func parseLock(data []byte) state.LockInfo {
 // Acquire implements state.Backend: the lock file appears with its whole
 // content at once, or not at all if there is one. File locks are not
 // leases: none lapses.
-func (b *Backend) Acquire(_ context.Context, stack string, holder state.LockInfo) (bool, *state.LockInfo, error) {
+func (b *Backend) Acquire(_ context.Context, stack state.StackID, holder state.LockInfo) (bool, *state.LockInfo, error) {
 	data, err := json.Marshal(holder)
 	if err != nil {
 		return false, nil, err
@@ -177,7 +197,7 @@ func (b *Backend) Acquire(_ context.Context, stack string, holder state.LockInfo
 // unique name before it is compared, so that a lock someone else created
 // meanwhile is never deleted; one that is not token's is put back. A
 // stack left with no snapshot leaves no folder behind.
-func (b *Backend) Release(_ context.Context, stack, token string) (bool, error) {
+func (b *Backend) Release(_ context.Context, stack state.StackID, token string) (bool, error) {
 	target := b.path(stack, fileLock)
 	var r [8]byte
 	_, _ = rand.Read(r[:])
@@ -207,10 +227,12 @@ func (b *Backend) Release(_ context.Context, stack, token string) (bool, error) 
 }
 
 // removeFolder removes the stack's folder with any temporary files a
-// crash left in it; a folder that still holds anything else (say, a lock
-// taken meanwhile) is left alone.
-func (b *Backend) removeFolder(stack string) {
-	dir := filepath.Join(b.root, stack)
+// crash left in it, and then its project's folder if that holds no other
+// stack; a folder that still holds anything else (say, a lock taken
+// meanwhile) is left alone.
+func (b *Backend) removeFolder(stack state.StackID) {
+	dir := b.dir(stack)
+	defer os.Remove(filepath.Dir(dir))
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-") {
@@ -221,7 +243,7 @@ func (b *Backend) removeFolder(stack string) {
 }
 
 // fence refuses a write under a lock the stack's lock file does not name.
-func (b *Backend) fence(stack, token string) error {
+func (b *Backend) fence(stack state.StackID, token string) error {
 	data, err := b.readOptional(stack, fileLock)
 	if err != nil {
 		return err
@@ -235,7 +257,7 @@ func (b *Backend) fence(stack, token string) error {
 // WriteSnapshot implements state.Backend. The journal is removed after
 // the snapshot is in place: a crash in between leaves a journal whose
 // header names the snapshot replaced, which the store ignores.
-func (b *Backend) WriteSnapshot(_ context.Context, stack, token string, data []byte) error {
+func (b *Backend) WriteSnapshot(_ context.Context, stack state.StackID, token string, data []byte) error {
 	if err := b.fence(stack, token); err != nil {
 		return err
 	}
@@ -247,7 +269,7 @@ func (b *Backend) WriteSnapshot(_ context.Context, stack, token string, data []b
 }
 
 // WriteJournal implements state.Backend.
-func (b *Backend) WriteJournal(_ context.Context, stack, token string, data []byte) error {
+func (b *Backend) WriteJournal(_ context.Context, stack state.StackID, token string, data []byte) error {
 	if err := b.fence(stack, token); err != nil {
 		return err
 	}
@@ -260,7 +282,7 @@ func (b *Backend) WriteJournal(_ context.Context, stack, token string, data []by
 
 // AppendJournal implements state.Backend: one write to the journal kept
 // open, then, under state.GroupCommit, one fsync.
-func (b *Backend) AppendJournal(_ context.Context, stack, token string, data []byte) error {
+func (b *Backend) AppendJournal(_ context.Context, stack state.StackID, token string, data []byte) error {
 	f, err := b.journalFile(stack, token)
 	if err != nil {
 		return err
@@ -276,7 +298,7 @@ func (b *Backend) AppendJournal(_ context.Context, stack, token string, data []b
 
 // journalFile returns the stack's journal open for appends under the lock
 // token names, opening it (and checking the lock) if it is not yet.
-func (b *Backend) journalFile(stack, token string) (*os.File, error) {
+func (b *Backend) journalFile(stack state.StackID, token string) (*os.File, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if j := b.journals[stack]; j != nil {
@@ -299,7 +321,7 @@ func (b *Backend) journalFile(stack, token string) (*os.File, error) {
 
 // closeJournal closes the stack's journal if it is open for appends (and,
 // with token set, only if it was opened under that lock).
-func (b *Backend) closeJournal(stack, token string) {
+func (b *Backend) closeJournal(stack state.StackID, token string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if j := b.journals[stack]; j != nil && (token == "" || j.token == token) {
@@ -310,7 +332,7 @@ func (b *Backend) closeJournal(stack, token string) {
 
 // DeleteStack implements state.Backend. The folder goes with the lock
 // (see Release).
-func (b *Backend) DeleteStack(_ context.Context, stack, token string) error {
+func (b *Backend) DeleteStack(_ context.Context, stack state.StackID, token string) error {
 	if err := b.fence(stack, token); err != nil {
 		return err
 	}
@@ -321,7 +343,7 @@ func (b *Backend) DeleteStack(_ context.Context, stack, token string) error {
 	return b.remove(stack, fileSnapshot)
 }
 
-func (b *Backend) remove(stack, name string) error {
+func (b *Backend) remove(stack state.StackID, name string) error {
 	err := os.Remove(b.path(stack, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -329,22 +351,36 @@ func (b *Backend) remove(stack, name string) error {
 	return err
 }
 
-// ensureDir creates the stack's folder, syncing the root so the new entry
-// survives a crash.
-func (b *Backend) ensureDir(stack string) error {
-	dir := filepath.Join(b.root, stack)
+// ensureDir creates the stack's folder (and its project's), syncing each
+// parent so the new entry survives a crash. A project folder removed by
+// a concurrent Release of its last stack is created again.
+func (b *Backend) ensureDir(stack state.StackID) error {
+	dir := b.dir(stack)
 	if _, err := os.Stat(dir); err == nil {
 		return nil
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+	project := filepath.Dir(dir)
+	for attempt := 0; ; attempt++ {
+		if err := os.Mkdir(project, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if err := syncDir(b.root); err != nil {
+			return err
+		}
+		err := os.Mkdir(dir, 0o700)
+		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
+			continue
+		}
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return syncDir(project)
 	}
-	return syncDir(b.root)
 }
 
 // replace atomically and durably creates or replaces a file: written
 // aside, synced, renamed into place, and the folder synced.
-func (b *Backend) replace(stack, name string, data []byte) error {
+func (b *Backend) replace(stack state.StackID, name string, data []byte) error {
 	dir, tmp, err := b.writeAside(stack, name, data)
 	if err != nil {
 		return err
@@ -359,7 +395,7 @@ func (b *Backend) replace(stack, name string, data []byte) error {
 // create makes a file that must not exist yet (else an error wrapping
 // fs.ErrExist), appearing with its whole content at once: written aside,
 // then hard-linked into place.
-func (b *Backend) create(stack, name string, data []byte) error {
+func (b *Backend) create(stack state.StackID, name string, data []byte) error {
 	dir, tmp, err := b.writeAside(stack, name, data)
 	if err != nil {
 		return err
@@ -382,11 +418,11 @@ func (b *Backend) create(stack, name string, data []byte) error {
 // writeAside writes data to a new synced temporary file in the stack's
 // folder (created if need be), next to name, and returns the folder and
 // the file.
-func (b *Backend) writeAside(stack, name string, data []byte) (dir, tmp string, err error) {
+func (b *Backend) writeAside(stack state.StackID, name string, data []byte) (dir, tmp string, err error) {
 	if err := b.ensureDir(stack); err != nil {
 		return "", "", err
 	}
-	dir = filepath.Join(b.root, stack)
+	dir = b.dir(stack)
 	tmp, err = writeTemp(dir, name, data)
 	return dir, tmp, err
 }

@@ -27,7 +27,7 @@ const (
 // waits.
 type Backend struct {
 	mu     sync.Mutex
-	stacks map[string]*stackBytes
+	stacks map[state.StackID]*stackBytes
 }
 
 // stackBytes is what a Backend keeps for one stack; nil for what it has
@@ -40,9 +40,9 @@ type stackBytes struct {
 var _ state.Backend = (*Backend)(nil)
 
 // NewBackend returns an empty Backend.
-func NewBackend() *Backend { return &Backend{stacks: map[string]*stackBytes{}} }
+func NewBackend() *Backend { return &Backend{stacks: map[state.StackID]*stackBytes{}} }
 
-func (b *Backend) stack(name string) *stackBytes {
+func (b *Backend) stack(name state.StackID) *stackBytes {
 	s := b.stacks[name]
 	if s == nil {
 		s = &stackBytes{}
@@ -52,7 +52,7 @@ func (b *Backend) stack(name string) *stackBytes {
 }
 
 // tidy forgets a stack that holds nothing.
-func (b *Backend) tidy(name string) {
+func (b *Backend) tidy(name state.StackID) {
 	if s := b.stacks[name]; s != nil && s.snapshot == nil && s.journal == nil && s.lock == nil {
 		delete(b.stacks, name)
 	}
@@ -61,7 +61,7 @@ func (b *Backend) tidy(name string) {
 // Files returns a copy of the bytes the backend holds for a stack, by
 // file name ("snapshot.json", "journal", "lock"): what the file store
 // would have written to disk.
-func (b *Backend) Files(stack string) map[string][]byte {
+func (b *Backend) Files(stack state.StackID) map[string][]byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := map[string][]byte{}
@@ -78,7 +78,7 @@ func (b *Backend) Files(stack string) map[string][]byte {
 // SetFile replaces (nil data: removes) one of a stack's files, as Files
 // names them, as a crash or a damaged disk might; other names are
 // ignored.
-func (b *Backend) SetFile(stack, name string, data []byte) {
+func (b *Backend) SetFile(stack state.StackID, name string, data []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stack(stack)
@@ -105,7 +105,7 @@ func lockToken(data []byte) string {
 }
 
 // ReadSnapshot implements state.Backend.
-func (b *Backend) ReadSnapshot(_ context.Context, stack string) ([]byte, error) {
+func (b *Backend) ReadSnapshot(_ context.Context, stack state.StackID) ([]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s := b.stacks[stack]; s != nil {
@@ -115,7 +115,7 @@ func (b *Backend) ReadSnapshot(_ context.Context, stack string) ([]byte, error) 
 }
 
 // HasSnapshot implements state.Backend.
-func (b *Backend) HasSnapshot(_ context.Context, stack string) (bool, error) {
+func (b *Backend) HasSnapshot(_ context.Context, stack state.StackID) (bool, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stacks[stack]
@@ -123,7 +123,7 @@ func (b *Backend) HasSnapshot(_ context.Context, stack string) (bool, error) {
 }
 
 // ReadJournal implements state.Backend.
-func (b *Backend) ReadJournal(_ context.Context, stack string) ([]byte, error) {
+func (b *Backend) ReadJournal(_ context.Context, stack state.StackID) ([]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s := b.stacks[stack]; s != nil {
@@ -133,10 +133,10 @@ func (b *Backend) ReadJournal(_ context.Context, stack string) ([]byte, error) {
 }
 
 // List implements state.Backend.
-func (b *Backend) List(context.Context) ([]string, error) {
+func (b *Backend) List(context.Context) ([]state.StackID, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var out []string
+	var out []state.StackID
 	for name, s := range b.stacks {
 		if s.snapshot != nil {
 			out = append(out, name)
@@ -148,7 +148,7 @@ func (b *Backend) List(context.Context) ([]string, error) {
 // Holder implements state.Backend. A lock record that cannot be parsed
 // is reported as a holder with no token, which Release with an empty
 // token removes.
-func (b *Backend) Holder(_ context.Context, stack string) (*state.LockInfo, error) {
+func (b *Backend) Holder(_ context.Context, stack state.StackID) (*state.LockInfo, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stacks[stack]
@@ -163,7 +163,7 @@ func (b *Backend) Holder(_ context.Context, stack string) (*state.LockInfo, erro
 }
 
 // Acquire implements state.Backend.
-func (b *Backend) Acquire(_ context.Context, stack string, holder state.LockInfo) (bool, *state.LockInfo, error) {
+func (b *Backend) Acquire(_ context.Context, stack state.StackID, holder state.LockInfo) (bool, *state.LockInfo, error) {
 	data, err := json.Marshal(holder)
 	if err != nil {
 		return false, nil, err
@@ -179,7 +179,7 @@ func (b *Backend) Acquire(_ context.Context, stack string, holder state.LockInfo
 }
 
 // Release implements state.Backend.
-func (b *Backend) Release(_ context.Context, stack, token string) (bool, error) {
+func (b *Backend) Release(_ context.Context, stack state.StackID, token string) (bool, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stacks[stack]
@@ -192,7 +192,7 @@ func (b *Backend) Release(_ context.Context, stack, token string) (bool, error) 
 }
 
 // fenced runs write if token holds the stack's lock.
-func (b *Backend) fenced(stack, token string, write func(*stackBytes) error) error {
+func (b *Backend) fenced(stack state.StackID, token string, write func(*stackBytes) error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stacks[stack]
@@ -203,7 +203,7 @@ func (b *Backend) fenced(stack, token string, write func(*stackBytes) error) err
 }
 
 // WriteSnapshot implements state.Backend.
-func (b *Backend) WriteSnapshot(_ context.Context, stack, token string, data []byte) error {
+func (b *Backend) WriteSnapshot(_ context.Context, stack state.StackID, token string, data []byte) error {
 	return b.fenced(stack, token, func(s *stackBytes) error {
 		s.snapshot, s.journal = bytes.Clone(data), nil
 		return nil
@@ -211,7 +211,7 @@ func (b *Backend) WriteSnapshot(_ context.Context, stack, token string, data []b
 }
 
 // WriteJournal implements state.Backend.
-func (b *Backend) WriteJournal(_ context.Context, stack, token string, data []byte) error {
+func (b *Backend) WriteJournal(_ context.Context, stack state.StackID, token string, data []byte) error {
 	return b.fenced(stack, token, func(s *stackBytes) error {
 		s.journal = bytes.Clone(data)
 		return nil
@@ -221,7 +221,7 @@ func (b *Backend) WriteJournal(_ context.Context, stack, token string, data []by
 // AppendJournal implements state.Backend. Like the file store's, it
 // appends only to a journal that was written (WriteJournal) and is still
 // there.
-func (b *Backend) AppendJournal(_ context.Context, stack, token string, data []byte) error {
+func (b *Backend) AppendJournal(_ context.Context, stack state.StackID, token string, data []byte) error {
 	return b.fenced(stack, token, func(s *stackBytes) error {
 		if s.journal == nil {
 			return fmt.Errorf("the journal of stack %q: %w", stack, fs.ErrNotExist)
@@ -232,7 +232,7 @@ func (b *Backend) AppendJournal(_ context.Context, stack, token string, data []b
 }
 
 // DeleteStack implements state.Backend.
-func (b *Backend) DeleteStack(_ context.Context, stack, token string) error {
+func (b *Backend) DeleteStack(_ context.Context, stack state.StackID, token string) error {
 	return b.fenced(stack, token, func(s *stackBytes) error {
 		s.snapshot, s.journal = nil, nil
 		return nil

@@ -14,8 +14,8 @@ import (
 func ExampleNew() {
 	ctx := context.Background()
 	store := memstore.New()
-	lock, _ := store.Lock(ctx, "dev", "update")
-	journal, _ := store.OpenJournal(ctx, "dev", nil)
+	lock, _ := store.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+	journal, _ := store.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, nil)
 
 	prov := &resource.State{Type: "pulumi:providers:random", URN: urn("pulumi:providers:random", "default"), Custom: true, ID: "p1"}
 	_, _ = journal.Append(ctx, state.Entry{Kind: state.EntryWrite, New: prov})
@@ -24,7 +24,7 @@ func ExampleNew() {
 	// The process dies here. The next one loads the stack:
 	_ = lock
 
-	snap, err := store.Load(ctx, "dev")
+	snap, err := store.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
 	if err != nil {
 		panic(err)
 	}

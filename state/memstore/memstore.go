@@ -54,43 +54,47 @@ func (s *Store) Reopen(opts ...state.Option) *Store {
 // name ("snapshot.json", "journal", "lock"): what the file store would
 // have written to disk. Tests use it to inspect or damage what was
 // recorded.
-func (s *Store) Files(stack string) map[string][]byte { return s.b.Files(stack) }
+func (s *Store) Files(stack state.StackID) map[string][]byte { return s.b.Files(stack) }
 
 // SetFile replaces (nil data: removes) one of a stack's files, as Files
 // names them.
-func (s *Store) SetFile(stack, name string, data []byte) { s.b.SetFile(stack, name, data) }
+func (s *Store) SetFile(stack state.StackID, name string, data []byte) {
+	s.b.SetFile(stack, name, data)
+}
 
 // Load implements state.Store.
-func (s *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error) {
+func (s *Store) Load(ctx context.Context, stack state.StackID) (*state.Snapshot, error) {
 	return s.s.Load(ctx, stack)
 }
 
 // Lock implements state.Store.
-func (s *Store) Lock(ctx context.Context, stack, operation string) (state.Lock, error) {
+func (s *Store) Lock(ctx context.Context, stack state.StackID, operation string) (state.Lock, error) {
 	return s.s.Lock(ctx, stack, operation)
 }
 
 // OpenJournal implements state.Store.
-func (s *Store) OpenJournal(ctx context.Context, stack string, base *state.Snapshot) (state.Journal, error) {
+func (s *Store) OpenJournal(ctx context.Context, stack state.StackID, base *state.Snapshot) (state.Journal, error) {
 	return s.s.OpenJournal(ctx, stack, base)
 }
 
 // Save implements state.Store.
-func (s *Store) Save(ctx context.Context, stack string, snap *state.Snapshot) error {
+func (s *Store) Save(ctx context.Context, stack state.StackID, snap *state.Snapshot) error {
 	return s.s.Save(ctx, stack, snap)
 }
 
 // List implements state.Store.
-func (s *Store) List(ctx context.Context) ([]string, error) { return s.s.List(ctx) }
+func (s *Store) List(ctx context.Context) ([]state.StackID, error) { return s.s.List(ctx) }
 
 // Remove implements state.Store.
-func (s *Store) Remove(ctx context.Context, stack string) error { return s.s.Remove(ctx, stack) }
+func (s *Store) Remove(ctx context.Context, stack state.StackID) error { return s.s.Remove(ctx, stack) }
 
 // BreakLock implements state.LockBreaker.
-func (s *Store) BreakLock(ctx context.Context, stack string) error { return s.s.BreakLock(ctx, stack) }
+func (s *Store) BreakLock(ctx context.Context, stack state.StackID) error {
+	return s.s.BreakLock(ctx, stack)
+}
 
 // ForceUnlock implements state.ForceUnlocker.
-func (s *Store) ForceUnlock(ctx context.Context, stack, token string) error {
+func (s *Store) ForceUnlock(ctx context.Context, stack state.StackID, token string) error {
 	return s.s.ForceUnlock(ctx, stack, token)
 }
 
@@ -99,7 +103,7 @@ func (s *Store) ForceUnlock(ctx context.Context, stack, token string) error {
 // wrong passphrase fails with secrets.ErrWrongPassphrase). It fails with
 // state.ErrNoSecretsManager when the store was given no secrets provider.
 // With it the store is a state.SecretsProvider.
-func (s *Store) SecretsManager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
+func (s *Store) SecretsManager(ctx context.Context, stack state.StackID, recorded *state.SecretsState) (secrets.Manager, error) {
 	return s.s.SecretsManager(ctx, stack, recorded)
 }
 

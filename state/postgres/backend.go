@@ -39,53 +39,54 @@ type queries struct {
 }
 
 // lease is the CTE that fences a write: the stack's lock row if the token
-// ($1 the stack, $2 the token) holds it, locked until the write commits.
-const lease = `WITH lease AS (SELECT stack FROM {s}.locks WHERE stack = $1 AND token = $2 FOR UPDATE)`
+// ($1 the project, $2 the stack, $3 the token) holds it, locked until the
+// write commits.
+const lease = `WITH lease AS (SELECT project, stack FROM {s}.locks WHERE project = $1 AND stack = $2 AND token = $3 FOR UPDATE)`
 
 func newQueries(schema string) queries {
 	q := queries{
-		readSnapshot: `SELECT data FROM {s}.snapshots WHERE stack = $1`,
-		hasSnapshot:  `SELECT EXISTS (SELECT 1 FROM {s}.snapshots WHERE stack = $1)`,
-		readJournal:  `SELECT string_agg(data, ''::bytea ORDER BY id) FROM {s}.journal WHERE stack = $1`,
-		list:         `SELECT stack FROM {s}.snapshots`,
-		holder:       `SELECT token, pid, host, operation, locked_at, expires_at FROM {s}.locks WHERE stack = $1`,
+		readSnapshot: `SELECT data FROM {s}.snapshots WHERE project = $1 AND stack = $2`,
+		hasSnapshot:  `SELECT EXISTS (SELECT 1 FROM {s}.snapshots WHERE project = $1 AND stack = $2)`,
+		readJournal:  `SELECT string_agg(data, ''::bytea ORDER BY id) FROM {s}.journal WHERE project = $1 AND stack = $2`,
+		list:         `SELECT project, stack FROM {s}.snapshots`,
+		holder:       `SELECT token, pid, host, operation, locked_at, expires_at FROM {s}.locks WHERE project = $1 AND stack = $2`,
 		// A lock whose lease has lapsed is taken over; a live one is left
 		// alone, and then no row comes back. The row comes back with
 		// the holder it replaced, if any (all of one snapshot: prev is
 		// the row before the insert).
-		acquire: `WITH prev AS (SELECT token, pid, host, operation, locked_at, expires_at FROM {s}.locks WHERE stack = $1),
+		acquire: `WITH prev AS (SELECT token, pid, host, operation, locked_at, expires_at FROM {s}.locks WHERE project = $1 AND stack = $2),
 taken AS (
-	INSERT INTO {s}.locks AS l (stack, token, pid, host, operation, locked_at, expires_at)
-	VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 microsecond')
-	ON CONFLICT (stack) DO UPDATE SET token = excluded.token, pid = excluded.pid, host = excluded.host,
+	INSERT INTO {s}.locks AS l (project, stack, token, pid, host, operation, locked_at, expires_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8 * interval '1 microsecond')
+	ON CONFLICT (project, stack) DO UPDATE SET token = excluded.token, pid = excluded.pid, host = excluded.host,
 		operation = excluded.operation, locked_at = excluded.locked_at, expires_at = excluded.expires_at
 	WHERE l.expires_at <= now()
 	RETURNING expires_at
 )
 SELECT taken.expires_at, prev.token, prev.pid, prev.host, prev.operation, prev.locked_at, prev.expires_at
 FROM taken LEFT JOIN prev ON true`,
-		release: `DELETE FROM {s}.locks WHERE stack = $1 AND token = $2`,
+		release: `DELETE FROM {s}.locks WHERE project = $1 AND stack = $2 AND token = $3`,
 		// Only a live lease is renewed: one that lapsed is up for grabs,
 		// and its holder keeps writing only until someone takes it.
-		renew: `UPDATE {s}.locks SET expires_at = now() + $3 * interval '1 microsecond'
-WHERE stack = $1 AND token = $2 AND expires_at > now()`,
+		renew: `UPDATE {s}.locks SET expires_at = now() + $4 * interval '1 microsecond'
+WHERE project = $1 AND stack = $2 AND token = $3 AND expires_at > now()`,
 		writeSnapshot: lease + `,
 snap AS (
-	INSERT INTO {s}.snapshots (stack, data) SELECT stack, $3 FROM lease
-	ON CONFLICT (stack) DO UPDATE SET data = excluded.data, written_at = now()
+	INSERT INTO {s}.snapshots (project, stack, data) SELECT project, stack, $4 FROM lease
+	ON CONFLICT (project, stack) DO UPDATE SET data = excluded.data, written_at = now()
 	RETURNING stack
 ),
-emptied AS (DELETE FROM {s}.journal j USING lease WHERE j.stack = lease.stack)
+emptied AS (DELETE FROM {s}.journal j USING lease WHERE j.project = lease.project AND j.stack = lease.stack)
 SELECT count(*) FROM snap`,
 		writeJournal: lease + `,
-emptied AS (DELETE FROM {s}.journal j USING lease WHERE j.stack = lease.stack),
-started AS (INSERT INTO {s}.journal (stack, data) SELECT stack, $3 FROM lease WHERE $3::bytea IS NOT NULL)
+emptied AS (DELETE FROM {s}.journal j USING lease WHERE j.project = lease.project AND j.stack = lease.stack),
+started AS (INSERT INTO {s}.journal (project, stack, data) SELECT project, stack, $4 FROM lease WHERE $4::bytea IS NOT NULL)
 SELECT count(*) FROM lease`,
 		appendJournal: lease + `
-INSERT INTO {s}.journal (stack, data) SELECT stack, $3 FROM lease`,
+INSERT INTO {s}.journal (project, stack, data) SELECT project, stack, $4 FROM lease`,
 		deleteStack: lease + `,
-snap AS (DELETE FROM {s}.snapshots x USING lease WHERE x.stack = lease.stack),
-journal AS (DELETE FROM {s}.journal x USING lease WHERE x.stack = lease.stack)
+snap AS (DELETE FROM {s}.snapshots x USING lease WHERE x.project = lease.project AND x.stack = lease.stack),
+journal AS (DELETE FROM {s}.journal x USING lease WHERE x.project = lease.project AND x.stack = lease.stack)
 SELECT count(*) FROM lease`,
 	}
 	for _, p := range []*string{
@@ -103,16 +104,16 @@ func (b *backend) call(ctx context.Context) (context.Context, context.CancelFunc
 	return context.WithTimeout(ctx, b.timeout)
 }
 
-func (b *backend) fail(what, stack string, err error) error {
+func (b *backend) fail(what string, stack state.StackID, err error) error {
 	return fmt.Errorf("%s stack %q in PostgreSQL: %w", what, stack, err)
 }
 
 // ReadSnapshot implements state.Backend.
-func (b *backend) ReadSnapshot(ctx context.Context, stack string) ([]byte, error) {
+func (b *backend) ReadSnapshot(ctx context.Context, stack state.StackID) ([]byte, error) {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
 	var data []byte
-	err := b.pool.QueryRow(ctx, b.q.readSnapshot, stack).Scan(&data)
+	err := b.pool.QueryRow(ctx, b.q.readSnapshot, stack.Project, stack.Stack).Scan(&data)
 	if errNoRows(err) {
 		return nil, nil
 	}
@@ -123,29 +124,29 @@ func (b *backend) ReadSnapshot(ctx context.Context, stack string) ([]byte, error
 }
 
 // HasSnapshot implements state.Backend.
-func (b *backend) HasSnapshot(ctx context.Context, stack string) (bool, error) {
+func (b *backend) HasSnapshot(ctx context.Context, stack state.StackID) (bool, error) {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
 	var ok bool
-	if err := b.pool.QueryRow(ctx, b.q.hasSnapshot, stack).Scan(&ok); err != nil {
+	if err := b.pool.QueryRow(ctx, b.q.hasSnapshot, stack.Project, stack.Stack).Scan(&ok); err != nil {
 		return false, b.fail("looking for", stack, err)
 	}
 	return ok, nil
 }
 
 // ReadJournal implements state.Backend.
-func (b *backend) ReadJournal(ctx context.Context, stack string) ([]byte, error) {
+func (b *backend) ReadJournal(ctx context.Context, stack state.StackID) ([]byte, error) {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
 	var data []byte
-	if err := b.pool.QueryRow(ctx, b.q.readJournal, stack).Scan(&data); err != nil {
+	if err := b.pool.QueryRow(ctx, b.q.readJournal, stack.Project, stack.Stack).Scan(&data); err != nil {
 		return nil, b.fail("reading the journal of", stack, err)
 	}
 	return data, nil
 }
 
 // List implements state.Backend.
-func (b *backend) List(ctx context.Context) ([]string, error) {
+func (b *backend) List(ctx context.Context) ([]state.StackID, error) {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
 	rows, err := b.pool.Query(ctx, b.q.list)
@@ -153,10 +154,10 @@ func (b *backend) List(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("listing the stacks in PostgreSQL: %w", err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []state.StackID
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var s state.StackID
+		if err := rows.Scan(&s.Project, &s.Stack); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
@@ -168,11 +169,11 @@ func (b *backend) List(ctx context.Context) ([]string, error) {
 }
 
 // Holder implements state.Backend.
-func (b *backend) Holder(ctx context.Context, stack string) (*state.LockInfo, error) {
+func (b *backend) Holder(ctx context.Context, stack state.StackID) (*state.LockInfo, error) {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
 	var li state.LockInfo
-	err := b.pool.QueryRow(ctx, b.q.holder, stack).Scan(&li.Token, &li.PID, &li.Host, &li.Operation, &li.Time, &li.Expires)
+	err := b.pool.QueryRow(ctx, b.q.holder, stack.Project, stack.Stack).Scan(&li.Token, &li.PID, &li.Host, &li.Operation, &li.Time, &li.Expires)
 	if errNoRows(err) {
 		return nil, nil
 	}
@@ -184,7 +185,7 @@ func (b *backend) Holder(ctx context.Context, stack string) (*state.LockInfo, er
 
 // Acquire implements state.Backend. A lock it takes is renewed until
 // Release, or until the store is closed.
-func (b *backend) Acquire(ctx context.Context, stack string, holder state.LockInfo) (bool, *state.LockInfo, error) {
+func (b *backend) Acquire(ctx context.Context, stack state.StackID, holder state.LockInfo) (bool, *state.LockInfo, error) {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
 	// The columns of prev are NULL when the stack was not locked.
@@ -194,7 +195,7 @@ func (b *backend) Acquire(ctx context.Context, stack string, holder state.LockIn
 		pid                      *int
 		lockedAt, previousExpiry *time.Time
 	)
-	err := b.pool.QueryRow(ctx, b.q.acquire, stack, holder.Token, holder.PID, holder.Host, holder.Operation,
+	err := b.pool.QueryRow(ctx, b.q.acquire, stack.Project, stack.Stack, holder.Token, holder.PID, holder.Host, holder.Operation,
 		holder.Time, b.lease.Microseconds()).Scan(&expires, &token, &pid, &host, &operation, &lockedAt, &previousExpiry)
 	if errNoRows(err) {
 		return false, nil, nil
@@ -210,11 +211,11 @@ func (b *backend) Acquire(ctx context.Context, stack string, holder state.LockIn
 }
 
 // Release implements state.Backend.
-func (b *backend) Release(ctx context.Context, stack, token string) (bool, error) {
+func (b *backend) Release(ctx context.Context, stack state.StackID, token string) (bool, error) {
 	b.leases.stop(stack, token)
 	ctx, cancel := b.call(ctx)
 	defer cancel()
-	tag, err := b.pool.Exec(ctx, b.q.release, stack, token)
+	tag, err := b.pool.Exec(ctx, b.q.release, stack.Project, stack.Stack, token)
 	if err != nil {
 		return false, b.fail("unlocking", stack, err)
 	}
@@ -223,10 +224,10 @@ func (b *backend) Release(ctx context.Context, stack, token string) (bool, error
 
 // renew extends a held lease; it reports false once the lease is no
 // longer this holder's to renew.
-func (b *backend) renew(ctx context.Context, stack, token string) (bool, error) {
+func (b *backend) renew(ctx context.Context, stack state.StackID, token string) (bool, error) {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
-	tag, err := b.pool.Exec(ctx, b.q.renew, stack, token, b.lease.Microseconds())
+	tag, err := b.pool.Exec(ctx, b.q.renew, stack.Project, stack.Stack, token, b.lease.Microseconds())
 	if err != nil {
 		return true, err // try again at the next tick
 	}
@@ -235,11 +236,11 @@ func (b *backend) renew(ctx context.Context, stack, token string) (bool, error) 
 
 // fenced runs one of the fenced writes, whose result is the number of
 // lease rows it found (zero: the token does not hold the lock).
-func (b *backend) fenced(ctx context.Context, what, sql, stack, token string, more ...any) error {
+func (b *backend) fenced(ctx context.Context, what, sql string, stack state.StackID, token string, more ...any) error {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
 	var n int64
-	if err := b.pool.QueryRow(ctx, sql, append([]any{stack, token}, more...)...).Scan(&n); err != nil {
+	if err := b.pool.QueryRow(ctx, sql, append([]any{stack.Project, stack.Stack, token}, more...)...).Scan(&n); err != nil {
 		return b.fail(what, stack, err)
 	}
 	if n == 0 {
@@ -251,26 +252,26 @@ func (b *backend) fenced(ctx context.Context, what, sql, stack, token string, mo
 // WriteSnapshot implements state.Backend: the snapshot is replaced and the
 // journal emptied in one transaction, so a crash leaves either the old
 // snapshot with its journal or the new snapshot.
-func (b *backend) WriteSnapshot(ctx context.Context, stack, token string, data []byte) error {
+func (b *backend) WriteSnapshot(ctx context.Context, stack state.StackID, token string, data []byte) error {
 	return b.fenced(ctx, "writing the snapshot of", b.q.writeSnapshot, stack, token, data)
 }
 
 // WriteJournal implements state.Backend.
-func (b *backend) WriteJournal(ctx context.Context, stack, token string, data []byte) error {
+func (b *backend) WriteJournal(ctx context.Context, stack state.StackID, token string, data []byte) error {
 	return b.fenced(ctx, "restarting the journal of", b.q.writeJournal, stack, token, data)
 }
 
 // DeleteStack implements state.Backend.
-func (b *backend) DeleteStack(ctx context.Context, stack, token string) error {
+func (b *backend) DeleteStack(ctx context.Context, stack state.StackID, token string) error {
 	return b.fenced(ctx, "removing", b.q.deleteStack, stack, token)
 }
 
 // AppendJournal implements state.Backend: one insert, of everything the
 // journal's group commit gathered.
-func (b *backend) AppendJournal(ctx context.Context, stack, token string, data []byte) error {
+func (b *backend) AppendJournal(ctx context.Context, stack state.StackID, token string, data []byte) error {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
-	tag, err := b.pool.Exec(ctx, b.q.appendJournal, stack, token, data)
+	tag, err := b.pool.Exec(ctx, b.q.appendJournal, stack.Project, stack.Stack, token, data)
 	if err != nil {
 		return b.fail("appending to the journal of", stack, err)
 	}

@@ -130,7 +130,7 @@ func readLedger(t *testing.T, path string) []string {
 func checkAfterKill(t *testing.T, schema, stack string, created []string) {
 	t.Helper()
 	s := openStore(t, schema, crashLease)
-	snap, err := s.Load(bg, stack)
+	snap, err := s.Load(bg, state.StackID{Project: "test", Stack: stack})
 	if err != nil {
 		t.Fatalf("Load after the kill: %v", err)
 	}

@@ -73,7 +73,7 @@ func TestUpThousandResources(t *testing.T) {
 	}
 	// Another client reads what was recorded.
 	other := openStore(t, schema, 0)
-	snap, err := other.Load(bg, env.Stack)
+	snap, err := other.Load(bg, env.StackID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestTwoEnginesRaceForOneStack(t *testing.T) {
 		if winner < 0 {
 			t.Fatalf("round %d: neither engine completed: %v", round, errs)
 		}
-		got := thingNames(mustLoadWith(t, openStore(t, schema, 0), stack))
+		got := thingNames(mustLoadWith(t, openStore(t, schema, 0), state.StackID{Project: "test", Stack: stack}))
 		want := thingNames(envs[winner].Snapshot())
 		prefix := string(rune('a' + winner))
 		if len(got) != 50 || !slices.Equal(got, want) {
@@ -205,7 +205,7 @@ func TestTwoEnginesRaceForOneStack(t *testing.T) {
 	}
 }
 
-func mustLoadWith(t *testing.T, s state.Store, stack string) *state.Snapshot {
+func mustLoadWith(t *testing.T, s state.Store, stack state.StackID) *state.Snapshot {
 	t.Helper()
 	snap, err := s.Load(bg, stack)
 	if err != nil {
@@ -245,7 +245,7 @@ func TestStalledEngineIsFencedAfterTakeover(t *testing.T) {
 	}()
 	<-inCreate
 	// The first engine's lease lapses while it stalls.
-	newRaw(t, schema).expire(first.Stack)
+	newRaw(t, schema).expire(first.StackID())
 
 	second := newEnv(t, openStore(t, schema, 0), mem.Provider())
 	if _, err := second.Up(things("second", 10)); err != nil {
@@ -257,7 +257,7 @@ func TestStalledEngineIsFencedAfterTakeover(t *testing.T) {
 		t.Fatalf("the stalled engine's Up = %v; want an error wrapping state.ErrLockLost", err)
 	}
 	t.Logf("the stalled engine: %v", err)
-	snap := mustLoadWith(t, openStore(t, schema, 0), first.Stack)
+	snap := mustLoadWith(t, openStore(t, schema, 0), first.StackID())
 	got := thingNames(snap)
 	want := thingNames(second.Snapshot())
 	if !slices.Equal(got, want) || len(got) != 10 {
@@ -275,4 +275,10 @@ func TestStalledEngineIsFencedAfterTakeover(t *testing.T) {
 			t.Errorf("the stack holds %s, which the second engine did not record", name)
 		}
 	}
+}
+
+// Two projects that share a stack name in one database never see each
+// other's stack.
+func TestTwoProjectsShareAStackName(t *testing.T) {
+	enginetest.CheckTwoProjects(t, openStore(t, newSchema(t), 0))
 }

@@ -132,32 +132,33 @@ func (r raw) int(sql string, args ...any) int {
 	return n
 }
 
-func (r raw) snapshot(stack string) []byte {
-	return r.bytes(`SELECT data FROM {s}.snapshots WHERE stack = $1`, stack)
+func (r raw) snapshot(stack state.StackID) []byte {
+	return r.bytes(`SELECT data FROM {s}.snapshots WHERE project = $1 AND stack = $2`, stack.Project, stack.Stack)
 }
 
-func (r raw) setSnapshot(stack string, data []byte) {
+func (r raw) setSnapshot(stack state.StackID, data []byte) {
 	if data == nil {
-		r.exec(`DELETE FROM {s}.snapshots WHERE stack = $1`, stack)
+		r.exec(`DELETE FROM {s}.snapshots WHERE project = $1 AND stack = $2`, stack.Project, stack.Stack)
 		return
 	}
-	r.exec(`INSERT INTO {s}.snapshots (stack, data) VALUES ($1, $2) ON CONFLICT (stack) DO UPDATE SET data = excluded.data`, stack, data)
+	r.exec(`INSERT INTO {s}.snapshots (project, stack, data) VALUES ($1, $2, $3) ON CONFLICT (project, stack) DO UPDATE SET data = excluded.data`,
+		stack.Project, stack.Stack, data)
 }
 
-func (r raw) journal(stack string) []byte {
-	return r.bytes(`SELECT string_agg(data, ''::bytea ORDER BY id) FROM {s}.journal WHERE stack = $1`, stack)
+func (r raw) journal(stack state.StackID) []byte {
+	return r.bytes(`SELECT string_agg(data, ''::bytea ORDER BY id) FROM {s}.journal WHERE project = $1 AND stack = $2`, stack.Project, stack.Stack)
 }
 
 // setJournal replaces the journal with data in one row.
-func (r raw) setJournal(stack string, data []byte) {
-	r.exec(`DELETE FROM {s}.journal WHERE stack = $1`, stack)
+func (r raw) setJournal(stack state.StackID, data []byte) {
+	r.exec(`DELETE FROM {s}.journal WHERE project = $1 AND stack = $2`, stack.Project, stack.Stack)
 	if data != nil {
-		r.exec(`INSERT INTO {s}.journal (stack, data) VALUES ($1, $2)`, stack, data)
+		r.exec(`INSERT INTO {s}.journal (project, stack, data) VALUES ($1, $2, $3)`, stack.Project, stack.Stack, data)
 	}
 }
 
 // expire makes the stack's lease lapse, as if its holder had stopped
 // renewing it.
-func (r raw) expire(stack string) {
-	r.exec(`UPDATE {s}.locks SET expires_at = now() - interval '1 second' WHERE stack = $1`, stack)
+func (r raw) expire(stack state.StackID) {
+	r.exec(`UPDATE {s}.locks SET expires_at = now() - interval '1 second' WHERE project = $1 AND stack = $2`, stack.Project, stack.Stack)
 }

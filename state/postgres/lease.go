@@ -2,8 +2,11 @@ package postgres
 
 import (
 	"context"
+
 	"sync"
 	"time"
+
+	"github.com/groundwork-iac/groundwork/state"
 )
 
 // renewers keep the leases a store holds alive: one goroutine per held
@@ -13,10 +16,10 @@ import (
 // write, which the fencing refuses.
 type renewers struct {
 	every time.Duration
-	renew func(ctx context.Context, stack, token string) (bool, error)
+	renew func(ctx context.Context, stack state.StackID, token string) (bool, error)
 
 	mu     sync.Mutex
-	active map[string]*renewer // by stack
+	active map[state.StackID]*renewer // by stack
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -29,12 +32,12 @@ type renewer struct {
 	cancel context.CancelFunc
 }
 
-func newRenewers(lease time.Duration, renew func(ctx context.Context, stack, token string) (bool, error)) *renewers {
-	return &renewers{every: max(lease/3, time.Millisecond), renew: renew, active: map[string]*renewer{}}
+func newRenewers(lease time.Duration, renew func(ctx context.Context, stack state.StackID, token string) (bool, error)) *renewers {
+	return &renewers{every: max(lease/3, time.Millisecond), renew: renew, active: map[state.StackID]*renewer{}}
 }
 
 // start renews the lease token holds on stack until stop.
-func (r *renewers) start(stack, token string) {
+func (r *renewers) start(stack state.StackID, token string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -50,7 +53,7 @@ func (r *renewers) start(stack, token string) {
 	go r.run(stack, rn)
 }
 
-func (r *renewers) run(stack string, rn *renewer) {
+func (r *renewers) run(stack state.StackID, rn *renewer) {
 	defer r.wg.Done()
 	t := time.NewTicker(r.every)
 	defer t.Stop()
@@ -73,7 +76,7 @@ func (r *renewers) run(stack string, rn *renewer) {
 }
 
 // stop ends the renewal of token's lease on stack, if it runs.
-func (r *renewers) stop(stack, token string) {
+func (r *renewers) stop(stack state.StackID, token string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rn := r.active[stack]; rn != nil && rn.token == token {

@@ -8,17 +8,21 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
 )
 
 // migrations bring the store's tables from one version to the next: the
-// first creates them from nothing, each later one adds to what the one
-// before left. A migration only ever adds — tables, columns, indexes —
-// and never drops or rewrites data, so a database is always readable by
-// the library version that wrote it and by every later one. {s} stands
-// for the quoted schema name.
-var migrations = []string{
-	// Version 1: snapshots, journals and locks.
-	`
+// first creates them from nothing, each later one builds on what the one
+// before left. A migration never removes recorded data, and a database
+// migrated past what a library version knows is refused by it
+// (*SchemaVersionError) rather than misread. Each runs in one
+// transaction, so a database is at one version or the next, never in
+// between.
+var migrations = []migration{
+	// Version 1: snapshots, journals and locks, keyed by stack name.
+	sqlMigration(`
 CREATE TABLE {s}.snapshots (
 	stack      text PRIMARY KEY,
 	data       bytea NOT NULL,
@@ -40,12 +44,81 @@ CREATE TABLE {s}.locks (
 	locked_at  timestamptz NOT NULL,
 	expires_at timestamptz NOT NULL
 );
-`,
+`),
+	// Version 2: every table keyed by (project, stack) — see keyByProject.
+	keyByProject,
+}
+
+// migration brings the tables of schema from one version to the next,
+// inside tx.
+type migration func(ctx context.Context, tx pgx.Tx, schema string) error
+
+// sqlMigration is a migration of SQL statements alone.
+func sqlMigration(sql string) migration {
+	return func(ctx context.Context, tx pgx.Tx, schema string) error {
+		_, err := tx.Exec(ctx, expand(sql, schema))
+		return err
+	}
+}
+
+// keyByProject is migration 2: it adds a project column to every table and
+// makes (project, stack) the key, so that two projects' stacks of the
+// same name are two stacks. Each stack recorded under version 1 is
+// attributed to the project its snapshot (or, for one without resources,
+// its journal) records (format.RecordedProject); one whose records name
+// no project — it holds no resource — to state.UnattributedProject. A
+// lock row goes with its stack.
+func keyByProject(ctx context.Context, tx pgx.Tx, schema string) error {
+	if _, err := tx.Exec(ctx, expand(`
+ALTER TABLE {s}.snapshots ADD COLUMN project text NOT NULL DEFAULT '';
+ALTER TABLE {s}.journal ADD COLUMN project text NOT NULL DEFAULT '';
+ALTER TABLE {s}.locks ADD COLUMN project text NOT NULL DEFAULT '';
+`, schema)); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, expand(`
+SELECT stack, (SELECT data FROM {s}.snapshots x WHERE x.stack = s.stack),
+	(SELECT string_agg(data, ''::bytea ORDER BY id) FROM {s}.journal j WHERE j.stack = s.stack)
+FROM (SELECT stack FROM {s}.snapshots UNION SELECT stack FROM {s}.journal UNION SELECT stack FROM {s}.locks) s`, schema))
+	if err != nil {
+		return err
+	}
+	owners := map[string]string{}
+	for rows.Next() {
+		var stack string
+		var snap, journal []byte
+		if err := rows.Scan(&stack, &snap, &journal); err != nil {
+			rows.Close()
+			return err
+		}
+		project, ok := format.RecordedProject(snap, journal)
+		if !ok || state.CheckProjectName(project) != nil {
+			project = state.UnattributedProject
+		}
+		owners[stack] = project
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for stack, project := range owners {
+		for _, table := range []string{"snapshots", "journal", "locks"} {
+			if _, err := tx.Exec(ctx, expand(`UPDATE {s}.`+table+` SET project = $1 WHERE stack = $2`, schema), project, stack); err != nil {
+				return fmt.Errorf("attributing stack %q to project %q: %w", stack, project, err)
+			}
+		}
+	}
+	_, err = tx.Exec(ctx, expand(`
+ALTER TABLE {s}.snapshots ALTER COLUMN project DROP DEFAULT, DROP CONSTRAINT snapshots_pkey, ADD PRIMARY KEY (project, stack);
+ALTER TABLE {s}.journal ALTER COLUMN project DROP DEFAULT, DROP CONSTRAINT journal_pkey, ADD PRIMARY KEY (project, stack, id);
+ALTER TABLE {s}.locks ALTER COLUMN project DROP DEFAULT, DROP CONSTRAINT locks_pkey, ADD PRIMARY KEY (project, stack);
+`, schema))
+	return err
 }
 
 // SchemaVersion is the version of the tables this library creates and
 // reads: the number of migrations it knows.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // latest is the version the migrations lead to (SchemaVersion; tests add
 // migrations of their own).
@@ -147,7 +220,7 @@ func migrateOne(ctx context.Context, pool *pgxpool.Pool, schema string) (done bo
 		return false, &SchemaVersionError{Schema: schema, Found: v, Supported: latest()}
 	}
 	if v < latest() {
-		if _, err := tx.Exec(ctx, expand(migrations[v], schema)); err != nil {
+		if err := migrations[v](ctx, tx, schema); err != nil {
 			return false, fmt.Errorf("to version %d: %w", v+1, err)
 		}
 		if _, err := tx.Exec(ctx, expand(`INSERT INTO {s}.schema_version (version) VALUES ($1)`, schema), v+1); err != nil {

@@ -61,19 +61,19 @@ func TestMigratesForwardKeepingData(t *testing.T) {
 	s := openStore(t, schema, 0)
 	snap := &state.Snapshot{Resources: []*resource.State{provider()}}
 	snap.Resources = append(snap.Resources, thing("kept", snap.Resources[0]))
-	if err := s.Save(bg, "dev", snap); err != nil {
+	if err := s.Save(bg, state.StackID{Project: "test", Stack: "dev"}, snap); err != nil {
 		t.Fatal(err)
 	}
-	saved := append([]string(nil), migrations...)
+	saved := append([]migration(nil), migrations...)
 	t.Cleanup(func() { migrations = saved })
-	migrations = append(migrations, `ALTER TABLE {s}.snapshots ADD COLUMN note text`)
+	migrations = append(migrations, sqlMigration(`ALTER TABLE {s}.snapshots ADD COLUMN note text`))
 
 	s2 := openStore(t, schema, 0)
 	r := newRaw(t, schema)
 	if v := r.int(`SELECT max(version) FROM {s}.schema_version`); v != SchemaVersion+1 {
 		t.Errorf("schema version after the new migration = %d; want %d", v, SchemaVersion+1)
 	}
-	got, err := s2.Load(bg, "dev")
+	got, err := s2.Load(bg, state.StackID{Project: "test", Stack: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,7 +164,7 @@ func (s *Store) Close() {
 // itself, so this only tidies up), and refuses, with an error wrapping
 // *state.LockedError, while the holder still renews it. Breaking an
 // unlocked stack does nothing.
-func (s *Store) BreakLock(ctx context.Context, stack string) error {
+func (s *Store) BreakLock(ctx context.Context, stack state.StackID) error {
 	// Taking the lock takes a lapsed lease over; releasing it then
 	// leaves the stack unlocked.
 	l, err := s.Store.Lock(ctx, stack, "unlock")
@@ -179,6 +179,6 @@ func (s *Store) BreakLock(ctx context.Context, stack string) error {
 }
 
 // ForceUnlock implements state.ForceUnlocker.
-func (s *Store) ForceUnlock(ctx context.Context, stack, token string) error {
+func (s *Store) ForceUnlock(ctx context.Context, stack state.StackID, token string) error {
 	return s.Store.(state.ForceUnlocker).ForceUnlock(ctx, stack, token)
 }

@@ -15,10 +15,10 @@ func ExampleRun() {
 	first := memstore.New()
 	storetest.Run(t, storetest.Harness{
 		Open:        func(t *testing.T, opts ...state.Option) state.Store { return first.Reopen(opts...) },
-		Snapshot:    func(t *testing.T, stack string) []byte { return first.Files(stack)["snapshot.json"] },
-		SetSnapshot: func(t *testing.T, stack string, data []byte) { first.SetFile(stack, "snapshot.json", data) },
-		Journal:     func(t *testing.T, stack string) []byte { return first.Files(stack)["journal"] },
-		SetJournal:  func(t *testing.T, stack string, data []byte) { first.SetFile(stack, "journal", data) },
+		Snapshot:    func(t *testing.T, stack state.StackID) []byte { return first.Files(stack)["snapshot.json"] },
+		SetSnapshot: func(t *testing.T, stack state.StackID, data []byte) { first.SetFile(stack, "snapshot.json", data) },
+		Journal:     func(t *testing.T, stack state.StackID) []byte { return first.Files(stack)["journal"] },
+		SetJournal:  func(t *testing.T, stack state.StackID, data []byte) { first.SetFile(stack, "journal", data) },
 		// Expire stays nil: a memory store's locks do not lapse.
 	})
 }

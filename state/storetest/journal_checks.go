@@ -19,7 +19,7 @@ import (
 // durable entries for the next Load to replay; steps that began and did not
 // end come back as pending operations, which the next operation clears.
 func (s *suite) journalReplayAfterCrash(t *testing.T) {
-	const stack = "crash-replay"
+	stack := id("crash-replay")
 	crashed := s.open(t)
 	lock := mustLock(t, crashed, stack)
 	base := chain(0)
@@ -74,7 +74,7 @@ func (s *suite) journalReplayAfterCrash(t *testing.T) {
 // journalWithTail records some steps on the stack and returns the journal
 // as it was before its last entry and after it, with the states expected
 // from each.
-func (s *suite) journalWithTail(t *testing.T, stack string) (before, after []byte, without, with *state.Snapshot) {
+func (s *suite) journalWithTail(t *testing.T, stack state.StackID) (before, after []byte, without, with *state.Snapshot) {
 	t.Helper()
 	st := s.open(t)
 	mustLock(t, st, stack)
@@ -120,7 +120,7 @@ func cuts(lo, hi int) []int {
 // in the middle of its write, or a tail that never reached the disk —
 // loads without that entry.
 func (s *suite) tornFinalEntry(t *testing.T) {
-	const stack = "torn-tail"
+	stack := id("torn-tail")
 	before, after, without, with := s.journalWithTail(t, stack)
 	loader := s.open(t)
 	for _, cut := range cuts(len(before), len(after)) {
@@ -148,7 +148,7 @@ func (s *suite) tornFinalEntry(t *testing.T) {
 // damagedJournal: damage before the last entry is not a torn write; Load
 // fails with *CorruptJournalError and leaves the journal alone.
 func (s *suite) damagedJournal(t *testing.T) {
-	const stack = "damaged-journal"
+	stack := id("damaged-journal")
 	before, after, _, _ := s.journalWithTail(t, stack)
 	loader := s.open(t)
 	for _, i := range cuts(0, len(before)-1) {
@@ -171,7 +171,7 @@ func (s *suite) damagedJournal(t *testing.T) {
 // plain value changed, a whole step removed from the middle — fails Load
 // with *state.AuthenticationError, and Load leaves the journal alone.
 func (s *suite) editedJournal(t *testing.T) {
-	const stack = "edited-journal"
+	stack := id("edited-journal")
 	_, after, _, _ := s.journalWithTail(t, stack)
 	frames := journalFrames(t, after)
 	if len(frames) != 5 {
@@ -237,7 +237,7 @@ func fixChecksums(journal []byte) {
 // crash between writing a snapshot and restarting the journal would leave
 // in a store that cannot do both at once — is ignored.
 func (s *suite) staleJournal(t *testing.T) {
-	const stack = "stale-journal"
+	stack := id("stale-journal")
 	st := s.open(t)
 	mustLock(t, st, stack)
 	base := chain(1)
@@ -258,7 +258,7 @@ func (s *suite) staleJournal(t *testing.T) {
 // a new snapshot while steps are running; a step that began before the
 // compaction ends after it, and a crash after it replays correctly.
 func (s *suite) compactionMidOperation(t *testing.T) {
-	const stack = "compaction"
+	stack := id("compaction")
 	st := s.open(t, state.WithJournalLimit(0, 4096))
 	mustLock(t, st, stack)
 	base := chain(1)
@@ -294,7 +294,8 @@ func (s *suite) compactionMidOperation(t *testing.T) {
 // concurrentAppends: steps recorded from many goroutines at once are all
 // durable and replay to the same state.
 func (s *suite) concurrentAppends(t *testing.T) {
-	const stack, workers, steps = "concurrent", 8, 20
+	const workers, steps = 8, 20
+	stack := id("concurrent")
 	st := s.open(t)
 	mustLock(t, st, stack)
 	base := chain(0)
@@ -332,7 +333,7 @@ func (s *suite) concurrentAppends(t *testing.T) {
 // written; a stack has one journal at a time, opened under its lock; a
 // closed journal takes no more entries.
 func (s *suite) journalRules(t *testing.T) {
-	const stack = "journal-rules"
+	stack := id("journal-rules")
 	st := s.open(t)
 	mustLock(t, st, stack)
 	base := chain(1)

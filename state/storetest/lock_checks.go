@@ -20,7 +20,7 @@ import (
 // an error naming the holder; other stacks are independent; Unlock frees
 // the stack and is idempotent.
 func (s *suite) lockContention(t *testing.T) {
-	const stack = "contended"
+	stack := id("contended")
 	a, b := s.open(t), s.open(t)
 	start := time.Now()
 	la, err := a.Lock(bg(), stack, "update")
@@ -39,7 +39,7 @@ func (s *suite) lockContention(t *testing.T) {
 		t.Errorf("LockedError = %+v; want this process on this host, \"update\", now", le)
 	}
 	msg := err.Error()
-	for _, want := range []string{strconv.Quote(stack), strconv.Itoa(os.Getpid()), strconv.Quote(host), `"update"`} {
+	for _, want := range []string{strconv.Quote(stack.String()), strconv.Itoa(os.Getpid()), strconv.Quote(host), `"update"`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the error %q does not name %s", msg, want)
 		}
@@ -50,7 +50,7 @@ func (s *suite) lockContention(t *testing.T) {
 	if err := b.Save(bg(), stack, chain(1)); !errors.As(err, &le) {
 		t.Errorf("Save by another client of a locked stack = %v; want *LockedError", err)
 	}
-	lo, err := b.Lock(bg(), "contended-other", "update")
+	lo, err := b.Lock(bg(), id("contended-other"), "update")
 	if err != nil {
 		t.Fatalf("Lock of another stack: %v", err)
 	}
@@ -74,7 +74,8 @@ func (s *suite) lockContention(t *testing.T) {
 
 // lockRace: of many clients locking one stack at once, exactly one wins.
 func (s *suite) lockRace(t *testing.T) {
-	const stack, clients = "lock-race", 8
+	const clients = 8
+	stack := id("lock-race")
 	stores := make([]state.Store, clients)
 	for i := range stores {
 		stores[i] = s.open(t)
@@ -119,7 +120,7 @@ func (s *suite) lockRace(t *testing.T) {
 // unlockClosesJournal: Unlock closes a journal still open, keeping its
 // entries for the next Load, and frees the stack.
 func (s *suite) unlockClosesJournal(t *testing.T) {
-	const stack = "unlock-closes"
+	stack := id("unlock-closes")
 	st := s.open(t)
 	l, err := st.Lock(bg(), stack, "update")
 	if err != nil {
@@ -153,7 +154,7 @@ func (s *suite) leaseExpiryAndFencing(t *testing.T) {
 	if s.h.Expire == nil {
 		t.Skip("the store's locks do not expire (Harness.Expire is nil): nothing can take a live holder's lock over")
 	}
-	const stack = "lease"
+	stack := id("lease")
 	a := s.open(t)
 	la := mustLock(t, a, stack)
 	base := chain(0)

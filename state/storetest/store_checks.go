@@ -21,21 +21,21 @@ import (
 // trace.
 func (s *suite) loadMissingStack(t *testing.T) {
 	st := s.open(t)
-	snap, err := st.Load(bg(), "missing")
+	snap, err := st.Load(bg(), id("missing"))
 	if err != nil {
 		t.Fatalf("Load of a missing stack: %v", err)
 	}
 	if len(snap.Resources) != 0 || len(snap.PendingOperations) != 0 || snap.Manifest.Version != state.FormatVersion {
 		t.Errorf("Load of a missing stack = %+v; want an empty snapshot of format %d", snap, state.FormatVersion)
 	}
-	l, err := st.Lock(bg(), "never-saved", "preview")
+	l, err := st.Lock(bg(), id("never-saved"), "preview")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Unlock(bg()); err != nil {
 		t.Fatal(err)
 	}
-	for _, stack := range []string{"missing", "never-saved"} {
+	for _, stack := range []state.StackID{id("missing"), id("never-saved")} {
 		if s.h.Snapshot(t, stack) != nil || s.h.Journal(t, stack) != nil {
 			t.Errorf("stack %q: the store wrote something for a stack that was never saved", stack)
 		}
@@ -44,7 +44,7 @@ func (s *suite) loadMissingStack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(list, "missing") || slices.Contains(list, "never-saved") {
+	if slices.Contains(list, id("missing")) || slices.Contains(list, id("never-saved")) {
 		t.Errorf("List = %v; it names a stack that was never saved", list)
 	}
 }
@@ -52,7 +52,7 @@ func (s *suite) loadMissingStack(t *testing.T) {
 // saveLoadRoundTrip: what one client saves, another loads, secrets
 // included; a second Save replaces the first.
 func (s *suite) saveLoadRoundTrip(t *testing.T) {
-	const stack = "round-trip"
+	stack := id("round-trip")
 	st := s.open(t)
 	in := chain(3)
 	in.Resources[1].Outputs["password"] = resource.NewSecret(resource.NewString("s3cr3t-value"))
@@ -81,7 +81,7 @@ func (s *suite) saveLoadRoundTrip(t *testing.T) {
 // saveRefusesBrokenSnapshot: a snapshot that breaks an integrity rule is
 // never written.
 func (s *suite) saveRefusesBrokenSnapshot(t *testing.T) {
-	const stack = "broken-save"
+	stack := id("broken-save")
 	st := s.open(t)
 	mustSave(t, st, stack, chain(2))
 	before := s.h.Snapshot(t, stack)
@@ -103,7 +103,7 @@ func (s *suite) saveRefusesBrokenSnapshot(t *testing.T) {
 // after it was written (its MAC no longer matches), one whose MAC was
 // removed, or one cut short fails to load, and loading it writes nothing.
 func (s *suite) loadRefusesDamagedSnapshot(t *testing.T) {
-	const stack = "damaged-load"
+	stack := id("damaged-load")
 	st := s.open(t)
 	mustSave(t, st, stack, chain(2))
 	good := s.h.Snapshot(t, stack)
@@ -180,7 +180,7 @@ func swapFirstResources(t *testing.T, data []byte) []byte {
 // wrongPassphrase: a client with another passphrase can neither read nor
 // write the stack, and changes nothing trying.
 func (s *suite) wrongPassphrase(t *testing.T) {
-	const stack = "wrong-passphrase"
+	stack := id("wrong-passphrase")
 	st := s.open(t)
 	snap := chain(1)
 	snap.Resources[1].Inputs["token"] = resource.NewSecret(resource.NewString("tok-123"))
@@ -214,7 +214,8 @@ func (s *suite) wrongPassphrase(t *testing.T) {
 // noSecretPlaintext: secret values are kept encrypted, in the journal as
 // in the snapshot, and come back decrypted.
 func (s *suite) noSecretPlaintext(t *testing.T) {
-	const stack, plain = "secrets", "pl41ntext-must-not-leak"
+	const plain = "pl41ntext-must-not-leak"
+	stack := id("secrets")
 	st := s.open(t)
 	mustLock(t, st, stack)
 	base := chain(1)
@@ -254,14 +255,14 @@ func (s *suite) noSecretPlaintext(t *testing.T) {
 // that is gone.
 func (s *suite) listAndRemove(t *testing.T) {
 	st := s.open(t)
-	for _, stack := range []string{"list-b", "list-a"} {
+	for _, stack := range []state.StackID{id("list-b"), id("list-a")} {
 		mustSave(t, st, stack, chain(1))
 	}
 	// list-c has a journal left by an operation that never committed.
 	other := s.open(t)
-	l := mustLock(t, other, "list-c")
+	l := mustLock(t, other, id("list-c"))
 	base := chain(1)
-	j := mustOpenJournal(t, other, "list-c", base)
+	j := mustOpenJournal(t, other, id("list-c"), base)
 	create(t, j, newThing("orphan", base.Resources[0]))
 	if err := l.Unlock(bg()); err != nil {
 		t.Fatal(err)
@@ -270,15 +271,15 @@ func (s *suite) listAndRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.IsSorted(list) {
+	if !slices.IsSortedFunc(list, state.CompareStackIDs) {
 		t.Errorf("List = %v; want it sorted", list)
 	}
-	for _, stack := range []string{"list-a", "list-b", "list-c"} {
+	for _, stack := range []state.StackID{id("list-a"), id("list-b"), id("list-c")} {
 		if !slices.Contains(list, stack) {
 			t.Errorf("List = %v; want it to name %q", list, stack)
 		}
 	}
-	for _, stack := range []string{"list-b", "list-c"} {
+	for _, stack := range []state.StackID{id("list-b"), id("list-c")} {
 		if err := st.Remove(bg(), stack); err != nil {
 			t.Fatalf("Remove(%q): %v", stack, err)
 		}
@@ -290,42 +291,50 @@ func (s *suite) listAndRemove(t *testing.T) {
 		}
 	}
 	list, _ = st.List(bg())
-	if slices.Contains(list, "list-b") || slices.Contains(list, "list-c") || !slices.Contains(list, "list-a") {
+	if slices.Contains(list, id("list-b")) || slices.Contains(list, id("list-c")) || !slices.Contains(list, id("list-a")) {
 		t.Errorf("List after Remove = %v", list)
 	}
-	if err := st.Remove(bg(), "list-b"); !errors.Is(err, state.ErrStackNotFound) {
+	if err := st.Remove(bg(), id("list-b")); !errors.Is(err, state.ErrStackNotFound) {
 		t.Errorf("second Remove = %v; want ErrStackNotFound", err)
 	}
-	mustLock(t, st, "list-a")
+	mustLock(t, st, id("list-a"))
 	var le *state.LockedError
-	if err := s.open(t).Remove(bg(), "list-a"); !errors.As(err, &le) {
+	if err := s.open(t).Remove(bg(), id("list-a")); !errors.As(err, &le) {
 		t.Errorf("Remove of a locked stack = %v; want *LockedError", err)
 	}
-	if s.h.Snapshot(t, "list-a") == nil {
+	if s.h.Snapshot(t, id("list-a")) == nil {
 		t.Error("a refused Remove deleted the stack")
 	}
 }
 
-// badStackNames: names that are not one plain word are refused by every
-// method.
+// badStackNames: stack and project names that are not one plain word
+// are refused by every method.
 func (s *suite) badStackNames(t *testing.T) {
 	st := s.open(t)
 	for _, name := range []string{"", "..", ".", "../x", "a/b", `a\b`, ".hidden", "-x", "x\x00", "a b", strings.Repeat("x", 101)} {
-		var ne *state.StackNameError
-		if _, err := st.Load(bg(), name); !errors.As(err, &ne) {
-			t.Errorf("Load(%q) = %v; want *StackNameError", name, err)
-		}
-		if err := st.Save(bg(), name, &state.Snapshot{}); !errors.As(err, &ne) {
-			t.Errorf("Save(%q) = %v; want *StackNameError", name, err)
-		}
-		if l, err := st.Lock(bg(), name, "x"); !errors.As(err, &ne) {
-			t.Errorf("Lock(%q) = %v; want *StackNameError", name, err)
-			if l != nil {
-				l.Unlock(bg())
+		for _, c := range []struct {
+			id    state.StackID
+			check func(error) bool
+			want  string
+		}{
+			{id(name), func(err error) bool { var ne *state.StackNameError; return errors.As(err, &ne) }, "*StackNameError"},
+			{state.StackID{Project: name, Stack: "dev"}, func(err error) bool { var ne *state.ProjectNameError; return errors.As(err, &ne) }, "*ProjectNameError"},
+		} {
+			if _, err := st.Load(bg(), c.id); !c.check(err) {
+				t.Errorf("Load(%q) = %v; want %s", c.id, err, c.want)
 			}
-		}
-		if err := st.Remove(bg(), name); !errors.As(err, &ne) {
-			t.Errorf("Remove(%q) = %v; want *StackNameError", name, err)
+			if err := st.Save(bg(), c.id, &state.Snapshot{}); !c.check(err) {
+				t.Errorf("Save(%q) = %v; want %s", c.id, err, c.want)
+			}
+			if l, err := st.Lock(bg(), c.id, "x"); !c.check(err) {
+				t.Errorf("Lock(%q) = %v; want %s", c.id, err, c.want)
+				if l != nil {
+					l.Unlock(bg())
+				}
+			}
+			if err := st.Remove(bg(), c.id); !c.check(err) {
+				t.Errorf("Remove(%q) = %v; want %s", c.id, err, c.want)
+			}
 		}
 	}
 }

@@ -25,23 +25,23 @@ type Harness struct {
 	Open func(t *testing.T, opts ...state.Option) state.Store
 	// Snapshot returns the bytes the store keeps as the stack's snapshot,
 	// or nil if it keeps none. Required.
-	Snapshot func(t *testing.T, stack string) []byte
+	Snapshot func(t *testing.T, stack state.StackID) []byte
 	// SetSnapshot replaces the stack's snapshot bytes, as a damaged disk
 	// or a careless edit might. Required.
-	SetSnapshot func(t *testing.T, stack string, data []byte)
+	SetSnapshot func(t *testing.T, stack state.StackID, data []byte)
 	// Journal returns the bytes of the stack's journal: everything
 	// appended since it was last restarted, in order; nil if there is
 	// none. Required.
-	Journal func(t *testing.T, stack string) []byte
+	Journal func(t *testing.T, stack state.StackID) []byte
 	// SetJournal replaces the stack's journal with data (nil removes it),
 	// as a crash in the middle of a write or a damaged disk might leave
 	// it. Required.
-	SetJournal func(t *testing.T, stack string, data []byte)
+	SetJournal func(t *testing.T, stack state.StackID, data []byte)
 	// Expire makes the stack's lock lapse as if its holder had stopped
 	// renewing it (a crashed or stalled process), so that another client
 	// may take the stack over. Nil for stores whose locks do not expire;
 	// Run then skips the lease and fencing checks.
-	Expire func(t *testing.T, stack string)
+	Expire func(t *testing.T, stack state.StackID)
 }
 
 // Run runs the conformance suite against the store h describes, each check
@@ -77,6 +77,7 @@ func Run(t *testing.T, h Harness) {
 		{"LeaseExpiryAndFencing", s.leaseExpiryAndFencing},
 		{"ListAndRemove", s.listAndRemove},
 		{"BadStackNames", s.badStackNames},
+		{"TwoProjectsOneStackName", s.twoProjects},
 	} {
 		t.Run(c.name, c.run)
 	}
@@ -172,7 +173,7 @@ func pendingOf(snap *state.Snapshot) []string {
 	return out
 }
 
-func mustLoad(t *testing.T, st state.Store, stack string) *state.Snapshot {
+func mustLoad(t *testing.T, st state.Store, stack state.StackID) *state.Snapshot {
 	t.Helper()
 	snap, err := st.Load(bg(), stack)
 	if err != nil {
@@ -181,7 +182,7 @@ func mustLoad(t *testing.T, st state.Store, stack string) *state.Snapshot {
 	return snap
 }
 
-func mustSave(t *testing.T, st state.Store, stack string, snap *state.Snapshot) {
+func mustSave(t *testing.T, st state.Store, stack state.StackID, snap *state.Snapshot) {
 	t.Helper()
 	if err := st.Save(bg(), stack, snap); err != nil {
 		t.Fatalf("Save(%q): %v", stack, err)
@@ -190,7 +191,7 @@ func mustSave(t *testing.T, st state.Store, stack string, snap *state.Snapshot) 
 
 // mustLock locks the stack and unlocks it when the test ends, if the test
 // did not.
-func mustLock(t *testing.T, st state.Store, stack string) state.Lock {
+func mustLock(t *testing.T, st state.Store, stack state.StackID) state.Lock {
 	t.Helper()
 	l, err := st.Lock(bg(), stack, "update")
 	if err != nil {
@@ -200,7 +201,7 @@ func mustLock(t *testing.T, st state.Store, stack string) state.Lock {
 	return l
 }
 
-func mustOpenJournal(t *testing.T, st state.Store, stack string, base *state.Snapshot) state.Journal {
+func mustOpenJournal(t *testing.T, st state.Store, stack state.StackID, base *state.Snapshot) state.Journal {
 	t.Helper()
 	j, err := st.OpenJournal(bg(), stack, base)
 	if err != nil {
@@ -239,3 +240,6 @@ func mustSnapshot(t *testing.T, j state.Journal) *state.Snapshot {
 	}
 	return snap
 }
+
+// id names one of the suite's stacks, of project "storetest".
+func id(stack string) state.StackID { return state.StackID{Project: "storetest", Stack: stack} }

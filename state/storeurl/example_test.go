@@ -18,10 +18,10 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	if err := store.Save(ctx, "dev", &state.Snapshot{}); err != nil {
+	if err := store.Save(ctx, state.StackID{Project: "site", Stack: "dev"}, &state.Snapshot{}); err != nil {
 		log.Fatal(err)
 	}
 	stacks, _ := store.List(ctx)
 	fmt.Println(stacks)
-	// Output: [dev]
+	// Output: [site/dev]
 }

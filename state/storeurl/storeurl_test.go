@@ -25,13 +25,13 @@ func TestOpen(t *testing.T) {
 		if _, ok := s.(state.LockBreaker); !ok {
 			t.Errorf("Open(%q) does not break locks", url)
 		}
-		if err := s.Save(ctx, "dev", &state.Snapshot{}); err != nil {
+		if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, &state.Snapshot{}); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
 	}
 	for _, sub := range []string{"bare", "abs"} {
-		if _, err := os.Stat(filepath.Join(dir, sub, "dev", "snapshot.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, sub, "test", "dev", "snapshot.json")); err != nil {
 			t.Errorf("the file store of %q wrote no snapshot: %v", sub, err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Save(ctx, "dev", &state.Snapshot{}); err != nil {
+	if err := m.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, &state.Snapshot{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"s3://bucket", "memory://x", "file://", "postgres://u@h/db?lease=never"} {

@@ -24,7 +24,7 @@ func TestMarshalPropertiesSealsSecrets(t *testing.T) {
 		}
 		return s
 	}
-	mgr, err := open().SecretsManager(ctx, "dev", nil)
+	mgr, err := open().SecretsManager(ctx, state.StackID{Project: "test", Stack: "dev"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestMarshalPropertiesSealsSecrets(t *testing.T) {
 	}
 	// Another store over the same stack reopens the manager from its
 	// public description.
-	again, err := open().SecretsManager(ctx, "dev", &state.SecretsState{Type: mgr.Type(), State: mgr.State()})
+	again, err := open().SecretsManager(ctx, state.StackID{Project: "test", Stack: "dev"}, &state.SecretsState{Type: mgr.Type(), State: mgr.State()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestMarshalPropertiesSealsSecrets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.SecretsManager(ctx, "dev", nil); !errors.Is(err, state.ErrNoSecretsManager) {
+		if _, err := s.SecretsManager(ctx, state.StackID{Project: "test", Stack: "dev"}, nil); !errors.Is(err, state.ErrNoSecretsManager) {
 			t.Fatalf("err = %v, want ErrNoSecretsManager", err)
 		}
 	})

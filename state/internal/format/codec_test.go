@@ -241,7 +241,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			t.Errorf("decode asked for manager %+v; want the one that wrote the file", rec)
 		}
 		return mgr, nil
-	}, &SnapshotAuth{Stack: "dev", Keyed: true})
+	}, &SnapshotAuth{Stack: state.StackID{Project: "test", Stack: "dev"}, Keyed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,9 +137,9 @@ func splitSnapshotMAC(data []byte) (snapshotSeal, bool) {
 // SnapshotAuth is what Load requires of a snapshot's "mac" member and,
 // once check has passed, the algorithm of the member it found.
 type SnapshotAuth struct {
-	Stack string // the stack, for errors
-	Keyed bool   // the store has a secrets provider
-	Trust bool   // the store accepts a snapshot without the MAC it requires (WithUnauthenticatedSnapshots)
+	Stack state.StackID // the stack, for errors
+	Keyed bool          // the store has a secrets provider
+	Trust bool          // the store accepts a snapshot without the MAC it requires (WithUnauthenticatedSnapshots)
 	// Alg is set by the check: the algorithm of the file's "mac" member
 	// ("" for none).
 	Alg string
@@ -274,7 +274,7 @@ func Untag(r Record) ([]byte, error) {
 // reads: they carry tags exactly when the journal's snapshot is keyed
 // (mac set), and each tag matches.
 type RecordChain struct {
-	stack string
+	stack state.StackID
 	mac   *RecordMAC
 	prev  [MACSize]byte
 }
@@ -306,6 +306,6 @@ func (c *RecordChain) Verify(r Record) error {
 // NewRecordChain starts checking the chain of a journal's records: the
 // tags of a journal continuing a keyed snapshot (mac set), or their
 // absence (mac nil). stack names the stack in errors.
-func NewRecordChain(stack string, mac *RecordMAC) *RecordChain {
+func NewRecordChain(stack state.StackID, mac *RecordMAC) *RecordChain {
 	return &RecordChain{stack: stack, mac: mac}
 }

@@ -95,7 +95,7 @@ func TestCommitCopiesEntryEncodings(t *testing.T) {
 			prov := &resource.State{Type: "pulumi:providers:aws", URN: testURN("pulumi:providers:aws", "default"), Custom: true, ID: "p1"}
 			st := &memStorage{}
 			j, err := Open(ctx, Config{
-				Stack: "dev", Base: &state.Snapshot{Resources: []*resource.State{prov}}, Secrets: mgr, Storage: st,
+				Stack: state.StackID{Project: "test", Stack: "dev"}, Base: &state.Snapshot{Resources: []*resource.State{prov}}, Secrets: mgr, Storage: st,
 				Stamp:       func() state.Manifest { return state.Manifest{Time: time.Now(), Version: state.FormatVersion} },
 				LimitFactor: 4, LimitExtra: 64 << 20,
 			})
@@ -146,7 +146,7 @@ func TestCommitCopiesEntryEncodings(t *testing.T) {
 				t.Fatal(err)
 			}
 			open := func(context.Context, *state.SecretsState) (secrets.Manager, error) { return mgr, nil }
-			decoded, _, err := format.DecodeSnapshot(ctx, stored, string(stored), open, &format.SnapshotAuth{Stack: "dev", Keyed: true})
+			decoded, _, err := format.DecodeSnapshot(ctx, stored, string(stored), open, &format.SnapshotAuth{Stack: state.StackID{Project: "test", Stack: "dev"}, Keyed: true})
 			if err != nil {
 				t.Fatal(err)
 			}

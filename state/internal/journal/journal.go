@@ -36,7 +36,7 @@ type Storage interface {
 // Config is what a journal is opened with.
 type Config struct {
 	// Stack names the stack in errors.
-	Stack string
+	Stack state.StackID
 	// Base is the snapshot the journal records an operation on.
 	Base *state.Snapshot
 	// Secrets encrypts the entries' secret values and, when it can
@@ -64,7 +64,7 @@ type Config struct {
 // batch ahead is written; then every Append it holds returns.
 type Journal struct {
 	st    Storage
-	stack string
+	stack state.StackID
 	stamp func() state.Manifest
 	// limitFactor and limitExtra are Config's.
 	limitFactor, limitExtra int64

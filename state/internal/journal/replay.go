@@ -19,7 +19,7 @@ import (
 // mac is set when baseData carries a keyed MAC: every record of the
 // journal must then carry a tag that matches (RecordChain), and none may
 // otherwise. Records are checked before they are decoded.
-func Replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte, mgr secrets.Manager, stack string, mac *format.RecordMAC) (*state.Snapshot, error) {
+func Replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte, mgr secrets.Manager, stack state.StackID, mac *format.RecordMAC) (*state.Snapshot, error) {
 	var fold *state.Fold
 	stale := false
 	n := 0

@@ -19,16 +19,16 @@ type leaseBackend struct {
 	*memstore.Backend
 
 	mu     sync.Mutex
-	lapsed map[string]bool // stack → its lease lapsed
+	lapsed map[state.StackID]bool // stack → its lease lapsed
 }
 
 func newLeaseBackend() *leaseBackend {
-	return &leaseBackend{Backend: memstore.NewBackend(), lapsed: map[string]bool{}}
+	return &leaseBackend{Backend: memstore.NewBackend(), lapsed: map[state.StackID]bool{}}
 }
 
 // Acquire takes the stack's lock if it is free or its lease lapsed (then
 // reporting whose it was), as a lease that expires within the hour.
-func (b *leaseBackend) Acquire(ctx context.Context, stack string, holder state.LockInfo) (bool, *state.LockInfo, error) {
+func (b *leaseBackend) Acquire(ctx context.Context, stack state.StackID, holder state.LockInfo) (bool, *state.LockInfo, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var lapsed *state.LockInfo
@@ -54,7 +54,7 @@ func (b *leaseBackend) Acquire(ctx context.Context, stack string, holder state.L
 }
 
 // expire makes the stack's lease lapse.
-func (b *leaseBackend) expire(stack string) {
+func (b *leaseBackend) expire(stack state.StackID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.lapsed[stack] = true
@@ -64,16 +64,16 @@ func TestBackendStoreConformance(t *testing.T) {
 	b := newLeaseBackend()
 	storetest.Run(t, storetest.Harness{
 		Open: func(t *testing.T, opts ...state.Option) state.Store { return backendstore.New(b, opts...) },
-		Snapshot: func(t *testing.T, stack string) []byte {
+		Snapshot: func(t *testing.T, stack state.StackID) []byte {
 			data, _ := b.ReadSnapshot(context.Background(), stack)
 			return data
 		},
-		SetSnapshot: func(t *testing.T, stack string, data []byte) { b.SetFile(stack, "snapshot.json", data) },
-		Journal: func(t *testing.T, stack string) []byte {
+		SetSnapshot: func(t *testing.T, stack state.StackID, data []byte) { b.SetFile(stack, "snapshot.json", data) },
+		Journal: func(t *testing.T, stack state.StackID) []byte {
 			data, _ := b.ReadJournal(context.Background(), stack)
 			return data
 		},
-		SetJournal: func(t *testing.T, stack string, data []byte) { b.SetFile(stack, "journal", data) },
-		Expire:     func(t *testing.T, stack string) { b.expire(stack) },
+		SetJournal: func(t *testing.T, stack state.StackID, data []byte) { b.SetFile(stack, "journal", data) },
+		Expire:     func(t *testing.T, stack state.StackID) { b.expire(stack) },
 	})
 }

@@ -18,7 +18,9 @@ import (
 
 func TestFileStoreConformance(t *testing.T) {
 	root := t.TempDir()
-	file := func(stack, name string) string { return filepath.Join(root, stack, name) }
+	file := func(stack state.StackID, name string) string {
+		return filepath.Join(root, stack.Project, stack.Stack, name)
+	}
 	read := func(t *testing.T, path string) []byte {
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -48,10 +50,10 @@ func TestFileStoreConformance(t *testing.T) {
 			}
 			return s
 		},
-		Snapshot:    func(t *testing.T, stack string) []byte { return read(t, file(stack, "snapshot.json")) },
-		SetSnapshot: func(t *testing.T, stack string, data []byte) { write(t, file(stack, "snapshot.json"), data) },
-		Journal:     func(t *testing.T, stack string) []byte { return read(t, file(stack, "journal")) },
-		SetJournal:  func(t *testing.T, stack string, data []byte) { write(t, file(stack, "journal"), data) },
+		Snapshot:    func(t *testing.T, stack state.StackID) []byte { return read(t, file(stack, "snapshot.json")) },
+		SetSnapshot: func(t *testing.T, stack state.StackID, data []byte) { write(t, file(stack, "snapshot.json"), data) },
+		Journal:     func(t *testing.T, stack state.StackID) []byte { return read(t, file(stack, "journal")) },
+		SetJournal:  func(t *testing.T, stack state.StackID, data []byte) { write(t, file(stack, "journal"), data) },
 	})
 }
 
@@ -59,13 +61,13 @@ func TestMemoryStoreConformance(t *testing.T) {
 	first := memstore.New()
 	storetest.Run(t, storetest.Harness{
 		Open: func(t *testing.T, opts ...state.Option) state.Store { return first.Reopen(opts...) },
-		Snapshot: func(t *testing.T, stack string) []byte {
+		Snapshot: func(t *testing.T, stack state.StackID) []byte {
 			return first.Files(stack)["snapshot.json"]
 		},
-		SetSnapshot: func(t *testing.T, stack string, data []byte) { first.SetFile(stack, "snapshot.json", data) },
-		Journal: func(t *testing.T, stack string) []byte {
+		SetSnapshot: func(t *testing.T, stack state.StackID, data []byte) { first.SetFile(stack, "snapshot.json", data) },
+		Journal: func(t *testing.T, stack state.StackID) []byte {
 			return first.Files(stack)["journal"]
 		},
-		SetJournal: func(t *testing.T, stack string, data []byte) { first.SetFile(stack, "journal", data) },
+		SetJournal: func(t *testing.T, stack state.StackID, data []byte) { first.SetFile(stack, "journal", data) },
 	})
 }

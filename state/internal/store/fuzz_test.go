@@ -49,7 +49,7 @@ func loadFuzzFixture(t testing.TB) *fuzzFixture {
 	fx.snap, err = decodeSnapshot(context.Background(), data, func(ctx context.Context, rec *state.SecretsState) (secrets.Manager, error) {
 		fx.mgr, err = secrets.OpenPassphrase(testPassphrase, rec.State)
 		return fx.mgr, err
-	}, &format.SnapshotAuth{Stack: "fuzz", Keyed: true})
+	}, &format.SnapshotAuth{Stack: state.StackID{Project: "test", Stack: "fuzz"}, Keyed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := context.Background()
 		for _, keyed := range []bool{false, true} {
-			_, _ = decodeSnapshot(ctx, data, fx.open, &format.SnapshotAuth{Stack: "fuzz", Keyed: keyed})
+			_, _ = decodeSnapshot(ctx, data, fx.open, &format.SnapshotAuth{Stack: state.StackID{Project: "test", Stack: "fuzz"}, Keyed: keyed})
 		}
 		snap, err := decodeSnapshot(ctx, data, fx.open, nil)
 		if err != nil {
@@ -92,7 +92,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a decoded snapshot does not encode: %v", err)
 		}
-		back, err := decodeSnapshot(ctx, again, fx.open, &format.SnapshotAuth{Stack: "fuzz", Keyed: true})
+		back, err := decodeSnapshot(ctx, again, fx.open, &format.SnapshotAuth{Stack: state.StackID{Project: "test", Stack: "fuzz"}, Keyed: true})
 		if err != nil {
 			t.Fatalf("a re-encoded snapshot does not decode: %v\n%s", err, again)
 		}
@@ -119,7 +119,7 @@ func FuzzReplayJournal(f *testing.F) {
 			records = tagJournal(fx, 1, bytes.Split(data, []byte{0x1e}))
 		}
 		for _, mac := range []*format.RecordMAC{fx.mac, nil} {
-			snap, err := journal.Replay(ctx, fx.snap, fx.data, records, fx.mgr, "fuzz", mac)
+			snap, err := journal.Replay(ctx, fx.snap, fx.data, records, fx.mgr, state.StackID{Project: "test", Stack: "fuzz"}, mac)
 			if err != nil {
 				continue
 			}

@@ -79,7 +79,7 @@ func urns(s *state.Snapshot) []resource.URN {
 	return out
 }
 
-func mustLock(t testing.TB, s state.Store, stack string) state.Lock {
+func mustLock(t testing.TB, s state.Store, stack state.StackID) state.Lock {
 	t.Helper()
 	l, err := s.Lock(context.Background(), stack, "update")
 	if err != nil {

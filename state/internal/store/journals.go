@@ -12,8 +12,8 @@ import (
 // the backend under the lock the store holds.
 
 // OpenJournal implements Store.
-func (s *Store) OpenJournal(ctx context.Context, stack string, base *state.Snapshot) (state.Journal, error) {
-	if err := state.CheckStackName(stack); err != nil {
+func (s *Store) OpenJournal(ctx context.Context, stack state.StackID, base *state.Snapshot) (state.Journal, error) {
+	if err := stack.Check(); err != nil {
 		return nil, err
 	}
 	if base == nil {
@@ -53,7 +53,7 @@ func (s *Store) OpenJournal(ctx context.Context, stack string, base *state.Snaps
 
 // openJournal opens a journal on base, written under the lock whose
 // token is token.
-func (s *Store) openJournal(ctx context.Context, stack, token string, base *state.Snapshot) (*stackJournal, error) {
+func (s *Store) openJournal(ctx context.Context, stack state.StackID, token string, base *state.Snapshot) (*stackJournal, error) {
 	mgr, err := s.manager(ctx, stack, base.Secrets)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func (s *Store) openJournal(ctx context.Context, stack, token string, base *stat
 type stackJournal struct {
 	*journal.Journal
 	store *Store
-	stack string
+	stack state.StackID
 }
 
 // Close implements Journal.
@@ -93,8 +93,9 @@ func (j *stackJournal) Close(ctx context.Context) error {
 // stackStorage is the journal.Storage of one stack: the backend's, under
 // the lock whose token is token, so a journal never outlives its lock.
 type stackStorage struct {
-	store        *Store
-	stack, token string
+	store *Store
+	stack state.StackID
+	token string
 }
 
 // WriteSnapshot implements journal.Storage.

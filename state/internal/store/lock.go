@@ -40,8 +40,8 @@ func hostname() string {
 // Lock implements Store. A lock whose holder is provably gone is broken
 // and taken, and so is a lease the backend reports lapsed (the Lock
 // returned then reports it: see ReplacedLock).
-func (s *Store) Lock(ctx context.Context, stack, operation string) (state.Lock, error) {
-	if err := state.CheckStackName(stack); err != nil {
+func (s *Store) Lock(ctx context.Context, stack state.StackID, operation string) (state.Lock, error) {
+	if err := stack.Check(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -89,13 +89,13 @@ func (s *Store) Lock(ctx context.Context, stack, operation string) (state.Lock, 
 }
 
 // lockedError reports the stack locked by li.
-func (s *Store) lockedError(stack string, li state.LockInfo) *state.LockedError {
+func (s *Store) lockedError(stack state.StackID, li state.LockInfo) *state.LockedError {
 	return &state.LockedError{Stack: stack, Holder: li, Running: local(li) && processAlive(li.PID), Remedy: s.opts.UnlockHint}
 }
 
 type stackLock struct {
 	store    *Store
-	stack    string
+	stack    state.StackID
 	held     *heldLock
 	replaced *state.StaleLock
 
@@ -139,7 +139,7 @@ func (l *stackLock) Unlock(ctx context.Context) error {
 
 // token returns the token of the lock this store holds on the stack, as
 // far as it knows (the backend refuses a write under a lock it lost).
-func (s *Store) token(stack string) (string, error) {
+func (s *Store) token(stack state.StackID) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.held[stack]
@@ -151,7 +151,7 @@ func (s *Store) token(stack string) (string, error) {
 
 // heldToken returns the token of the lock this store holds on the stack,
 // and whether the backend holds that lock right now.
-func (s *Store) heldToken(ctx context.Context, stack string) (string, bool) {
+func (s *Store) heldToken(ctx context.Context, stack state.StackID) (string, bool) {
 	tok, err := s.token(stack)
 	if err != nil {
 		return "", false
@@ -162,14 +162,14 @@ func (s *Store) heldToken(ctx context.Context, stack string) (string, bool) {
 
 // holds reports whether this store holds the stack's lock, as the backend
 // records it right now.
-func (s *Store) holds(ctx context.Context, stack string) bool {
+func (s *Store) holds(ctx context.Context, stack state.StackID) bool {
 	_, ok := s.heldToken(ctx, stack)
 	return ok
 }
 
 // BreakLock implements LockBreaker.
-func (s *Store) BreakLock(ctx context.Context, stack string) error {
-	if err := state.CheckStackName(stack); err != nil {
+func (s *Store) BreakLock(ctx context.Context, stack state.StackID) error {
+	if err := stack.Check(); err != nil {
 		return err
 	}
 	holder, err := s.b.Holder(ctx, stack)
@@ -199,8 +199,8 @@ func (s *Store) BreakLock(ctx context.Context, stack string) error {
 }
 
 // ForceUnlock implements ForceUnlocker.
-func (s *Store) ForceUnlock(ctx context.Context, stack, token string) error {
-	if err := state.CheckStackName(stack); err != nil {
+func (s *Store) ForceUnlock(ctx context.Context, stack state.StackID, token string) error {
+	if err := stack.Check(); err != nil {
 		return err
 	}
 	holder, err := s.b.Holder(ctx, stack)

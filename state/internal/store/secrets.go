@@ -16,8 +16,8 @@ import (
 // secrets.ErrWrongPassphrase). It fails with ErrNoSecretsManager when the
 // store was given no secrets provider. With it, a Store is a
 // SecretsProvider.
-func (s *Store) SecretsManager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
-	if err := state.CheckStackName(stack); err != nil {
+func (s *Store) SecretsManager(ctx context.Context, stack state.StackID, recorded *state.SecretsState) (secrets.Manager, error) {
+	if err := stack.Check(); err != nil {
 		return nil, err
 	}
 	m, err := s.manager(ctx, stack, recorded)

@@ -25,13 +25,13 @@ type Store struct {
 	opts state.Options
 
 	mu       sync.Mutex
-	held     map[string]*heldLock     // stack → the lock this store holds on it
-	journals map[string]*stackJournal // open journals
-	mgrs     map[string]cachedManager
-	sizes    map[string]int // size of each stack's last snapshot written
+	held     map[state.StackID]*heldLock     // stack → the lock this store holds on it
+	journals map[state.StackID]*stackJournal // open journals
+	mgrs     map[state.StackID]cachedManager
+	sizes    map[state.StackID]int // size of each stack's last snapshot written
 	// loaded is, per stack, the snapshot Load last returned just as the
 	// backend holds it; see continuing.
-	loaded map[string]loadedSnapshot
+	loaded map[state.StackID]loadedSnapshot
 }
 
 // heldLock is a lock this store holds: its token, which every write
@@ -76,9 +76,9 @@ func New(b state.Backend, defaults state.Options, opts ...state.Option) *Store {
 	}
 	return &Store{
 		b: b, opts: o,
-		held: map[string]*heldLock{}, journals: map[string]*stackJournal{},
-		mgrs: map[string]cachedManager{}, sizes: map[string]int{},
-		loaded: map[string]loadedSnapshot{},
+		held: map[state.StackID]*heldLock{}, journals: map[state.StackID]*stackJournal{},
+		mgrs: map[state.StackID]cachedManager{}, sizes: map[state.StackID]int{},
+		loaded: map[state.StackID]loadedSnapshot{},
 	}
 }
 
@@ -95,7 +95,7 @@ func (s *Store) stamp() state.Manifest {
 // recorded in the stack's snapshot (so a wrong passphrase is caught before
 // anything overwrites it), else a fresh one. It returns nil when the store
 // has no secrets provider.
-func (s *Store) manager(ctx context.Context, stack string, recorded *state.SecretsState) (secrets.Manager, error) {
+func (s *Store) manager(ctx context.Context, stack state.StackID, recorded *state.SecretsState) (secrets.Manager, error) {
 	if s.opts.Secrets == nil {
 		return nil, nil
 	}
@@ -134,7 +134,7 @@ func sameJSON(a string, b json.RawMessage) bool {
 }
 
 // recordedSecrets reads the secrets section of the stack's snapshot, if any.
-func (s *Store) recordedSecrets(ctx context.Context, stack string) (*state.SecretsState, error) {
+func (s *Store) recordedSecrets(ctx context.Context, stack state.StackID) (*state.SecretsState, error) {
 	data, err := s.b.ReadSnapshot(ctx, stack)
 	if err != nil || data == nil {
 		return nil, err
@@ -143,15 +143,15 @@ func (s *Store) recordedSecrets(ctx context.Context, stack string) (*state.Secre
 	return format.RecordedSecrets(data), nil
 }
 
-func (s *Store) opener(stack string) format.OpenManager {
+func (s *Store) opener(stack state.StackID) format.OpenManager {
 	return func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error) {
 		return s.manager(ctx, stack, recorded)
 	}
 }
 
 // Load implements Store.
-func (s *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error) {
-	if err := state.CheckStackName(stack); err != nil {
+func (s *Store) Load(ctx context.Context, stack state.StackID) (*state.Snapshot, error) {
+	if err := stack.Check(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -208,7 +208,7 @@ func (s *Store) Load(ctx context.Context, stack string) (*state.Snapshot, error)
 
 // loadError wraps err with the stack's name, unless err is an
 // *AuthenticationError, which names the stack and says what to do itself.
-func loadError(err error, format, stack string) error {
+func loadError(err error, format string, stack state.StackID) error {
 	if ae := (*state.AuthenticationError)(nil); errors.As(err, &ae) {
 		return ae
 	}
@@ -217,7 +217,7 @@ func loadError(err error, format, stack string) error {
 
 // remember records that Load returned snap as the snapshot file data holds
 // it, authenticated by a "mac" member of algorithm alg ("" for none).
-func (s *Store) remember(stack string, snap *state.Snapshot, data string, alg string) {
+func (s *Store) remember(stack state.StackID, snap *state.Snapshot, data string, alg string) {
 	l := loadedSnapshot{snap: snap, resources: slices.Clone(snap.Resources), secrets: snap.Secrets,
 		pending: slices.Clone(snap.PendingOperations), data: data, alg: alg}
 	s.mu.Lock()
@@ -226,7 +226,7 @@ func (s *Store) remember(stack string, snap *state.Snapshot, data string, alg st
 	s.mu.Unlock()
 }
 
-func (s *Store) forget(stack string) {
+func (s *Store) forget(stack state.StackID) {
 	s.mu.Lock()
 	delete(s.loaded, stack)
 	s.mu.Unlock()
@@ -241,7 +241,7 @@ func (s *Store) forget(stack string) {
 // continue the file instead of writing the same snapshot again, which for
 // a stack of 10,000 resources cost as much as the rest of an unchanged
 // rerun (see BENCHMARKS.md).
-func (s *Store) continuing(ctx context.Context, stack string, base *state.Snapshot, mgr secrets.Manager) (string, bool) {
+func (s *Store) continuing(ctx context.Context, stack state.StackID, base *state.Snapshot, mgr secrets.Manager) (string, bool) {
 	s.mu.Lock()
 	l, ok := s.loaded[stack]
 	delete(s.loaded, stack)
@@ -268,14 +268,14 @@ func (s *Store) continuing(ctx context.Context, stack string, base *state.Snapsh
 // under the lock whose token is token. What Load last read of it is
 // forgotten first: a journal must not continue a snapshot that is being
 // replaced.
-func (s *Store) replaceSnapshot(ctx context.Context, stack, token string, data []byte) error {
+func (s *Store) replaceSnapshot(ctx context.Context, stack state.StackID, token string, data []byte) error {
 	s.forget(stack)
 	return s.b.WriteSnapshot(ctx, stack, token, data)
 }
 
 // stillHeld reports whether the lock this store holds on the stack is the
 // very one lock names, and the backend still holds it.
-func (s *Store) stillHeld(ctx context.Context, stack string, lock *heldLock) bool {
+func (s *Store) stillHeld(ctx context.Context, stack state.StackID, lock *heldLock) bool {
 	s.mu.Lock()
 	cur := s.held[stack]
 	s.mu.Unlock()
@@ -284,7 +284,7 @@ func (s *Store) stillHeld(ctx context.Context, stack string, lock *heldLock) boo
 
 // verifiedByLoad reports whether base is the very snapshot Load last
 // returned for the stack, unchanged: Load checked its integrity already.
-func (s *Store) verifiedByLoad(stack string, base *state.Snapshot) bool {
+func (s *Store) verifiedByLoad(stack state.StackID, base *state.Snapshot) bool {
 	s.mu.Lock()
 	l, ok := s.loaded[stack]
 	s.mu.Unlock()
@@ -292,8 +292,8 @@ func (s *Store) verifiedByLoad(stack string, base *state.Snapshot) bool {
 }
 
 // Save implements Store.
-func (s *Store) Save(ctx context.Context, stack string, snap *state.Snapshot) (err error) {
-	if err := state.CheckStackName(stack); err != nil {
+func (s *Store) Save(ctx context.Context, stack state.StackID, snap *state.Snapshot) (err error) {
+	if err := stack.Check(); err != nil {
 		return err
 	}
 	if snap == nil {
@@ -331,7 +331,7 @@ func (s *Store) Save(ctx context.Context, stack string, snap *state.Snapshot) (e
 
 // writeSnapshot stamps, encodes and atomically writes snap under the lock
 // whose token is token.
-func (s *Store) writeSnapshot(ctx context.Context, stack, token string, snap *state.Snapshot) ([]byte, error) {
+func (s *Store) writeSnapshot(ctx context.Context, stack state.StackID, token string, snap *state.Snapshot) ([]byte, error) {
 	mgr, err := s.manager(ctx, stack, snap.Secrets)
 	if err != nil {
 		return nil, err
@@ -357,7 +357,7 @@ func (s *Store) writeSnapshot(ctx context.Context, stack, token string, snap *st
 }
 
 // List implements Store.
-func (s *Store) List(ctx context.Context) ([]string, error) {
+func (s *Store) List(ctx context.Context) ([]state.StackID, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -367,16 +367,16 @@ func (s *Store) List(ctx context.Context) ([]string, error) {
 	}
 	out := stacks[:0:0]
 	for _, st := range stacks {
-		if state.CheckStackName(st) == nil {
+		if st.Check() == nil {
 			out = append(out, st)
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, state.CompareStackIDs)
 	return out, nil
 }
 
 // Remove implements Store.
-func (s *Store) Remove(ctx context.Context, stack string) error {
+func (s *Store) Remove(ctx context.Context, stack state.StackID) error {
 	l, err := s.Lock(ctx, stack, "remove")
 	if err != nil {
 		return err

@@ -1,0 +1,136 @@
+package filestore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/internal/format"
+)
+
+// staging is the folder under the root where upgrade moves stacks of the
+// layout that kept them by stack name alone (<root>/<stack>) before it
+// moves each to its project's folder. Its name is never a project's.
+const staging = ".upgrade"
+
+// upgrade moves every stack of the layout keyed by stack name alone into
+// the layout keyed by project (<root>/<project>/<stack>), unchanged: its
+// snapshot, journal and lock move with their folder, by renames, so a
+// crash leaves each stack whole in one place or the other, and the next
+// upgrade finishes the work. A stack goes to the project its records name
+// (format.RecordedProject); one whose records name none (it holds no
+// resource) goes to state.UnattributedProject.
+//
+// First every such folder is renamed into the staging folder, so that no
+// stack's new place can be an old stack's folder (project "site" and a
+// stack "site" of another project); then each is renamed into place.
+func upgrade(root string) error {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	stage := filepath.Join(root, staging)
+	for _, e := range entries {
+		if !e.IsDir() || state.CheckStackName(e.Name()) != nil || !legacyStack(filepath.Join(root, e.Name())) {
+			continue
+		}
+		if err := os.Mkdir(stage, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return upgradeError(e.Name(), err)
+		}
+		err := os.Rename(filepath.Join(root, e.Name()), filepath.Join(stage, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // another process's upgrade moved it
+		}
+		if err != nil {
+			return upgradeError(e.Name(), err)
+		}
+		if err := syncDir(root); err != nil {
+			return upgradeError(e.Name(), err)
+		}
+	}
+	staged, err := os.ReadDir(stage)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range staged {
+		if !e.IsDir() || state.CheckStackName(e.Name()) != nil {
+			continue
+		}
+		if err := place(root, e.Name()); err != nil {
+			return upgradeError(e.Name(), err)
+		}
+	}
+	_ = os.Remove(stage) // left if it still holds anything
+	return nil
+}
+
+// legacyStack reports whether dir is a stack's folder of the layout keyed
+// by stack name alone: it holds a snapshot, journal or lock file. (A
+// project's folder holds only stack folders.)
+func legacyStack(dir string) bool {
+	for _, name := range []string{fileSnapshot, fileJournal, fileLock} {
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// place moves the staged stack into its project's folder.
+func place(root, stack string) error {
+	from := filepath.Join(root, staging, stack)
+	if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) {
+		return nil // another process's upgrade placed it
+	}
+	snap, err := readIfExists(filepath.Join(from, fileSnapshot))
+	if err != nil {
+		return err
+	}
+	journal, err := readIfExists(filepath.Join(from, fileJournal))
+	if err != nil {
+		return err
+	}
+	project, ok := format.RecordedProject(snap, journal)
+	if !ok || state.CheckProjectName(project) != nil {
+		project = state.UnattributedProject
+	}
+	to := filepath.Join(root, project, stack)
+	if _, err := os.Lstat(to); err == nil {
+		return fmt.Errorf("its records name project %q, which has a stack of that name too; both were left as they are: "+
+			"remove or move one of %s and %s, then open the store again", project, from, to)
+	}
+	if err := os.Mkdir(filepath.Join(root, project), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err := syncDir(root); err != nil {
+		return err
+	}
+	if err := os.Rename(from, to); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if err := syncDir(filepath.Join(root, project)); err != nil {
+		return err
+	}
+	return syncDir(filepath.Join(root, staging))
+}
+
+func readIfExists(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+func upgradeError(stack string, err error) error {
+	return fmt.Errorf("upgrading stack %q of the store to the layout kept by project (nothing was lost; "+
+		"the stack is in its old folder or in %s): %w", stack, staging, err)
+}
