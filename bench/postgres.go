@@ -69,7 +69,7 @@ func pgSnapshotSize(s spec) int64 {
 	var n int64
 	_ = pgQuery(func(ctx context.Context, pool *pgxpool.Pool) error {
 		table := pgx.Identifier{pgSchema(s), "snapshots"}.Sanitize()
-		return pool.QueryRow(ctx, `SELECT coalesce(sum(octet_length(data)), 0) FROM `+table+` WHERE stack = $1`, stack).Scan(&n)
+		return pool.QueryRow(ctx, `SELECT coalesce(sum(octet_length(data)), 0) FROM `+table+` WHERE project = $1 AND stack = $2`, project, stack).Scan(&n)
 	})
 	return n
 }

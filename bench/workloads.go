@@ -116,7 +116,7 @@ func (b *bench) snapshotSize() int64 {
 	default:
 		return 0
 	}
-	fi, err := os.Stat(filepath.Join(b.s.Dir, stack, "snapshot.json"))
+	fi, err := os.Stat(filepath.Join(b.s.Dir, project, stack, "snapshot.json"))
 	if err != nil {
 		return 0
 	}

@@ -202,7 +202,7 @@ func newStore(t *testing.T) (state.Store, string) {
 	dir := t.TempDir()
 	store, err := filestore.New(dir, state.WithSecrets(state.SecretsProviderFunc(
 		func(ctx context.Context, stack state.StackID, recorded *state.SecretsState) (secrets.Manager, error) {
-			return state.PassphraseSecrets("pass-of-"+stack).SecretsManager(ctx, stack, recorded)
+			return state.PassphraseSecrets("pass-of-"+stack.Stack).SecretsManager(ctx, stack, recorded)
 		})))
 	if err != nil {
 		t.Fatal(err)

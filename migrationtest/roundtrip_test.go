@@ -132,7 +132,7 @@ func TestFromPulumi(t *testing.T) {
 
 	var gw writes
 	env, store := groundworkEnv(t, &gw)
-	imp, err := migrate.ImportStack(ctx, store, stackName, exported, migrate.FromOptions{Passphrase: pulumiPassphrase, Project: project})
+	imp, err := migrate.ImportStack(ctx, store, state.StackID{Project: project, Stack: stackName}, exported, migrate.FromOptions{Passphrase: pulumiPassphrase, Project: project})
 	if err != nil {
 		t.Fatalf("importing: %v", err)
 	}
@@ -183,7 +183,7 @@ func TestToPulumi(t *testing.T) {
 	if got := gw.all(); !slices.Equal(got, []string{"create app", "create db"}) {
 		t.Fatalf("groundwork's first update wrote %v, want the two creates", got)
 	}
-	exported, err := migrate.ExportStack(ctx, store, stackName, migrate.ToOptions{Passphrase: pulumiPassphrase})
+	exported, err := migrate.ExportStack(ctx, store, state.StackID{Project: project, Stack: stackName}, migrate.ToOptions{Passphrase: pulumiPassphrase})
 	if err != nil {
 		t.Fatalf("exporting: %v", err)
 	}
@@ -227,7 +227,7 @@ func assertAllSame(t *testing.T, res *engine.Result) {
 
 func readFile(t *testing.T, store *filestore.Store, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(store.Root(), stackName, name))
+	data, err := os.ReadFile(filepath.Join(store.Root(), project, stackName, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,7 +213,7 @@ func TestCancelDestroy(t *testing.T) {
 	if !errors.As(out.err, &ce) {
 		t.Fatalf("err = %v; want an *engine.CancelledError", out.err)
 	}
-	snap, err := store.Load(bg, state.StackID{Project: "test", Stack: "dev"})
+	snap, err := store.Load(bg, state.StackID{Project: "fz", Stack: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -301,14 +301,14 @@ func TestDeletedWithCrash(t *testing.T) {
 				if tt.deleted {
 					c.Remove(urn)
 				}
-				crash = freeze(store, env.Stack)
+				crash = freeze(store, env.StackID())
 				return errInjected // the process is dead: nothing after this counts
 			}
 			if _, err := env.Destroy(); err == nil {
 				t.Fatal("the destroy was meant to be killed")
 			}
 			c.hook = nil
-			crash.restore(t, store, env.Stack)
+			crash.restore(t, store, env.StackID())
 			snap := env.Snapshot() // fails the test unless it loads and passes integrity
 			if diff := cmp.Diff(tt.state, recordedNames(snap), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("state after the kill (-want +got):\n%s", diff)

@@ -104,7 +104,7 @@ func TestRegressionEditedPlainValueIsRefused(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "dev", "snapshot.json")
+	path := filepath.Join(dir, "sec", "dev", "snapshot.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -116,9 +116,9 @@ func TestRegressionEditedPlainValueIsRefused(t *testing.T) {
 	if err := os.WriteFile(path, edited, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = store.Load(bg, state.StackID{Project: "test", Stack: "dev"})
+	_, err = store.Load(bg, state.StackID{Project: "sec", Stack: "dev"})
 	var ae *state.AuthenticationError
-	if !errors.As(err, &ae) || ae.Stack != (state.StackID{Project: "test", Stack: "dev"}) || ae.File != "snapshot" || ae.Missing {
+	if !errors.As(err, &ae) || ae.Stack != (state.StackID{Project: "sec", Stack: "dev"}) || ae.File != "snapshot" || ae.Missing {
 		t.Fatalf("Load of a snapshot whose plain value was edited = %v; want a *state.AuthenticationError", err)
 	}
 	changes := c.Changes()

@@ -288,7 +288,7 @@ func lifecycle(t *rapid.T, maxSize int) {
 }
 
 func drawTargets(t *rapid.T, w *lifecycleWorld, n int) []resource.URN {
-	snap, err := w.store.Load(bg, state.StackID{Project: "test", Stack: "dev"})
+	snap, err := w.store.Load(bg, state.StackID{Project: "fz", Stack: "dev"})
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
@@ -321,11 +321,11 @@ func drawFailures(t *rapid.T, size, n int) map[string]failMode {
 
 // operate runs one operation and checks every invariant after it.
 func (w *lifecycleWorld) operate(t *rapid.T, kind string, prog program, opts []engine.Option) {
-	before, err := w.store.Load(bg, state.StackID{Project: "test", Stack: "dev"})
+	before, err := w.store.Load(bg, state.StackID{Project: "fz", Stack: "dev"})
 	if err != nil {
 		t.Fatalf("load before %s: %v", kind, err)
 	}
-	files := w.store.Files(state.StackID{Project: "test", Stack: "dev"})
+	files := w.store.Files(state.StackID{Project: "fz", Stack: "dev"})
 	changes := w.cloud.Changes()
 	w.events = nil
 	w.cloud.mu.Lock()
@@ -357,7 +357,7 @@ func (w *lifecycleWorld) operate(t *rapid.T, kind string, prog program, opts []e
 	if leaked := leakedGoroutines(); len(leaked) > 0 {
 		t.Fatalf("%s left %d goroutines of the engine running:\n%s", kind, len(leaked), strings.Join(leaked, "\n\n"))
 	}
-	after, err := w.store.Load(bg, state.StackID{Project: "test", Stack: "dev"})
+	after, err := w.store.Load(bg, state.StackID{Project: "fz", Stack: "dev"})
 	if err != nil {
 		t.Fatalf("after %s the state does not load: %v", kind, err)
 	}
@@ -369,7 +369,7 @@ func (w *lifecycleWorld) operate(t *rapid.T, kind string, prog program, opts []e
 			len(after.PendingOperations), after.PendingOperations[0].Kind, after.PendingOperations[0].Resource.URN)
 	}
 	if strings.HasPrefix(kind, "preview") {
-		if !maps.EqualFunc(files, w.store.Files(state.StackID{Project: "test", Stack: "dev"}), bytes.Equal) {
+		if !maps.EqualFunc(files, w.store.Files(state.StackID{Project: "fz", Stack: "dev"}), bytes.Equal) {
 			t.Fatalf("%s changed the store", kind)
 		}
 		if c := w.cloud.Changes(); c != changes {

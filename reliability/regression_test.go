@@ -155,18 +155,18 @@ func TestRegressionRefreshOfGoneDependency(t *testing.T) {
 // appended; the lock is left behind and broken).
 type frozen map[string][]byte
 
-func freeze(st *memstore.Store, stack string) frozen {
-	return st.Files(state.StackID{Project: "test", Stack: stack})
+func freeze(st *memstore.Store, stack state.StackID) frozen {
+	return st.Files(stack)
 }
 
-func (f frozen) restore(t testing.TB, st *memstore.Store, stack string) {
+func (f frozen) restore(t testing.TB, st *memstore.Store, stack state.StackID) {
 	t.Helper()
-	for name := range st.Files(state.StackID{Project: "test", Stack: stack}) {
-		st.SetFile(state.StackID{Project: "test", Stack: stack}, name, nil)
+	for name := range st.Files(stack) {
+		st.SetFile(stack, name, nil)
 	}
 	for name, data := range f {
 		if name != "lock" {
-			st.SetFile(state.StackID{Project: "test", Stack: stack}, name, data)
+			st.SetFile(stack, name, data)
 		}
 	}
 }
@@ -191,7 +191,7 @@ func TestRegressionRefreshOfPendingDeleteOfCopyMarkedDelete(t *testing.T) {
 	var crash frozen
 	c.hook = func(_ context.Context, op string, urn resource.URN) error {
 		if op == "delete" {
-			crash = freeze(store, env.Stack)
+			crash = freeze(store, env.StackID())
 			return errInjected
 		}
 		return nil
@@ -200,7 +200,7 @@ func TestRegressionRefreshOfPendingDeleteOfCopyMarkedDelete(t *testing.T) {
 		t.Fatal("the delete was meant to fail")
 	}
 	c.hook = nil
-	crash.restore(t, store, env.Stack)
+	crash.restore(t, store, env.StackID())
 	snap := env.Snapshot()
 	if len(snap.PendingOperations) != 1 || copiesOf(snap.Resources, "a") != 2 {
 		t.Fatalf("want a pending delete and two copies of a, got %d pending and %d copies", len(snap.PendingOperations), copiesOf(snap.Resources, "a"))

@@ -500,7 +500,7 @@ func TestRegressionCrashDuringRenameOfReferencedResource(t *testing.T) {
 			var crash frozen
 			c.hook = func(_ context.Context, op string, urn resource.URN) error {
 				if op == at && urn.Name() == "b" && crash == nil {
-					crash = freeze(store, env.Stack)
+					crash = freeze(store, env.StackID())
 					return errInjected
 				}
 				return nil
@@ -509,7 +509,7 @@ func TestRegressionCrashDuringRenameOfReferencedResource(t *testing.T) {
 				t.Fatal("the run was meant to die")
 			}
 			c.hook = nil
-			crash.restore(t, store, env.Stack)
+			crash.restore(t, store, env.StackID())
 			snap := env.Snapshot() // fails the test if the replayed stack does not load
 			if len(snap.PendingOperations) != 1 {
 				t.Fatalf("%d pending operations after the crash; want b's", len(snap.PendingOperations))

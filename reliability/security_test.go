@@ -247,7 +247,7 @@ func TestTamperedState(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		return dir, store, c, filepath.Join(dir, "dev", "snapshot.json")
+		return dir, store, c, filepath.Join(dir, "sec", "dev", "snapshot.json")
 	}
 	// refused: Load's *state.AuthenticationError for the snapshot, its MAC
 	// missing or not matching.
@@ -361,7 +361,7 @@ func TestTamperedState(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := folderText(t, dir)
-			_, err = store.Load(bg, state.StackID{Project: "test", Stack: "dev"})
+			_, err = store.Load(bg, state.StackID{Project: "sec", Stack: "dev"})
 			checkTamperError(t, "Load", err, tt.wantIs, tt.wantAs, tt.want)
 			changes := c.Changes()
 			_, err = secretEngine(t, fileStore(t, dir), c).Up(bg, func(ctx *engine.Context) error {
@@ -401,7 +401,7 @@ func checkTamperError(t *testing.T, what string, err, wantIs error, wantAs func(
 		t.Errorf("%s: err = %v; not the error wanted", what, err)
 	case want != "" && !strings.Contains(err.Error(), want):
 		t.Errorf("%s: err = %v; want it to mention %q", what, err, want)
-	case !strings.Contains(err.Error(), `"dev"`):
+	case !strings.Contains(err.Error(), `"sec/dev"`):
 		t.Errorf("%s: err = %v; want it to name the stack", what, err)
 	}
 	if err != nil && strings.Contains(err.Error(), "hunter2") {
@@ -488,7 +488,7 @@ func TestTwoEnginesOneStack(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatalf("the first engine: %v", err)
 			}
-			snap, err := fileStore(t, dir).Load(bg, state.StackID{Project: "test", Stack: "dev"})
+			snap, err := fileStore(t, dir).Load(bg, state.StackID{Project: "sec", Stack: "dev"})
 			if err != nil {
 				t.Fatal(err)
 			}

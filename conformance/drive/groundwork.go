@@ -59,7 +59,7 @@ func Groundwork(ctx context.Context, p *spec.Program) *Trace {
 		trace.Runs = append(trace.Runs, Run{Name: "up 1", Invalid: err.Error()})
 		return trace
 	}
-	before, err := store.Load(ctx, spec.Stack)
+	before, err := store.Load(ctx, state.StackID{Project: spec.Project, Stack: spec.Stack})
 	for i := 0; i <= len(p.Versions) && err == nil; i++ {
 		run := Run{Name: fmt.Sprintf("up %d", i+1), Before: groundworkRecords(before)}
 		mu.Lock()
@@ -85,7 +85,7 @@ func Groundwork(ctx context.Context, p *spec.Program) *Trace {
 		run.Failed = slices.Sorted(maps.Keys(failed))
 		mu.Unlock()
 		run.Ledger, run.Live = w.Ledger(i), w.Live()
-		before, err = store.Load(ctx, spec.Stack)
+		before, err = store.Load(ctx, state.StackID{Project: spec.Project, Stack: spec.Stack})
 		if err == nil {
 			err = before.VerifyIntegrity()
 		}
