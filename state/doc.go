@@ -14,11 +14,14 @@
 // that folds entries into a snapshot, refusing any entry that would break
 // an integrity rule, so every store records and replays the same way.
 //
-// A Store keeps stacks. This package holds the contracts every store keeps
+// A Store keeps stacks, each named by a StackID: a project's stack, so two
+// projects' stacks of one name are two stacks that share nothing. This
+// package holds the contracts every store keeps
 // (Store, Journal, Lock, Backend, their errors and options); the stores
 // live one to a package:
 //
-//	state/filestore        the embedded default: a folder per stack
+//	state/filestore        the embedded default: a folder per stack,
+//	                       <root>/<project>/<stack>
 //	                       (the store over a Backend of files)
 //	state/memstore         the same over a Backend in memory, for tests
 //	state/backendstore     the same over any Backend, such as state/postgres
@@ -32,10 +35,11 @@
 // An operation locks the stack, loads it, opens a Journal on it, records
 // each step twice (begin, then success or failure), and commits:
 //
-//	lock, err := store.Lock(ctx, "dev", "update") // *LockedError if busy
+//	dev := state.StackID{Project: "site", Stack: "dev"}
+//	lock, err := store.Lock(ctx, dev, "update") // *LockedError if busy
 //	defer lock.Unlock(ctx)
-//	snap, err := store.Load(ctx, "dev")
-//	j, err := store.OpenJournal(ctx, "dev", snap)
+//	snap, err := store.Load(ctx, dev)
+//	j, err := store.OpenJournal(ctx, dev, snap)
 //	defer j.Close(ctx)
 //	seq, err := j.Append(ctx, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: r})
 //	// ... call the provider only now ...

@@ -1,9 +1,14 @@
 // Package filestore is the embedded default state.Store: each stack in a
-// folder of its own under a root folder,
+// folder of its own, in its project's folder, under a root folder,
 //
-//	<root>/<stack>/snapshot.json   the last snapshot (state/FORMAT.md)
-//	<root>/<stack>/journal         entries since that snapshot
-//	<root>/<stack>/lock            who holds the stack, while someone does
+//	<root>/<project>/<stack>/snapshot.json   the last snapshot (state/FORMAT.md)
+//	<root>/<project>/<stack>/journal         entries since that snapshot
+//	<root>/<project>/<stack>/lock            who holds the stack, while someone does
+//
+// A root written when stacks were kept by name alone (<root>/<stack>) is
+// upgraded in place when it is opened: each stack's folder is moved,
+// unchanged, into the folder of the project its records name
+// (state/FORMAT.md, "Stores kept by stack name").
 //
 // Snapshots and journal restarts are written to a temporary file in the
 // same folder, synced, renamed over the old file, and the folder is synced,

@@ -22,7 +22,10 @@
 // database that a newer library version migrated fails to open with
 // *SchemaVersionError rather than be misread.
 //
-//   - snapshots: one row per stack, the snapshot's bytes (state/FORMAT.md).
+//   - snapshots: one row per stack, keyed by (project, stack), the
+//     snapshot's bytes (state/FORMAT.md). Tables of schema version 1,
+//     keyed by stack name alone, are migrated in place (state/FORMAT.md,
+//     "Stores kept by stack name").
 //   - journal: the journal's records since that snapshot, in rows in the
 //     order they were appended. Recording a step is one small insert,
 //     whatever the size of the stack; steps running at once share one
