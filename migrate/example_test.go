@@ -27,11 +27,11 @@ func ExampleImportStack() {
 	  ]}}`)
 	ctx := context.Background()
 	store := memstore.New()
-	if _, err := migrate.ImportStack(ctx, store, state.StackID{Project: "site", Stack: "dev"}, exported, migrate.FromOptions{}); err != nil {
+	if _, err := migrate.ImportStack(ctx, store, dev, exported, migrate.FromOptions{}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	snap, _ := store.Load(ctx, state.StackID{Project: "site", Stack: "dev"})
+	snap, _ := store.Load(ctx, dev)
 	for _, r := range snap.Resources {
 		fmt.Printf("%s id=%q\n", r.URN.Name(), r.ID)
 	}
@@ -40,3 +40,6 @@ func ExampleImportStack() {
 	// default id="4f1c"
 	// mascot id="brave-otter"
 }
+
+// dev is the stack the examples work on: project site's stack dev.
+var dev = state.StackID{Project: "site", Stack: "dev"}

@@ -25,16 +25,6 @@ func (id StackID) Check() error {
 	return CheckStackName(id.Stack)
 }
 
-// ParseStackID reads "project/stack", as String writes it.
-func ParseStackID(s string) (StackID, error) {
-	project, stack, ok := strings.Cut(s, "/")
-	if !ok {
-		return StackID{}, fmt.Errorf("%q names no project: write it as \"project/stack\"", s)
-	}
-	id := StackID{Project: project, Stack: stack}
-	return id, id.Check()
-}
-
 // StackNameError reports a stack name that is not allowed. Names are 1 to
 // 100 characters from [A-Za-z0-9._-], beginning with a letter, digit or
 // underscore — so a name is always one plain folder name, never a path.

@@ -24,17 +24,17 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	lock, err := store.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+	lock, err := store.Lock(ctx, dev, "update")
 	if err != nil {
 		panic(err) // a *state.LockedError says who is at work
 	}
 	defer lock.Unlock(ctx)
 
-	base, err := store.Load(ctx, state.StackID{Project: "test", Stack: "dev"}) // empty: the stack is new
+	base, err := store.Load(ctx, dev) // empty: the stack is new
 	if err != nil {
 		panic(err)
 	}
-	journal, err := store.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base)
+	journal, err := store.OpenJournal(ctx, dev, base)
 	if err != nil {
 		panic(err)
 	}
@@ -83,7 +83,7 @@ func ExampleNewBackend() {
 		panic(err)
 	}
 	prov := &resource.State{Type: "pulumi:providers:local", URN: urn("pulumi:providers:local", "default"), Custom: true, ID: "p1"}
-	if err := files.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, &state.Snapshot{Resources: []*resource.State{prov}}); err != nil {
+	if err := files.Save(ctx, dev, &state.Snapshot{Resources: []*resource.State{prov}}); err != nil {
 		panic(err)
 	}
 
@@ -92,7 +92,7 @@ func ExampleNewBackend() {
 		panic(err)
 	}
 	same := backendstore.New(b)
-	snap, err := same.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+	snap, err := same.Load(ctx, dev)
 	if err != nil {
 		panic(err)
 	}
@@ -100,3 +100,6 @@ func ExampleNewBackend() {
 	// Output:
 	// 1 default
 }
+
+// dev is the stack the examples work on: project site's stack dev.
+var dev = state.StackID{Project: "site", Stack: "dev"}

@@ -14,8 +14,8 @@ import (
 func ExampleNew() {
 	ctx := context.Background()
 	store := memstore.New()
-	lock, _ := store.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
-	journal, _ := store.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, nil)
+	lock, _ := store.Lock(ctx, dev, "update")
+	journal, _ := store.OpenJournal(ctx, dev, nil)
 
 	prov := &resource.State{Type: "pulumi:providers:random", URN: urn("pulumi:providers:random", "default"), Custom: true, ID: "p1"}
 	_, _ = journal.Append(ctx, state.Entry{Kind: state.EntryWrite, New: prov})
@@ -24,7 +24,7 @@ func ExampleNew() {
 	// The process dies here. The next one loads the stack:
 	_ = lock
 
-	snap, err := store.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+	snap, err := store.Load(ctx, dev)
 	if err != nil {
 		panic(err)
 	}
@@ -38,3 +38,6 @@ func ExampleNew() {
 }
 
 func urn(typ, name string) resource.URN { return resource.NewURN("dev", "site", "", typ, name) }
+
+// dev is the stack the examples work on: project site's stack dev.
+var dev = state.StackID{Project: "site", Stack: "dev"}

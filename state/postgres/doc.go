@@ -18,9 +18,10 @@
 //
 // The tables live in a schema of their own ("groundwork" unless
 // Config.Schema says otherwise), created on first use and migrated forward
-// one version at a time (SchemaVersion); a migration only ever adds, and a
-// database that a newer library version migrated fails to open with
-// *SchemaVersionError rather than be misread.
+// one version at a time (SchemaVersion), each in one transaction; a
+// migration never removes recorded data, and a database that a newer
+// library version migrated fails to open with *SchemaVersionError rather
+// than be misread.
 //
 //   - snapshots: one row per stack, keyed by (project, stack), the
 //     snapshot's bytes (state/FORMAT.md). Tables of schema version 1,

@@ -162,3 +162,6 @@ func (r raw) setJournal(stack state.StackID, data []byte) {
 func (r raw) expire(stack state.StackID) {
 	r.exec(`UPDATE {s}.locks SET expires_at = now() - interval '1 second' WHERE project = $1 AND stack = $2`, stack.Project, stack.Stack)
 }
+
+// dev is the stack most tests work on.
+var dev = state.StackID{Project: "test", Stack: "dev"}

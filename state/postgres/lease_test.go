@@ -26,12 +26,12 @@ func TestLeaseIsRenewedWhileHeld(t *testing.T) {
 	schema := newSchema(t)
 	const lease = 600 * time.Millisecond
 	a, b := openStore(t, schema, lease), openStore(t, schema, lease)
-	la, err := a.Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "update")
+	la, err := a.Lock(bg, dev, "update")
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(4 * lease)
-	_, err = b.Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "destroy")
+	_, err = b.Lock(bg, dev, "destroy")
 	var le *state.LockedError
 	if !errors.As(err, &le) {
 		t.Fatalf("Lock long after the lease length, while the holder renews it = %v; want *LockedError", err)
@@ -46,7 +46,7 @@ func TestLeaseIsRenewedWhileHeld(t *testing.T) {
 	if err := la.Unlock(bg); err != nil {
 		t.Fatal(err)
 	}
-	lb, err := b.Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "destroy")
+	lb, err := b.Lock(bg, dev, "destroy")
 	if err != nil {
 		t.Fatalf("Lock after Unlock: %v", err)
 	}
@@ -59,11 +59,11 @@ func TestLapsedLeaseIsTakenOver(t *testing.T) {
 	schema := newSchema(t)
 	const lease = 500 * time.Millisecond
 	dead := openStore(t, schema, lease)
-	if _, err := dead.Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "update"); err != nil {
+	if _, err := dead.Lock(bg, dev, "update"); err != nil {
 		t.Fatal(err)
 	}
 	base := &state.Snapshot{Resources: []*resource.State{provider()}}
-	j, err := dead.OpenJournal(bg, state.StackID{Project: "test", Stack: "dev"}, base)
+	j, err := dead.OpenJournal(bg, dev, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +80,12 @@ func TestLapsedLeaseIsTakenOver(t *testing.T) {
 
 	next := openStore(t, schema, lease)
 	var le *state.LockedError
-	if _, err := next.Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "update"); !errors.As(err, &le) {
+	if _, err := next.Lock(bg, dev, "update"); !errors.As(err, &le) {
 		t.Fatalf("Lock while the dead holder's lease runs = %v; want *LockedError", err)
 	}
 	var l state.Lock
 	for l == nil {
-		if l, err = next.Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "update"); err != nil {
+		if l, err = next.Lock(bg, dev, "update"); err != nil {
 			if !errors.As(err, &le) {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestLapsedLeaseIsTakenOver(t *testing.T) {
 	if waited := time.Since(diedAt); waited < lease/2 {
 		t.Errorf("took the stack over %v after its holder died; the lease is %v", waited, lease)
 	}
-	snap, err := next.Load(bg, state.StackID{Project: "test", Stack: "dev"})
+	snap, err := next.Load(bg, dev)
 	if err != nil || len(snap.Resources) != 2 {
 		t.Fatalf("Load after the takeover = %v, %v; want the dead holder's create", snap, err)
 	}
@@ -108,25 +108,25 @@ func TestLapsedLeaseIsTakenOver(t *testing.T) {
 func TestBreakLock(t *testing.T) {
 	schema := newSchema(t)
 	s := openStore(t, schema, 0)
-	if err := s.BreakLock(bg, state.StackID{Project: "test", Stack: "dev"}); err != nil {
+	if err := s.BreakLock(bg, dev); err != nil {
 		t.Errorf("BreakLock of an unlocked stack = %v", err)
 	}
-	l, err := s.Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "update")
+	l, err := s.Lock(bg, dev, "update")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var le *state.LockedError
-	if err := openStore(t, schema, 0).BreakLock(bg, state.StackID{Project: "test", Stack: "dev"}); !errors.As(err, &le) {
+	if err := openStore(t, schema, 0).BreakLock(bg, dev); !errors.As(err, &le) {
 		t.Errorf("BreakLock of a live lease = %v; want a refusal wrapping *LockedError", err)
 	}
-	newRaw(t, schema).expire(state.StackID{Project: "test", Stack: "dev"})
-	if err := openStore(t, schema, 0).BreakLock(bg, state.StackID{Project: "test", Stack: "dev"}); err != nil {
+	newRaw(t, schema).expire(dev)
+	if err := openStore(t, schema, 0).BreakLock(bg, dev); err != nil {
 		t.Errorf("BreakLock of a lapsed lease = %v", err)
 	}
 	if err := l.Unlock(bg); !errors.Is(err, state.ErrLockLost) {
 		t.Errorf("Unlock of a broken lock = %v; want ErrLockLost", err)
 	}
-	if l2, err := openStore(t, schema, 0).Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "update"); err != nil {
+	if l2, err := openStore(t, schema, 0).Lock(bg, dev, "update"); err != nil {
 		t.Errorf("Lock after BreakLock: %v", err)
 	} else {
 		l2.Unlock(bg)
@@ -139,11 +139,11 @@ func TestRenewalStopsAfterTakeover(t *testing.T) {
 	schema := newSchema(t)
 	const lease = 300 * time.Millisecond
 	a, b := openStore(t, schema, lease), openStore(t, schema, lease)
-	if _, err := a.Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "update"); err != nil {
+	if _, err := a.Lock(bg, dev, "update"); err != nil {
 		t.Fatal(err)
 	}
-	newRaw(t, schema).expire(state.StackID{Project: "test", Stack: "dev"})
-	lb, err := b.Lock(bg, state.StackID{Project: "test", Stack: "dev"}, "update")
+	newRaw(t, schema).expire(dev)
+	lb, err := b.Lock(bg, dev, "update")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,12 +178,12 @@ func TestRenewalStopsMidCall(t *testing.T) {
 				<-ctx.Done() // a server that never answers
 				return true, ctx.Err()
 			})
-			r.start(state.StackID{Project: "test", Stack: "dev"}, "t1")
+			r.start(dev, "t1")
 			<-called
 			done := make(chan struct{})
 			go func() {
 				if how == "stop" {
-					r.stop(state.StackID{Project: "test", Stack: "dev"}, "t1")
+					r.stop(dev, "t1")
 				}
 				r.close()
 				close(done)

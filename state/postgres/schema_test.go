@@ -61,7 +61,7 @@ func TestMigratesForwardKeepingData(t *testing.T) {
 	s := openStore(t, schema, 0)
 	snap := &state.Snapshot{Resources: []*resource.State{provider()}}
 	snap.Resources = append(snap.Resources, thing("kept", snap.Resources[0]))
-	if err := s.Save(bg, state.StackID{Project: "test", Stack: "dev"}, snap); err != nil {
+	if err := s.Save(bg, dev, snap); err != nil {
 		t.Fatal(err)
 	}
 	saved := append([]migration(nil), migrations...)
@@ -73,7 +73,7 @@ func TestMigratesForwardKeepingData(t *testing.T) {
 	if v := r.int(`SELECT max(version) FROM {s}.schema_version`); v != SchemaVersion+1 {
 		t.Errorf("schema version after the new migration = %d; want %d", v, SchemaVersion+1)
 	}
-	got, err := s2.Load(bg, state.StackID{Project: "test", Stack: "dev"})
+	got, err := s2.Load(bg, dev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,5 +30,6 @@
 // journal entry (ignored) and damage before it (an error); compaction in
 // the middle of an operation;
 // concurrent appends; lock contention; lease expiry and fencing (for
-// stores whose locks expire); and listing and removing stacks.
+// stores whose locks expire); listing and removing stacks; and two
+// projects' stacks of one name, which must share nothing.
 package storetest

@@ -78,9 +78,9 @@ func BenchmarkJournalAppend(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			mustLock(b, s, state.StackID{Project: "test", Stack: "dev"})
+			mustLock(b, s, dev)
 			base := benchStack(n)
-			j, err := s.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base)
+			j, err := s.OpenJournal(ctx, dev, base)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -110,9 +110,9 @@ func BenchmarkJournalConcurrent(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	mustLock(b, s, state.StackID{Project: "test", Stack: "dev"})
+	mustLock(b, s, dev)
 	base := benchStack(1000)
-	j, err := s.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base)
+	j, err := s.OpenJournal(ctx, dev, base)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,23 +142,23 @@ func BenchmarkJournalConcurrent(b *testing.B) {
 func journalOf10k(b *testing.B) (base *state.Snapshot, baseData, journal []byte, fx *fuzzFixture) {
 	ctx := context.Background()
 	s := memstore.New(fastSecrets())
-	mustLock(b, s, state.StackID{Project: "test", Stack: "dev"})
+	mustLock(b, s, dev)
 	stack := benchStack(10_000)
-	j, err := s.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, &state.Snapshot{Resources: stack.Resources[:1]})
+	j, err := s.OpenJournal(ctx, dev, &state.Snapshot{Resources: stack.Resources[:1]})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, r := range stack.Resources[1:] {
 		create(b, j, r)
 	}
-	files := s.Files(state.StackID{Project: "test", Stack: "dev"})
+	files := s.Files(dev)
 	base, err = decodeSnapshot(ctx, files[fileSnapshot], func(ctx context.Context, recorded *state.SecretsState) (secrets.Manager, error) {
-		return s.SecretsManager(ctx, state.StackID{Project: "test", Stack: "dev"}, recorded)
-	}, &format.SnapshotAuth{Stack: state.StackID{Project: "test", Stack: "dev"}, Keyed: true})
+		return s.SecretsManager(ctx, dev, recorded)
+	}, &format.SnapshotAuth{Stack: dev, Keyed: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	mgr, _ := s.SecretsManager(ctx, state.StackID{Project: "test", Stack: "dev"}, base.Secrets)
+	mgr, _ := s.SecretsManager(ctx, dev, base.Secrets)
 	mac, err := format.NewRecordMAC(mgr)
 	if err != nil || mac == nil {
 		b.Fatalf("no record MAC: %v", err)
@@ -175,7 +175,7 @@ func BenchmarkReplay10k(b *testing.B) {
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		snap, err := journal.Replay(context.Background(), base, baseData, records, fx.mgr, state.StackID{Project: "test", Stack: "dev"}, fx.mac)
+		snap, err := journal.Replay(context.Background(), base, baseData, records, fx.mgr, dev, fx.mac)
 		if err != nil || len(snap.Resources) != 10_001 {
 			b.Fatal(err)
 		}
@@ -219,7 +219,7 @@ func BenchmarkLoad10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, benchStack(10_000)); err != nil {
+	if err := s.Save(ctx, dev, benchStack(10_000)); err != nil {
 		b.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(s.Root(), "test", "dev", fileSnapshot))
@@ -227,7 +227,7 @@ func BenchmarkLoad10k(b *testing.B) {
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		snap, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		snap, err := s.Load(ctx, dev)
 		if err != nil || len(snap.Resources) != 10_001 {
 			b.Fatal(err)
 		}
@@ -246,7 +246,7 @@ func BenchmarkSave10k(b *testing.B) {
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, stack); err != nil {
+		if err := s.Save(ctx, dev, stack); err != nil {
 			b.Fatal(err)
 		}
 	}

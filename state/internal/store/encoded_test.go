@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
@@ -29,10 +28,10 @@ func TestLoadSharesOutputsWrittenAsInputs(t *testing.T) {
 	secret.Inputs["password"] = resource.NewSecret(resource.NewString("s3cr3t"))
 	secret.Outputs = secret.Inputs.Copy()
 	base.Resources = append(base.Resources, echo, differs, secret)
-	if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, base); err != nil {
+	if err := s.Save(ctx, dev, base); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+	got, err := s.Load(ctx, dev)
 	if err != nil {
 		t.Fatal(err)
 	}

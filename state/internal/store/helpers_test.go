@@ -248,3 +248,6 @@ const (
 	fileJournal  = "journal"
 	fileLock     = "lock"
 )
+
+// dev is the stack most tests work on.
+var dev = state.StackID{Project: "test", Stack: "dev"}

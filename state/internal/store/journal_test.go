@@ -41,10 +41,10 @@ func TestJournalCrashReplay(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		lock := mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		lock := mustLock(t, s, dev)
 		base := chainStack(0)
 		prov := base.Resources[0]
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+		j := openJournalT(t, s, dev, base)
 		a, b := newBucket("a", prov), newBucket("b", prov)
 		create(t, j, a)
 		mustAppend(t, j, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: b})
@@ -55,7 +55,7 @@ func TestJournalCrashReplay(t *testing.T) {
 
 		// The process dies here: nothing is committed or closed. Another
 		// process loads the stack.
-		got, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		got, err := h.open().Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,8 +71,8 @@ func TestJournalCrashReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		s2 := h.open()
-		mustLock(t, s2, state.StackID{Project: "test", Stack: "dev"})
-		j2 := openJournalT(t, s2, state.StackID{Project: "test", Stack: "dev"}, got)
+		mustLock(t, s2, dev)
+		j2 := openJournalT(t, s2, dev, got)
 		mustAppend(t, j2, state.Entry{Kind: state.EntryClearPending, Op: resource.OperationCreating, Old: b})
 		final, err := j2.Commit(ctx)
 		if err != nil {
@@ -84,10 +84,10 @@ func TestJournalCrashReplay(t *testing.T) {
 		if err := j2.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]; ok {
+		if _, ok := h.files(dev)[fileJournal]; ok {
 			t.Error("Close after Commit left a journal with no entries behind")
 		}
-		reloaded, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		reloaded, err := h.open().Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,9 +103,9 @@ func TestJournalCrashReplay(t *testing.T) {
 func journalWithTail(t *testing.T, h harness) (journal []byte, lastStart int, with, without *state.Snapshot) {
 	t.Helper()
 	s := h.open()
-	mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+	mustLock(t, s, dev)
 	base := chainStack(1)
-	j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+	j := openJournalT(t, s, dev, base)
 	create(t, j, newBucket("a", base.Resources[0]))
 	c := newBucket("c", base.Resources[0])
 	c.Outputs["secret"] = resource.NewSecret(resource.NewString("x"))
@@ -113,7 +113,7 @@ func journalWithTail(t *testing.T, h harness) (journal []byte, lastStart int, wi
 	without, _ = j.Snapshot()
 	mustAppend(t, j, state.Entry{Kind: state.EntrySuccess, Begin: b, New: c})
 	with, _ = j.Snapshot()
-	journal = h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]
+	journal = h.files(dev)[fileJournal]
 	if _, err := format.ScanRecords(journal, func(r format.Record) error { lastStart = int(r.Offset); return nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +126,8 @@ func TestJournalTornTailIsIgnored(t *testing.T) {
 		journal, lastStart, with, without := journalWithTail(t, h)
 		loader := h.open()
 		for cut := lastStart; cut <= len(journal); cut++ {
-			h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, journal[:cut])
-			got, err := loader.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+			h.setFile(dev, fileJournal, journal[:cut])
+			got, err := loader.Load(ctx, dev)
 			if err != nil {
 				t.Fatalf("cut at %d of %d: %v", cut, len(journal), err)
 			}
@@ -141,8 +141,8 @@ func TestJournalTornTailIsIgnored(t *testing.T) {
 		}
 		// A tail of zeros (the file grew but the data never landed) is torn
 		// too.
-		h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, append(journal[:lastStart:lastStart], make([]byte, 300)...))
-		if got, err := loader.Load(ctx, state.StackID{Project: "test", Stack: "dev"}); err != nil || !cmp.Equal(without, got, snapshotOpts, propertyOpts) {
+		h.setFile(dev, fileJournal, append(journal[:lastStart:lastStart], make([]byte, 300)...))
+		if got, err := loader.Load(ctx, dev); err != nil || !cmp.Equal(without, got, snapshotOpts, propertyOpts) {
 			t.Errorf("zero-filled tail: %v", err)
 		}
 	})
@@ -157,8 +157,8 @@ func TestJournalDamageMidFileIsAnError(t *testing.T) {
 		for i := 0; i < lastStart; i++ {
 			damaged := append([]byte(nil), journal...)
 			damaged[i] ^= 0x20
-			h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, damaged)
-			_, err := loader.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+			h.setFile(dev, fileJournal, damaged)
+			_, err := loader.Load(ctx, dev)
 			var ce *state.CorruptJournalError
 			if !errors.As(err, &ce) {
 				t.Fatalf("byte %d flipped: Load = %v; want *CorruptJournalError", i, err)
@@ -171,10 +171,10 @@ func TestJournalRejectsBadEntriesWithoutWriting(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		mustLock(t, s, dev)
 		base := chainStack(1)
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
-		before := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]
+		j := openJournalT(t, s, dev, base)
+		before := h.files(dev)[fileJournal]
 		var ee *state.EntryError
 		if _, err := j.Append(ctx, state.Entry{Kind: state.EntrySuccess, Begin: 42, New: base.Resources[1]}); !errors.As(err, &ee) {
 			t.Errorf("Append of an end without begin = %v; want *EntryError", err)
@@ -182,16 +182,16 @@ func TestJournalRejectsBadEntriesWithoutWriting(t *testing.T) {
 		if _, err := j.Append(ctx, state.Entry{Kind: state.EntryWrite, Old: newBucket("nope", base.Resources[0])}); !errors.As(err, &ee) {
 			t.Errorf("Append with an unknown Old = %v; want *EntryError", err)
 		}
-		if after := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]; !cmp.Equal(before, after) {
+		if after := h.files(dev)[fileJournal]; !cmp.Equal(before, after) {
 			t.Error("a rejected entry was written")
 		}
-		if _, err := s.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base); !errors.Is(err, state.ErrJournalOpen) {
+		if _, err := s.OpenJournal(ctx, dev, base); !errors.Is(err, state.ErrJournalOpen) {
 			t.Errorf("second OpenJournal = %v; want ErrJournalOpen", err)
 		}
-		if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, base); !errors.Is(err, state.ErrJournalOpen) {
+		if err := s.Save(ctx, dev, base); !errors.Is(err, state.ErrJournalOpen) {
 			t.Errorf("Save during a journal = %v; want ErrJournalOpen", err)
 		}
-		if _, err := h.open().OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base); !errors.Is(err, state.ErrNotLocked) {
+		if _, err := h.open().OpenJournal(ctx, dev, base); !errors.Is(err, state.ErrNotLocked) {
 			t.Errorf("OpenJournal without the lock = %v; want ErrNotLocked", err)
 		}
 		j.Close(ctx)
@@ -205,19 +205,19 @@ func TestStaleJournalIsIgnored(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		mustLock(t, s, dev)
 		base := chainStack(1)
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+		j := openJournalT(t, s, dev, base)
 		create(t, j, newBucket("a", base.Resources[0]))
-		old := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]
+		old := h.files(dev)[fileJournal]
 		committed, err := j.Commit(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// A crash between writing the snapshot and restarting the journal
 		// leaves the old journal next to the new snapshot.
-		h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, old)
-		got, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		h.setFile(dev, fileJournal, old)
+		got, err := h.open().Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,29 +231,29 @@ func TestCompactionMidOperation(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open(state.WithJournalLimit(0, 4096))
-		mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		mustLock(t, s, dev)
 		base := chainStack(1)
 		prov := base.Resources[0]
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+		j := openJournalT(t, s, dev, base)
 		slow := newBucket("slow", prov)
 		stuck := newBucket("stuck", prov)
 		slowBegin := mustAppend(t, j, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: slow})
 		mustAppend(t, j, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: stuck})
-		firstSnapshot := h.files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]
+		firstSnapshot := h.files(dev)[fileSnapshot]
 		for i := range 60 {
 			create(t, j, newBucket("n"+name(i), prov))
 		}
-		if cmp.Equal(firstSnapshot, h.files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]) {
+		if cmp.Equal(firstSnapshot, h.files(dev)[fileSnapshot]) {
 			t.Fatal("the journal was never compacted")
 		}
-		if n := len(h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]); n > 8192 {
+		if n := len(h.files(dev)[fileJournal]); n > 8192 {
 			t.Errorf("journal holds %d bytes after compaction; want it bounded", n)
 		}
 		// The step that began before the compaction ends after it.
 		mustAppend(t, j, state.Entry{Kind: state.EntrySuccess, Begin: slowBegin, New: slow})
 		live, _ := j.Snapshot()
 
-		got, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		got, err := h.open().Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,9 +287,9 @@ func TestGroupCommitBatchesConcurrentAppends(t *testing.T) {
 	ctx := context.Background()
 	cs := &countingBackend{Backend: memstore.NewBackend()}
 	s := backendstore.New(cs, fastSecrets())
-	mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+	mustLock(t, s, dev)
 	base := chainStack(0)
-	j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+	j := openJournalT(t, s, dev, base)
 	cs.syncs.Store(0)
 	const workers, steps = 16, 40
 	var wg sync.WaitGroup
@@ -317,7 +317,7 @@ func TestGroupCommitBatchesConcurrentAppends(t *testing.T) {
 	} else {
 		t.Logf("%d syncs for %d appends", syncs, appends)
 	}
-	got, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+	got, err := s.Load(ctx, dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,9 +339,9 @@ func TestGroupCommitLargeBatches(t *testing.T) {
 			ctx := context.Background()
 			cs := &countingBackend{Backend: memstore.NewBackend()}
 			s := backendstore.New(cs, tt.opt)
-			mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+			mustLock(t, s, dev)
 			base := chainStack(0)
-			j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+			j := openJournalT(t, s, dev, base)
 			blob := resource.NewString(strings.Repeat("x", 640<<10)) // 16 entries of it outgrow maxSpareBatch
 			const workers, steps = 16, 4
 			var wg sync.WaitGroup
@@ -364,7 +364,7 @@ func TestGroupCommitLargeBatches(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			got, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+			got, err := s.Load(ctx, dev)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
@@ -382,9 +382,9 @@ func TestSyncPolicies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		mustLock(t, s, dev)
 		base := chainStack(0)
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+		j := openJournalT(t, s, dev, base)
 		var wg sync.WaitGroup
 		for w := range 4 {
 			wg.Add(1)
@@ -403,7 +403,7 @@ func TestSyncPolicies(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		got, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		got, err := s.Load(ctx, dev)
 		if err != nil || len(got.Resources) != 41 {
 			t.Errorf("policy %d: Load = %d resources, %v", p, len(got.Resources), err)
 		}
@@ -420,17 +420,17 @@ func TestJournalOnLoadedSnapshot(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, chainStack(3)); err != nil {
+		if err := s.Save(ctx, dev, chainStack(3)); err != nil {
 			t.Fatal(err)
 		}
-		snapFile := h.files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]
+		snapFile := h.files(dev)[fileSnapshot]
 
-		mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
-		loaded, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		mustLock(t, s, dev)
+		loaded, err := s.Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, loaded)
+		j := openJournalT(t, s, dev, loaded)
 		committed, err := j.Commit(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -441,7 +441,7 @@ func TestJournalOnLoadedSnapshot(t *testing.T) {
 		if err := j.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
-		files := h.files(state.StackID{Project: "test", Stack: "dev"})
+		files := h.files(dev)
 		if _, ok := files[fileJournal]; ok {
 			t.Error("a journal with no entries was written")
 		}
@@ -449,17 +449,17 @@ func TestJournalOnLoadedSnapshot(t *testing.T) {
 			t.Error("the snapshot file changed though nothing was recorded")
 		}
 
-		loaded, err = s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		loaded, err = s.Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		j = openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, loaded)
-		if _, ok := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]; ok {
+		j = openJournalT(t, s, dev, loaded)
+		if _, ok := h.files(dev)[fileJournal]; ok {
 			t.Error("the journal was written before its first entry")
 		}
 		extra := newBucket("extra", loaded.Resources[0])
 		create(t, j, extra)
-		journal := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]
+		journal := h.files(dev)[fileJournal]
 		var header *format.JournalHeader
 		if _, err := format.ScanRecords(journal, func(r format.Record) error {
 			if header == nil {
@@ -471,7 +471,7 @@ func TestJournalOnLoadedSnapshot(t *testing.T) {
 		}
 
 		// The process dies here.
-		got, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		got, err := h.open().Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -490,16 +490,16 @@ func TestCommitRestartsTheJournalBeforeItsNextEntry(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		mustLock(t, s, dev)
 		base := chainStack(1)
 		prov := base.Resources[0]
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+		j := openJournalT(t, s, dev, base)
 		create(t, j, newBucket("a", prov))
 		committed, err := j.Commit(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		loaded, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"}) // a crash here
+		loaded, err := h.open().Load(ctx, dev) // a crash here
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -509,16 +509,16 @@ func TestCommitRestartsTheJournalBeforeItsNextEntry(t *testing.T) {
 
 		create(t, j, newBucket("b", prov))
 		var header *format.JournalHeader
-		if _, err := format.ScanRecords(h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal], func(r format.Record) error {
+		if _, err := format.ScanRecords(h.files(dev)[fileJournal], func(r format.Record) error {
 			if header == nil {
 				header, err = decodeTestHeader(r)
 			}
 			return err
-		}); err != nil || header == nil || header.Base != format.BaseID(h.files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]) || header.FirstSeq != 3 {
+		}); err != nil || header == nil || header.Base != format.BaseID(h.files(dev)[fileSnapshot]) || header.FirstSeq != 3 {
 			t.Fatalf("the journal after Commit does not continue the committed snapshot from Seq 3: %+v, %v", header, err)
 		}
 		live, _ := j.Snapshot()
-		loaded, err = h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"}) // a crash here
+		loaded, err = h.open().Load(ctx, dev) // a crash here
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -532,7 +532,7 @@ func TestCommitRestartsTheJournalBeforeItsNextEntry(t *testing.T) {
 		if err := j.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]; ok {
+		if _, ok := h.files(dev)[fileJournal]; ok {
 			t.Error("Close left a journal with no entries")
 		}
 	})
@@ -560,7 +560,7 @@ func TestJournalDoesNotContinueAReplacedSnapshot(t *testing.T) {
 		replace func(t *testing.T, h harness, s state.Store, lock state.Lock)
 	}{
 		{"saved by the same store under the same lock", func(t *testing.T, h harness, s state.Store, lock state.Lock) {
-			if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, chainStack(5)); err != nil {
+			if err := s.Save(ctx, dev, chainStack(5)); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -568,31 +568,31 @@ func TestJournalDoesNotContinueAReplacedSnapshot(t *testing.T) {
 			if err := lock.Unlock(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if err := h.open().Save(ctx, state.StackID{Project: "test", Stack: "dev"}, chainStack(5)); err != nil {
+			if err := h.open().Save(ctx, dev, chainStack(5)); err != nil {
 				t.Fatal(err)
 			}
-			mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+			mustLock(t, s, dev)
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			forEachStore(t, func(t *testing.T, h harness) {
 				s := h.open()
-				if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, chainStack(3)); err != nil {
+				if err := s.Save(ctx, dev, chainStack(3)); err != nil {
 					t.Fatal(err)
 				}
-				lock := mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
-				loaded, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+				lock := mustLock(t, s, dev)
+				loaded, err := s.Load(ctx, dev)
 				if err != nil {
 					t.Fatal(err)
 				}
 				tt.replace(t, h, s, lock)
-				j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, loaded)
+				j := openJournalT(t, s, dev, loaded)
 				extra := newBucket("extra", loaded.Resources[0])
 				create(t, j, extra)
 
 				// The process dies here.
-				got, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+				got, err := h.open().Load(ctx, dev)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -23,23 +23,23 @@ func TestLockIsExclusiveAcrossStores(t *testing.T) {
 	a, _ := filestore.New(root)
 	b, _ := filestore.New(root)
 	start := time.Now()
-	la, err := a.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+	la, err := a.Lock(ctx, dev, "update")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "destroy")
+	_, err = b.Lock(ctx, dev, "destroy")
 	var le *state.LockedError
 	if !errors.As(err, &le) {
 		t.Fatalf("second Lock = %v; want *LockedError", err)
 	}
 	h := le.Holder
-	if le.Stack != (state.StackID{Project: "test", Stack: "dev"}) || h.PID != os.Getpid() || h.Host != store.Hostname() || h.Operation != "update" ||
+	if le.Stack != dev || h.PID != os.Getpid() || h.Host != store.Hostname() || h.Operation != "update" ||
 		h.Time.Before(start.Add(-time.Second)) || h.Time.After(time.Now().Add(time.Second)) {
 		t.Errorf("LockedError = %+v; want this process, this host, \"update\", now", le)
 	}
 	t.Log(err)
 	// The same store cannot lock twice either.
-	if _, err := a.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update"); !errors.As(err, &le) {
+	if _, err := a.Lock(ctx, dev, "update"); !errors.As(err, &le) {
 		t.Errorf("relock by the holder = %v; want *LockedError", err)
 	}
 	// Other stacks are independent.
@@ -54,7 +54,7 @@ func TestLockIsExclusiveAcrossStores(t *testing.T) {
 	if err := la.Unlock(ctx); err != nil {
 		t.Errorf("second Unlock = %v; want nil", err)
 	}
-	lb, err := b.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "destroy")
+	lb, err := b.Lock(ctx, dev, "destroy")
 	if err != nil {
 		t.Fatalf("Lock after Unlock: %v", err)
 	}
@@ -91,28 +91,28 @@ func TestBreakLock(t *testing.T) {
 		t.Skipf("pid %d was reused already", dead)
 	}
 
-	writeLock(t, root, state.StackID{Project: "test", Stack: "dev"}, state.LockInfo{PID: dead, Host: store.Hostname(), Time: time.Now(), Operation: "update", Token: "t1", ProcessSpace: store.ProcessSpace()})
-	if err := s.BreakLock(ctx, state.StackID{Project: "test", Stack: "dev"}); err != nil {
+	writeLock(t, root, dev, state.LockInfo{PID: dead, Host: store.Hostname(), Time: time.Now(), Operation: "update", Token: "t1", ProcessSpace: store.ProcessSpace()})
+	if err := s.BreakLock(ctx, dev); err != nil {
 		t.Fatalf("BreakLock of a dead holder: %v", err)
 	}
-	l, err := s.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+	l, err := s.Lock(ctx, dev, "update")
 	if err != nil {
 		t.Fatalf("Lock after BreakLock: %v", err)
 	}
 	// The live holder (this process) is protected.
 	var le *state.LockedError
-	if err := s.BreakLock(ctx, state.StackID{Project: "test", Stack: "dev"}); !errors.As(err, &le) || le.Holder.PID != os.Getpid() {
+	if err := s.BreakLock(ctx, dev); !errors.As(err, &le) || le.Holder.PID != os.Getpid() {
 		t.Errorf("BreakLock of a live holder = %v; want a refusal wrapping *LockedError", err)
 	}
 	l.Unlock(ctx)
 
 	// A holder on another host cannot be checked.
-	writeLock(t, root, state.StackID{Project: "test", Stack: "dev"}, state.LockInfo{PID: dead, Host: "elsewhere.example", Time: time.Now(), Operation: "update", Token: "t2"})
-	if err := s.BreakLock(ctx, state.StackID{Project: "test", Stack: "dev"}); !errors.As(err, &le) {
+	writeLock(t, root, dev, state.LockInfo{PID: dead, Host: "elsewhere.example", Time: time.Now(), Operation: "update", Token: "t2"})
+	if err := s.BreakLock(ctx, dev); !errors.As(err, &le) {
 		t.Errorf("BreakLock of a remote holder = %v; want a refusal", err)
 	}
 	os.Remove(filepath.Join(root, "test", "dev", fileLock))
-	if err := s.BreakLock(ctx, state.StackID{Project: "test", Stack: "dev"}); err != nil {
+	if err := s.BreakLock(ctx, dev); err != nil {
 		t.Errorf("BreakLock of an unlocked stack = %v", err)
 	}
 }
@@ -121,17 +121,17 @@ func TestUnlockAfterLockWasTakenOver(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		l, err := s.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+		l, err := s.Lock(ctx, dev, "update")
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Someone breaks the lock and takes the stack.
 		theirs := []byte(`{"pid":1,"host":"x","operation":"update","token":"theirs"}`)
-		h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileLock, theirs)
+		h.setFile(dev, fileLock, theirs)
 		if err := l.Unlock(ctx); !errors.Is(err, state.ErrLockLost) {
 			t.Errorf("Unlock = %v; want ErrLockLost", err)
 		}
-		if got := h.files(state.StackID{Project: "test", Stack: "dev"})[fileLock]; string(got) != string(theirs) {
+		if got := h.files(dev)[fileLock]; string(got) != string(theirs) {
 			t.Errorf("Unlock removed the new holder's lock: %q", got)
 		}
 	})
@@ -141,12 +141,12 @@ func TestUnlockClosesTheJournal(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		l, err := s.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+		l, err := s.Lock(ctx, dev, "update")
 		if err != nil {
 			t.Fatal(err)
 		}
 		base := chainStack(0)
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+		j := openJournalT(t, s, dev, base)
 		create(t, j, newBucket("a", base.Resources[0]))
 		if err := l.Unlock(ctx); err != nil {
 			t.Fatal(err)
@@ -154,11 +154,11 @@ func TestUnlockClosesTheJournal(t *testing.T) {
 		if _, err := j.Append(ctx, state.Entry{Kind: state.EntryWrite, New: newBucket("b", base.Resources[0])}); !errors.Is(err, state.ErrJournalClosed) {
 			t.Errorf("Append after Unlock = %v; want ErrJournalClosed", err)
 		}
-		got, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		got, err := h.open().Load(ctx, dev)
 		if err != nil || len(got.Resources) != 2 {
 			t.Errorf("Load = %v, %v; want the journaled create", got, err)
 		}
-		if _, ok := h.files(state.StackID{Project: "test", Stack: "dev"})[fileLock]; ok {
+		if _, ok := h.files(dev)[fileLock]; ok {
 			t.Error("the lock is still there")
 		}
 	})
@@ -188,34 +188,34 @@ func TestWritesAfterTheLockWasTakenOverAreRefused(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		a := h.open()
-		la, err := a.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+		la, err := a.Lock(ctx, dev, "update")
 		if err != nil {
 			t.Fatal(err)
 		}
 		base := chainStack(0)
-		j := openJournalT(t, a, state.StackID{Project: "test", Stack: "dev"}, base)
+		j := openJournalT(t, a, dev, base)
 		create(t, j, newBucket("a", base.Resources[0]))
 		var held state.LockInfo
-		if err := json.Unmarshal(h.files(state.StackID{Project: "test", Stack: "dev"})[fileLock], &held); err != nil {
+		if err := json.Unmarshal(h.files(dev)[fileLock], &held); err != nil {
 			t.Fatal(err)
 		}
 
 		b := h.open()
-		if err := b.(state.ForceUnlocker).ForceUnlock(ctx, state.StackID{Project: "test", Stack: "dev"}, held.Token); err != nil {
+		if err := b.(state.ForceUnlocker).ForceUnlock(ctx, dev, held.Token); err != nil {
 			t.Fatal(err)
 		}
-		lb, err := b.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+		lb, err := b.Lock(ctx, dev, "update")
 		if err != nil {
 			t.Fatal(err)
 		}
 		theirs := chainStack(2)
-		if err := b.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, theirs); err != nil {
+		if err := b.Save(ctx, dev, theirs); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := j.Commit(ctx); !errors.Is(err, state.ErrLockLost) {
 			t.Errorf("Commit after the lock was taken over = %v; want ErrLockLost", err)
 		}
-		got, err := b.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		got, err := b.Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}

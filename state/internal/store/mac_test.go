@@ -41,10 +41,10 @@ func writeStack(t *testing.T, opts ...state.Option) (*memstore.Store, *state.Sna
 	t.Helper()
 	s := memstore.New(opts...)
 	snap := chainStack(2)
-	if _, err := s.SecretsManager(context.Background(), state.StackID{Project: "test", Stack: "dev"}, nil); err == nil {
+	if _, err := s.SecretsManager(context.Background(), dev, nil); err == nil {
 		snap.Resources[1].Inputs["token"] = resource.NewSecret(resource.NewString(secretText))
 	}
-	if err := s.Save(context.Background(), state.StackID{Project: "test", Stack: "dev"}, snap); err != nil {
+	if err := s.Save(context.Background(), dev, snap); err != nil {
 		t.Fatal(err)
 	}
 	return s, snap
@@ -97,7 +97,7 @@ func authError(file string, missing bool) func(t *testing.T, err error) {
 		if !errors.As(err, &ae) {
 			t.Fatalf("err = %v; want an *AuthenticationError", err)
 		}
-		if ae.Stack != (state.StackID{Project: "test", Stack: "dev"}) || ae.File != file || ae.Missing != missing {
+		if ae.Stack != dev || ae.File != file || ae.Missing != missing {
 			t.Errorf("err = %+v; want stack dev, file %s, missing %t", ae, file, missing)
 		}
 		msg := err.Error()
@@ -249,20 +249,20 @@ func TestSnapshotAuthentication(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, saved := writeStack(t, tt.written...)
-			data := s.Files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]
+			data := s.Files(dev)[fileSnapshot]
 			if tt.edit != nil {
 				edited := tt.edit(t, data)
 				if bytes.Equal(edited, data) {
 					t.Fatal("the edit changed nothing")
 				}
 				data = edited
-				s.SetFile(state.StackID{Project: "test", Stack: "dev"}, fileSnapshot, data)
+				s.SetFile(dev, fileSnapshot, data)
 			}
 			loader := s.Reopen(tt.loader...)
-			got, err := loader.Load(context.Background(), state.StackID{Project: "test", Stack: "dev"})
+			got, err := loader.Load(context.Background(), dev)
 			tt.check(t, err)
 			if err != nil {
-				if after := s.Files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]; !bytes.Equal(after, data) {
+				if after := s.Files(dev)[fileSnapshot]; !bytes.Equal(after, data) {
 					t.Error("a refused Load changed the snapshot")
 				}
 				return
@@ -285,17 +285,17 @@ func TestSnapshotAuthentication(t *testing.T) {
 func TestUnauthenticatedSnapshotIsSealedByTheNextWrite(t *testing.T) {
 	ctx := context.Background()
 	s, _ := writeStack(t, fastSecrets())
-	s.SetFile(state.StackID{Project: "test", Stack: "dev"}, fileSnapshot, formatOne(t, s.Files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]))
-	if _, err := s.Reopen().Load(ctx, state.StackID{Project: "test", Stack: "dev"}); err == nil {
+	s.SetFile(dev, fileSnapshot, formatOne(t, s.Files(dev)[fileSnapshot]))
+	if _, err := s.Reopen().Load(ctx, dev); err == nil {
 		t.Fatal("a format 1 snapshot loaded without WithUnauthenticatedSnapshots")
 	}
 	trusting := s.Reopen(state.WithUnauthenticatedSnapshots())
-	mustLock(t, trusting, state.StackID{Project: "test", Stack: "dev"})
-	base, err := trusting.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+	mustLock(t, trusting, dev)
+	base, err := trusting.Load(ctx, dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := trusting.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base)
+	j, err := trusting.OpenJournal(ctx, dev, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,10 +303,10 @@ func TestUnauthenticatedSnapshotIsSealedByTheNextWrite(t *testing.T) {
 	if err := j.Close(ctx); err != nil { // a crash: the journal stays
 		t.Fatal(err)
 	}
-	if !bytes.Contains(s.Files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot], []byte(format.MACMember+format.AlgHMAC)) {
+	if !bytes.Contains(s.Files(dev)[fileSnapshot], []byte(format.MACMember+format.AlgHMAC)) {
 		t.Fatal("the journal did not write an authenticated snapshot")
 	}
-	got, err := s.Reopen().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+	got, err := s.Reopen().Load(ctx, dev)
 	if err != nil {
 		t.Fatalf("Load after the trusted run: %v", err)
 	}
@@ -322,14 +322,14 @@ func journalStack(t *testing.T, opts ...state.Option) (*memstore.Store, *state.S
 	t.Helper()
 	ctx := context.Background()
 	s := memstore.New(opts...)
-	l := mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+	l := mustLock(t, s, dev)
 	base := chainStack(1)
-	j, err := s.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base)
+	j, err := s.OpenJournal(ctx, dev, base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := newBucket("a", base.Resources[0])
-	if _, err := s.SecretsManager(context.Background(), state.StackID{Project: "test", Stack: "dev"}, nil); err == nil {
+	if _, err := s.SecretsManager(context.Background(), dev, nil); err == nil {
 		a.Outputs["token"] = resource.NewSecret(resource.NewString(secretText))
 	}
 	create(t, j, a)
@@ -425,8 +425,8 @@ func TestJournalAuthentication(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, want := journalStack(t, fastSecrets())
-			journal := s.Files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]
-			if got, err := s.Reopen().Load(context.Background(), state.StackID{Project: "test", Stack: "dev"}); err != nil || !cmp.Equal(want, got, snapshotOpts, propertyOpts) {
+			journal := s.Files(dev)[fileJournal]
+			if got, err := s.Reopen().Load(context.Background(), dev); err != nil || !cmp.Equal(want, got, snapshotOpts, propertyOpts) {
 				t.Fatalf("the untouched journal: Load = %v, %v", got, err)
 			}
 			f := frames(t, journal)
@@ -437,10 +437,10 @@ func TestJournalAuthentication(t *testing.T) {
 			if bytes.Equal(edited, journal) {
 				t.Fatal("the edit changed nothing")
 			}
-			s.SetFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, edited)
-			_, err := s.Reopen().Load(context.Background(), state.StackID{Project: "test", Stack: "dev"})
+			s.SetFile(dev, fileJournal, edited)
+			_, err := s.Reopen().Load(context.Background(), dev)
 			tt.check(t, err)
-			if !bytes.Equal(s.Files(state.StackID{Project: "test", Stack: "dev"})[fileJournal], edited) {
+			if !bytes.Equal(s.Files(dev)[fileJournal], edited) {
 				t.Error("a refused Load changed the journal")
 			}
 		})
@@ -451,21 +451,21 @@ func TestJournalAuthentication(t *testing.T) {
 // format 1 snapshot, replays once the snapshot is trusted.
 func TestFormatOneJournalReplaysWhenTrusted(t *testing.T) {
 	s, want := journalStack(t, fastSecrets())
-	snap := formatOne(t, s.Files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot])
-	f := frames(t, s.Files(state.StackID{Project: "test", Stack: "dev"})[fileJournal])
+	snap := formatOne(t, s.Files(dev)[fileSnapshot])
+	f := frames(t, s.Files(dev)[fileJournal])
 	header := format.HeaderRecord(format.BaseID(snap), 1, nil, nil)
 	header = refresh(replace(t, header, fmt.Sprintf(`{"format":%d,`, state.JournalFormatVersion), `{"format":1,`))
 	journal := header
 	for _, e := range f[1:] {
 		journal = append(journal, untagged(e)...)
 	}
-	s.SetFile(state.StackID{Project: "test", Stack: "dev"}, fileSnapshot, snap)
-	s.SetFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, journal)
+	s.SetFile(dev, fileSnapshot, snap)
+	s.SetFile(dev, fileJournal, journal)
 	authError("snapshot", true)(t, func() error {
-		_, err := s.Reopen().Load(context.Background(), state.StackID{Project: "test", Stack: "dev"})
+		_, err := s.Reopen().Load(context.Background(), dev)
 		return err
 	}())
-	got, err := s.Reopen(state.WithUnauthenticatedSnapshots()).Load(context.Background(), state.StackID{Project: "test", Stack: "dev"})
+	got, err := s.Reopen(state.WithUnauthenticatedSnapshots()).Load(context.Background(), dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,15 +478,15 @@ func TestFormatOneJournalReplaysWhenTrusted(t *testing.T) {
 // checksums catch accidents, as the snapshot's does.
 func TestUnkeyedJournalIsPlain(t *testing.T) {
 	s, want := journalStack(t, noSecrets)
-	for i, f := range frames(t, s.Files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]) {
+	for i, f := range frames(t, s.Files(dev)[fileJournal]) {
 		if typ := f[frameHeaderSize]; format.Tagged(typ) {
 			t.Errorf("record %d has type %d; want a plain record", i, typ)
 		}
 	}
-	if !bytes.Contains(s.Files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot], []byte(format.MACMember+format.AlgCRC+":")) {
-		t.Errorf("the snapshot carries no checksum:\n%s", s.Files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot])
+	if !bytes.Contains(s.Files(dev)[fileSnapshot], []byte(format.MACMember+format.AlgCRC+":")) {
+		t.Errorf("the snapshot carries no checksum:\n%s", s.Files(dev)[fileSnapshot])
 	}
-	got, err := s.Reopen().Load(context.Background(), state.StackID{Project: "test", Stack: "dev"})
+	got, err := s.Reopen().Load(context.Background(), dev)
 	if err != nil || !cmp.Equal(want, got, snapshotOpts, propertyOpts) {
 		t.Fatalf("Load = %v, %v", got, err)
 	}
@@ -516,9 +516,9 @@ func TestFailedCompactionKeepsTheChain(t *testing.T) {
 		return backendstore.New(st, fastSecrets(), state.WithJournalLimit(0, 2048))
 	}
 	c := open()
-	mustLock(t, c, state.StackID{Project: "test", Stack: "dev"})
+	mustLock(t, c, dev)
 	base := chainStack(1)
-	j, err := c.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base)
+	j, err := c.OpenJournal(ctx, dev, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,7 +531,7 @@ func TestFailedCompactionKeepsTheChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.fail.Store(false)
-	got, err := open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+	got, err := open().Load(ctx, dev)
 	if err != nil {
 		t.Fatalf("Load after failed compactions: %v", err)
 	}
@@ -560,7 +560,7 @@ func TestJournalBase(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := journalStack(t, tt.opts...)
-			files := s.Files(state.StackID{Project: "test", Stack: "dev"})
+			files := s.Files(dev)
 			payload, err := format.Untag(format.Record{Type: files[fileJournal][frameHeaderSize], Payload: frames(t, files[fileJournal])[0][frameHeaderSize+bodyHeaderSize:]})
 			if err != nil {
 				t.Fatal(err)
@@ -601,10 +601,10 @@ func TestKeyedAppendIsSealedOutsideTheMutex(t *testing.T) {
 	ctx := context.Background()
 	bs := &writeBlockingBackend{Backend: memstore.NewBackend(), writing: make(chan struct{}), release: make(chan struct{})}
 	s := backendstore.New(bs, fastSecrets())
-	mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+	mustLock(t, s, dev)
 	base := chainStack(0)
 	prov := base.Resources[0]
-	j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+	j := openJournalT(t, s, dev, base)
 	a, b := newBucket("a", prov), newBucket("b", prov)
 	seqA := mustAppend(t, j, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: a})
 	seqB := mustAppend(t, j, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: b})
@@ -656,7 +656,7 @@ func TestKeyedAppendIsSealedOutsideTheMutex(t *testing.T) {
 	}
 
 	// The process dies here.
-	got, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+	got, err := s.Load(ctx, dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -679,9 +679,9 @@ func TestConcurrentAppendsKeepTheChain(t *testing.T) {
 			ctx := context.Background()
 			cs := &countingBackend{Backend: memstore.NewBackend()}
 			s := backendstore.New(cs, tt.opt)
-			mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+			mustLock(t, s, dev)
 			base := chainStack(0)
-			j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+			j := openJournalT(t, s, dev, base)
 			blob := resource.NewString(strings.Repeat("x", 96<<10))
 			const workers, steps = 16, 12
 			var wg sync.WaitGroup
@@ -704,7 +704,7 @@ func TestConcurrentAppendsKeepTheChain(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			got, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+			got, err := s.Load(ctx, dev)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}

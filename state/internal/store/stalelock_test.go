@@ -32,7 +32,7 @@ func TestHelperLockHolder(t *testing.T) {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
-	if _, err := s.Lock(context.Background(), state.StackID{Project: "test", Stack: "dev"}, "update"); err != nil {
+	if _, err := s.Lock(context.Background(), dev, "update"); err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
@@ -76,7 +76,7 @@ func TestLockBreaksTheLockOfAKilledProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	// While the holder runs, its lock stands, and the error says so.
-	_, err = s.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+	_, err = s.Lock(ctx, dev, "update")
 	var le *state.LockedError
 	if !errors.As(err, &le) || !le.Running || le.Holder.PID != holder.Process.Pid {
 		t.Fatalf("Lock while the holder runs = %v; want *LockedError naming it as running", err)
@@ -89,7 +89,7 @@ func TestLockBreaksTheLockOfAKilledProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = holder.Wait()
-	l, err := s.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+	l, err := s.Lock(ctx, dev, "update")
 	if err != nil {
 		t.Fatalf("Lock after the holder was killed: %v", err)
 	}
@@ -133,9 +133,9 @@ func TestLockLeavesLocksItCannotProveStale(t *testing.T) {
 			root := t.TempDir()
 			tc.holder.Operation, tc.holder.Token = "update", "theirs"
 			tc.holder.Time = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-			writeLock(t, root, state.StackID{Project: "test", Stack: "dev"}, tc.holder)
+			writeLock(t, root, dev, tc.holder)
 			s, _ := filestore.New(root, state.WithUnlockHint(tc.hint))
-			_, err := s.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+			_, err := s.Lock(ctx, dev, "update")
 			var le *state.LockedError
 			if !errors.As(err, &le) {
 				t.Fatalf("Lock = %v; want *LockedError", err)
@@ -156,19 +156,19 @@ func TestForceUnlock(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, chainStack(0)); err != nil {
+		if err := s.Save(ctx, dev, chainStack(0)); err != nil {
 			t.Fatal(err)
 		}
 		theirs := []byte(`{"pid":1,"host":"elsewhere.example","operation":"update","token":"theirs"}`)
-		h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileLock, theirs)
+		h.setFile(dev, fileLock, theirs)
 		fu := s.(state.ForceUnlocker)
-		if err := fu.ForceUnlock(ctx, state.StackID{Project: "test", Stack: "dev"}, "someone-else"); !errors.Is(err, state.ErrLockChanged) {
+		if err := fu.ForceUnlock(ctx, dev, "someone-else"); !errors.Is(err, state.ErrLockChanged) {
 			t.Errorf("ForceUnlock naming another lock = %v; want ErrLockChanged", err)
 		}
-		if err := fu.ForceUnlock(ctx, state.StackID{Project: "test", Stack: "dev"}, "theirs"); err != nil {
+		if err := fu.ForceUnlock(ctx, dev, "theirs"); err != nil {
 			t.Fatalf("ForceUnlock = %v", err)
 		}
-		l, err := s.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+		l, err := s.Lock(ctx, dev, "update")
 		if err != nil {
 			t.Fatalf("Lock after ForceUnlock: %v", err)
 		}
@@ -176,7 +176,7 @@ func TestForceUnlock(t *testing.T) {
 			t.Errorf("Replaced = %v; want nil after a clean lock", r)
 		}
 		l.Unlock(ctx)
-		if err := fu.ForceUnlock(ctx, state.StackID{Project: "test", Stack: "dev"}, "theirs"); err != nil {
+		if err := fu.ForceUnlock(ctx, dev, "theirs"); err != nil {
 			t.Errorf("ForceUnlock of an unlocked stack = %v", err)
 		}
 	})

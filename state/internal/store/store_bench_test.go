@@ -63,7 +63,7 @@ func BenchmarkSaveW1(b *testing.B) {
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, snap); err != nil {
+		if err := s.Save(ctx, dev, snap); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -74,13 +74,13 @@ func BenchmarkSaveW1(b *testing.B) {
 func BenchmarkLoadW1(b *testing.B) {
 	ctx := context.Background()
 	s := benchFileStore(b)
-	if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, w1Stack(10_000)); err != nil {
+	if err := s.Save(ctx, dev, w1Stack(10_000)); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		if _, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"}); err != nil {
+		if _, err := s.Load(ctx, dev); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,13 +91,13 @@ func BenchmarkLoadW1(b *testing.B) {
 func BenchmarkJournalStepW1(b *testing.B) {
 	ctx := context.Background()
 	s := benchFileStore(b)
-	l, err := s.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+	l, err := s.Lock(ctx, dev, "update")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.Unlock(ctx)
 	base := w1Stack(10_000)
-	j, err := s.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base)
+	j, err := s.OpenJournal(ctx, dev, base)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,13 +142,13 @@ func BenchmarkJournalConcurrentSteps(b *testing.B) {
 func benchConcurrentSteps(b *testing.B, s state.Store) {
 	const workers = 1000
 	ctx := context.Background()
-	l, err := s.Lock(ctx, state.StackID{Project: "test", Stack: "dev"}, "update")
+	l, err := s.Lock(ctx, dev, "update")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.Unlock(ctx)
 	base := w1Stack(0)
-	j, err := s.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base)
+	j, err := s.OpenJournal(ctx, dev, base)
 	if err != nil {
 		b.Fatal(err)
 	}

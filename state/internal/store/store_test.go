@@ -102,7 +102,7 @@ func TestStoreSaveLoadListRemove(t *testing.T) {
 			}
 		}
 		// Another store over the same storage reads what was saved.
-		out, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		out, err := h.open().Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,9 +128,9 @@ func TestStoreSaveLoadListRemove(t *testing.T) {
 		if files := h.files(state.StackID{Project: "test", Stack: "prod"}); len(files) != 0 {
 			t.Errorf("Remove left files behind: %v", files)
 		}
-		l := mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		l := mustLock(t, s, dev)
 		var le *state.LockedError
-		if err := h.open().Remove(ctx, state.StackID{Project: "test", Stack: "dev"}); !errors.As(err, &le) {
+		if err := h.open().Remove(ctx, dev); !errors.As(err, &le) {
 			t.Errorf("Remove of a locked stack = %v; want *LockedError", err)
 		}
 		l.Unlock(ctx)
@@ -166,21 +166,21 @@ func TestSaveRefusesBrokenSnapshot(t *testing.T) {
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
 		good := chainStack(2)
-		if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, good); err != nil {
+		if err := s.Save(ctx, dev, good); err != nil {
 			t.Fatal(err)
 		}
-		before := h.files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]
+		before := h.files(dev)[fileSnapshot]
 		bad := chainStack(2)
 		bad.Resources[0], bad.Resources[1] = bad.Resources[1], bad.Resources[0]
-		err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, bad)
+		err := s.Save(ctx, dev, bad)
 		var ie *state.IntegrityError
 		if !errors.As(err, &ie) || ie.Rule != state.RuleProviderUnresolved {
 			t.Fatalf("Save = %v; want an *IntegrityError (%s)", err, state.RuleProviderUnresolved)
 		}
-		if after := h.files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]; !bytes.Equal(before, after) {
+		if after := h.files(dev)[fileSnapshot]; !bytes.Equal(before, after) {
 			t.Error("a refused Save changed the snapshot file")
 		}
-		if out, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"}); err != nil || len(out.Resources) != 3 {
+		if out, err := s.Load(ctx, dev); err != nil || len(out.Resources) != 3 {
 			t.Errorf("Load after a refused Save = %v, %v", out, err)
 		}
 	})
@@ -190,14 +190,14 @@ func TestLoadRejectsNewerFormatAndBrokenFiles(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, chainStack(2)); err != nil {
+		if err := s.Save(ctx, dev, chainStack(2)); err != nil {
 			t.Fatal(err)
 		}
-		good := h.files(state.StackID{Project: "test", Stack: "dev"})[fileSnapshot]
+		good := h.files(dev)[fileSnapshot]
 
-		h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileSnapshot, bytes.Replace(good, []byte(fmt.Sprintf(`{"version":%d`, state.FormatVersion)), []byte(`{"version":99`), 1))
+		h.setFile(dev, fileSnapshot, bytes.Replace(good, []byte(fmt.Sprintf(`{"version":%d`, state.FormatVersion)), []byte(`{"version":99`), 1))
 		var fv *state.FormatVersionError
-		if _, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"}); !errors.As(err, &fv) || fv.Found != 99 {
+		if _, err := s.Load(ctx, dev); !errors.As(err, &fv) || fv.Found != 99 {
 			t.Errorf("Load of a newer file = %v; want *FormatVersionError", err)
 		}
 
@@ -207,7 +207,7 @@ func TestLoadRejectsNewerFormatAndBrokenFiles(t *testing.T) {
 		// the MAC.
 		broken := chainStack(2)
 		broken.Resources[0], broken.Resources[1] = broken.Resources[1], broken.Resources[0]
-		mgr, err := s.(state.SecretsProvider).SecretsManager(ctx, state.StackID{Project: "test", Stack: "dev"}, nil)
+		mgr, err := s.(state.SecretsProvider).SecretsManager(ctx, dev, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,9 +215,9 @@ func TestLoadRejectsNewerFormatAndBrokenFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileSnapshot, data)
+		h.setFile(dev, fileSnapshot, data)
 		var ie *state.IntegrityError
-		if _, err := s.Load(ctx, state.StackID{Project: "test", Stack: "dev"}); !errors.As(err, &ie) || ie.Rule != state.RuleProviderUnresolved {
+		if _, err := s.Load(ctx, dev); !errors.As(err, &ie) || ie.Rule != state.RuleProviderUnresolved {
 			t.Errorf("Load of a file breaking integrity = %v; want *IntegrityError", err)
 		}
 	})
@@ -229,22 +229,22 @@ func TestWrongPassphraseFailsBeforeAnyWrite(t *testing.T) {
 		s := h.open()
 		snap := chainStack(1)
 		snap.Resources[1].Inputs["token"] = resource.NewSecret(resource.NewString("tok-123"))
-		if err := s.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, snap); err != nil {
+		if err := s.Save(ctx, dev, snap); err != nil {
 			t.Fatal(err)
 		}
-		before := h.files(state.StackID{Project: "test", Stack: "dev"})
+		before := h.files(dev)
 		wrong := h.open(state.WithSecrets(state.PassphraseSecrets("not the passphrase", secrets.WithIterations(1000))))
-		if _, err := wrong.Load(ctx, state.StackID{Project: "test", Stack: "dev"}); !errors.Is(err, secrets.ErrWrongPassphrase) {
+		if _, err := wrong.Load(ctx, dev); !errors.Is(err, secrets.ErrWrongPassphrase) {
 			t.Errorf("Load with a wrong passphrase = %v; want ErrWrongPassphrase", err)
 		}
-		if err := wrong.Save(ctx, state.StackID{Project: "test", Stack: "dev"}, chainStack(1)); !errors.Is(err, secrets.ErrWrongPassphrase) {
+		if err := wrong.Save(ctx, dev, chainStack(1)); !errors.Is(err, secrets.ErrWrongPassphrase) {
 			t.Errorf("Save with a wrong passphrase = %v; want ErrWrongPassphrase", err)
 		}
-		mustLock(t, wrong, state.StackID{Project: "test", Stack: "dev"})
-		if _, err := wrong.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, chainStack(1)); !errors.Is(err, secrets.ErrWrongPassphrase) {
+		mustLock(t, wrong, dev)
+		if _, err := wrong.OpenJournal(ctx, dev, chainStack(1)); !errors.Is(err, secrets.ErrWrongPassphrase) {
 			t.Errorf("OpenJournal with a wrong passphrase = %v; want ErrWrongPassphrase", err)
 		}
-		after := h.files(state.StackID{Project: "test", Stack: "dev"})
+		after := h.files(dev)
 		delete(after, fileLock)
 		if diff := cmp.Diff(before, after); diff != "" {
 			t.Errorf("files changed:\n%s", diff)
@@ -257,9 +257,9 @@ func TestNoSecretPlaintextInAnyFile(t *testing.T) {
 	const plain = "pl41ntext-must-not-leak"
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		mustLock(t, s, dev)
 		base := chainStack(1)
-		j, err := s.OpenJournal(ctx, state.StackID{Project: "test", Stack: "dev"}, base)
+		j, err := s.OpenJournal(ctx, dev, base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +270,7 @@ func TestNoSecretPlaintextInAnyFile(t *testing.T) {
 		})})
 		create(t, j, r)
 		check := func(when string) {
-			for name, data := range h.files(state.StackID{Project: "test", Stack: "dev"}) {
+			for name, data := range h.files(dev) {
 				if bytes.Contains(data, []byte(plain)) {
 					t.Errorf("%s: %s holds a secret's plaintext", when, name)
 				}
@@ -282,7 +282,7 @@ func TestNoSecretPlaintextInAnyFile(t *testing.T) {
 		}
 		check("after Commit")
 		create(t, j, newBucket("after", base.Resources[0]))
-		got, err := h.open().Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+		got, err := h.open().Load(ctx, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,10 +303,10 @@ func TestFileStoreWithoutSecretsRefusesSecrets(t *testing.T) {
 	}
 	snap := chainStack(1)
 	snap.Resources[1].Inputs["k"] = resource.NewSecret(resource.NewString("x"))
-	if err := s.Save(context.Background(), state.StackID{Project: "test", Stack: "dev"}, snap); !errors.Is(err, state.ErrNoSecretsManager) {
+	if err := s.Save(context.Background(), dev, snap); !errors.Is(err, state.ErrNoSecretsManager) {
 		t.Errorf("Save = %v; want ErrNoSecretsManager", err)
 	}
-	if err := s.Save(context.Background(), state.StackID{Project: "test", Stack: "dev"}, chainStack(1)); err != nil {
+	if err := s.Save(context.Background(), dev, chainStack(1)); err != nil {
 		t.Errorf("Save without secrets = %v", err)
 	}
 }

@@ -38,9 +38,9 @@ func TestJournalWithCrash(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		mustLock(t, s, dev)
 		base, db, t1, t2, _ := withStack()
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+		j := openJournalT(t, s, dev, base)
 		begin := mustAppend(t, j, state.Entry{Kind: state.EntryBegin, Op: resource.OperationDeleting, Old: db})
 		running, _ := j.Snapshot()
 		mustAppend(t, j, state.Entry{Kind: state.EntrySuccess, Begin: begin, Old: db, With: withList(t1, t2)})
@@ -48,7 +48,7 @@ func TestJournalWithCrash(t *testing.T) {
 		if diff := cmp.Diff([]string{"p1", "other-id"}, idsOf(done)); diff != "" {
 			t.Fatalf("after the delete (-want +got):\n%s", diff)
 		}
-		journal := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]
+		journal := h.files(dev)[fileJournal]
 		var starts []int
 		if _, err := format.ScanRecords(journal, func(r format.Record) error { starts = append(starts, int(r.Offset)); return nil }); err != nil {
 			t.Fatal(err)
@@ -58,8 +58,8 @@ func TestJournalWithCrash(t *testing.T) {
 		}
 		loader := h.open()
 		for cut := starts[1]; cut <= len(journal); cut++ {
-			h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, journal[:cut])
-			got, err := loader.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+			h.setFile(dev, fileJournal, journal[:cut])
+			got, err := loader.Load(ctx, dev)
 			if err != nil {
 				t.Fatalf("cut at %d of %d: %v", cut, len(journal), err)
 			}
@@ -85,11 +85,11 @@ func TestJournalCondemnCrash(t *testing.T) {
 	ctx := context.Background()
 	forEachStore(t, func(t *testing.T, h harness) {
 		s := h.open()
-		mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+		mustLock(t, s, dev)
 		base, db, _, _, _ := withStack()
 		next := db.Clone()
 		next.ID = "db-2"
-		j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+		j := openJournalT(t, s, dev, base)
 		begin := mustAppend(t, j, state.Entry{Kind: state.EntryBegin, Op: resource.OperationCreating, New: next})
 		running, _ := j.Snapshot()
 		mustAppend(t, j, state.Entry{Kind: state.EntrySuccess, Begin: begin, Old: db, New: next, Condemn: true})
@@ -103,7 +103,7 @@ func TestJournalCondemnCrash(t *testing.T) {
 		if diff := cmp.Diff([]string{"db-id delete=true", "db-2 delete=false"}, marks); diff != "" {
 			t.Fatalf("after the create (-want +got):\n%s", diff)
 		}
-		journal := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]
+		journal := h.files(dev)[fileJournal]
 		var starts []int
 		if _, err := format.ScanRecords(journal, func(r format.Record) error { starts = append(starts, int(r.Offset)); return nil }); err != nil {
 			t.Fatal(err)
@@ -113,8 +113,8 @@ func TestJournalCondemnCrash(t *testing.T) {
 		}
 		loader := h.open()
 		for cut := starts[1]; cut <= len(journal); cut++ {
-			h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, journal[:cut])
-			got, err := loader.Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+			h.setFile(dev, fileJournal, journal[:cut])
+			got, err := loader.Load(ctx, dev)
 			if err != nil {
 				t.Fatalf("cut at %d of %d: %v", cut, len(journal), err)
 			}
@@ -147,12 +147,12 @@ func TestJournalFormatVersions(t *testing.T) {
 		t.Run(fmt.Sprintf("keyed=%t", keyed), func(t *testing.T) {
 			forEachStore(t, func(t *testing.T, h harness) {
 				s := h.open(opts...)
-				mustLock(t, s, state.StackID{Project: "test", Stack: "dev"})
+				mustLock(t, s, dev)
 				base := chainStack(1)
-				j := openJournalT(t, s, state.StackID{Project: "test", Stack: "dev"}, base)
+				j := openJournalT(t, s, dev, base)
 				create(t, j, newBucket("a", base.Resources[0]))
 				live, _ := j.Snapshot()
-				journal := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]
+				journal := h.files(dev)[fileJournal]
 				var header format.JournalHeader
 				var typ byte
 				var rest []byte // the entries, after the header
@@ -195,8 +195,8 @@ func TestJournalFormatVersions(t *testing.T) {
 
 				if !keyed {
 					for _, v := range []int{1, 2, 3} {
-						h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, withFormat(v))
-						got, err := h.open(opts...).Load(ctx, state.StackID{Project: "test", Stack: "dev"})
+						h.setFile(dev, fileJournal, withFormat(v))
+						got, err := h.open(opts...).Load(ctx, dev)
 						if err != nil {
 							t.Fatalf("a format %d journal: %v", v, err)
 						}
@@ -207,12 +207,12 @@ func TestJournalFormatVersions(t *testing.T) {
 				}
 
 				newer := withFormat(state.JournalFormatVersion + 1)
-				h.setFile(state.StackID{Project: "test", Stack: "dev"}, fileJournal, newer)
+				h.setFile(dev, fileJournal, newer)
 				var fv *state.FormatVersionError
-				if _, err := h.open(opts...).Load(ctx, state.StackID{Project: "test", Stack: "dev"}); !errors.As(err, &fv) || fv.What != "journal" || fv.Supported != state.JournalFormatVersion {
+				if _, err := h.open(opts...).Load(ctx, dev); !errors.As(err, &fv) || fv.What != "journal" || fv.Supported != state.JournalFormatVersion {
 					t.Errorf("a newer journal: Load = %v; want *FormatVersionError for the journal", err)
 				}
-				if after := h.files(state.StackID{Project: "test", Stack: "dev"})[fileJournal]; !cmp.Equal(newer, after) {
+				if after := h.files(dev)[fileJournal]; !cmp.Equal(newer, after) {
 					t.Error("Load changed a journal it cannot read")
 				}
 			})
