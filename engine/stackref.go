@@ -11,14 +11,15 @@ import (
 
 // StackReference reads the outputs of another stack of the engine's state
 // store into a resource of type "pulumi:pulumi:StackReference" called name,
-// as the Pulumi SDKs do. stack names the other stack: "stack",
-// "project/stack" or "organization/project/stack" (a project must be the
-// one the stack records; the organization is not checked). Its outputs
+// as the Pulumi SDKs do. stack names the other stack: "stack" (a stack of
+// this project), "project/stack" or "organization/project/stack" (any
+// organization: a store has none; see ParseStackReference). Its outputs
 // are "outputs", an object of the other stack's outputs, in which secret
 // values stay secret, and "secretOutputNames"; StackOutput picks one
 // output. The other stack is read in every operation, previews included,
 // through its own secrets manager; reading a stack the store does not
-// hold fails with a *StackNotFoundError.
+// hold fails with a *StackNotFoundError, and a name of another shape with
+// a *StackReferenceError.
 func (c *Context) StackReference(name, stack string, opts ...ResourceOption) *Resource {
 	return c.Read(builtin.StackReferenceType, name, resource.ID(stack), Props{"name": stack}, opts...)
 }

@@ -98,4 +98,9 @@ func (p *projects) add(u resource.URN) {
 
 func (p *projects) none() bool { return p.count == 0 && !p.mixed }
 
-func (p *projects) one() (string, bool) { return p.first, p.count > 0 && !p.mixed }
+func (p *projects) one() (string, bool) {
+	if p.count == 0 || p.mixed {
+		return "", false
+	}
+	return p.first, true
+}
