@@ -2,6 +2,7 @@ package filestore_test
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -150,6 +151,34 @@ func TestLegacyLayoutIsUpgradedInPlace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A stack's lock moves with it: the upgraded stack stays locked by that
+// holder until the lock is released or removed.
+func TestUpgradeMovesTheLock(t *testing.T) {
+	ctx := context.Background()
+	root := copyTree(t, filepath.Join("testdata", "legacy", "plain"))
+	lock := `{"pid":2147483646,"host":"elsewhere.example","time":"2025-01-02T03:04:05Z","operation":"update","token":"old"}`
+	if err := os.WriteFile(filepath.Join(root, "prod", "lock"), []byte(lock), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := filestore.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod := state.StackID{Project: "shop", Stack: "prod"}
+	var le *state.LockedError
+	if _, err := store.Lock(ctx, prod, "update"); !errors.As(err, &le) || le.Holder.Token != "old" {
+		t.Fatalf("Lock of an upgraded stack whose old lock moved with it = %v; want *LockedError naming that holder", err)
+	}
+	if err := store.ForceUnlock(ctx, prod, "old"); err != nil {
+		t.Fatal(err)
+	}
+	l, err := store.Lock(ctx, prod, "update")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock(ctx)
 }
 
 // An upgrade interrupted after it moved a stack aside finishes on the next
