@@ -360,6 +360,7 @@ func (b *Backend) ensureDir(stack state.StackID) error {
 		return nil
 	}
 	project := filepath.Dir(dir)
+	removeTombstone(project)
 	for attempt := 0; ; attempt++ {
 		if err := os.Mkdir(project, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/internal/format"
@@ -47,6 +48,9 @@ func upgrade(root string) error {
 		if err != nil {
 			return upgradeError(e.Name(), err)
 		}
+		if err := leaveTombstone(root, e.Name()); err != nil {
+			return upgradeError(e.Name(), err)
+		}
 		if err := syncDir(root); err != nil {
 			return upgradeError(e.Name(), err)
 		}
@@ -68,6 +72,37 @@ func upgrade(root string) error {
 	}
 	_ = os.Remove(stage) // left if it still holds anything
 	return nil
+}
+
+// tombstone begins the file upgrade leaves where a stack's old folder was,
+// so that an older groundwork run on the upgraded store fails to read or
+// write that stack ("not a directory") instead of finding it empty and
+// creating its resources again.
+const tombstone = "groundwork: this stack moved to <project>/<stack> when a newer groundwork upgraded the store"
+
+// leaveTombstone writes a tombstone in place of the stack's old folder.
+func leaveTombstone(root, stack string) error {
+	text := fmt.Sprintf("%s; see state/FORMAT.md, \"Stores kept by stack name\". Stack %q.\n", tombstone, stack)
+	f, err := os.OpenFile(filepath.Join(root, stack), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil // something else is there already: leave it
+	}
+	if err != nil {
+		return err
+	}
+	return writeSynced(f, []byte(text))
+}
+
+// removeTombstone removes a tombstone where a project's folder is to be
+// made; anything else there is left for the caller to trip over.
+func removeTombstone(path string) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return
+	}
+	if data, err := os.ReadFile(path); err == nil && strings.HasPrefix(string(data), tombstone) {
+		_ = os.Remove(path)
+	}
 }
 
 // legacyStack reports whether dir is a stack's folder of the layout keyed
@@ -105,6 +140,7 @@ func place(root, stack string) error {
 		return fmt.Errorf("its records name project %q, which has a stack of that name too; both were left as they are: "+
 			"remove or move one of %s and %s, then open the store again", project, from, to)
 	}
+	removeTombstone(filepath.Join(root, project))
 	if err := os.Mkdir(filepath.Join(root, project), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}

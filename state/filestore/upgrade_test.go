@@ -90,9 +90,16 @@ func TestLegacyLayoutIsUpgradedInPlace(t *testing.T) {
 					}
 				}
 			}
-			for _, old := range []string{"dev", "prod", "empty", ".upgrade"} {
-				if _, err := os.Lstat(filepath.Join(root, old)); err == nil {
-					t.Errorf("%s is still in the root after the upgrade", old)
+			if _, err := os.Lstat(filepath.Join(root, ".upgrade")); err == nil {
+				t.Error("the staging folder is still there after the upgrade")
+			}
+			// Where an old folder was, an older groundwork finds a file and
+			// fails, rather than an empty stack whose resources it would
+			// create again.
+			for _, old := range []string{"dev", "prod", "empty"} {
+				_, err := os.ReadFile(filepath.Join(root, old, "snapshot.json"))
+				if err == nil || errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("reading %s/snapshot.json as an older groundwork would: %v; want an error other than not-exist", old, err)
 				}
 			}
 
@@ -148,6 +155,14 @@ func TestLegacyLayoutIsUpgradedInPlace(t *testing.T) {
 			}
 			if got, _ := again.List(ctx); !cmp.Equal(got, want) {
 				t.Errorf("List when opened again = %v", got)
+			}
+			// A project named like an old stack takes its place.
+			devProject := state.StackID{Project: "dev", Stack: "prod"}
+			if err := again.Save(ctx, devProject, &state.Snapshot{}); err != nil {
+				t.Fatalf("saving a stack of project dev where the tombstone of stack dev was: %v", err)
+			}
+			if got, _ := again.List(ctx); !slices.Contains(got, devProject) {
+				t.Errorf("List = %v; want %s", got, devProject)
 			}
 		})
 	}
