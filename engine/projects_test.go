@@ -65,3 +65,23 @@ func TestForeignSnapshotIsRefused(t *testing.T) {
 		t.Errorf("the cloud holds %d things; want alpha's 1 untouched", n)
 	}
 }
+
+// A project or stack name the store cannot keep is refused when the
+// engine is built, with the store's typed error.
+func TestConfigNamesTheStack(t *testing.T) {
+	for _, tt := range []struct {
+		project, stack string
+		want           func(error) bool
+	}{
+		{"site", "dev", func(err error) bool { return err == nil }},
+		{"a b", "dev", func(err error) bool { var pe *state.ProjectNameError; return errors.As(err, &pe) }},
+		{"../site", "dev", func(err error) bool { var pe *state.ProjectNameError; return errors.As(err, &pe) }},
+		{"a::b", "dev", func(err error) bool { var pe *state.ProjectNameError; return errors.As(err, &pe) }},
+		{"site", "x/dev", func(err error) bool { var se *state.StackNameError; return errors.As(err, &se) }},
+	} {
+		_, err := engine.New(engine.Config{Project: tt.project, Stack: tt.stack, Store: memstore.New()})
+		if !tt.want(err) {
+			t.Errorf("engine.New(project %q, stack %q) = %v", tt.project, tt.stack, err)
+		}
+	}
+}
