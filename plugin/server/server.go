@@ -95,10 +95,11 @@ func Serve(ctx context.Context, lis net.Listener, p providers.Provider, opts Opt
 		timeout = 10 * time.Second
 	}
 	var stuck []string
-	if !stopServer(gs, timeout) {
+	switch {
+	case !stopServer(gs, timeout):
+		// gs.Serve returns only once the server has stopped.
 		stuck = append(stuck, "calls in flight")
-	}
-	if serveErr == nil {
+	case serveErr == nil:
 		serveErr = <-served
 	}
 	if errors.Is(serveErr, grpc.ErrServerStopped) {
@@ -133,8 +134,8 @@ func (e *StuckError) Error() string {
 
 // stopServer stops gs gracefully, and forcibly once timeout has passed.
 // It reports whether every handler returned: a handler stuck past the
-// forced stop is not waited for, nor is the goroutine waiting for it,
-// which ends when the handler returns.
+// forced stop is not waited for, nor are the goroutines stopping the
+// server, which end when the handler returns.
 func stopServer(gs *grpc.Server, timeout time.Duration) bool {
 	stopped := make(chan struct{})
 	go func() { gs.GracefulStop(); close(stopped) }()
@@ -145,9 +146,10 @@ func stopServer(gs *grpc.Server, timeout time.Duration) bool {
 		return true
 	case <-timer.C:
 	}
-	// Stop closes the connections and cancels the calls' contexts; the
-	// graceful stop still waits for their handlers to return.
-	gs.Stop()
+	// Stop closes the connections, which cancels the calls' contexts. The
+	// graceful stop still waits for their handlers to return, and Stop may
+	// wait behind it.
+	go gs.Stop()
 	grace := time.NewTimer(timeout)
 	defer grace.Stop()
 	select {

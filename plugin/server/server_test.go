@@ -217,7 +217,11 @@ func TestStopTimeoutBoundsStuckCalls(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- server.Serve(ctx, lis, p, server.Options{Name: "stuck", StopTimeout: stopTimeout}) }()
 	client := connect(t, lis.Addr().String())
-	go client.Create(context.Background(), providers.CreateRequest{URN: "urn:pulumi:s::p::t:m:r::a"})
+	created := make(chan error, 1)
+	go func() {
+		_, err := client.Create(context.Background(), providers.CreateRequest{URN: "urn:pulumi:s::p::t:m:r::a"})
+		created <- err
+	}()
 	select {
 	case <-entered:
 	case <-time.After(10 * time.Second):
@@ -232,5 +236,14 @@ func TestStopTimeoutBoundsStuckCalls(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatalf("Serve has not returned %v after its context ended, with a stop timeout of %v", time.Since(start), stopTimeout)
+	}
+	// The server closed the connection: the call fails.
+	select {
+	case err := <-created:
+		if err == nil {
+			t.Error("Create succeeded on a server that gave up on it")
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("Create has not returned although the server closed its connection")
 	}
 }
