@@ -71,5 +71,13 @@
 // have been reported as step failures already. When the operation is
 // cancelled the program's process group gets SIGTERM, and SIGKILL after
 // Program.GracePeriod; so does whatever a program that exited left running
-// in its group. Nothing the program started outlives the operation.
+// in its group. Nothing the program started outlives the operation; on
+// Linux nothing outlives this process either, even killed with SIGKILL
+// (the group then gets SIGKILL too).
+//
+// A Node.js program runs with a small module preloaded (node --require)
+// that makes util.inspect format errors without colors: on the Node.js
+// releases from 20.19.6 on, the SDK's colored report of an uncaught error
+// loops for a minute or more on its own stack frames before it gives up
+// (nodejs/node#64011), and the failure is reported only then.
 package langhost

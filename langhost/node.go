@@ -16,9 +16,10 @@ import (
 // language host starts with node.
 const NodeRunModule = "@pulumi/pulumi/cmd/run"
 
-// nodeArgv returns the command line of a Node.js program:
+// nodeArgv returns the command line of a Node.js program, and a function
+// that removes the file it preloads:
 //
-//	node <run entry> --monitor ADDR --engine ADDR --organization ORG
+//	node --require <preload> <run entry> --monitor ADDR --engine ADDR --organization ORG
 //	     --project P --stack S --root-directory DIR --pwd DIR
 //	     --parallel N [--dry-run] <entry> [args...]
 //
@@ -29,25 +30,31 @@ const NodeRunModule = "@pulumi/pulumi/cmd/run"
 // PULUMI_CONFIG and PULUMI_CONFIG_SECRET_KEYS as for every SDK. Unless
 // Program.NoTypeScript, PULUMI_NODEJS_TYPESCRIPT is set, as Pulumi's
 // Node.js language host sets it by default: the run entry then compiles
-// TypeScript modules with ts-node (see Program.NoTypeScript).
-func (p *Program) nodeArgv(ctx context.Context, c *engine.Context, addr string) ([]string, error) {
+// TypeScript modules with ts-node (see Program.NoTypeScript). The
+// preload works around a Node.js bug that delays the report of an uncaught
+// error by a minute (see nodePlainErrors).
+func (p *Program) nodeArgv(ctx context.Context, c *engine.Context, addr string) ([]string, func(), error) {
 	node := p.Node
 	if node == "" {
 		path, err := exec.LookPath("node")
 		if err != nil {
-			return nil, fmt.Errorf("running a Node.js program needs node on PATH (or Program.Node): %w", err)
+			return nil, nil, fmt.Errorf("running a Node.js program needs node on PATH (or Program.Node): %w", err)
 		}
 		node = path
 	}
 	run, err := resolveNodeModule(ctx, node, p.Dir, NodeRunModule)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	preload, remove, err := writeNodePreload()
+	if err != nil {
+		return nil, nil, err
 	}
 	org := p.Organization
 	if org == "" {
 		org = DefaultOrganization
 	}
-	argv := []string{node, run,
+	argv := []string{node, "--require", preload, run,
 		"--monitor", addr, "--engine", addr, "--organization", org,
 		"--project", c.Project(), "--stack", c.Stack(), "--parallel", strconv.Itoa(parallel(c)),
 	}
@@ -60,7 +67,7 @@ func (p *Program) nodeArgv(ctx context.Context, c *engine.Context, addr string) 
 	if c.Preview() {
 		argv = append(argv, "--dry-run")
 	}
-	return append(argv, p.Command...), nil
+	return append(argv, p.Command...), remove, nil
 }
 
 // resolveNodeModule asks node where module is, as the program in dir

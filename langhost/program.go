@@ -201,10 +201,11 @@ func (p *Program) run(ctx context.Context, c *engine.Context, addr string) error
 	if err != nil {
 		return err
 	}
-	argv, err := p.argv(ctx, c, addr)
+	argv, cleanup, err := p.argv(ctx, c, addr)
 	if err != nil {
 		return err
 	}
+	defer cleanup()
 	stdout := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", line) }, 0)
 	errLines := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", line) }, stderrTail)
 	crash := &crashFilter{
@@ -249,15 +250,16 @@ func (p *Program) run(ctx context.Context, c *engine.Context, addr string) error
 	return nil
 }
 
-// argv returns the command line that starts the program.
-func (p *Program) argv(ctx context.Context, c *engine.Context, addr string) ([]string, error) {
+// argv returns the command line that starts the program, and a function
+// that removes what was prepared for it, to be called once it has ended.
+func (p *Program) argv(ctx context.Context, c *engine.Context, addr string) ([]string, func(), error) {
 	switch p.Language {
 	case Executable:
-		return p.Command, nil
+		return p.Command, func() {}, nil
 	case NodeJS:
 		return p.nodeArgv(ctx, c, addr)
 	}
-	return nil, fmt.Errorf("unknown program language %q (use Executable or NodeJS)", p.Language)
+	return nil, nil, fmt.Errorf("unknown program language %q (use Executable or NodeJS)", p.Language)
 }
 
 // logMessage passes a message the program logged on to the event stream.

@@ -56,8 +56,9 @@ type Options struct {
 	// plugin's reader goroutines, one line at a time per stream, and must
 	// not block for long.
 	Diagnostics func(line string)
-	// StartTimeout bounds how long a plugin may take to print its port
-	// (default one minute).
+	// StartTimeout bounds how long a plugin may take to print its port,
+	// and then how long it may take to answer its handshake (default one
+	// minute each).
 	StartTimeout time.Duration
 	// GracePeriod is how long Close waits for the plugin and what it
 	// started to exit after SIGTERM before killing them (default five
@@ -120,19 +121,33 @@ func Launch(ctx context.Context, name string, opts Options) (*Provider, error) {
 // Start starts the plugin binary at path for package name: it runs it with
 // the engine address as its last argument, reads the port it prints on
 // stdout, connects, and shakes hands. ctx bounds the start only; the
-// plugin runs until Close.
+// plugin runs until Close. Printing the port and answering the handshake
+// are each bounded by Options.StartTimeout: a plugin that prints a port
+// nobody answers at fails with an error naming the port and quoting its
+// stderr.
 func Start(ctx context.Context, name, path string, opts Options) (*Provider, error) {
 	proc, port, err := start(ctx, name, path, opts)
 	if err != nil {
 		return nil, err
 	}
-	p, err := connect(ctx, name, fmt.Sprintf("127.0.0.1:%d", port), proc, opts)
+	timeout := startTimeout(opts)
+	hctx, cancel := context.WithTimeoutCause(ctx, timeout, errNoAnswer)
+	defer cancel()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	p, err := connect(hctx, name, addr, proc, opts)
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(context.Cause(hctx), errNoAnswer) {
+			err = fmt.Errorf("start plugin %s (%s): it printed port %d, but nothing answered its handshake at %s within %v%s",
+				name, path, port, addr, timeout, proc.quoteTail())
+		}
 		proc.kill()
 		return nil, err
 	}
 	return p, nil
 }
+
+// errNoAnswer is the cause of a handshake that timed out.
+var errNoAnswer = errors.New("the plugin did not answer its handshake")
 
 // Connect attaches to a plugin that is already running and listening at
 // addr (host:port), such as one started by hand under a debugger. Close

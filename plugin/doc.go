@@ -59,5 +59,8 @@
 // closes the connection (ending calls in flight), sends the group SIGTERM,
 // waits up to Options.GracePeriod for all of it to exit, kills what is
 // left otherwise, and returns once the processes and the goroutines
-// watching them have ended.
+// watching them have ended. On Linux the group also ends when this
+// process is killed and can end nothing itself: the plugin gets SIGKILL
+// as its parent-death signal, and a watchdog process in its group kills
+// the rest.
 package plugin

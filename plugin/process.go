@@ -139,10 +139,7 @@ func start(ctx context.Context, name, path string, opts Options) (*process, int,
 	readers.Go(func() { p.readStderr(errR, opts.Diagnostics) })
 	go p.wait(&readers, exited, outR, errR)
 
-	timeout := opts.StartTimeout
-	if timeout <= 0 {
-		timeout = time.Minute
-	}
+	timeout := startTimeout(opts)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
@@ -157,6 +154,14 @@ func start(ctx context.Context, name, path string, opts Options) (*process, int,
 	}
 	p.kill()
 	return nil, 0, err
+}
+
+// startTimeout returns Options.StartTimeout or its default.
+func startTimeout(opts Options) time.Duration {
+	if opts.StartTimeout <= 0 {
+		return time.Minute
+	}
+	return opts.StartTimeout
 }
 
 // readLines calls f with each line of r until r ends.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -124,6 +125,37 @@ func TestStart(t *testing.T) {
 		_, err := plugin.Start(t.Context(), "slow", script, plugin.Options{StartTimeout: 300 * time.Millisecond})
 		if err == nil || !strings.Contains(err.Error(), "did not print its port") || time.Since(start) > 5*time.Second {
 			t.Errorf("Start = %v after %v, want a timeout error", err, time.Since(start))
+		}
+	})
+	t.Run("NobodyAtThePort", func(t *testing.T) {
+		// A plugin that prints a port nobody listens on fails its
+		// handshake once the start timeout has passed, with an error that
+		// names it and says what it printed.
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := strconv.Itoa(lis.Addr().(*net.TCPAddr).Port)
+		lis.Close()
+		script := filepath.Join(t.TempDir(), "pulumi-resource-deaf")
+		body := "#!/bin/sh\necho " + port + "\necho 'listening, honestly' >&2\nexec sleep 30\n"
+		if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		p, err := plugin.Start(t.Context(), "deaf", script, plugin.Options{StartTimeout: time.Second})
+		took := time.Since(start)
+		if err == nil {
+			p.Close(t.Context())
+			t.Fatal("Start succeeded against a port nobody listens on")
+		}
+		for _, want := range []string{"deaf", "printed port " + port, "listening, honestly"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("Start = %v; want it to say %q", err, want)
+			}
+		}
+		if took > 10*time.Second {
+			t.Errorf("Start took %v with a start timeout of 1s", took)
 		}
 	})
 	t.Run("CancelledContext", func(t *testing.T) {

@@ -77,8 +77,10 @@
 // The file store's lock is a file, so it also keeps separate processes
 // apart.
 // A lock whose holder is provably gone — a process on this host (same
-// host name, same boot and PID namespace) that no longer runs, or a lease
-// that lapsed — is broken by the next Lock, whose Lock then reports it
+// host name, same boot and PID namespace) that no longer runs, or whose
+// PID now belongs to a process started later than the lock records
+// (LockInfo.ProcessStart, on Linux), or a lease that lapsed — is broken
+// by the next Lock, whose Lock then reports it
 // (ReplacedLock) so that the host can warn. Any other lock stands:
 // ForceUnlock removes one whose holder the operator knows is gone, and
 // the LockedError names that way out (WithUnlockHint puts a host's own

@@ -23,6 +23,14 @@ type LockInfo struct {
 	// another container that shares the host's name is never mistaken
 	// for one of this host's. Empty where the system has no such notion.
 	ProcessSpace string `json:"processSpace,omitempty"`
+	// ProcessStart tells the holder from a later process that was given
+	// the same PID: on Linux the time the process started, in clock ticks
+	// since boot (field 22 of /proc/PID/stat; ProcessSpace names the
+	// boot). A lock whose PID runs with another start time is stale.
+	// Empty where the system gives no such mark, and in locks taken by
+	// versions that did not record it: a process running with the PID of
+	// such a lock cannot be told from its holder.
+	ProcessStart string `json:"processStart,omitempty"`
 }
 
 // describe says who holds the lock: `process 42 on host "ci-7", running
@@ -37,8 +45,14 @@ type LockedError struct {
 	Stack  StackID
 	Holder LockInfo
 	// Running is set when the holder is a process on this host that was
-	// still running when the lock was found.
+	// provably still running when the lock was found: its PID runs, with
+	// the start time the lock records.
 	Running bool
+	// PIDInUse is set when the holder is not provably running but a
+	// process on this host runs with its PID: the lock records no start
+	// time to tell the two apart, so it is not broken as stale, but it is
+	// no proof that its holder still runs either.
+	PIDInUse bool
 	// Remedy says how to remove the lock once its holder is known to be
 	// gone: the store's WithUnlockHint, or by default the ForceUnlock
 	// method.
@@ -56,6 +70,9 @@ func (e *LockedError) Error() string {
 	switch {
 	case e.Running:
 		return msg + ": wait for it to finish, or stop it (its lock is then broken by the next operation)"
+	case e.PIDInUse:
+		return msg + fmt.Sprintf(": a process with that PID runs, but the lock does not record when its holder started, "+
+			"so it may be another process that was given the same PID; wait for the operation to finish; if it is gone, %s", remedy)
 	case !h.Expires.IsZero():
 		return msg + fmt.Sprintf(", under a lease that lapses at %s unless renewed: wait for it to finish; "+
 			"if it is gone, the next operation after that takes the lock over, or %s now", h.Expires.Format(time.RFC3339), remedy)
@@ -80,7 +97,8 @@ func (s *StaleLock) String() string {
 		return fmt.Sprintf("took over the lock of stack %q from %s: its lease lapsed at %s without being renewed, so its holder is gone",
 			s.Stack, s.Holder.describe(), s.Holder.Expires.Format(time.RFC3339))
 	}
-	return fmt.Sprintf("broke the lock of stack %q left by %s: that process no longer runs", s.Stack, s.Holder.describe())
+	return fmt.Sprintf("broke the lock of stack %q left by %s: that process no longer runs (its PID is free or belongs to a process started later)",
+		s.Stack, s.Holder.describe())
 }
 
 // ReplacedLock is implemented by the Locks of stores that break a stale

@@ -10,8 +10,10 @@ import (
 )
 
 // runUnlock removes the stack's lock: one whose holder is provably gone at
-// once, one whose holder cannot be checked (on another machine) only with
-// --force, one whose holder still runs on this machine never.
+// once (its PID is free, or runs a process started later than the lock
+// records), one whose holder cannot be checked (on another machine, or a
+// lock without a start time whose PID runs) only with --force, one whose
+// holder provably still runs on this machine never.
 func runUnlock(ctx context.Context, inv *invocation, args []string) error {
 	if len(args) > 0 {
 		return usagef("gw unlock takes no arguments")
@@ -40,6 +42,11 @@ func runUnlock(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	case locked.Running:
 		return fmt.Errorf("%w", locked)
+	case locked.PIDInUse && !o.force:
+		return fmt.Errorf("stack %s is locked by process %d, running %q since %s; a process with that PID runs, but the lock "+
+			"does not record when its holder started, so gw cannot tell whether it is the holder or a later process given the same PID: "+
+			"if the operation is no longer running, pass --force", o.stack, locked.Holder.PID, locked.Holder.Operation,
+			locked.Holder.Time.Format("2006-01-02 15:04:05 MST"))
 	case !o.force:
 		return fmt.Errorf("stack %s is locked by process %d on host %q, running %q since %s, which gw cannot check from here: "+
 			"if it is no longer running, pass --force", o.stack, locked.Holder.PID, locked.Holder.Host, locked.Holder.Operation,

@@ -19,6 +19,31 @@
 // be taken by an unrelated process while the group is being signalled; on
 // other systems the leader is reaped first, with that small risk.
 //
+// # When the host dies
+//
+// A host killed with SIGKILL (or by the OOM killer) ends nothing itself.
+// On Linux the group ends all the same:
+//
+//   - The leader gets SIGKILL as its parent-death signal
+//     (PR_SET_PDEATHSIG). Linux sends it when the thread that started the
+//     leader exits, not the process: Start therefore starts the leader
+//     from a goroutine locked to its OS thread, which keeps the thread
+//     until the leader has been reaped.
+//   - The leader's children and grandchildren (node's workers, the binary
+//     "go run" built) get no such signal. A watchdog does it for them: a
+//     /bin/sh process in the group whose standard input is a pipe that
+//     only the host holds open. When the host dies, the pipe reaches its
+//     end and the watchdog sends SIGKILL to the whole group, itself
+//     included. It ignores SIGTERM, SIGINT and SIGHUP, so that stopping
+//     the group gracefully does not take it first; the Process ends it
+//     once the rest of the group has ended, and does not count it as a
+//     member that runs. Without /bin/sh there is no watchdog, and only
+//     the leader ends with the host.
+//
+// On other systems nothing ends a group whose host was killed: what the
+// host started runs on, unless it notices on its own (a plugin whose
+// connection to the engine breaks, for instance).
+//
 // A child that moves itself out of the group (a daemon calling setsid)
 // escapes; only a container or cgroup can follow it.
 package procgroup
@@ -50,6 +75,7 @@ type Process struct {
 	cmd   *exec.Cmd
 	pgid  int
 	grace time.Duration
+	dog   *watchdog // nil without one
 
 	exited chan struct{} // the leader has exited
 	done   chan struct{} // the leader is reaped and its group has ended
@@ -75,14 +101,29 @@ func Start(cmd *exec.Cmd, grace time.Duration) (*Process, error) {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
 	p := &Process{
-		cmd: cmd, pgid: cmd.Process.Pid, grace: grace,
+		cmd: cmd, grace: grace,
 		exited: make(chan struct{}), done: make(chan struct{}), kill: make(chan struct{}),
 	}
-	go p.watch()
+	// The goroutine that starts the leader is the one that watches it:
+	// where the leader's parent-death signal is tied to the starting
+	// thread, it holds that thread until the leader is reaped.
+	started := make(chan error, 1)
+	go func() {
+		release := holdThread(cmd)
+		defer release()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		p.pgid = cmd.Process.Pid
+		p.dog = startWatchdog(p.pgid)
+		started <- nil
+		p.watch()
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -167,6 +208,7 @@ func (p *Process) watch() {
 	reaped, err := awaitExit(p.cmd)
 	close(p.exited)
 	p.endGroup()
+	p.dog.stop()
 	p.mu.Lock()
 	p.ended = true
 	p.mu.Unlock()
@@ -181,25 +223,29 @@ func (p *Process) watch() {
 // SIGTERM (unless Stop has), and SIGKILL when the grace period since
 // then has passed or Kill is called.
 func (p *Process) endGroup() {
-	if !groupAlive(p.pgid) {
+	if !p.groupAlive() {
 		return
 	}
 	termAt := p.terminate()
 	deadline := time.NewTimer(time.Until(termAt.Add(p.grace)))
 	defer deadline.Stop()
-	if waitGone(p.pgid, deadline.C, p.kill) {
+	if p.waitGone(deadline.C, p.kill) {
 		return
 	}
 	p.signal(syscall.SIGKILL)
-	waitGone(p.pgid, time.After(killWait), nil)
+	p.waitGone(time.After(killWait), nil)
 }
 
-// waitGone polls until no member of group pgid runs (true), or until
-// either channel delivers (false).
-func waitGone(pgid int, a <-chan time.Time, b <-chan struct{}) bool {
+// groupAlive reports whether a member of the group other than the
+// watchdog runs.
+func (p *Process) groupAlive() bool { return groupAlive(p.pgid, p.dog.pid()) }
+
+// waitGone polls until no member of the group but the watchdog runs
+// (true), or until either channel delivers (false).
+func (p *Process) waitGone(a <-chan time.Time, b <-chan struct{}) bool {
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
-	for groupAlive(pgid) {
+	for p.groupAlive() {
 		select {
 		case <-tick.C:
 		case <-a:

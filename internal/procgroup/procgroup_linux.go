@@ -26,10 +26,11 @@ func awaitExit(cmd *exec.Cmd) (reaped bool, err error) {
 	}
 }
 
-// groupAlive reports whether a process of group pgid is running: one
-// that is neither a zombie nor dead. Zombies count for nothing (one whose
-// parent is gone may never be reaped where PID 1 does not reap orphans).
-func groupAlive(pgid int) bool {
+// groupAlive reports whether a process of group pgid other than except
+// is running: one that is neither a zombie nor dead. Zombies count for
+// nothing (one whose parent is gone may never be reaped where PID 1 does
+// not reap orphans).
+func groupAlive(pgid, except int) bool {
 	dir, err := os.Open("/proc")
 	if err != nil {
 		return killZero(pgid)
@@ -41,6 +42,9 @@ func groupAlive(pgid int) bool {
 	}
 	for _, name := range names {
 		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		if name == strconv.Itoa(except) {
 			continue
 		}
 		stat, err := os.ReadFile("/proc/" + name + "/stat")

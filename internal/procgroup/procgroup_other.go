@@ -10,5 +10,19 @@ func awaitExit(cmd *exec.Cmd) (reaped bool, err error) {
 	return true, cmd.Wait()
 }
 
-// groupAlive reports whether any process of group pgid exists.
-func groupAlive(pgid int) bool { return killZero(pgid) }
+// groupAlive reports whether any process of group pgid exists (there is
+// never a watchdog to leave out).
+func groupAlive(pgid, _ int) bool { return killZero(pgid) }
+
+// holdThread does nothing: there is no parent-death signal to tie to a
+// thread.
+func holdThread(*exec.Cmd) (release func()) { return func() {} }
+
+// watchdog is never started (see the package doc).
+type watchdog struct{}
+
+func startWatchdog(int) *watchdog { return nil }
+
+func (*watchdog) pid() int { return 0 }
+
+func (*watchdog) stop() {}

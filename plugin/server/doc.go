@@ -32,7 +32,10 @@
 // The server stops when the engine calls Cancel (after the provider's
 // SignalCancellation) or when the process gets SIGTERM or SIGINT: it
 // refuses new calls, lets those in flight finish within
-// Options.StopTimeout, closes the provider, and Main exits. Serve is the
+// Options.StopTimeout, closes the provider, and Main exits. A call or a
+// Close that ignores its context does not keep the process alive: after
+// the stop timeout its context is cancelled, after another it is given
+// up on, and Main exits with status 1 naming it. Serve is the
 // same server on a listener of the caller's, stopped by its context; tests
 // use it to serve a provider in-process.
 package server

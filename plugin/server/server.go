@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -27,7 +28,9 @@ type Options struct {
 	// Version is the version GetPluginInfo reports ("" for none).
 	Version string
 	// StopTimeout bounds how long a stopping server waits for calls in
-	// flight to finish before it drops them (default ten seconds).
+	// flight to finish before it cancels them, and then how long it waits
+	// for them to return before it gives up on them; and the same again
+	// for the provider's Close (default ten seconds).
 	StopTimeout time.Duration
 }
 
@@ -64,8 +67,15 @@ func run(p providers.Provider, opts Options) error {
 
 // Serve serves p as a provider plugin on lis until ctx ends or the engine
 // calls Cancel. It then stops taking calls, lets those in flight finish
-// (within Options.StopTimeout), closes p if it is a providers.Closer, and
-// returns. Tests use it to serve a provider in-process.
+// within Options.StopTimeout, closes p if it is a providers.Closer (again
+// within Options.StopTimeout), and returns. Tests use it to serve a
+// provider in-process.
+//
+// Serve returns within twice the stop timeout of its context ending even
+// if calls or Close ignore their contexts: it then stops waiting for them
+// and returns an error saying what it left running (a *StuckError). Main
+// exits then, which ends them; a test serving in-process leaves them to
+// return on their own.
 func Serve(ctx context.Context, lis net.Listener, p providers.Provider, opts Options) error {
 	ctx, shutdown := context.WithCancel(ctx)
 	defer shutdown()
@@ -80,29 +90,97 @@ func Serve(ctx context.Context, lis net.Listener, p providers.Provider, opts Opt
 	case serveErr = <-served:
 	case <-ctx.Done():
 	}
-	stopped := make(chan struct{})
-	go func() { gs.GracefulStop(); close(stopped) }()
 	timeout := opts.StopTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case <-stopped:
-	case <-timer.C:
-		gs.Stop()
-		<-stopped
-	}
-	if serveErr == nil {
+	var stuck []string
+	switch {
+	case !stopServer(gs, timeout):
+		// gs.Serve returns only once the server has stopped.
+		stuck = append(stuck, "calls in flight")
+	case serveErr == nil:
 		serveErr = <-served
 	}
 	if errors.Is(serveErr, grpc.ErrServerStopped) {
 		serveErr = nil
 	}
-	closeCtx, cancel := context.WithTimeout(context.Background(), timeout)
+	closeErr, closed := closeProvider(s.p, timeout)
+	if !closed {
+		stuck = append(stuck, "Close")
+	}
+	var stuckErr error
+	if len(stuck) > 0 {
+		stuckErr = &StuckError{Plugin: s.name(), Stuck: stuck, Timeout: timeout}
+	}
+	return errors.Join(serveErr, closeErr, stuckErr)
+}
+
+// StuckError reports a server that stopped waiting, after its stop
+// timeout, for calls or for its provider's Close: they ignored their
+// contexts.
+type StuckError struct {
+	Plugin string
+	// Stuck says what was still running: "calls in flight", "Close".
+	Stuck   []string
+	Timeout time.Duration
+}
+
+// Error names the plugin and what was left running.
+func (e *StuckError) Error() string {
+	return fmt.Sprintf("plugin %s stopped without waiting for %s, still running %v after being asked to stop",
+		e.Plugin, strings.Join(e.Stuck, " and "), e.Timeout)
+}
+
+// stopServer stops gs gracefully, and forcibly once timeout has passed.
+// It reports whether every handler returned: a handler stuck past the
+// forced stop is not waited for, nor are the goroutines stopping the
+// server, which end when the handler returns.
+func stopServer(gs *grpc.Server, timeout time.Duration) bool {
+	stopped := make(chan struct{})
+	go func() { gs.GracefulStop(); close(stopped) }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-stopped:
+		return true
+	case <-timer.C:
+	}
+	// Stop closes the connections, which cancels the calls' contexts. The
+	// graceful stop still waits for their handlers to return, and Stop may
+	// wait behind it.
+	go gs.Stop()
+	grace := time.NewTimer(timeout)
+	defer grace.Stop()
+	select {
+	case <-stopped:
+		return true
+	case <-grace.C:
+		return false
+	}
+}
+
+// closeProvider closes p with a context that ends after timeout, and
+// stops waiting for a Close that ignores it once the timeout has passed
+// twice (closed is false then).
+func closeProvider(p providers.Provider, timeout time.Duration) (err error, closed bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	return errors.Join(serveErr, providers.Close(closeCtx, s.p))
+	done := make(chan error, 1)
+	go func() { done <- providers.Close(ctx, p) }()
+	select {
+	case err := <-done:
+		return err, true
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(timeout)
+	defer grace.Stop()
+	select {
+	case err := <-done:
+		return err, true
+	case <-grace.C:
+		return nil, false
+	}
 }
 
 // server adapts a providers.Provider to the protocol's ResourceProvider
@@ -120,11 +198,17 @@ type server struct {
 }
 
 func newServer(p providers.Provider, opts Options, shutdown func()) *server {
-	name := opts.Name
-	if name == "" {
-		name = "plugin"
+	s := &server{opts: opts, shutdown: shutdown, keepSecrets: true, keepResources: true}
+	s.p = providers.Recover(s.name(), p)
+	return s
+}
+
+// name is the plugin's name for errors: Options.Name, or "plugin".
+func (s *server) name() string {
+	if s.opts.Name == "" {
+		return "plugin"
 	}
-	return &server{p: providers.Recover(name, p), opts: opts, shutdown: shutdown, keepSecrets: true, keepResources: true}
+	return s.opts.Name
 }
 
 // recvOptions: the engine sends only what this side accepts, and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -185,5 +186,64 @@ func TestClientOfAnOldPlugin(t *testing.T) {
 	}
 	if _, err := p.Check(t.Context(), providers.CheckRequest{URN: resource.NewURN("s", "p", "", "a:b:C", "n")}); !errors.Is(err, providers.ErrNotImplemented) {
 		t.Errorf("Check = %v, want ErrNotImplemented", err)
+	}
+}
+
+// Serve returns within its stop timeout (twice: once for the calls in
+// flight, once for Close) even when a call and Close ignore their
+// contexts and never return.
+func TestStopTimeoutBoundsStuckCalls(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	entered := make(chan struct{})
+	p := &providers.Func{
+		CreateF: func(context.Context, providers.CreateRequest) (providers.CreateResponse, error) {
+			close(entered)
+			<-release
+			return providers.CreateResponse{}, nil
+		},
+		CloseF: func(context.Context) error {
+			<-release
+			return nil
+		},
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const stopTimeout = 300 * time.Millisecond
+	done := make(chan error, 1)
+	go func() { done <- server.Serve(ctx, lis, p, server.Options{Name: "stuck", StopTimeout: stopTimeout}) }()
+	client := connect(t, lis.Addr().String())
+	created := make(chan error, 1)
+	go func() {
+		_, err := client.Create(context.Background(), providers.CreateRequest{URN: "urn:pulumi:s::p::t:m:r::a"})
+		created <- err
+	}()
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Create never reached the provider")
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "stuck") {
+			t.Errorf("Serve = %v; want an error saying what was left stuck", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("Serve has not returned %v after its context ended, with a stop timeout of %v", time.Since(start), stopTimeout)
+	}
+	// The server closed the connection: the call fails.
+	select {
+	case err := <-created:
+		if err == nil {
+			t.Error("Create succeeded on a server that gave up on it")
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("Create has not returned although the server closed its connection")
 	}
 }

@@ -6,4 +6,5 @@ var (
 	Hostname     = hostname
 	ProcessAlive = processAlive
 	ProcessSpace = processSpace
+	ProcessStart = processStart
 )

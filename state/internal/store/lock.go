@@ -18,15 +18,55 @@ func local(li state.LockInfo) bool {
 	return li.Host == hostname() && li.ProcessSpace == processSpace()
 }
 
-// gone reports whether li's holder is provably gone: a process this one
-// can check that no longer runs.
-func gone(li state.LockInfo) bool { return local(li) && !processAlive(li.PID) }
+// holderState is what this process can tell of a lock's holder.
+type holderState int
+
+const (
+	// unknown: the holder is a process of another host or container.
+	unknown holderState = iota
+	// gone: no process runs with the holder's PID, or the one that does
+	// started at another time than the lock records.
+	gone
+	// running: a process runs with the holder's PID and the start time
+	// the lock records.
+	running
+	// pidInUse: a process runs with the holder's PID, and the lock
+	// records no start time to compare (or the process's cannot be read).
+	pidInUse
+)
+
+// checkHolder tells what this process knows of li's holder.
+func checkHolder(li state.LockInfo) holderState {
+	if !local(li) {
+		return unknown
+	}
+	if !processAlive(li.PID) {
+		return gone
+	}
+	if li.ProcessStart == "" {
+		return pidInUse
+	}
+	start := processStart(li.PID)
+	switch {
+	case start == "":
+		// It ended since it was checked, or cannot be read: neither is a
+		// proof that it is gone.
+		if !processAlive(li.PID) {
+			return gone
+		}
+		return pidInUse
+	case start != li.ProcessStart:
+		return gone
+	}
+	return running
+}
 
 func newLockInfo(operation string, now time.Time) state.LockInfo {
 	var tok [16]byte
 	_, _ = rand.Read(tok[:])
-	return state.LockInfo{PID: os.Getpid(), Host: hostname(), Time: now.UTC(), Operation: operation, Token: hex.EncodeToString(tok[:]),
-		ProcessSpace: processSpace()}
+	pid := os.Getpid()
+	return state.LockInfo{PID: pid, Host: hostname(), Time: now.UTC(), Operation: operation, Token: hex.EncodeToString(tok[:]),
+		ProcessSpace: processSpace(), ProcessStart: processStart(pid)}
 }
 
 func hostname() string {
@@ -71,7 +111,7 @@ func (s *Store) Lock(ctx context.Context, stack state.StackID, operation string)
 		if holder != nil {
 			li = *holder
 		}
-		if gone(li) && attempt < 3 {
+		if checkHolder(li) == gone && attempt < 3 {
 			// Release exactly the lock read: one taken meanwhile by
 			// someone else stays.
 			if released, err := s.b.Release(ctx, stack, li.Token); err == nil && released {
@@ -90,7 +130,8 @@ func (s *Store) Lock(ctx context.Context, stack state.StackID, operation string)
 
 // lockedError reports the stack locked by li.
 func (s *Store) lockedError(stack state.StackID, li state.LockInfo) *state.LockedError {
-	return &state.LockedError{Stack: stack, Holder: li, Running: local(li) && processAlive(li.PID), Remedy: s.opts.UnlockHint}
+	h := checkHolder(li)
+	return &state.LockedError{Stack: stack, Holder: li, Running: h == running, PIDInUse: h == pidInUse, Remedy: s.opts.UnlockHint}
 }
 
 type stackLock struct {
@@ -185,7 +226,7 @@ func (s *Store) BreakLock(ctx context.Context, stack state.StackID) error {
 		return fmt.Errorf("not breaking the lock of stack %q: its record is damaged: %w", stack, locked)
 	case !local(li):
 		return fmt.Errorf("not breaking the lock: its holder runs elsewhere, where this process cannot check it: %w", locked)
-	case locked.Running:
+	case locked.Running, locked.PIDInUse:
 		return fmt.Errorf("not breaking the lock: %w", locked)
 	}
 	released, err := s.b.Release(ctx, stack, li.Token)

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -114,14 +115,20 @@ func TestLockLeavesLocksItCannotProveStale(t *testing.T) {
 	if store.ProcessAlive(dead) {
 		t.Skipf("pid %d was reused already", dead)
 	}
+	alive := "wait for it to finish, or stop it"
+	if store.ProcessStart(os.Getpid()) == "" {
+		alive = "the lock does not record when its holder started" // no start times on this system
+	}
 	for _, tc := range []struct {
 		name   string
 		holder state.LockInfo
 		hint   string
 		want   string
 	}{
-		{"alive on this host", state.LockInfo{PID: os.Getpid(), Host: store.Hostname(), ProcessSpace: store.ProcessSpace()}, "",
-			"wait for it to finish, or stop it"},
+		{"alive on this host", state.LockInfo{PID: os.Getpid(), Host: store.Hostname(), ProcessSpace: store.ProcessSpace(),
+			ProcessStart: store.ProcessStart(os.Getpid())}, "", alive},
+		{"a lock without a start time whose PID runs", state.LockInfo{PID: os.Getpid(), Host: store.Hostname(), ProcessSpace: store.ProcessSpace()}, "",
+			"a process with that PID runs, but the lock does not record when its holder started"},
 		{"on another host", state.LockInfo{PID: dead, Host: "elsewhere.example", ProcessSpace: store.ProcessSpace()}, "",
 			`on host "elsewhere.example", running "update" since 2025-01-02T03:04:05Z (`},
 		{"in another container of this host", state.LockInfo{PID: dead, Host: store.Hostname(), ProcessSpace: "other-boot/pid:[1]"}, "",
@@ -180,4 +187,67 @@ func TestForceUnlock(t *testing.T) {
 			t.Errorf("ForceUnlock of an unlocked stack = %v", err)
 		}
 	})
+}
+
+// TestReusedPID: a lock whose PID now belongs to a process that started
+// after its holder (here, this test process stands in for it, with a
+// start time the lock records as another) is stale: Lock and BreakLock
+// break it. A lock that records no start time, as those of earlier
+// versions, is not broken while its PID runs, but says why and is
+// removed by ForceUnlock.
+func TestReusedPID(t *testing.T) {
+	ctx := context.Background()
+	start := store.ProcessStart(os.Getpid())
+	if start == "" {
+		t.Skip("this system's process start times are not read: a reused PID cannot be told from its holder")
+	}
+	reused := state.LockInfo{PID: os.Getpid(), Host: store.Hostname(), ProcessSpace: store.ProcessSpace(),
+		ProcessStart: start + "0", Time: time.Now(), Operation: "update", Token: "theirs"}
+
+	root := t.TempDir()
+	s, _ := filestore.New(root)
+	writeLock(t, root, dev, reused)
+	l, err := s.Lock(ctx, dev, "update")
+	if err != nil {
+		t.Fatalf("Lock over a lock whose PID was reused = %v; want it broken", err)
+	}
+	if r := l.(state.ReplacedLock).Replaced(); r == nil || r.Holder.Token != "theirs" {
+		t.Errorf("Replaced = %+v; want the lock with the reused PID", r)
+	}
+	l.Unlock(ctx)
+
+	writeLock(t, root, dev, reused)
+	if err := s.BreakLock(ctx, dev); err != nil {
+		t.Errorf("BreakLock of a lock whose PID was reused = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "test", "dev", fileLock)); !os.IsNotExist(err) {
+		t.Errorf("the lock is still there after BreakLock: %v", err)
+	}
+
+	old := reused
+	old.ProcessStart = ""
+	writeLock(t, root, dev, old)
+	var le *state.LockedError
+	if _, err := s.Lock(ctx, dev, "update"); !errors.As(err, &le) || le.Running || !le.PIDInUse {
+		t.Errorf("Lock over a lock without a start time whose PID runs = %v (%+v); want a LockedError with PIDInUse", err, le)
+	}
+	if err := s.BreakLock(ctx, dev); !errors.As(err, &le) || le.Running || !le.PIDInUse {
+		t.Errorf("BreakLock of a lock without a start time whose PID runs = %v; want a refusal with PIDInUse", err)
+	}
+	if err := s.ForceUnlock(ctx, dev, "theirs"); err != nil {
+		t.Errorf("ForceUnlock = %v", err)
+	}
+	l, err = s.Lock(ctx, dev, "update")
+	if err != nil {
+		t.Fatalf("Lock after ForceUnlock: %v", err)
+	}
+	defer l.Unlock(ctx)
+	b, err := os.ReadFile(filepath.Join(root, "test", "dev", fileLock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours state.LockInfo
+	if err := json.Unmarshal(b, &ours); err != nil || ours.ProcessStart != start {
+		t.Errorf("the lock taken records the start time %q (%v); want this process's, %q", ours.ProcessStart, err, start)
+	}
 }
