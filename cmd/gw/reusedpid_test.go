@@ -64,24 +64,24 @@ func TestUnlockReusedPID(t *testing.T) {
 	}
 
 	reused()
-	code, out, errOut := gw(t, "unlock", "--state", stateDir)
+	code, out, errOut := gw(t, "unlock", "--project", "p", "--state", stateDir)
 	if code != exitOK || !strings.HasPrefix(out, "Stack dev is unlocked.") {
 		t.Errorf("unlock of a lock whose PID was reused: status %d, stdout %q, stderr %q", code, out, errOut)
 	}
 
 	reused()
 	code, out, errOut = gw(t, "up", "--yes", "--project", "p", "--state", stateDir, "--", "true")
-	if code != exitOK || !strings.Contains(out, `warning: broke the lock of stack "dev" left by process`) {
+	if code != exitOK || !strings.Contains(out, `warning: broke the lock of stack "p/dev" left by process`) {
 		t.Errorf("up over a lock whose PID was reused: status %d\n%s%s", code, out, errOut)
 	}
 
 	reused("processStart")
-	code, _, errOut = gw(t, "unlock", "--state", stateDir)
+	code, _, errOut = gw(t, "unlock", "--project", "p", "--state", stateDir)
 	if code != exitError || !strings.Contains(errOut, "the lock does not record when its holder started") ||
 		!strings.Contains(errOut, "pass --force") || strings.Contains(errOut, "stop it") {
 		t.Errorf("unlock of a lock without a start time whose PID runs: status %d, stderr %q", code, errOut)
 	}
-	code, out, errOut = gw(t, "unlock", "--force", "--state", stateDir)
+	code, out, errOut = gw(t, "unlock", "--force", "--project", "p", "--state", stateDir)
 	if code != exitOK || !strings.HasPrefix(out, "Removed the lock of stack dev") {
 		t.Errorf("unlock --force of a lock without a start time whose PID runs: status %d, stdout %q, stderr %q", code, out, errOut)
 	}
