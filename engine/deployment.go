@@ -99,6 +99,11 @@ type deployment struct {
 	// stopped); outputs are those recorded then.
 	stackOutputs *heldOutputs
 	outputs      resource.PropertyMap
+	// running counts the provider calls in flight (bounds.go); pending
+	// names the steps left pending because their provider did not answer
+	// in time (read under mu).
+	running runningCalls
+	pending []string
 	// clearPending asks commit to drop the pending operations of the
 	// snapshot the operation started from.
 	clearPending bool
