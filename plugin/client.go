@@ -267,10 +267,15 @@ const exitWait = 3 * time.Second
 // ctx is the caller's context, rctx the call's (which ends with errExited
 // when the process dies).
 func (p *Provider) rpcError(ctx, rctx context.Context, method string, urn resource.URN, err error) error {
+	st := status.Convert(err)
 	if ctx.Err() != nil {
+		// A partial failure the plugin answered as the context ended
+		// says that the resource exists: it is kept.
+		if ie, derr := wire.InitErrorFromStatus(st, recvOptions()); derr == nil && ie != nil {
+			return p.errorf(method, urn, "%w", ie)
+		}
 		return p.errorf(method, urn, "%w", context.Cause(ctx))
 	}
-	st := status.Convert(err)
 	if p.proc != nil && (st.Code() == codes.Unavailable || errors.Is(context.Cause(rctx), errExited)) {
 		select {
 		case <-p.proc.done:

@@ -210,7 +210,10 @@ func TestInterrupts(t *testing.T) {
 	if code := <-exited; code != exitInterrupted {
 		t.Errorf("the second interrupt exits with %d; want %d", code, exitInterrupted)
 	}
-	for _, want := range []string{"interrupt again to stop at once", "interrupted again: stopping now"} {
+	for _, want := range []string{
+		"no new step starts", "stays pending until \"gw refresh\" resolves it", "interrupt again to stop at once",
+		"interrupted again: stopping now", "stay recorded as pending operations",
+	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("gw does not say %q:\n%s", want, out.String())
 		}
