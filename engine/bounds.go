@@ -49,13 +49,18 @@ const DefaultGracePeriod = time.Minute
 // provider it resolves runs its calls within the operation's bounds.
 type boundedSource struct{ d *deployment }
 
-// Provider resolves ref as the deployment does, bounded.
+// Provider resolves ref as the deployment does, bounded. Each provider's
+// bounded form is made once.
 func (b boundedSource) Provider(ref, typ string) (providers.Provider, error) {
 	p, err := b.d.Provider(ref, typ)
 	if err != nil {
 		return nil, err
 	}
-	return boundedProvider{p: p, d: b.d}, nil
+	if bp, ok := b.d.boundedProviders.Load(p); ok {
+		return bp.(*boundedProvider), nil
+	}
+	bp, _ := b.d.boundedProviders.LoadOrStore(p, &boundedProvider{p: p, d: b.d})
+	return bp.(*boundedProvider), nil
 }
 
 var _ stepgen.ProviderSource = boundedSource{}
@@ -66,37 +71,37 @@ type boundedProvider struct {
 	d *deployment
 }
 
-func (b boundedProvider) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+func (b *boundedProvider) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
 	return bounded(ctx, b.d, callBounds{method: "check"}, func(ctx context.Context) (providers.CheckResponse, error) {
 		return b.p.Check(ctx, req)
 	})
 }
 
-func (b boundedProvider) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+func (b *boundedProvider) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
 	return bounded(ctx, b.d, callBounds{method: "diff"}, func(ctx context.Context) (providers.DiffResponse, error) {
 		return b.p.Diff(ctx, req)
 	})
 }
 
-func (b boundedProvider) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
+func (b *boundedProvider) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
 	return bounded(ctx, b.d, callBounds{method: "read"}, func(ctx context.Context) (providers.ReadResponse, error) {
 		return b.p.Read(ctx, req)
 	})
 }
 
-func (b boundedProvider) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+func (b *boundedProvider) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 	return bounded(ctx, b.d, callBounds{method: "create", timeout: req.Timeout, changes: true}, func(ctx context.Context) (providers.CreateResponse, error) {
 		return b.p.Create(ctx, req)
 	})
 }
 
-func (b boundedProvider) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+func (b *boundedProvider) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
 	return bounded(ctx, b.d, callBounds{method: "update", timeout: req.Timeout, changes: true}, func(ctx context.Context) (providers.UpdateResponse, error) {
 		return b.p.Update(ctx, req)
 	})
 }
 
-func (b boundedProvider) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+func (b *boundedProvider) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
 	return bounded(ctx, b.d, callBounds{method: "delete", timeout: req.Timeout, changes: true}, func(ctx context.Context) (providers.DeleteResponse, error) {
 		return b.p.Delete(ctx, req)
 	})

@@ -174,6 +174,13 @@ func TestInterruptDuringCreate(t *testing.T) {
 				if !slices.Equal(ce.Pending, []string{want}) || !strings.Contains(err.Error(), "recorded as a pending operation ("+want+"), which a refresh resolves") {
 					t.Errorf("error = %v (pending %v); want it to name the pending %s", err, ce.Pending, want)
 				}
+				// The next operation warns of it.
+				if _, err := env.Preview(func(*engine.Context) error { return nil }); err != nil {
+					t.Fatal(err)
+				}
+				if !warnedOf(env.Events(), env.URN(thing, "slow")) {
+					t.Errorf("the next operation does not warn of the pending create of slow: %v", env.Events())
+				}
 			}
 			unlocked(t, env)
 		})
@@ -319,4 +326,14 @@ func TestCustomTimeoutsAreEnforced(t *testing.T) {
 			}
 		})
 	}
+}
+
+// warnedOf reports whether events hold a warning about urn.
+func warnedOf(events []engine.Event, urn resource.URN) bool {
+	for _, ev := range events {
+		if d, ok := ev.(engine.DiagnosticEvent); ok && d.URN == urn && d.Severity == engine.SeverityWarning {
+			return true
+		}
+	}
+	return false
 }
