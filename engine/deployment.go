@@ -103,10 +103,10 @@ type deployment struct {
 	// names the steps left pending because their provider did not answer
 	// in time (read under mu).
 	running runningCalls
+	pending []string
 	// boundedProviders caches the bounded form of each provider
 	// (providers.Provider → *boundedProvider).
 	boundedProviders sync.Map
-	pending          []string
 	// clearPending asks commit to drop the pending operations of the
 	// snapshot the operation started from.
 	clearPending bool
