@@ -337,3 +337,66 @@ func warnedOf(events []engine.Event, urn resource.URN) bool {
 	}
 	return false
 }
+
+// Custom timeouts bound updates and deletes as they bound creates: an
+// update or a delete that outlives its timeout fails and stays pending,
+// and the resource stays recorded as it was.
+func TestCustomTimeoutsBoundUpdatesAndDeletes(t *testing.T) {
+	const timeout, grace = 200 * time.Millisecond, 100 * time.Millisecond
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	tests := []struct {
+		name string
+		// second is the program of the second Up, after one that
+		// registered "r" with n=1.
+		second  engine.Program
+		pending string
+	}{
+		{"an update", func(c *engine.Context) error {
+			c.Register(thing, "r", engine.Props{"n": 2}, engine.CustomTimeouts(resource.CustomTimeouts{Update: timeout, Delete: timeout}))
+			return nil
+		}, "updating r"},
+		{"a delete", func(c *engine.Context) error { return nil }, "deleting r"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &providers.Func{
+				CreateF: func(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+					return providers.CreateResponse{ID: "r-id", Outputs: req.Inputs}, nil
+				},
+				UpdateF: func(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+					<-release // ignores its context
+					return providers.UpdateResponse{Outputs: req.NewInputs}, nil
+				},
+				DeleteF: func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+					<-release
+					return providers.DeleteResponse{}, nil
+				},
+			}
+			env := enginetest.New(t)
+			env.Provider("test", "", p)
+			if _, err := env.Up(func(c *engine.Context) error {
+				c.Register(thing, "r", engine.Props{"n": 1}, engine.CustomTimeouts(resource.CustomTimeouts{Update: timeout, Delete: timeout}))
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_, err := upWithin(t, env, context.Background(), tt.second, engine.GracePeriod(grace))
+			if took := time.Since(start); took > timeout+grace+2*time.Second {
+				t.Errorf("Up took %v; the timeout is %v and the grace period %v", took, timeout, grace)
+			}
+			var te *engine.TimeoutError
+			var un *engine.UnansweredError
+			if !errors.As(err, &te) || !errors.As(err, &un) {
+				t.Errorf("error = %v; want an *UnansweredError caused by a *TimeoutError", err)
+			}
+			if got := pendingOf(env.Snapshot()); !slices.Equal(got, []string{tt.pending}) {
+				t.Errorf("pending operations %v; want [%s]", got, tt.pending)
+			}
+			if r := env.Resource(env.URN(thing, "r")); r == nil || r.ID != "r-id" || r.Inputs["n"].NumberValue() != 1 {
+				t.Errorf("r is recorded as %+v; want it as it was before", r)
+			}
+		})
+	}
+}

@@ -89,7 +89,7 @@ func (d *deployment) signalOnCancel(ctx context.Context) func() {
 // calls the operation stopped waiting for: a plugin's ends as soon as its
 // context does; an in-process provider that ignores its context may never
 // return.
-const strayWait = time.Second
+const strayWait = 100 * time.Millisecond
 
 // closeProviders shuts the providers down, waiting for their calls in
 // flight; when a call the operation stopped waiting for still runs
