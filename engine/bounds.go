@@ -159,14 +159,14 @@ func bounded[R any](ctx context.Context, d *deployment, cb callBounds, call func
 	}()
 	select {
 	case a := <-answered:
-		return a.resp, unanswered(pctx, cb, d.grace(), a.err, false)
+		return a.resp, unanswered(pctx, cb, d.grace(), a.err)
 	case <-limit.Done():
 	}
 	grace := time.NewTimer(d.grace())
 	defer grace.Stop()
 	select {
 	case a := <-answered:
-		return a.resp, unanswered(pctx, cb, d.grace(), a.err, false)
+		return a.resp, unanswered(pctx, cb, d.grace(), a.err)
 	case <-grace.C:
 	}
 	cause := context.Cause(limit)
@@ -174,7 +174,7 @@ func bounded[R any](ctx context.Context, d *deployment, cb callBounds, call func
 	select {
 	case a := <-answered:
 		// It answered as the grace period ended.
-		return a.resp, unanswered(pctx, cb, d.grace(), a.err, false)
+		return a.resp, unanswered(pctx, cb, d.grace(), a.err)
 	default:
 	}
 	if !cb.changes {
@@ -186,7 +186,7 @@ func bounded[R any](ctx context.Context, d *deployment, cb callBounds, call func
 // unanswered returns err, or an *UnansweredError when a call that changes
 // the world failed only because the context it was given ended: its
 // outcome is unknown. A partial failure is an answer.
-func unanswered(pctx context.Context, cb callBounds, grace time.Duration, err error, abandoned bool) error {
+func unanswered(pctx context.Context, cb callBounds, grace time.Duration, err error) error {
 	if err == nil || !cb.changes || pctx.Err() == nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func unanswered(pctx context.Context, cb callBounds, grace time.Duration, err er
 	if !errors.Is(err, pctx.Err()) && !errors.Is(err, cause) {
 		return err
 	}
-	return &UnansweredError{Method: cb.method, Cause: cause, Grace: grace, Abandoned: abandoned, Err: err}
+	return &UnansweredError{Method: cb.method, Cause: cause, Grace: grace, Err: err}
 }
 
 // grace returns the operation's grace period.
@@ -239,10 +239,11 @@ type UnansweredError struct {
 	// Grace is the grace period the call was given once its context ended.
 	Grace time.Duration
 	// Abandoned is set when the provider had not returned when the
-	// operation stopped waiting for it; otherwise it answered only with
-	// the end of its context, Err.
+	// operation stopped waiting for it.
 	Abandoned bool
-	Err       error
+	// Err is what the provider answered when it answered only with the
+	// end of its context (nil when Abandoned).
+	Err error
 }
 
 // Error says what was not answered, why, and what to do.
