@@ -184,14 +184,21 @@ func bounded[R any](ctx context.Context, d *deployment, cb callBounds, call func
 }
 
 // unanswered returns err, or an *UnansweredError when a call that changes
-// the world failed only because the context it was given ended: its
-// outcome is unknown. A partial failure is an answer.
+// the world failed only because the context it was given ended, or
+// because its provider was lost mid-call (a plugin process that died):
+// its outcome is unknown. A partial failure is an answer.
 func unanswered(pctx context.Context, cb callBounds, grace time.Duration, err error) error {
-	if err == nil || !cb.changes || pctx.Err() == nil {
+	if err == nil || !cb.changes {
 		return err
 	}
 	var ie *providers.InitError
 	if errors.As(err, &ie) {
+		return err
+	}
+	if isOutcomeUnknown(err) {
+		return &UnansweredError{Method: cb.method, Cause: err, Grace: grace}
+	}
+	if pctx.Err() == nil {
 		return err
 	}
 	cause := context.Cause(pctx)
@@ -199,6 +206,14 @@ func unanswered(pctx context.Context, cb callBounds, grace time.Duration, err er
 		return err
 	}
 	return &UnansweredError{Method: cb.method, Cause: cause, Grace: grace, Err: err}
+}
+
+// outcomeUnknown is implemented by the errors of a provider adapter that
+// lost its provider before it answered (plugin.CallLostError): whether the
+// call's change happened is unknown.
+type outcomeUnknown interface {
+	error
+	OutcomeUnknown() bool
 }
 
 // grace returns the operation's grace period.
@@ -234,7 +249,8 @@ func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 type UnansweredError struct {
 	// Method is the call: "create", "update" or "delete".
 	Method string
-	// Cause is the operation's cancellation cause, or a *TimeoutError.
+	// Cause is the operation's cancellation cause, a *TimeoutError, or
+	// the error of a provider lost mid-call (a plugin that died).
 	Cause error
 	// Grace is the grace period the call was given once its context ended.
 	Grace time.Duration
@@ -255,6 +271,8 @@ func (e *UnansweredError) Error() string {
 		msg = fmt.Sprintf("%v, nor within the grace period of %v after it", te, e.Grace)
 	case errors.As(e.Cause, &te):
 		msg = te.Error()
+	case isOutcomeUnknown(e.Cause):
+		msg = fmt.Sprintf("the provider was lost before it answered the %s (%v)", e.Method, e.Cause)
 	default:
 		msg = fmt.Sprintf("the operation was cancelled (%v) and the provider did not answer the %s within the grace period of %v", e.Cause, e.Method, e.Grace)
 	}
@@ -263,6 +281,11 @@ func (e *UnansweredError) Error() string {
 
 // Unwrap returns the cause.
 func (e *UnansweredError) Unwrap() error { return e.Cause }
+
+func isOutcomeUnknown(err error) bool {
+	var lost outcomeUnknown
+	return errors.As(err, &lost) && lost.OutcomeUnknown()
+}
 
 // runningCalls counts the provider calls running on goroutines of their
 // own, so that the operation can tell, when it closes the providers,

@@ -282,7 +282,7 @@ func (p *Provider) rpcError(ctx, rctx context.Context, method string, urn resour
 		case <-time.After(exitWait):
 		}
 		if e := p.proc.exited(); e != nil {
-			return p.errorf(method, urn, "%w", e)
+			return &CallLostError{Plugin: p.name, Method: method, URN: urn, Err: e}
 		}
 	}
 	if u := p.unusable(method, urn); u != nil {
@@ -345,6 +345,33 @@ func (e *CallError) Unwrap() error {
 	}
 	return nil
 }
+
+// CallLostError is a call whose plugin process died before it answered:
+// whether what the call asked for (a create, an update, a delete) happened
+// is unknown.
+type CallLostError struct {
+	Plugin, Method string
+	// URN is the resource the call was about, if any.
+	URN resource.URN
+	Err *ExitError
+}
+
+// Error names the plugin, the call and the resource, and says how the
+// plugin ended.
+func (e *CallLostError) Error() string {
+	s := "plugin " + e.Plugin + ": " + e.Method
+	if e.URN != "" {
+		s += " " + string(e.URN)
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the *ExitError.
+func (e *CallLostError) Unwrap() error { return e.Err }
+
+// OutcomeUnknown reports that the call's outcome is unknown: the engine
+// keeps a step whose call was lost recorded as a pending operation.
+func (e *CallLostError) OutcomeUnknown() bool { return true }
 
 // Close shuts the plugin down: it closes the connection, which ends the
 // calls in flight, then sends the plugin's process group SIGTERM, and

@@ -116,3 +116,38 @@ func TestInterruptDuringPluginCreate(t *testing.T) {
 		})
 	}
 }
+
+// A plugin that dies in the middle of a create may have created the
+// resource: the create stays recorded as a pending operation naming it.
+func TestPluginDyingMidCreateLeavesItPending(t *testing.T) {
+	store := memstore.New()
+	eng, err := engine.New(engine.Config{
+		Project: "proj", Stack: "dev", Store: store,
+		Providers: func() *providers.Registry {
+			return providers.NewRegistry(providers.WithResolver(plugin.Resolver(plugin.Options{})))
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, upErr := eng.Up(t.Context(), func(c *engine.Context) error {
+		c.Register("gwtest:index:Thing", "doomed", engine.Props{"crash": true})
+		return nil
+	})
+	var un *engine.UnansweredError
+	var exit *plugin.ExitError
+	if !errors.As(upErr, &un) || !errors.As(upErr, &exit) {
+		t.Errorf("error = %v; want an *engine.UnansweredError wrapping the plugin's *ExitError", upErr)
+	}
+	snap, err := store.Load(t.Context(), "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pending []string
+	for _, op := range snap.PendingOperations {
+		pending = append(pending, string(op.Kind)+" "+op.Resource.URN.Name())
+	}
+	if want := []string{"creating doomed"}; !slices.Equal(pending, want) {
+		t.Errorf("pending operations %v; want %v", pending, want)
+	}
+}
