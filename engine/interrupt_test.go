@@ -247,6 +247,16 @@ func TestProviderIgnoringItsContext(t *testing.T) {
 			if r := env.Resource(env.URN(thing, "stuck")); r != nil {
 				t.Errorf("stuck is recorded (id %s); its provider never answered", r.ID)
 			}
+			// The call left running is reported.
+			reported := false
+			for _, ev := range env.Events() {
+				if d, ok := ev.(engine.DiagnosticEvent); ok && strings.Contains(d.Message, "a provider call had not returned") {
+					reported = true
+				}
+			}
+			if !reported {
+				t.Errorf("no warning that a provider call was left running: %v", env.Events())
+			}
 		})
 	}
 }

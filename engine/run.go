@@ -101,8 +101,11 @@ func (d *deployment) closeProviders(ctx context.Context, errp *error) {
 	}
 	cctx := context.WithoutCancel(ctx)
 	if n := d.running.wait(cctx, strayWait); n > 0 {
-		d.events.emit(DiagnosticEvent{Severity: SeverityWarning, Message: fmt.Sprintf(
-			"%d provider calls had not returned when the operation ended; their providers are closed without waiting for them", n)})
+		msg := "a provider call had not returned when the operation ended; its provider is closed without waiting for it"
+		if n > 1 {
+			msg = fmt.Sprintf("%d provider calls had not returned when the operation ended; their providers are closed without waiting for them", n)
+		}
+		d.events.emit(DiagnosticEvent{Severity: SeverityWarning, Message: msg})
 		var cancel context.CancelFunc
 		cctx, cancel = context.WithCancel(cctx)
 		cancel()
