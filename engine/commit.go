@@ -83,9 +83,9 @@ type CancelledError struct {
 	// ProgramRunning is set when the program had not returned when the
 	// operation ended.
 	ProgramRunning bool
-	// Pending names the steps in flight whose provider did not answer
-	// within the grace period (see GracePeriod), as "<kind> <urn>": each
-	// stays recorded as a pending operation, which a refresh resolves.
+	// Pending names the steps whose provider did not answer in time (see
+	// GracePeriod and UnansweredError), as "<kind> <urn>": each stays
+	// recorded as a pending operation, which a refresh resolves.
 	Pending []string
 }
 
@@ -123,10 +123,10 @@ func (e *CancelledError) Error() string {
 // pendingText says which steps were left pending.
 func pendingText(pending []string) string {
 	if len(pending) == 1 {
-		return "a step in flight did not answer within the grace period and is recorded as a pending operation (" +
+		return "a step in flight did not answer in time and is recorded as a pending operation (" +
 			pending[0] + "), which a refresh resolves"
 	}
-	return fmt.Sprintf("%d steps in flight did not answer within the grace period and are recorded as pending operations (%s), which a refresh resolves",
+	return fmt.Sprintf("%d steps in flight did not answer in time and are recorded as pending operations (%s), which a refresh resolves",
 		len(pending), strings.Join(pending, ", "))
 }
 
