@@ -133,6 +133,17 @@ func TestInterruptDuringCreate(t *testing.T) {
 		},
 		pending: []string{"creating slow"},
 	}, {
+		name:  "with no grace period, a create in flight is left pending at once",
+		grace: 0,
+		behave: func(p *interruptible) func(context.Context) (providers.CreateResponse, error) {
+			return func(ctx context.Context) (providers.CreateResponse, error) {
+				<-ctx.Done()
+				time.Sleep(50 * time.Millisecond) // the provider finishes its work anyway
+				return providers.CreateResponse{ID: "slow-id"}, nil
+			}
+		},
+		pending: []string{"creating slow"},
+	}, {
 		name:  "a create that outlives the grace period is left pending",
 		grace: 300 * time.Millisecond,
 		behave: func(p *interruptible) func(context.Context) (providers.CreateResponse, error) {
