@@ -30,6 +30,8 @@ import (
 //	calls.go       the provider calls (Check, Diff, analyzers) it asks for
 //	walk.go        the steps it issues, walked in the order their needs set
 //	step.go        one step: journal its begin, apply it, journal its end
+//	bounds.go      every provider call of a step or a call, within the
+//	               grace period and the resource's custom timeouts
 //	record.go      the journal entries, step records and events of a step
 //	commit.go      wait for every step, record the outputs, commit
 
