@@ -28,7 +28,8 @@ import (
 //     ended (the operation was cancelled, or the custom timeout passed).
 //   - A call that changes the world and did not answer in time (the
 //     operation stopped waiting, or the provider answered only with the
-//     end of the context it was given) fails with an *UnansweredError.
+//     end of the context it was given), or whose provider was lost before
+//     it answered (a plugin that died), fails with an *UnansweredError.
 //     Its step journals no end (step.go): its begin stays recorded as a
 //     pending operation naming the resource, which the next operation
 //     warns of and a refresh resolves.
@@ -242,7 +243,8 @@ func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // UnansweredError fails a step whose provider call changes the world and
 // did not answer in time: the operation was cancelled and the grace
-// period passed, or the resource's custom timeout did. Whether the change
+// period passed, the resource's custom timeout did, or the provider was
+// lost before it answered (a plugin that died). Whether the change
 // happened is unknown, so the step stays recorded as a pending operation
 // that names its resource: the next operation warns of it, and a refresh
 // resolves it.
