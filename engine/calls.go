@@ -50,11 +50,12 @@ func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
 }
 
 // ask makes the provider call c asks for: an analyzer run is the
-// engine's own (analyzer.go), a Check or Diff the provider's (stepgen.Ask).
+// engine's own (analyzer.go), a Check or Diff the provider's (stepgen.Ask),
+// within the operation's bounds (bounds.go).
 func (d *deployment) ask(ctx context.Context, c *stepgen.Call) *stepgen.Answer {
 	if c.Kind == stepgen.CallAnalyze {
 		return &stepgen.Answer{Call: c, Err: d.analyze(ctx, c.New)}
 	}
-	a := stepgen.Ask(ctx, c, d)
+	a := stepgen.Ask(ctx, c, boundedSource{d})
 	return &a
 }

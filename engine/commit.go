@@ -51,7 +51,10 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 	if ctx.Err() != nil {
 		// What only echoes the cancellation (the program stopped, steps
 		// not started) is said once, by the CancelledError.
-		cancelled := &CancelledError{Operation: d.op, Cause: context.Cause(ctx), Recorded: maps.Clone(d.counts), Preview: d.preview}
+		d.mu.Lock()
+		pending := slices.Sorted(slices.Values(d.pending))
+		d.mu.Unlock()
+		cancelled := &CancelledError{Operation: d.op, Cause: context.Cause(ctx), Recorded: maps.Clone(d.counts), Preview: d.preview, Pending: pending}
 		errs = slices.DeleteFunc(errs, func(err error) bool {
 			var unreturned *unreturnedError
 			if errors.As(err, &unreturned) {
@@ -80,6 +83,10 @@ type CancelledError struct {
 	// ProgramRunning is set when the program had not returned when the
 	// operation ended.
 	ProgramRunning bool
+	// Pending names the steps whose provider did not answer in time (see
+	// GracePeriod and UnansweredError), as "<kind> <urn>": each stays
+	// recorded as a pending operation, which a refresh resolves.
+	Pending []string
 }
 
 // Error says what was stopped and what was recorded.
@@ -101,10 +108,26 @@ func (e *CancelledError) Error() string {
 			done = append(done, fmt.Sprintf("%s: %d", op, n))
 		}
 	}
+	if len(e.Pending) > 0 {
+		if len(done) > 0 {
+			msg += "; the state records every change made (" + strings.Join(done, ", ") + ")"
+		}
+		return msg + "; " + pendingText(e.Pending)
+	}
 	if len(done) == 0 {
 		return msg + ", and no change had been made"
 	}
 	return msg + "; the steps already running finished, and the state records every change made (" + strings.Join(done, ", ") + ")"
+}
+
+// pendingText says which steps were left pending.
+func pendingText(pending []string) string {
+	if len(pending) == 1 {
+		return "a step in flight did not answer in time and is recorded as a pending operation (" +
+			pending[0] + "), which a refresh resolves"
+	}
+	return fmt.Sprintf("%d steps in flight did not answer in time and are recorded as pending operations (%s), which a refresh resolves",
+		len(pending), strings.Join(pending, ", "))
 }
 
 // Unwrap returns the cancellation cause.

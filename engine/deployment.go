@@ -30,6 +30,8 @@ import (
 //	calls.go       the provider calls (Check, Diff, analyzers) it asks for
 //	walk.go        the steps it issues, walked in the order their needs set
 //	step.go        one step: journal its begin, apply it, journal its end
+//	bounds.go      every provider call of a step or a call, within the
+//	               grace period and the resource's custom timeouts
 //	record.go      the journal entries, step records and events of a step
 //	commit.go      wait for every step, record the outputs, commit
 
@@ -99,6 +101,14 @@ type deployment struct {
 	// stopped); outputs are those recorded then.
 	stackOutputs *heldOutputs
 	outputs      resource.PropertyMap
+	// running counts the provider calls in flight (bounds.go); pending
+	// names the steps left pending because their provider did not answer
+	// in time (read under mu).
+	running runningCalls
+	pending []string
+	// boundedProviders caches the bounded form of each provider
+	// (providers.Provider → *boundedProvider).
+	boundedProviders sync.Map
 	// clearPending asks commit to drop the pending operations of the
 	// snapshot the operation started from.
 	clearPending bool

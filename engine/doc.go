@@ -89,6 +89,22 @@
 //     from Apply functions); one made after fails.
 //   - Every wait of the program API watches the operation's context.
 //
+// # Cancellation and timeouts
+//
+// Cancelling an operation's context starts no new step and signals the
+// providers to wind down (SignalCancellation). The creates, updates and
+// deletes already made have the operation's grace period (GracePeriod,
+// DefaultGracePeriod by default) to answer, and their answers are
+// recorded; a resource's custom timeouts (CustomTimeouts) end their
+// context earlier. One that does not answer in time fails with an
+// *UnansweredError and stays recorded as a pending operation naming its
+// resource, which the next operation warns of and a refresh resolves; the
+// *CancelledError lists them. Whatever a provider does with its context,
+// the operation waits no longer than the grace period after the context of
+// a call ended: a call of an in-process provider that ignores it is left
+// running on its own goroutine, which the provider owns, and nothing it
+// does afterwards reaches the state, the events or the result.
+//
 // # The host loop
 //
 // The step generator (package stepgen) is a pure state machine. One

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -24,11 +26,24 @@ type options struct {
 	generatePlan     bool
 	plan             *plan.Plan
 	hooks            []*Hook
+	grace            *time.Duration
 }
 
 // Parallelism bounds how many steps run at once; 0 (the default) means no
 // bound beyond what the dependency graph imposes.
 func Parallelism(n int) Option { return func(o *options) { o.parallelism = n } }
+
+// GracePeriod sets how long a provider call already made may still
+// answer once the operation's context is cancelled, or once the call has
+// outlived its resource's custom timeout (the CustomTimeouts resource
+// option); DefaultGracePeriod without this option. Cancellation starts no
+// new step, signals the providers to wind down, and gives the creates,
+// updates and deletes in flight this long to answer: their answers are
+// recorded. One that does not answer in time fails with an
+// *UnansweredError and stays recorded as a pending operation naming its
+// resource, which a refresh resolves. 0 gives the calls in flight no time
+// at all: they are cancelled with the operation, and stay pending.
+func GracePeriod(d time.Duration) Option { return func(o *options) { o.grace = &d } }
 
 // ContinueOnError keeps going after a step fails: only the resources that
 // depend on the failed one are skipped. Without it the first failure stops

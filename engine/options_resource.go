@@ -129,7 +129,11 @@ func Aliases(as ...resource.Alias) ResourceOption {
 	return func(o *resourceOptions) { o.aliases = append(o.aliases, as...) }
 }
 
-// CustomTimeouts bounds how long the provider may take.
+// CustomTimeouts bounds how long the provider may take to create, update
+// or delete the resource (zero: no bound). The provider is told the
+// timeout, and the call's context ends at it; a call that outlives it
+// fails with an error wrapping a *TimeoutError, and one the provider did
+// not answer stays recorded as a pending operation (an *UnansweredError).
 func CustomTimeouts(t resource.CustomTimeouts) ResourceOption {
 	return func(o *resourceOptions) { o.timeouts = t }
 }

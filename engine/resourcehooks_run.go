@@ -54,7 +54,7 @@ func (d *deployment) hooksOf(s *stepgen.Step) stepHooks {
 // called), the step, then the after hooks (whose failure is a warning).
 func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
 	if s.Op == stepgen.OpOutputs {
-		o := stepgen.Apply(ctx, s, d, now)
+		o := stepgen.Apply(ctx, s, boundedSource{d}, now)
 		if o.Err == nil {
 			d.componentOutputs(ctx, s)
 		}
@@ -62,7 +62,7 @@ func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.O
 	}
 	h := d.hooksOf(s)
 	if h.bound == nil {
-		return stepgen.Apply(ctx, s, d, now)
+		return stepgen.Apply(ctx, s, boundedSource{d}, now)
 	}
 	// Every hook must be known before anything runs.
 	before, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[h.before])
@@ -78,7 +78,7 @@ func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.O
 			return stepgen.Outcome{Step: s, Err: &HookError{URN: h.bound.URN, Kind: h.before, Name: hook.Name, Err: err}}
 		}
 	}
-	o := stepgen.Apply(ctx, s, d, now)
+	o := stepgen.Apply(ctx, s, boundedSource{d}, now)
 	if o.Err != nil {
 		return o
 	}

@@ -85,11 +85,32 @@ func (d *deployment) signalOnCancel(ctx context.Context) func() {
 	}
 }
 
+// strayWait bounds how long closing the providers waits for the provider
+// calls the operation stopped waiting for: a plugin's ends as soon as its
+// context does; an in-process provider that ignores its context may never
+// return.
+const strayWait = 100 * time.Millisecond
+
+// closeProviders shuts the providers down, waiting for their calls in
+// flight; when a call the operation stopped waiting for still runs
+// (bounds.go), it does not wait: it says so, and the providers are closed
+// at once, that call still running.
 func (d *deployment) closeProviders(ctx context.Context, errp *error) {
 	if d.registry == nil || d.e.cfg.KeepProviders {
 		return
 	}
-	if err := d.registry.Close(context.WithoutCancel(ctx)); err != nil && *errp == nil {
+	cctx := context.WithoutCancel(ctx)
+	if n := d.running.wait(cctx, strayWait); n > 0 {
+		msg := "a provider call had not returned when the operation ended; its provider is closed without waiting for it"
+		if n > 1 {
+			msg = fmt.Sprintf("%d provider calls had not returned when the operation ended; their providers are closed without waiting for them", n)
+		}
+		d.events.emit(DiagnosticEvent{Severity: SeverityWarning, Message: msg})
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithCancel(cctx)
+		cancel()
+	}
+	if err := d.registry.Close(cctx); err != nil && *errp == nil {
 		*errp = fmt.Errorf("shutting down providers: %w", err)
 	}
 }

@@ -21,7 +21,10 @@ import (
 //     outcome the state lacks, and nothing that needs the step starts
 //     before its end is recorded;
 //   - a failed step that left a resource behind is recorded with its init
-//     errors, never dropped.
+//     errors, never dropped;
+//   - a step whose provider did not answer in time (an *UnansweredError,
+//     bounds.go) journals no end: its begin stays recorded as a pending
+//     operation naming its resource.
 //
 // It returns the step's failure naming its resource, for the walker.
 func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
@@ -39,6 +42,11 @@ func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
 		}
 	}
 	ws.out = d.apply(ctx, s)
+	var un *UnansweredError
+	if seq != 0 && errors.As(ws.out.Err, &un) {
+		d.leftPending(s)
+		return &stepError{urn: s.URN(), err: ws.out.Err}
+	}
 	// The outcome is recorded even once the operation is cancelled: the
 	// step did run.
 	jerr := d.journalEnd(ws.out, seq)
@@ -76,9 +84,17 @@ func (d *deployment) starting(ws *walkStep) error {
 // around it (resourcehooks_run.go).
 func (d *deployment) apply(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
 	if !hooked(s) {
-		return stepgen.Apply(ctx, s, d, now)
+		return stepgen.Apply(ctx, s, boundedSource{d}, now)
 	}
 	return d.applyHooked(ctx, s)
+}
+
+// leftPending notes a step left pending: its provider did not answer in
+// time, and its begin stays recorded.
+func (d *deployment) leftPending(s *stepgen.Step) {
+	d.mu.Lock()
+	d.pending = append(d.pending, string(s.JournalOp())+" "+string(s.URN()))
+	d.mu.Unlock()
 }
 
 // ChangesError fails an operation run with ExpectNoChanges when a step

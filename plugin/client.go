@@ -282,17 +282,22 @@ const exitWait = 3 * time.Second
 // ctx is the caller's context, rctx the call's (which ends with errExited
 // when the process dies).
 func (p *Provider) rpcError(ctx, rctx context.Context, method string, urn resource.URN, err error) error {
+	st := status.Convert(err)
 	if ctx.Err() != nil {
+		// A partial failure the plugin answered as the context ended
+		// says that the resource exists: it is kept.
+		if ie, derr := wire.InitErrorFromStatus(st, recvOptions()); derr == nil && ie != nil {
+			return p.errorf(method, urn, "%w", ie)
+		}
 		return p.errorf(method, urn, "%w", context.Cause(ctx))
 	}
-	st := status.Convert(err)
 	if p.proc != nil && (st.Code() == codes.Unavailable || errors.Is(context.Cause(rctx), errExited)) {
 		select {
 		case <-p.proc.done:
 		case <-time.After(exitWait):
 		}
 		if e := p.proc.exited(); e != nil {
-			return p.errorf(method, urn, "%w", e)
+			return &CallLostError{Plugin: p.name, Method: method, URN: urn, Err: e}
 		}
 	}
 	if u := p.unusable(method, urn); u != nil {
@@ -355,6 +360,33 @@ func (e *CallError) Unwrap() error {
 	}
 	return nil
 }
+
+// CallLostError is a call whose plugin process died before it answered:
+// whether what the call asked for (a create, an update, a delete) happened
+// is unknown.
+type CallLostError struct {
+	Plugin, Method string
+	// URN is the resource the call was about, if any.
+	URN resource.URN
+	Err *ExitError
+}
+
+// Error names the plugin, the call and the resource, and says how the
+// plugin ended.
+func (e *CallLostError) Error() string {
+	s := "plugin " + e.Plugin + ": " + e.Method
+	if e.URN != "" {
+		s += " " + string(e.URN)
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the *ExitError.
+func (e *CallLostError) Unwrap() error { return e.Err }
+
+// OutcomeUnknown reports that the call's outcome is unknown: the engine
+// keeps a step whose call was lost recorded as a pending operation.
+func (e *CallLostError) OutcomeUnknown() bool { return true }
 
 // Close shuts the plugin down: it closes the connection, which ends the
 // calls in flight, then sends the plugin's process group SIGTERM, and

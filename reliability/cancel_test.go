@@ -16,8 +16,9 @@ import (
 )
 
 // Cancelling the context of an Up (what a host does on SIGINT) must
-// signal the providers, let the steps in flight finish (or record what
-// they left), write a consistent snapshot, release the lock, and return an
+// signal the providers, let the steps in flight finish within the grace
+// period (or record what they left, or leave them pending), write a
+// consistent snapshot, release the lock, and return an
 // *engine.CancelledError.
 func TestCancelUp(t *testing.T) {
 	const first, second = 8, 8
@@ -34,13 +35,14 @@ func TestCancelUp(t *testing.T) {
 		// signalled: finish, fail, or fail after creating (init error).
 		onSignal failMode
 		// stopByContext makes the creates wait for their context instead
-		// of the provider's signal.
+		// of the provider's signal, and give up when it ends (at the end
+		// of the grace period): they are left pending.
 		stopByContext bool
 	}{
 		{"in-flight creates finish when signalled", failNone, false},
 		{"in-flight creates fail when signalled", failPlain, false},
 		{"in-flight creates fail half-done when signalled", failInit, false},
-		{"in-flight creates finish when their context ends", failNone, true},
+		{"in-flight creates that give up when their context ends stay pending", failNone, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +78,9 @@ func TestCancelUp(t *testing.T) {
 				case <-time.After(10 * time.Second):
 					return errors.New("the create was never told to stop")
 				}
+				if tt.stopByContext {
+					return ctx.Err()
+				}
 				c.mu.Lock()
 				c.failures["create "+urn.Name()] = tt.onSignal
 				c.mu.Unlock()
@@ -90,7 +95,7 @@ func TestCancelUp(t *testing.T) {
 			}()
 			start := time.Now()
 			out := bounded(t, 20*time.Second, "a cancelled Up", func() upResult {
-				r, err := env.Engine().Up(ctx, program)
+				r, err := env.Engine().Up(ctx, program, engine.GracePeriod(200*time.Millisecond))
 				return upResult{r, err}
 			})
 			err := out.err
@@ -101,7 +106,7 @@ func TestCancelUp(t *testing.T) {
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v; want an *engine.CancelledError", err)
 			}
-			if c.signals.Load() == 0 && !tt.stopByContext {
+			if c.signals.Load() == 0 {
 				t.Error("the provider never got SignalCancellation")
 			}
 			checkNoLeaks(t)
@@ -126,7 +131,11 @@ func TestCancelUp(t *testing.T) {
 					t.Errorf("%s (%s) exists but the state does not record it", id, ph.URN.Name())
 				}
 			}
-			if len(snap.PendingOperations) > 0 {
+			if tt.stopByContext {
+				if len(snap.PendingOperations) != first || len(ce.Pending) != first {
+					t.Errorf("%d pending operations recorded, %d reported; want the %d creates in flight", len(snap.PendingOperations), len(ce.Pending), first)
+				}
+			} else if len(snap.PendingOperations) > 0 {
 				t.Errorf("%d pending operations left: every step in flight ended and should have been recorded (first: %s %s)",
 					len(snap.PendingOperations), snap.PendingOperations[0].Kind, snap.PendingOperations[0].Resource.URN.Name())
 			}

@@ -210,7 +210,10 @@ func TestInterrupts(t *testing.T) {
 	if code := <-exited; code != exitInterrupted {
 		t.Errorf("the second interrupt exits with %d; want %d", code, exitInterrupted)
 	}
-	for _, want := range []string{"interrupt again to stop at once", "interrupted again: stopping now"} {
+	for _, want := range []string{
+		"no new step starts", "stays pending until \"gw refresh\" resolves it", "interrupt again to stop at once",
+		"interrupted again: stopping now", "stay recorded as pending operations",
+	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("gw does not say %q:\n%s", want, out.String())
 		}
@@ -225,8 +228,9 @@ func TestInterrupts(t *testing.T) {
 // the first interrupt runs: gw exits at once with status 130, and the next
 // run breaks the lock it left and goes on.
 //
-// The step outlives the first interrupt by the command provider's grace
-// period (SIGTERM, then SIGKILL two seconds later). On a machine so busy
+// The step outlives the first interrupt: the engine gives the steps in
+// flight its grace period (a minute) to finish, and the command ignores
+// SIGTERM besides. On a machine so busy
 // that the second interrupt comes later than that, the operation has
 // ended and released its lock before gw is forced out: there is no lock
 // to break, and the attempt is made again.

@@ -37,6 +37,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/groundwork-iac/groundwork/engine"
 )
 
 // The exit statuses.
@@ -91,14 +93,15 @@ func interrupts(sigs <-chan os.Signal, done <-chan struct{}, cancel context.Canc
 	case <-done:
 		return
 	}
-	fmt.Fprintln(stderr, "\ninterrupted: letting the steps in flight finish and recording them; interrupt again to stop at once")
+	fmt.Fprintf(stderr, "\ninterrupted: no new step starts; the steps in flight have %v to finish and are recorded, "+
+		"and one that does not finish stays pending until \"gw refresh\" resolves it; interrupt again to stop at once\n", engine.DefaultGracePeriod)
 	cancel(errInterrupted)
 	select {
 	case <-sigs:
 	case <-done:
 		return
 	}
-	fmt.Fprintln(stderr, "interrupted again: stopping now. Steps that were running may have finished unrecorded: run \"gw refresh\" to resolve them")
+	fmt.Fprintln(stderr, "interrupted again: stopping now. The steps that were running stay recorded as pending operations: run \"gw refresh\" to resolve them")
 	exit(exitInterrupted)
 }
 

@@ -2,8 +2,10 @@
 // tests launch: a providertest.Memory served by server.Main, with a few
 // switches for failure cases.
 //
-// Inputs of Create: "crash" exits the process mid-call; "partial" fails
-// with a partial failure (providers.InitError). Functions: "test:index:count"
+// Inputs of Create: "started" names a file written as the create begins;
+// "sleepMs" makes it take that long first (ending early, with its
+// context's error, if its context ends); then "crash" exits the process
+// mid-call; "partial" fails with a partial failure (providers.InitError). Functions: "test:index:count"
 // returns how many resources exist, "test:index:config" the configuration
 // Configure received, "test:index:echo" its arguments.
 //
@@ -20,6 +22,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/groundwork-iac/groundwork/plugin/server"
 	"github.com/groundwork-iac/groundwork/providers"
@@ -67,6 +70,9 @@ func provider() *providers.Func {
 	)
 	create := p.CreateF
 	p.CreateF = func(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+		if err := slowly(ctx, req.Inputs); err != nil {
+			return providers.CreateResponse{}, err
+		}
 		switch {
 		case req.Inputs["crash"].BoolValue():
 			fmt.Fprintln(os.Stderr, "testplugin: about to crash in Create")
@@ -101,4 +107,27 @@ func provider() *providers.Func {
 		return providers.InvokeResponse{Failures: []providers.CheckFailure{{Reason: "no function " + req.Token}}}, nil
 	}
 	return p
+}
+
+// slowly is the start of a create: it writes the file named by "started",
+// then takes "sleepMs" milliseconds, or until ctx ends.
+func slowly(ctx context.Context, inputs resource.PropertyMap) error {
+	if path := inputs["started"].StringValue(); path != "" {
+		if err := os.WriteFile(path, []byte("started\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	ms := inputs["sleepMs"].NumberValue()
+	if ms <= 0 {
+		return nil
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		fmt.Fprintln(os.Stderr, "testplugin: create stopped by its context")
+		return ctx.Err()
+	}
 }
