@@ -9,6 +9,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
@@ -48,7 +49,7 @@ func ExampleGracePeriod() {
 	if errors.As(err, &cancelled) {
 		fmt.Println("left pending:", cancelled.Pending)
 	}
-	snap, err := store.Load(context.Background(), "dev")
+	snap, err := store.Load(context.Background(), state.StackID{Project: "shop", Stack: "dev"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-iac/groundwork/plugin"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
@@ -82,7 +83,7 @@ func TestInterruptDuringPluginCreate(t *testing.T) {
 			if !errors.As(upErr, &ce) {
 				t.Fatalf("error = %v; want a *CancelledError", upErr)
 			}
-			snap, err := store.Load(t.Context(), "dev")
+			snap, err := store.Load(t.Context(), state.StackID{Project: "proj", Stack: "dev"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +140,7 @@ func TestPluginDyingMidCreateLeavesItPending(t *testing.T) {
 	if !errors.As(upErr, &un) || !errors.As(upErr, &exit) {
 		t.Errorf("error = %v; want an *engine.UnansweredError wrapping the plugin's *ExitError", upErr)
 	}
-	snap, err := store.Load(t.Context(), "dev")
+	snap, err := store.Load(t.Context(), state.StackID{Project: "proj", Stack: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
