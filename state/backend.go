@@ -77,3 +77,20 @@ type Backend interface {
 	// DeleteStack removes the stack's snapshot and journal.
 	DeleteStack(ctx context.Context, stack, token string) error
 }
+
+// SnapshotKeeper is a Backend that keeps, for each stack, the snapshot
+// its last WriteSnapshot replaced (filestore.Backend does, as
+// snapshot.json.bak). A Backend whose WriteSnapshot empties the journal
+// in the same atomic step never needs it; one that cannot (files) leaves,
+// after a crash between the two, a journal written after the snapshot
+// replaced, and the kept copy is what proves such a journal stale: a
+// journal that follows neither the stack's snapshot nor the kept one is
+// refused (*JournalMismatchError), never ignored.
+type SnapshotKeeper interface {
+	// PreviousSnapshot returns the snapshot the stack's last WriteSnapshot
+	// replaced, or nil and no error if it keeps none.
+	PreviousSnapshot(ctx context.Context, stack string) ([]byte, error)
+	// RestoreHint says, for an error message, where the previous snapshot
+	// is kept and how to put it back.
+	RestoreHint(stack string) string
+}

@@ -20,6 +20,7 @@ import (
 // The files of one stack.
 const (
 	fileSnapshot = "snapshot.json"
+	fileBackup   = "snapshot.json.bak"
 	fileJournal  = "journal"
 	fileLock     = "lock"
 )
@@ -32,12 +33,17 @@ const (
 // it is rewritten, its stack deleted or its lock released, so that each
 // append is one write and, under state.GroupCommit, one fsync.
 //
-// Writes are fenced by the lock file: a write is refused, with an error
-// wrapping state.ErrLockLost, unless the lock file names its token. Files
-// offer no transaction, so the check is made just before the write (and,
-// for appends, when the journal is opened): a file lock is never taken
+// Writes are fenced by the lock file: every write, each journal append
+// included, is refused, with an error wrapping state.ErrLockLost, unless
+// the lock file names its token (and, for an append, the journal open for
+// appends is still the stack's journal file). Files offer no transaction,
+// so the check is made just before the write: a file lock is never taken
 // over while its holder runs, only broken once its process is gone or
-// removed by hand (ForceUnlock).
+// removed by hand (ForceUnlock), and a writer whose lock was removed so is
+// refused at its next write.
+//
+// WriteSnapshot keeps the snapshot it replaces as snapshot.json.bak (see
+// state.SnapshotKeeper).
 //
 // The context of each call is not consulted: file operations run to
 // completion.
@@ -56,7 +62,10 @@ type openJournal struct {
 	f     *os.File
 }
 
-var _ state.Backend = (*Backend)(nil)
+var (
+	_ state.Backend        = (*Backend)(nil)
+	_ state.SnapshotKeeper = (*Backend)(nil)
+)
 
 // NewBackend opens (creating if needed) the root folder dir. Journal
 // appends are synced to stable storage under state.GroupCommit and not
@@ -89,6 +98,18 @@ func (b *Backend) readOptional(stack, name string) ([]byte, error) {
 // ReadSnapshot implements state.Backend.
 func (b *Backend) ReadSnapshot(_ context.Context, stack string) ([]byte, error) {
 	return b.readOptional(stack, fileSnapshot)
+}
+
+// PreviousSnapshot implements state.SnapshotKeeper: snapshot.json.bak.
+func (b *Backend) PreviousSnapshot(_ context.Context, stack string) ([]byte, error) {
+	return b.readOptional(stack, fileBackup)
+}
+
+// RestoreHint implements state.SnapshotKeeper.
+func (b *Backend) RestoreHint(stack string) string {
+	return fmt.Sprintf("the previous snapshot is kept as %s: to go back to it, with the stack unlocked, "+
+		"copy it over %s next to it and delete the file %q there; what was recorded since is then forgotten, "+
+		"so refresh the stack next", b.path(stack, fileBackup), fileSnapshot, fileJournal)
 }
 
 // HasSnapshot implements state.Backend, without reading the snapshot.
@@ -232,18 +253,54 @@ func (b *Backend) fence(stack, token string) error {
 	return nil
 }
 
-// WriteSnapshot implements state.Backend. The journal is removed after
-// the snapshot is in place: a crash in between leaves a journal whose
-// header names the snapshot replaced, which the store ignores.
+// WriteSnapshot implements state.Backend. The snapshot replaced is kept
+// as snapshot.json.bak, and the journal is removed after the new snapshot
+// is in place: a crash in between leaves a journal whose header names the
+// kept snapshot, which the store then knows to be stale.
 func (b *Backend) WriteSnapshot(_ context.Context, stack, token string, data []byte) error {
 	if err := b.fence(stack, token); err != nil {
 		return err
 	}
 	b.closeJournal(stack, "")
+	if err := b.keepSnapshot(stack); err != nil {
+		return fmt.Errorf("keeping the previous snapshot: %w", err)
+	}
 	if err := b.replace(stack, fileSnapshot, data); err != nil {
 		return err
 	}
 	return b.remove(stack, fileJournal)
+}
+
+// keepSnapshot makes the stack's snapshot, if it has one, its backup too:
+// hard-linked aside and renamed over the backup (copied where there are
+// no hard links), so the backup is always a whole snapshot.
+func (b *Backend) keepSnapshot(stack string) error {
+	dir := filepath.Join(b.root, stack)
+	current := filepath.Join(dir, fileSnapshot)
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	tmp := filepath.Join(dir, "."+fileBackup+".tmp-"+hex.EncodeToString(r[:]))
+	err := os.Link(current, tmp)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // no snapshot yet
+	case err != nil:
+		data, rerr := os.ReadFile(current)
+		if errors.Is(rerr, fs.ErrNotExist) {
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+		if tmp, err = writeTemp(dir, fileBackup, data); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, fileBackup)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // WriteJournal implements state.Backend.
@@ -258,11 +315,15 @@ func (b *Backend) WriteJournal(_ context.Context, stack, token string, data []by
 	return b.replace(stack, fileJournal, data)
 }
 
-// AppendJournal implements state.Backend: one write to the journal kept
-// open, then, under state.GroupCommit, one fsync.
+// AppendJournal implements state.Backend: the lock checked, one write to
+// the journal kept open, then, under state.GroupCommit, one fsync.
 func (b *Backend) AppendJournal(_ context.Context, stack, token string, data []byte) error {
 	f, err := b.journalFile(stack, token)
 	if err != nil {
+		return err
+	}
+	if err := b.fenceAppend(stack, token, f); err != nil {
+		b.closeJournal(stack, token)
 		return err
 	}
 	if _, err := f.Write(data); err != nil {
@@ -297,6 +358,24 @@ func (b *Backend) journalFile(stack, token string) (*os.File, error) {
 	return f, nil
 }
 
+// fenceAppend refuses an append to f, the journal open for appends under
+// token, unless the lock file still names token and f is still the
+// stack's journal file (a successor's rewrite replaces it).
+func (b *Backend) fenceAppend(stack, token string, f *os.File) error {
+	if err := b.fence(stack, token); err != nil {
+		return err
+	}
+	open, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	onDisk, err := os.Stat(b.path(stack, fileJournal))
+	if err != nil || !os.SameFile(open, onDisk) {
+		return fmt.Errorf("stack %q: the journal was replaced by another writer: %w", stack, state.ErrLockLost)
+	}
+	return nil
+}
+
 // closeJournal closes the stack's journal if it is open for appends (and,
 // with token set, only if it was opened under that lock).
 func (b *Backend) closeJournal(stack, token string) {
@@ -318,7 +397,10 @@ func (b *Backend) DeleteStack(_ context.Context, stack, token string) error {
 	if err := b.remove(stack, fileJournal); err != nil {
 		return err
 	}
-	return b.remove(stack, fileSnapshot)
+	if err := b.remove(stack, fileSnapshot); err != nil {
+		return err
+	}
+	return b.remove(stack, fileBackup)
 }
 
 func (b *Backend) remove(stack, name string) error {
