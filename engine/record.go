@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/providers"
@@ -26,10 +27,26 @@ func (d *deployment) journalBegin(ctx context.Context, s *stepgen.Step) (uint64,
 }
 
 // journalEnd records how a step ended; seq is its begin's (0 for none).
+// A resource the step brought into existence whose record cannot be
+// written fails the step with an *UnrecordedError naming its ID: an ID
+// is never held only in memory.
 func (d *deployment) journalEnd(o stepgen.Outcome, seq uint64) error {
 	if d.journal == nil {
 		return nil
 	}
+	d.dropUnknownOutputs(o)
+	err := d.journalOutcome(o, seq)
+	if err == nil {
+		return nil
+	}
+	if n := createdBy(o); n != nil {
+		return &UnrecordedError{URN: n.URN, Type: n.Type, ID: n.ID, Err: err}
+	}
+	return fmt.Errorf("recording the outcome of its %s: %w", o.Step.Op, err)
+}
+
+// journalOutcome appends the entry that records how a step ended.
+func (d *deployment) journalOutcome(o stepgen.Outcome, seq uint64) error {
 	s := o.Step
 	if o.Err != nil && !o.Partial() {
 		if seq == 0 {
@@ -48,6 +65,69 @@ func (d *deployment) journalEnd(o stepgen.Outcome, seq uint64) error {
 	}
 	return d.recordEnd(e)
 }
+
+// createdBy returns the resource o's step brought into existence (a
+// create, or a replacement's create, that the provider answered with an
+// ID), or nil.
+func createdBy(o stepgen.Outcome) *resource.State {
+	n := o.New
+	if (o.Err != nil && !o.Partial()) || n == nil || !n.Custom || n.ID == "" {
+		return nil
+	}
+	if old := o.Step.Old; old != nil && old.ID == n.ID {
+		return nil
+	}
+	return n
+}
+
+// dropUnknownOutputs removes from the outputs of a step that ran for real
+// the values a provider left unknown, which only a preview may hold and
+// the state never records, warning about each: recording the rest (the
+// resource's ID above all) matters more than the values it could not
+// give.
+func (d *deployment) dropUnknownOutputs(o stepgen.Outcome) {
+	n := o.New
+	if d.preview || n == nil || !n.Outputs.ContainsUnknowns() {
+		return
+	}
+	outputs := n.Outputs.Copy()
+	var dropped []string
+	for k, v := range outputs {
+		if v.ContainsUnknowns() {
+			delete(outputs, k)
+			dropped = append(dropped, string(k))
+		}
+	}
+	slices.Sort(dropped)
+	n.Outputs = outputs
+	d.events.emit(DiagnosticEvent{URN: n.URN, Severity: SeverityWarning, Message: fmt.Sprintf(
+		"the provider's answer to the %s left %s unknown; only a preview may hold unknown values, so %s dropped from the state",
+		o.Step.Op, strings.Join(dropped, ", "), map[bool]string{true: "it was", false: "they were"}[len(dropped) == 1])})
+}
+
+// UnrecordedError reports a resource a provider created whose record
+// could not be written to the stack's state (a full disk, a lost lock, a
+// failing store): it exists, and this error is the only place its ID is
+// known. Import it (gw import, Engine.Import, or the Import resource
+// option) to bring it under management again.
+type UnrecordedError struct {
+	URN  resource.URN
+	Type string
+	ID   resource.ID
+	// Err is why the record could not be written.
+	Err error
+}
+
+// Error gives the resource's ID and how to import it. The operation's
+// error names the resource before it.
+func (e *UnrecordedError) Error() string {
+	return fmt.Sprintf("created with ID %q, but recording it failed, so the stack's state does not record it "+
+		"(it stays pending, without its ID); to manage it, import it by that ID once the state can be written "+
+		"(gw import %s %s %s): %v", e.ID, e.Type, e.URN.Name(), e.ID, e.Err)
+}
+
+// Unwrap returns why the record could not be written.
+func (e *UnrecordedError) Unwrap() error { return e.Err }
 
 // recordEnd appends a step's end and returns once it is durable. It is
 // appended under the operation's lasting context: the step did run, so its

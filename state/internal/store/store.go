@@ -271,8 +271,10 @@ func (s *Store) restoreHint(stack string) string {
 // one, when the backend keeps it.
 func (s *Store) damaged(err error, stack string) error {
 	hint := s.restoreHint(stack)
-	if hint == "" {
-		return err
+	var fv *state.FormatVersionError
+	if hint == "" || errors.As(err, &fv) || errors.Is(err, secrets.ErrWrongPassphrase) ||
+		errors.Is(err, state.ErrNoSecretsManager) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // not damage: the snapshot is fine
 	}
 	if ae := (*state.AuthenticationError)(nil); errors.As(err, &ae) {
 		if ae.File == "snapshot" && !ae.Missing {
