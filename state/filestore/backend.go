@@ -262,10 +262,21 @@ func (b *Backend) WriteSnapshot(_ context.Context, stack, token string, data []b
 		return err
 	}
 	b.closeJournal(stack, "")
+	// The new snapshot is written aside first: a write that fails (a full
+	// disk) leaves the backup as it was.
+	dir, tmp, err := b.writeAside(stack, fileSnapshot, data)
+	if err != nil {
+		return err
+	}
 	if err := b.keepSnapshot(stack); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("keeping the previous snapshot: %w", err)
 	}
-	if err := b.replace(stack, fileSnapshot, data); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, fileSnapshot)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := syncDir(dir); err != nil {
 		return err
 	}
 	return b.remove(stack, fileJournal)
@@ -300,7 +311,9 @@ func (b *Backend) keepSnapshot(stack string) error {
 		os.Remove(tmp)
 		return err
 	}
-	return nil
+	// Durable before the snapshot is replaced: a journal the crash leaves
+	// then always finds the snapshot it names kept.
+	return syncDir(dir)
 }
 
 // WriteJournal implements state.Backend.
