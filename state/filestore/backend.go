@@ -100,18 +100,6 @@ func (b *Backend) ReadSnapshot(_ context.Context, stack string) ([]byte, error) 
 	return b.readOptional(stack, fileSnapshot)
 }
 
-// PreviousSnapshot implements state.SnapshotKeeper: snapshot.json.bak.
-func (b *Backend) PreviousSnapshot(_ context.Context, stack string) ([]byte, error) {
-	return b.readOptional(stack, fileBackup)
-}
-
-// RestoreHint implements state.SnapshotKeeper.
-func (b *Backend) RestoreHint(stack string) string {
-	return fmt.Sprintf("the previous snapshot is kept as %s: to go back to it, with the stack unlocked, "+
-		"copy it over %s next to it and delete the file %q there; what was recorded since is then forgotten, "+
-		"so refresh the stack next", b.path(stack, fileBackup), fileSnapshot, fileJournal)
-}
-
 // HasSnapshot implements state.Backend, without reading the snapshot.
 func (b *Backend) HasSnapshot(_ context.Context, stack string) (bool, error) {
 	return b.exists(stack, fileSnapshot)
@@ -280,40 +268,6 @@ func (b *Backend) WriteSnapshot(_ context.Context, stack, token string, data []b
 		return err
 	}
 	return b.remove(stack, fileJournal)
-}
-
-// keepSnapshot makes the stack's snapshot, if it has one, its backup too:
-// hard-linked aside and renamed over the backup (copied where there are
-// no hard links), so the backup is always a whole snapshot.
-func (b *Backend) keepSnapshot(stack string) error {
-	dir := filepath.Join(b.root, stack)
-	current := filepath.Join(dir, fileSnapshot)
-	var r [8]byte
-	_, _ = rand.Read(r[:])
-	tmp := filepath.Join(dir, "."+fileBackup+".tmp-"+hex.EncodeToString(r[:]))
-	err := os.Link(current, tmp)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil // no snapshot yet
-	case err != nil:
-		data, rerr := os.ReadFile(current)
-		if errors.Is(rerr, fs.ErrNotExist) {
-			return nil
-		}
-		if rerr != nil {
-			return rerr
-		}
-		if tmp, err = writeTemp(dir, fileBackup, data); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, fileBackup)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	// Durable before the snapshot is replaced: a journal the crash leaves
-	// then always finds the snapshot it names kept.
-	return syncDir(dir)
 }
 
 // WriteJournal implements state.Backend.
