@@ -101,8 +101,8 @@ func (d *deployment) dropUnknownOutputs(o stepgen.Outcome) {
 	slices.Sort(dropped)
 	n.Outputs = outputs
 	d.events.emit(DiagnosticEvent{URN: n.URN, Severity: SeverityWarning, Message: fmt.Sprintf(
-		"the provider's answer to the %s left %s unknown; only a preview may hold unknown values, so %s dropped from the state",
-		o.Step.Op, strings.Join(dropped, ", "), map[bool]string{true: "it was", false: "they were"}[len(dropped) == 1])})
+		"the provider's answer to the %s left output %s unknown; only a preview may hold unknown values, "+
+			"so the state records the resource without it", o.Step.Op, strings.Join(dropped, ", "))})
 }
 
 // UnrecordedError reports a resource a provider created whose record
