@@ -36,17 +36,19 @@ func TestEncoderRefusesWhatTheDecoderCannotRead(t *testing.T) {
 	ctx := context.Background()
 	mgr := testManager(t)
 	for _, kinds := range [][]string{
-		{"array"}, {"object"}, {"tag-shaped object"}, {"output"}, {"tag-shaped object", "output", "array"},
+		// Every kind of level once: decoding nested tags takes time
+		// quadratic in their depth, so the tagged kinds share one value.
+		{"array"}, {"object"}, {"output", "tag-shaped object", "array"},
 	} {
 		leaves := []resource.PropertyValue{resource.NewString("x"), resource.NewArray()}
-		if len(kinds) > 1 || kinds[0] == "output" {
-			leaves = leaves[:1] // slow to decode: the boundary is tested above
+		if len(kinds) > 1 {
+			leaves = leaves[:1]
 		}
 		for _, leaf := range leaves {
 			t.Run(kinds[0]+"/"+leaf.Kind().String(), func(t *testing.T) {
 				for _, levels := range []int{resource.MaxDepth, resource.MaxDepth + 1, 10000} {
 					in := resource.PropertyMap{"v": nest(levels, leaf, kinds...)}
-					if kinds[0] == "output" {
+					if len(kinds) > 1 {
 						// A secret at the top: its element is encoded by
 						// an encoder of its own, which goes on counting.
 						in["v"] = nest(levels-1, leaf, kinds...)
