@@ -34,7 +34,7 @@ func (d *deployment) journalEnd(o stepgen.Outcome, seq uint64) error {
 	if d.journal == nil {
 		return nil
 	}
-	d.dropUnknownOutputs(o)
+	d.dropUnrecordable(o)
 	err := d.journalOutcome(o, seq)
 	if err == nil {
 		return nil
@@ -80,29 +80,35 @@ func createdBy(o stepgen.Outcome) *resource.State {
 	return n
 }
 
-// dropUnknownOutputs removes from the outputs of a step that ran for real
-// the values a provider left unknown, which only a preview may hold and
-// the state never records, warning about each: recording the rest (the
-// resource's ID above all) matters more than the values it could not
-// give.
-func (d *deployment) dropUnknownOutputs(o stepgen.Outcome) {
+// dropUnrecordable removes from the outputs a provider answered with the
+// values the state cannot record, warning about each: unknown ones, after
+// a step that ran for real (only previews hold unknowns), and ones nested
+// deeper than resource.MaxDepth. Recording the rest (the resource's ID
+// above all) matters more than the values it cannot keep.
+func (d *deployment) dropUnrecordable(o stepgen.Outcome) {
 	n := o.New
-	if d.preview || n == nil || !n.Outputs.ContainsUnknowns() {
+	if n == nil || len(n.Outputs) == 0 {
 		return
 	}
-	outputs := n.Outputs.Copy()
+	unknown := func(v resource.PropertyValue) bool { return !d.preview && v.ContainsUnknowns() }
 	var dropped []string
-	for k, v := range outputs {
-		if v.ContainsUnknowns() {
-			delete(outputs, k)
+	for k, v := range n.Outputs {
+		if unknown(v) || v.TooDeep() {
 			dropped = append(dropped, string(k))
 		}
 	}
+	if len(dropped) == 0 {
+		return
+	}
 	slices.Sort(dropped)
+	outputs := n.Outputs.Copy()
+	for _, k := range dropped {
+		delete(outputs, resource.PropertyKey(k))
+	}
 	n.Outputs = outputs
 	d.events.emit(DiagnosticEvent{URN: n.URN, Severity: SeverityWarning, Message: fmt.Sprintf(
-		"the provider's answer to the %s left output %s unknown; only a preview may hold unknown values, "+
-			"so the state records the resource without it", o.Step.Op, strings.Join(dropped, ", "))})
+		"the provider's answer to the %s holds output %s, which the state cannot record (an unknown value outside a preview, "+
+			"or one nested deeper than %d levels); the resource is recorded without it", o.Step.Op, strings.Join(dropped, ", "), resource.MaxDepth)})
 }
 
 // UnrecordedError reports a resource a provider created whose record

@@ -27,10 +27,11 @@ import (
 
 const memThing = "mem:index:Thing"
 
-// A provider that answers a real Create with an unknown output: the
-// resource is recorded with its ID and its known outputs, and a warning
-// names the output dropped.
-func TestUnknownOutputOfACreateIsDropped(t *testing.T) {
+// A provider that answers a real Create with outputs the state cannot
+// record (unknown ones, one nested 10,000 levels deep): the resource is
+// recorded with its ID and its other outputs, and a warning names the
+// outputs dropped.
+func TestUnrecordableOutputsOfACreateAreDropped(t *testing.T) {
 	mem := providertest.NewMemory()
 	p := mem.Provider()
 	create := p.CreateF
@@ -39,6 +40,7 @@ func TestUnknownOutputOfACreateIsDropped(t *testing.T) {
 		resp.Outputs = resp.Outputs.Copy()
 		resp.Outputs["arn"] = resource.NewUnknown()
 		resp.Outputs["tags"] = resource.NewObject(resource.PropertyMap{"a": resource.NewString("x"), "b": resource.NewUnknown()})
+		resp.Outputs["deep"] = deepValue(10000)
 		return resp, err
 	}
 	env := enginetest.New(t)
@@ -59,13 +61,16 @@ func TestUnknownOutputOfACreateIsDropped(t *testing.T) {
 	if _, ok := r.Outputs["tags"]; ok {
 		t.Errorf("outputs recorded = %v; want tags (which holds an unknown) dropped", r.Outputs)
 	}
+	if _, ok := r.Outputs["deep"]; ok {
+		t.Error("the output nested 10,000 levels deep was recorded")
+	}
 	if len(env.Snapshot().PendingOperations) != 0 {
 		t.Errorf("pending operations = %v; want none", env.Snapshot().PendingOperations)
 	}
 	warned := false
 	for _, ev := range env.Events() {
 		if d, ok := ev.(engine.DiagnosticEvent); ok && d.Severity == engine.SeverityWarning &&
-			d.URN == r.URN && strings.Contains(d.Message, "arn, tags") && strings.Contains(d.Message, "unknown") {
+			d.URN == r.URN && strings.Contains(d.Message, "arn, deep, tags") && strings.Contains(d.Message, "unknown") {
 			warned = true
 		}
 	}

@@ -36,6 +36,10 @@ func (m PropertyMap) CheckDepth() error {
 	return nil
 }
 
+// TooDeep reports whether v, as a top-level property (at level 1), nests
+// deeper than MaxDepth.
+func (v PropertyValue) TooDeep() bool { return tooDeep(v, 1) }
+
 // tooDeep reports whether v, at depth, nests deeper than MaxDepth.
 func tooDeep(v PropertyValue, depth int) bool {
 	switch v.Kind() {
