@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,8 +36,8 @@ const (
 //
 // Writes are fenced by the lock file: every write, each journal append
 // included, is refused, with an error wrapping state.ErrLockLost, unless
-// the lock file names its token (and, for an append, the journal open for
-// appends is still the stack's journal file). Files offer no transaction,
+// the lock file names its token (for an append: unless it is still the
+// lock file that named the token when the journal was opened). Files offer no transaction,
 // so the check is made just before the write: a file lock is never taken
 // over while its holder runs, only broken once its process is gone or
 // removed by hand (ForceUnlock), and a writer whose lock was removed so is
@@ -56,10 +57,14 @@ type Backend struct {
 }
 
 // openJournal is a stack's journal file open for appends under the lock
-// whose token is token.
+// whose token is token, and that lock file as it was when the journal was
+// opened: the file is never rewritten, so while the same file is there,
+// the lock is still token's.
 type openJournal struct {
-	token string
-	f     *os.File
+	token    string
+	f        *os.File
+	lock     os.FileInfo
+	lockPath string
 }
 
 var (
@@ -285,62 +290,89 @@ func (b *Backend) WriteJournal(_ context.Context, stack, token string, data []by
 // AppendJournal implements state.Backend: the lock checked, one write to
 // the journal kept open, then, under state.GroupCommit, one fsync.
 func (b *Backend) AppendJournal(_ context.Context, stack, token string, data []byte) error {
-	f, err := b.journalFile(stack, token)
+	j, err := b.journalFile(stack, token)
 	if err != nil {
 		return err
 	}
-	if err := b.fenceAppend(stack, token, f); err != nil {
+	if err := b.fenceAppend(stack, j); err != nil {
 		b.closeJournal(stack, token)
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if _, err := j.f.Write(data); err != nil {
 		return err
 	}
 	if b.sync == state.SyncNever {
 		return nil
 	}
-	return f.Sync()
+	return j.f.Sync()
 }
 
 // journalFile returns the stack's journal open for appends under the lock
 // token names, opening it (and checking the lock) if it is not yet.
-func (b *Backend) journalFile(stack, token string) (*os.File, error) {
+func (b *Backend) journalFile(stack, token string) (*openJournal, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if j := b.journals[stack]; j != nil {
 		if j.token == token {
-			return j.f, nil
+			return j, nil
 		}
 		j.f.Close()
 		delete(b.journals, stack)
 	}
-	if err := b.fence(stack, token); err != nil {
+	lock, err := b.lockFile(stack, token)
+	if err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(b.path(stack, fileJournal), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return nil, err
 	}
-	b.journals[stack] = &openJournal{token: token, f: f}
-	return f, nil
+	j := &openJournal{token: token, f: f, lock: lock, lockPath: b.path(stack, fileLock)}
+	b.journals[stack] = j
+	return j, nil
 }
 
-// fenceAppend refuses an append to f, the journal open for appends under
-// token, unless the lock file still names token and f is still the
-// stack's journal file (a successor's rewrite replaces it).
-func (b *Backend) fenceAppend(stack, token string, f *os.File) error {
-	if err := b.fence(stack, token); err != nil {
-		return err
+// lockFile returns the stack's lock file if it names token, and refuses
+// (state.ErrLockLost) otherwise. Its content and what it returns come
+// from one open file.
+func (b *Backend) lockFile(stack, token string) (os.FileInfo, error) {
+	f, err := os.Open(b.path(stack, fileLock))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("stack %q: %w", stack, state.ErrLockLost)
 	}
-	open, err := f.Stat()
 	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	if parseLock(data).Token != token {
+		return nil, fmt.Errorf("stack %q: %w", stack, state.ErrLockLost)
+	}
+	return info, nil
+}
+
+// fenceAppend refuses an append to j unless the stack's lock file is still
+// the one j was opened under. A lock file is never rewritten: removing it
+// (ForceUnlock, a Release) and locking again makes a new file, told apart
+// by its identity and modification time (an inode number can be reused).
+// One stat per append, where reading the lock would cost a read and a
+// parse.
+func (b *Backend) fenceAppend(stack string, j *openJournal) error {
+	now, err := os.Stat(j.lockPath)
+	if err == nil && os.SameFile(now, j.lock) && now.ModTime().Equal(j.lock.ModTime()) && now.Size() == j.lock.Size() {
+		return nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	onDisk, err := os.Stat(b.path(stack, fileJournal))
-	if err != nil || !os.SameFile(open, onDisk) {
-		return fmt.Errorf("stack %q: the journal was replaced by another writer: %w", stack, state.ErrLockLost)
-	}
-	return nil
+	return fmt.Errorf("stack %q: %w", stack, state.ErrLockLost)
 }
 
 // closeJournal closes the stack's journal if it is open for appends (and,
