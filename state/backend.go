@@ -26,7 +26,9 @@ import "context"
 // leases must make it atomic with the write itself (a check and a write
 // in one transaction), not a check made before it. A Backend whose locks
 // are taken over only once their holder is gone (filestore.Backend) may
-// check just before the write.
+// check just before the write — before every one, journal appends
+// included, since a lock can also be removed by force (ForceUnlocker)
+// while its holder still runs.
 //
 // Writes are atomic and durable when they return: after a crash a stack
 // holds each write entirely or not at all. (A Backend may offer less as
