@@ -132,22 +132,64 @@ func (c *Context) scanEach(of *Resource, props Props, visit func(waitable)) erro
 // at path, within the input.
 type inputProblem struct {
 	path, reason string
+	// whole says the problem is the input's as a whole (it nests too
+	// deeply): no path into it is named.
+	whole bool
 }
 
 // within moves a problem into an element of a container.
 func (p *inputProblem) within(elem string) *inputProblem {
-	if p != nil {
+	if p != nil && !p.whole {
 		p.path = elem + p.path
 	}
 	return p
 }
 
+// tooDeep is the problem of an input that nests deeper than the state can
+// record.
+func tooDeep() *inputProblem {
+	return &inputProblem{whole: true, reason: fmt.Sprintf("nests deeper than %d levels, more than the state can record", resource.MaxDepth)}
+}
+
 const zeroOutputReason = "is the zero Output, which holds no value (make Outputs with Val, OutputOf, Apply or a typed resource's fields)"
 
+// scan checks one input, calling visit for every Output and Handle in it.
 func (c *Context) scan(v any, visit func(waitable)) *inputProblem {
+	return (&scanner{c: c, visit: visit}).scan(v)
+}
+
+// scanner walks one input. It refuses a value that contains itself (which
+// could never be turned into a property value) and one that nests deeper
+// than the state can record: both are the program's mistakes, reported
+// before anything walks the value again.
+type scanner struct {
+	c     *Context
+	visit func(waitable)
+	// depth is how many containers hold the value being scanned.
+	depth int
+	// open holds the maps, slices and pointers being scanned, to catch
+	// one met again inside itself.
+	open map[container]bool
+}
+
+// container identifies a map, slice or pointer by what it points to.
+type container struct {
+	p    uintptr
+	kind reflect.Kind
+	n    int
+}
+
+func (s *scanner) scan(v any) *inputProblem {
 	if isLeaf(v) {
+		switch x := v.(type) {
+		case resource.PropertyValue:
+			return depthProblem(resource.PropertyMap{"": x}, s.depth)
+		case resource.PropertyMap:
+			return depthProblem(x, s.depth+1)
+		}
 		return nil
 	}
+	c := s.c
 	switch x := v.(type) {
 	case output:
 		f := x.future()
@@ -159,11 +201,11 @@ func (c *Context) scan(v any, visit func(waitable)) *inputProblem {
 		}
 		if cl := f.cell; cl != nil && cl.c == nil && cl.out.fromGo {
 			// A constant may hold Outputs (Val of a map of them).
-			if p := c.scan(cl.out.value, visit); p != nil {
+			if p := s.scan(cl.out.value); p != nil {
 				return p
 			}
 		}
-		visit(f.waitable())
+		s.visit(f.waitable())
 		return nil
 	case Handle:
 		r := handleOf(x)
@@ -173,21 +215,57 @@ func (c *Context) scan(v any, visit func(waitable)) *inputProblem {
 		if r.ctx != c {
 			return &inputProblem{reason: fmt.Sprintf("is %s, which comes from another operation", r.describe())}
 		}
-		visit(r)
+		s.visit(r)
 		return nil
 	case secretInput:
-		return c.scan(x.v, visit)
+		return s.scan(x.v)
 	}
-	return c.scanContainer(v, visit)
+	return s.scanContainer(v)
+}
+
+// depthProblem reports a property value given as it is that, below depth
+// containers, nests deeper than the state can record.
+func depthProblem(m resource.PropertyMap, depth int) *inputProblem {
+	for range depth {
+		m = resource.PropertyMap{"": resource.NewObject(m)}
+	}
+	if m.CheckDepth() != nil {
+		return tooDeep()
+	}
+	return nil
 }
 
 // scanContainer scans the elements of slices, maps, structs and pointers.
-func (c *Context) scanContainer(v any, visit func(waitable)) *inputProblem {
+func (s *scanner) scanContainer(v any) *inputProblem {
 	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map, reflect.Struct, reflect.Pointer, reflect.Interface:
+	default:
+		return nil
+	}
+	if s.depth >= resource.MaxDepth {
+		return tooDeep()
+	}
+	if k := rv.Kind(); (k == reflect.Slice || k == reflect.Map || k == reflect.Pointer) && !rv.IsNil() {
+		id := container{p: uintptr(rv.UnsafePointer()), kind: k}
+		if k == reflect.Slice {
+			id.n = rv.Len()
+		}
+		if s.open[id] {
+			return &inputProblem{reason: "contains itself (a cycle), which no property value can hold"}
+		}
+		if s.open == nil {
+			s.open = map[container]bool{}
+		}
+		s.open[id] = true
+		defer delete(s.open, id)
+	}
+	s.depth++
+	defer func() { s.depth-- }()
 	switch rv.Kind() {
 	case reflect.Slice, reflect.Array:
 		for i := range rv.Len() {
-			if p := c.scan(rv.Index(i).Interface(), visit); p != nil {
+			if p := s.scan(rv.Index(i).Interface()); p != nil {
 				return p.within(fmt.Sprintf("[%d]", i))
 			}
 		}
@@ -197,7 +275,7 @@ func (c *Context) scanContainer(v any, visit func(waitable)) *inputProblem {
 		}
 		iter := rv.MapRange()
 		for iter.Next() {
-			if p := c.scan(iter.Value().Interface(), visit); p != nil {
+			if p := s.scan(iter.Value().Interface()); p != nil {
 				return p.within("." + iter.Key().String())
 			}
 		}
@@ -207,13 +285,16 @@ func (c *Context) scanContainer(v any, visit func(waitable)) *inputProblem {
 			return &inputProblem{reason: fmt.Sprintf("is a %s, which has bad fields: %v", rv.Type(), err)}
 		}
 		for k, e := range props {
-			if p := c.scan(e, visit); p != nil {
+			if p := s.scan(e); p != nil {
 				return p.within("." + k)
 			}
 		}
 	case reflect.Pointer, reflect.Interface:
 		if !rv.IsNil() {
-			return c.scan(rv.Elem().Interface(), visit)
+			// A pointer is not a level of the value it points to.
+			s.depth--
+			defer func() { s.depth++ }()
+			return s.scan(rv.Elem().Interface())
 		}
 	}
 	return nil
@@ -246,6 +327,15 @@ func (c *Context) resolvePropsFor(props Props, of *Resource) (resource.PropertyM
 			slices.Sort(urns)
 			deps[key] = slices.Compact(urns)
 		}
+	}
+	// What the values resolved to (a secret adds a level) must be as
+	// readable as the state: nothing is recorded that cannot be loaded.
+	if de := (*resource.DepthError)(nil); errors.As(out.CheckDepth(), &de) {
+		reason := tooDeep().reason
+		if of == nil {
+			return nil, nil, fmt.Errorf("input %q %s", de.Key, reason)
+		}
+		return nil, nil, &ArgumentError{Type: of.typ, Name: of.name, Argument: fmt.Sprintf("input %q", de.Key), Reason: reason}
 	}
 	return out, deps, nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
@@ -103,6 +104,10 @@ func (c *Context) prepare(r *Resource, args any, o *resourceOptions) (Props, []w
 	switch {
 	case r.name == "":
 		return nil, nil, bad("the name", "is empty")
+	case !utf8.ValidString(r.name):
+		return nil, nil, bad("the name", "is not valid UTF-8 (it would be recorded altered, and the resource replaced on every update)")
+	case !utf8.ValidString(r.typ):
+		return nil, nil, bad("the type", "is not valid UTF-8 (it would be recorded altered, and the resource replaced on every update)")
 	case strings.Contains(r.name, "::"):
 		return nil, nil, bad("the name", `must not contain "::"`)
 	case r.typ == "":

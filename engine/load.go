@@ -31,8 +31,11 @@ func (d *deployment) load(ctx context.Context) error {
 		if op.Resource == nil {
 			continue
 		}
-		d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityWarning, Message: fmt.Sprintf(
-			"an earlier operation was interrupted while %s this resource; it may exist outside the recorded state. Run a refresh to resolve it", op.Kind)})
+		msg := fmt.Sprintf("an earlier operation was interrupted while %s this resource; it may exist outside the recorded state. Run a refresh to resolve it", op.Kind)
+		if unresolvable(op) {
+			msg = unresolvedMessage(op)
+		}
+		d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityWarning, Message: msg})
 	}
 	d.registry = cfg.Providers()
 	d.builtin = d.newBuiltin()

@@ -219,13 +219,25 @@ func refresh(ctx context.Context, d *deployment) error {
 
 // clearPendingOperations drops the pending operations the operation
 // started with, now that a refresh has resolved them, and reports each.
+// A pending create the refresh could not resolve (it has no ID to look the
+// resource up by) stays recorded, with a warning, unless the operation
+// discards it on purpose (DiscardPendingCreates).
 func (d *deployment) clearPendingOperations(ctx context.Context) error {
 	for _, op := range d.base.PendingOperations {
 		if op.Resource == nil {
 			continue
 		}
-		d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityInfo, Message: fmt.Sprintf(
-			"resolved the pending %s operation left by an interrupted run", op.Kind)})
+		if unresolvable(op) {
+			if !d.opts.discardPending {
+				continue // load warned of it (unresolvedMessage)
+			}
+			d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityWarning, Message: fmt.Sprintf(
+				"discarded, as asked, the pending create of this resource (type %s) left by an interrupted run; "+
+					"if the resource exists, it is no longer recorded anywhere", op.Resource.Type)})
+		} else {
+			d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityInfo, Message: fmt.Sprintf(
+				"resolved the pending %s operation left by an interrupted run", op.Kind)})
+		}
 		e := state.Entry{Kind: state.EntryClearPending, Op: op.Kind, Old: op.Resource}
 		if _, err := d.journal.Append(ctx, e); err != nil {
 			return err

@@ -430,34 +430,84 @@ func TestInvokeAndRemoteComponents(t *testing.T) {
 	}
 }
 
+// A pending operation an interrupted run left is reported by every
+// operation. A refresh resolves those it can look up; a create interrupted
+// before its provider returned an ID it cannot, so that one stays recorded,
+// each operation warning with its type and inputs so that the resource can
+// be found and imported, until a refresh discards it on purpose.
 func TestPendingOperationsAreReportedAndResolvedByRefresh(t *testing.T) {
 	c := newCloud()
 	env := newEnv(t, c)
 	if _, err := env.Up(things(map[string]engine.Props{"a": {}})); err != nil {
 		t.Fatal(err)
 	}
-	// Simulate a crash: a begun create that never ended.
+	// Simulate a crash: a begun create that never ended, and an update of
+	// a that never ended.
 	snap := env.Snapshot()
-	snap.PendingOperations = append(snap.PendingOperations, resource.Operation{
-		Kind: resource.OperationCreating, Resource: &resource.State{Type: thing, URN: env.URN(thing, "ghost"), Custom: true}})
+	a := env.Resource(env.URN(thing, "a"))
+	ghost := &resource.State{Type: thing, URN: env.URN(thing, "ghost"), Custom: true, Provider: a.Provider,
+		Inputs: resource.PropertyMap{"size": resource.NewNumber(42), "password": resource.NewSecret(resource.NewString("hunter2"))}}
+	snap.PendingOperations = append(snap.PendingOperations,
+		resource.Operation{Kind: resource.OperationCreating, Resource: ghost},
+		resource.Operation{Kind: resource.OperationUpdating, Resource: a})
 	if err := env.Store.Save(context.Background(), env.StackID(), snap); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := env.Up(things(map[string]engine.Props{"a": {}})); err != nil {
 		t.Fatal(err)
 	}
-	if !hasWarning(env.Events(), "ghost") {
-		t.Error("the pending operation was not reported")
+	if !hasWarning(env.Events(), "ghost") || !hasWarning(env.Events(), "a") {
+		t.Error("the pending operations were not reported")
 	}
-	if n := len(env.Snapshot().PendingOperations); n != 1 {
-		t.Fatalf("pending operations after an update = %d, want 1 (kept until a refresh)", n)
+	if n := len(env.Snapshot().PendingOperations); n != 2 {
+		t.Fatalf("pending operations after an update = %d, want 2 (kept until a refresh)", n)
 	}
-	if _, err := env.Engine().Refresh(context.Background()); err != nil {
+
+	for range 2 {
+		if _, err := env.Engine().Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		pending := env.Snapshot().PendingOperations
+		if len(pending) != 1 || pending[0].Resource.URN != ghost.URN {
+			t.Fatalf("pending operations after a refresh = %v; want the create of ghost alone", pending)
+		}
+		msg := warningOf(env.Events(), "ghost")
+		for _, part := range []string{thing, "size", "42", "gw import " + thing + " ghost", "DiscardPendingCreates"} {
+			if !strings.Contains(msg, part) {
+				t.Errorf("the refresh's warning about ghost does not say %q: %s", part, msg)
+			}
+		}
+		if strings.Contains(msg, "hunter2") {
+			t.Errorf("the warning shows a secret input: %s", msg)
+		}
+	}
+	if _, err := env.Up(things(map[string]engine.Props{"a": {}})); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(warningOf(env.Events(), "ghost"), "gw import") {
+		t.Error("Up does not keep warning of the unresolved pending create")
+	}
+
+	if _, err := env.Engine().Refresh(context.Background(), engine.DiscardPendingCreates()); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(env.Snapshot().PendingOperations); n != 0 {
-		t.Errorf("pending operations after a refresh = %d, want 0", n)
+		t.Errorf("pending operations after a refresh that discards them = %d, want 0", n)
 	}
+	if !strings.Contains(warningOf(env.Events(), "ghost"), "discarded") {
+		t.Error("discarding the pending create was not reported")
+	}
+}
+
+// warningOf returns the warnings about the resource named name, joined.
+func warningOf(events []engine.Event, name string) string {
+	var out []string
+	for _, ev := range events {
+		if d, ok := ev.(engine.DiagnosticEvent); ok && d.Severity == engine.SeverityWarning && d.URN.Name() == name {
+			out = append(out, d.Message)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func hasWarning(events []engine.Event, name string) bool {

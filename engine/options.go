@@ -27,7 +27,17 @@ type options struct {
 	plan             *plan.Plan
 	hooks            []*Hook
 	grace            *time.Duration
+	discardPending   bool
 }
+
+// DiscardPendingCreates makes a refresh drop, on purpose, the pending
+// creates it cannot resolve: creates an interrupted run left before their
+// provider returned an ID, whose resource a refresh cannot look up.
+// Without it they stay recorded, and every operation warns of each with
+// its type and inputs so that the resource can be found and imported.
+// Use it once each such resource is known not to exist, or has been
+// imported (gw refresh --discard-pending-creates).
+func DiscardPendingCreates() Option { return func(o *options) { o.discardPending = true } }
 
 // Parallelism bounds how many steps run at once; 0 (the default) means no
 // bound beyond what the dependency graph imposes.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/providers"
@@ -26,10 +27,26 @@ func (d *deployment) journalBegin(ctx context.Context, s *stepgen.Step) (uint64,
 }
 
 // journalEnd records how a step ended; seq is its begin's (0 for none).
+// A resource the step brought into existence whose record cannot be
+// written fails the step with an *UnrecordedError naming its ID: an ID
+// is never held only in memory.
 func (d *deployment) journalEnd(o stepgen.Outcome, seq uint64) error {
 	if d.journal == nil {
 		return nil
 	}
+	d.dropUnrecordable(o)
+	err := d.journalOutcome(o, seq)
+	if err == nil {
+		return nil
+	}
+	if n := createdBy(o); n != nil {
+		return &UnrecordedError{URN: n.URN, Type: n.Type, ID: n.ID, Err: err}
+	}
+	return fmt.Errorf("recording the outcome of its %s: %w", o.Step.Op, err)
+}
+
+// journalOutcome appends the entry that records how a step ended.
+func (d *deployment) journalOutcome(o stepgen.Outcome, seq uint64) error {
 	s := o.Step
 	if o.Err != nil && !o.Partial() {
 		if seq == 0 {
@@ -48,6 +65,75 @@ func (d *deployment) journalEnd(o stepgen.Outcome, seq uint64) error {
 	}
 	return d.recordEnd(e)
 }
+
+// createdBy returns the resource o's step brought into existence (a
+// create, or a replacement's create, that the provider answered with an
+// ID), or nil.
+func createdBy(o stepgen.Outcome) *resource.State {
+	n := o.New
+	if (o.Err != nil && !o.Partial()) || n == nil || !n.Custom || n.ID == "" {
+		return nil
+	}
+	if old := o.Step.Old; old != nil && old.ID == n.ID {
+		return nil
+	}
+	return n
+}
+
+// dropUnrecordable removes from the outputs a provider answered with the
+// values the state cannot record, warning about each: unknown ones, after
+// a step that ran for real (only previews hold unknowns), and ones nested
+// deeper than resource.MaxDepth. Recording the rest (the resource's ID
+// above all) matters more than the values it cannot keep.
+func (d *deployment) dropUnrecordable(o stepgen.Outcome) {
+	n := o.New
+	if n == nil || len(n.Outputs) == 0 {
+		return
+	}
+	unknown := func(v resource.PropertyValue) bool { return !d.preview && v.ContainsUnknowns() }
+	var dropped []string
+	for k, v := range n.Outputs {
+		if unknown(v) || v.TooDeep() {
+			dropped = append(dropped, string(k))
+		}
+	}
+	if len(dropped) == 0 {
+		return
+	}
+	slices.Sort(dropped)
+	outputs := n.Outputs.Copy()
+	for _, k := range dropped {
+		delete(outputs, resource.PropertyKey(k))
+	}
+	n.Outputs = outputs
+	d.events.emit(DiagnosticEvent{URN: n.URN, Severity: SeverityWarning, Message: fmt.Sprintf(
+		"the provider's answer to the %s holds output %s, which the state cannot record (an unknown value outside a preview, "+
+			"or one nested deeper than %d levels); the resource is recorded without it", o.Step.Op, strings.Join(dropped, ", "), resource.MaxDepth)})
+}
+
+// UnrecordedError reports a resource a provider created whose record
+// could not be written to the stack's state (a full disk, a lost lock, a
+// failing store): it exists, and this error is the only place its ID is
+// known. Import it (gw import, Engine.Import, or the Import resource
+// option) to bring it under management again.
+type UnrecordedError struct {
+	URN  resource.URN
+	Type string
+	ID   resource.ID
+	// Err is why the record could not be written.
+	Err error
+}
+
+// Error gives the resource's ID and how to import it. The operation's
+// error names the resource before it.
+func (e *UnrecordedError) Error() string {
+	return fmt.Sprintf("created with ID %q, but recording it failed, so the stack's state does not record it "+
+		"(it stays pending, without its ID); to manage it, import it by that ID once the state can be written "+
+		"(gw import %s %s %s): %v", e.ID, e.Type, e.URN.Name(), e.ID, e.Err)
+}
+
+// Unwrap returns why the record could not be written.
+func (e *UnrecordedError) Unwrap() error { return e.Err }
 
 // recordEnd appends a step's end and returns once it is durable. It is
 // appended under the operation's lasting context: the step did run, so its

@@ -51,7 +51,7 @@ func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
 	// step did run.
 	jerr := d.journalEnd(ws.out, seq)
 	if jerr != nil {
-		jerr = &stepError{urn: s.URN(), err: fmt.Errorf("recording the outcome of %s of %s: %w", s.Op, s.URN(), jerr)}
+		jerr = &stepError{urn: s.URN(), err: jerr}
 	}
 	switch {
 	case ws.out.Err != nil && jerr != nil:

@@ -338,6 +338,18 @@ func crashEngine(ts trialStore, ledgerPath string) (*engine.Engine, *world.Ledge
 	return eng, l, nil
 }
 
+// discardPendingCreates runs a refresh that discards the pending creates
+// it cannot resolve.
+func discardPendingCreates(ts trialStore, ledgerPath string) error {
+	eng, l, err := crashEngine(ts, ledgerPath)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	_, err = eng.Refresh(bg, engine.DiscardPendingCreates())
+	return err
+}
+
 var convergeMu sync.Mutex
 
 // converge breaks the dead helper's lock, refreshes, deploys target again
@@ -368,6 +380,20 @@ func converge(ts trialStore, ledgerPath string, target world.Spec, recsAtKill in
 		return []string{fmt.Sprintf("refresh and up after the kill: %v", err)}
 	}
 	var v []string
+	// What a refresh cannot resolve is the creates the kill cut short
+	// before their provider returned an ID: they stay pending until
+	// discarded on purpose. Here the world adopts what they made when the
+	// up creates them again, so they are discarded.
+	if snap, err := store.Load(bg, crashID); err == nil {
+		for _, op := range snap.PendingOperations {
+			if op.Kind != resource.OperationCreating || op.Resource.ID != "" {
+				v = append(v, fmt.Sprintf("a pending %s of %s (ID %q) remains after refresh and up", op.Kind, op.Resource.URN, op.Resource.ID))
+			}
+		}
+	}
+	if err := discardPendingCreates(ts, ledgerPath); err != nil {
+		return append(v, fmt.Sprintf("refresh discarding the pending creates: %v", err))
+	}
 	recs, err := world.ReadLedger(ledgerPath)
 	if err != nil {
 		return []string{err.Error()}

@@ -520,6 +520,18 @@ func TestRegressionCrashDuringRenameOfReferencedResource(t *testing.T) {
 			if _, err := env.Up(renamed); err != nil {
 				t.Fatalf("up after the crash: %v", err)
 			}
+			if at == "create" {
+				// b's create died before its provider returned an ID: no
+				// refresh can look it up, so it stays pending until it is
+				// discarded on purpose.
+				snap = env.Snapshot()
+				if p := snap.PendingOperations; len(p) != 1 || p[0].Kind != resource.OperationCreating || p[0].Resource.ID != "" {
+					t.Fatalf("pending operations after the retry = %v; want b's create, without an ID", p)
+				}
+				if _, err := env.Engine().Refresh(bg, engine.DiscardPendingCreates()); err != nil {
+					t.Fatalf("refresh discarding the pending create: %v", err)
+				}
+			}
 			snap = env.Snapshot()
 			ax, b := named(snap.Resources, "ax"), named(snap.Resources, "b")
 			if len(snap.PendingOperations) != 0 || ax == nil || b == nil || b.PendingReplacement || len(c.Live()) != 2 {

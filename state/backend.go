@@ -26,7 +26,9 @@ import "context"
 // leases must make it atomic with the write itself (a check and a write
 // in one transaction), not a check made before it. A Backend whose locks
 // are taken over only once their holder is gone (filestore.Backend) may
-// check just before the write.
+// check just before the write — before every one, journal appends
+// included, since a lock can also be removed by force (ForceUnlocker)
+// while its holder still runs.
 //
 // Writes are atomic and durable when they return: after a crash a stack
 // holds each write entirely or not at all. (A Backend may offer less as
@@ -76,4 +78,21 @@ type Backend interface {
 	AppendJournal(ctx context.Context, stack StackID, token string, data []byte) error
 	// DeleteStack removes the stack's snapshot and journal.
 	DeleteStack(ctx context.Context, stack StackID, token string) error
+}
+
+// SnapshotKeeper is a Backend that keeps, for each stack, the snapshot
+// its last WriteSnapshot replaced (filestore.Backend does, as
+// snapshot.json.bak). A Backend whose WriteSnapshot empties the journal
+// in the same atomic step never needs it; one that cannot (files) leaves,
+// after a crash between the two, a journal written after the snapshot
+// replaced, and the kept copy is what proves such a journal stale: a
+// journal that follows neither the stack's snapshot nor the kept one is
+// refused (*JournalMismatchError), never ignored.
+type SnapshotKeeper interface {
+	// PreviousSnapshot returns the snapshot the stack's last WriteSnapshot
+	// replaced, or nil and no error if it keeps none.
+	PreviousSnapshot(ctx context.Context, stack StackID) ([]byte, error)
+	// RestoreHint says, for an error message, where the previous snapshot
+	// is kept and how to put it back.
+	RestoreHint(stack StackID) string
 }

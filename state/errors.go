@@ -38,6 +38,9 @@ type AuthenticationError struct {
 	// Reason says what is wrong, following "the snapshot" or "the journal
 	// record at byte N".
 	Reason string
+	// Restore says where the store keeps the snapshot its last write
+	// replaced and how to put it back ("" when it keeps none).
+	Restore string
 }
 
 // Error names the stack and the file, says what is wrong and what to do.
@@ -53,6 +56,9 @@ func (e *AuthenticationError) Error() string {
 	case e.Missing:
 		return msg + ". If an older groundwork or a store without a secrets manager wrote it, and you trust the file, " +
 			"load it once through a store opened with state.WithUnauthenticatedSnapshots(); the next write authenticates it"
+	}
+	if e.Restore != "" {
+		return msg + " — restore it from a backup (" + e.Restore + ")"
 	}
 	return msg + " — restore it from a backup"
 }
@@ -76,3 +82,38 @@ func (e *CorruptJournalError) Error() string {
 // ErrNoSecretsManager is returned when a secret value must be written or
 // read but the store was given no secrets provider (see WithSecrets).
 var ErrNoSecretsManager = errors.New("a secret value needs a secrets manager, but the store has no secrets provider (see WithSecrets)")
+
+// JournalMismatchError reports a stack whose journal cannot be trusted
+// against its snapshot: the stack has a journal but no snapshot (the
+// snapshot was removed; a crash never leaves this), or the journal was
+// written after a snapshot other than the stored one (the snapshot was
+// edited or replaced since: even a changed final newline counts). Replaying
+// the journal on another snapshot could record the wrong resources, and
+// ignoring it would forget what it records, so Load refuses the stack
+// before it writes anything; both are left as they are.
+type JournalMismatchError struct {
+	// Stack is the stack refused.
+	Stack StackID
+	// NoSnapshot is set when the stack has a journal and no snapshot.
+	NoSnapshot bool
+	// Restore says where the store keeps the snapshot its last write
+	// replaced and how to put it back ("" when it keeps none).
+	Restore string
+}
+
+// Error says what is wrong with the stack and what to do.
+func (e *JournalMismatchError) Error() string {
+	if e.NoSnapshot {
+		restore := ""
+		if e.Restore != "" {
+			restore = " (" + e.Restore + ")"
+		}
+		return fmt.Sprintf("stack %q has a journal but no snapshot: the snapshot was removed (a crash never leaves this), "+
+			"and the journal alone cannot rebuild the stack; nothing was loaded or changed — put the snapshot back%s. "+
+			"Only to forget the stack's resources (they stay in the cloud), remove the journal too", e.Stack, restore)
+	}
+	return fmt.Sprintf("stack %q: its journal follows another snapshot than the stored one, which was changed or "+
+		"replaced after the journal was written (a changed final newline is enough); nothing was loaded or changed — "+
+		"undo the change to the snapshot. Only to keep the stored snapshot and forget what the journal records "+
+		"(resources the interrupted operation created or deleted), move the journal aside, then refresh the stack", e.Stack)
+}

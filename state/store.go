@@ -36,9 +36,10 @@ type Store interface {
 	// integrity rule with an error wrapping *IntegrityError, a damaged
 	// journal with *CorruptJournalError, a snapshot or journal record
 	// edited after it was written (or lacking the MAC the store requires)
-	// with *AuthenticationError, and a wrong passphrase with an error
-	// wrapping secrets.ErrWrongPassphrase — all before anything is
-	// written.
+	// with *AuthenticationError, a journal that does not follow the
+	// stack's snapshot (or has none) with *JournalMismatchError, and a
+	// wrong passphrase with an error wrapping secrets.ErrWrongPassphrase —
+	// all before anything is written.
 	Load(ctx context.Context, stack StackID) (*Snapshot, error)
 	// Lock reserves the stack for one operation (a short name such as
 	// "update", recorded for whoever finds the stack locked). It fails at

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/providers"
@@ -329,6 +331,10 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 	}
 	if goal.Name == "" {
 		return Actions{}, &RegistrationError{Type: goal.Type, Reason: "the name is empty"}
+	}
+	if !utf8.ValidString(goal.Name) || !utf8.ValidString(goal.Type) {
+		return Actions{}, &RegistrationError{Type: strings.ToValidUTF8(goal.Type, "\uFFFD"), Name: strings.ToValidUTF8(goal.Name, "\uFFFD"),
+			Reason: "the name or type is not valid UTF-8; it would be recorded altered, and the resource replaced on every update"}
 	}
 	if goal.Parent != "" {
 		if _, ok := g.seen[goal.Parent]; !ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -557,6 +558,26 @@ func TestRegisterErrors(t *testing.T) {
 				var re *stepgen.RegistrationError
 				if !errors.As(err, &re) || re.Type != thing {
 					t.Errorf("err = %v, want a RegistrationError", err)
+				}
+			},
+		},
+		{
+			name: "name not UTF-8",
+			goal: resource.Goal{Type: thing, Name: "a\xff", Custom: true},
+			check: func(t *testing.T, err error) {
+				var re *stepgen.RegistrationError
+				if !errors.As(err, &re) || re.Name != "a\uFFFD" || !strings.Contains(re.Reason, "UTF-8") {
+					t.Errorf("err = %v, want a RegistrationError saying the name is not UTF-8", err)
+				}
+			},
+		},
+		{
+			name: "component type not UTF-8",
+			goal: resource.Goal{Type: "my:C\xffomponent", Name: "a"},
+			check: func(t *testing.T, err error) {
+				var re *stepgen.RegistrationError
+				if !errors.As(err, &re) || !strings.Contains(re.Reason, "UTF-8") {
+					t.Errorf("err = %v, want a RegistrationError saying the type is not UTF-8", err)
 				}
 			},
 		},

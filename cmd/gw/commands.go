@@ -23,6 +23,8 @@ type options struct {
 	debug      bool
 	// continueOnError: up and destroy --continue-on-error
 	continueOnError bool
+	// discardPending: refresh --discard-pending-creates
+	discardPending bool
 
 	importFile string
 	provider   string
@@ -62,10 +64,13 @@ resource from its provider and previews against what it found. With
 --yes. The stack's outputs are printed at the end. With --plan it applies
 exactly the plan a preview saved: a step, an option or an input the plan
 does not allow fails its resource, naming the resource and the property.`},
-			{name: "refresh", summary: "read the resources and record any drift", flags: changeFlags, run: runRefresh,
+			{name: "refresh", summary: "read the resources and record any drift", flags: refreshFlags, run: runRefresh,
 				help: `Refresh reads every resource of the stack from its provider and records what
 it finds: drift is taken into the state, and resources that no longer exist
-leave it. It also resolves operations an interrupted run left pending.`},
+leave it. It also resolves operations an interrupted run left pending, except
+a create interrupted before its provider returned an ID: that one stays, and
+every operation warns of it with its type and inputs, until it is found and
+imported, or known not to exist, and --discard-pending-creates drops it.`},
 			{name: "destroy", summary: "delete every resource of the stack", flags: destroyFlags, run: runDestroy},
 			{name: "import", args: "TYPE NAME ID", summary: "adopt existing resources into the stack", flags: importFlags, run: runImport,
 				help: `Import adopts an existing resource (or, with --file, several) into the stack
@@ -113,6 +118,13 @@ func operationFlags(fs *flag.FlagSet, o *options) {
 	shorthand(fs, "j", "json")
 	fs.BoolVar(&o.showSames, "show-sames", false, "list the resources that do not change")
 	fs.BoolVar(&o.debug, "debug", false, "show debug messages (such as a program's stack trace)")
+}
+
+// refreshFlags are the flags of refresh.
+func refreshFlags(fs *flag.FlagSet, o *options) {
+	changeFlags(fs, o)
+	fs.BoolVar(&o.discardPending, "discard-pending-creates", false,
+		"drop the pending creates a refresh cannot resolve (interrupted before their provider returned an ID)")
 }
 
 // changeFlags are the flags of the operations that change the stack.

@@ -215,6 +215,9 @@ func engineOptions(o *options) []engine.Option {
 	if o.continueOnError {
 		opts = append(opts, engine.ContinueOnError())
 	}
+	if o.discardPending {
+		opts = append(opts, engine.DiscardPendingCreates())
+	}
 	return opts
 }
 

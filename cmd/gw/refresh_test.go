@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,5 +38,78 @@ func TestPreviewRefresh(t *testing.T) {
 	// The state still records the page: a plain preview still sees no change.
 	if _, out, _ := gw(t, "preview", "--state", stateDir, "--", bin); strings.Contains(out, create) {
 		t.Errorf("preview --refresh changed the stored state:\n%s", out)
+	}
+}
+
+// TestRefreshKeepsAnUnresolvablePendingCreate: a create interrupted before
+// its provider returned an ID survives a refresh, which warns of it with
+// its type and inputs, until refresh --discard-pending-creates drops it.
+func TestRefreshKeepsAnUnresolvablePendingCreate(t *testing.T) {
+	bin := site(t)
+	work := t.TempDir()
+	t.Setenv("GW_PASSPHRASE", "gw-test")
+	inSiteProject(t)
+	stateDir := filepath.Join(work, "state")
+	if code, out, errOut := gw(t, "up", "--yes", "--state", stateDir, "-c", "dir="+work, "--secret-config", "token=t", "--", bin); code != exitOK {
+		t.Fatalf("up: %d\n%s%s", code, out, errOut)
+	}
+	exported := filepath.Join(work, "dev.json")
+	if code, out, errOut := gw(t, "stack", "export", "--state", stateDir, "--file", exported); code != exitOK {
+		t.Fatalf("stack export: %d\n%s%s", code, out, errOut)
+	}
+	// The export, with a create of a second page that never ended.
+	data, err := os.ReadFile(exported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	dep := doc["deployment"].(map[string]any)
+	var ghost map[string]any
+	for _, r := range dep["resources"].([]any) {
+		if r := r.(map[string]any); r["type"] == "local:index:File" {
+			ghost = map[string]any{"urn": strings.Replace(r["urn"].(string), "::page", "::ghost", 1), "type": r["type"],
+				"custom": true, "provider": r["provider"], "inputs": map[string]any{"path": "/somewhere/ghost.html"}}
+		}
+	}
+	if ghost == nil {
+		t.Fatalf("the export holds no local:index:File:\n%s", data)
+	}
+	dep["pending_operations"] = []any{map[string]any{"resource": ghost, "type": "creating"}}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exported, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := gw(t, "stack", "import", "--state", stateDir, "--file", exported, "--force"); code != exitOK {
+		t.Fatalf("stack import: %d\n%s%s", code, out, errOut)
+	}
+	pending := func() string {
+		t.Helper()
+		if code, out, errOut := gw(t, "stack", "export", "--state", stateDir, "--file", exported); code != exitOK {
+			t.Fatalf("stack export: %d\n%s%s", code, out, errOut)
+		}
+		data, err := os.ReadFile(exported)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+
+	code, out, errOut := gw(t, "refresh", "--yes", "--state", stateDir)
+	if code != exitOK || !strings.Contains(out+errOut, "/somewhere/ghost.html") || !strings.Contains(out+errOut, "--discard-pending-creates") {
+		t.Errorf("refresh: status %d; want a warning with the pending create's inputs and how to discard it\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(pending(), "ghost") {
+		t.Error("a refresh dropped the pending create it could not resolve")
+	}
+	if code, out, errOut := gw(t, "refresh", "--yes", "--discard-pending-creates", "--state", stateDir); code != exitOK {
+		t.Fatalf("refresh --discard-pending-creates: %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(pending(), "ghost") {
+		t.Error("refresh --discard-pending-creates kept the pending create")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 // The files of one stack.
 const (
 	fileSnapshot = "snapshot.json"
+	fileBackup   = "snapshot.json.bak"
 	fileJournal  = "journal"
 	fileLock     = "lock"
 )
@@ -32,12 +34,17 @@ const (
 // it is rewritten, its stack deleted or its lock released, so that each
 // append is one write and, under state.GroupCommit, one fsync.
 //
-// Writes are fenced by the lock file: a write is refused, with an error
-// wrapping state.ErrLockLost, unless the lock file names its token. Files
-// offer no transaction, so the check is made just before the write (and,
-// for appends, when the journal is opened): a file lock is never taken
+// Writes are fenced by the lock file: every write, each journal append
+// included, is refused, with an error wrapping state.ErrLockLost, unless
+// the lock file names its token (for an append: unless it is still the
+// lock file that named the token when the journal was opened). Files offer no transaction,
+// so the check is made just before the write: a file lock is never taken
 // over while its holder runs, only broken once its process is gone or
-// removed by hand (ForceUnlock).
+// removed by hand (ForceUnlock), and a writer whose lock was removed so is
+// refused at its next write.
+//
+// WriteSnapshot keeps the snapshot it replaces as snapshot.json.bak (see
+// state.SnapshotKeeper).
 //
 // The context of each call is not consulted: file operations run to
 // completion.
@@ -50,13 +57,20 @@ type Backend struct {
 }
 
 // openJournal is a stack's journal file open for appends under the lock
-// whose token is token.
+// whose token is token, and that lock file as it was when the journal was
+// opened: the file is never rewritten, so while the same file is there,
+// the lock is still token's.
 type openJournal struct {
-	token string
-	f     *os.File
+	token    string
+	f        *os.File
+	lock     os.FileInfo
+	lockPath string
 }
 
-var _ state.Backend = (*Backend)(nil)
+var (
+	_ state.Backend        = (*Backend)(nil)
+	_ state.SnapshotKeeper = (*Backend)(nil)
+)
 
 // NewBackend opens (creating if needed) the root folder dir. Journal
 // appends are synced to stable storage under state.GroupCommit and not
@@ -254,15 +268,30 @@ func (b *Backend) fence(stack state.StackID, token string) error {
 	return nil
 }
 
-// WriteSnapshot implements state.Backend. The journal is removed after
-// the snapshot is in place: a crash in between leaves a journal whose
-// header names the snapshot replaced, which the store ignores.
+// WriteSnapshot implements state.Backend. The snapshot replaced is kept
+// as snapshot.json.bak, and the journal is removed after the new snapshot
+// is in place: a crash in between leaves a journal whose header names the
+// kept snapshot, which the store then knows to be stale.
 func (b *Backend) WriteSnapshot(_ context.Context, stack state.StackID, token string, data []byte) error {
 	if err := b.fence(stack, token); err != nil {
 		return err
 	}
 	b.closeJournal(stack, "")
-	if err := b.replace(stack, fileSnapshot, data); err != nil {
+	// The new snapshot is written aside first: a write that fails (a full
+	// disk) leaves the backup as it was.
+	dir, tmp, err := b.writeAside(stack, fileSnapshot, data)
+	if err != nil {
+		return err
+	}
+	if err := b.keepSnapshot(stack); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("keeping the previous snapshot: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, fileSnapshot)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := syncDir(dir); err != nil {
 		return err
 	}
 	return b.remove(stack, fileJournal)
@@ -280,43 +309,92 @@ func (b *Backend) WriteJournal(_ context.Context, stack state.StackID, token str
 	return b.replace(stack, fileJournal, data)
 }
 
-// AppendJournal implements state.Backend: one write to the journal kept
-// open, then, under state.GroupCommit, one fsync.
+// AppendJournal implements state.Backend: the lock checked, one write to
+// the journal kept open, then, under state.GroupCommit, one fsync.
 func (b *Backend) AppendJournal(_ context.Context, stack state.StackID, token string, data []byte) error {
-	f, err := b.journalFile(stack, token)
+	j, err := b.journalFile(stack, token)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := b.fenceAppend(stack, j); err != nil {
+		b.closeJournal(stack, token)
+		return err
+	}
+	if _, err := j.f.Write(data); err != nil {
 		return err
 	}
 	if b.sync == state.SyncNever {
 		return nil
 	}
-	return f.Sync()
+	return j.f.Sync()
 }
 
 // journalFile returns the stack's journal open for appends under the lock
 // token names, opening it (and checking the lock) if it is not yet.
-func (b *Backend) journalFile(stack state.StackID, token string) (*os.File, error) {
+func (b *Backend) journalFile(stack state.StackID, token string) (*openJournal, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if j := b.journals[stack]; j != nil {
 		if j.token == token {
-			return j.f, nil
+			return j, nil
 		}
 		j.f.Close()
 		delete(b.journals, stack)
 	}
-	if err := b.fence(stack, token); err != nil {
+	lock, err := b.lockFile(stack, token)
+	if err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(b.path(stack, fileJournal), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return nil, err
 	}
-	b.journals[stack] = &openJournal{token: token, f: f}
-	return f, nil
+	j := &openJournal{token: token, f: f, lock: lock, lockPath: b.path(stack, fileLock)}
+	b.journals[stack] = j
+	return j, nil
+}
+
+// lockFile returns the stack's lock file if it names token, and refuses
+// (state.ErrLockLost) otherwise. Its content and what it returns come
+// from one open file.
+func (b *Backend) lockFile(stack state.StackID, token string) (os.FileInfo, error) {
+	f, err := os.Open(b.path(stack, fileLock))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("stack %q: %w", stack, state.ErrLockLost)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	if parseLock(data).Token != token {
+		return nil, fmt.Errorf("stack %q: %w", stack, state.ErrLockLost)
+	}
+	return info, nil
+}
+
+// fenceAppend refuses an append to j unless the stack's lock file is still
+// the one j was opened under. A lock file is never rewritten: removing it
+// (ForceUnlock, a Release) and locking again makes a new file, told apart
+// by its identity and modification time (an inode number can be reused).
+// One stat per append, where reading the lock would cost a read and a
+// parse.
+func (b *Backend) fenceAppend(stack state.StackID, j *openJournal) error {
+	now, err := os.Stat(j.lockPath)
+	if err == nil && os.SameFile(now, j.lock) && now.ModTime().Equal(j.lock.ModTime()) && now.Size() == j.lock.Size() {
+		return nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return fmt.Errorf("stack %q: %w", stack, state.ErrLockLost)
 }
 
 // closeJournal closes the stack's journal if it is open for appends (and,
@@ -340,7 +418,10 @@ func (b *Backend) DeleteStack(_ context.Context, stack state.StackID, token stri
 	if err := b.remove(stack, fileJournal); err != nil {
 		return err
 	}
-	return b.remove(stack, fileSnapshot)
+	if err := b.remove(stack, fileSnapshot); err != nil {
+		return err
+	}
+	return b.remove(stack, fileBackup)
 }
 
 func (b *Backend) remove(stack state.StackID, name string) error {

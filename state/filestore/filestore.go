@@ -1,14 +1,23 @@
 // Package filestore is the embedded default state.Store: each stack in a
 // folder of its own, in its project's folder, under a root folder,
 //
-//	<root>/<project>/<stack>/snapshot.json   the last snapshot (state/FORMAT.md)
-//	<root>/<project>/<stack>/journal         entries since that snapshot
-//	<root>/<project>/<stack>/lock            who holds the stack, while someone does
+//	<root>/<project>/<stack>/snapshot.json      the last snapshot (state/FORMAT.md)
+//	<root>/<project>/<stack>/snapshot.json.bak  the snapshot before it
+//	<root>/<project>/<stack>/journal            entries since the last snapshot
+//	<root>/<project>/<stack>/lock               who holds the stack, while someone does
 //
 // A root written when stacks were kept by name alone (<root>/<stack>) is
 // upgraded in place when it is opened: each stack's folder is moved,
 // unchanged, into the folder of the project its records name
 // (state/FORMAT.md, "Stores kept by stack name").
+//
+// Each snapshot write keeps the snapshot it replaces as snapshot.json.bak:
+// it proves a journal a crash left behind stale, and it is the way back
+// from a damaged snapshot (with the stack unlocked, copy it over
+// snapshot.json and delete journal, then refresh the stack). Every write,
+// each journal append included, checks first that the lock file still
+// names the writer's lock, so a writer whose lock was removed by force
+// (ForceUnlock) stops at its next write.
 //
 // Snapshots and journal restarts are written to a temporary file in the
 // same folder, synced, renamed over the old file, and the folder is synced,

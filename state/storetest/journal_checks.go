@@ -235,7 +235,10 @@ func fixChecksums(journal []byte) {
 
 // staleJournal: a journal written against an earlier snapshot — what a
 // crash between writing a snapshot and restarting the journal would leave
-// in a store that cannot do both at once — is ignored.
+// in a store that cannot do both at once — is ignored by a store that
+// keeps the snapshot it replaced (state.SnapshotKeeper), which proves the
+// journal stale, and refused by any other: it is never replayed onto the
+// newer snapshot.
 func (s *suite) staleJournal(t *testing.T) {
 	stack := id("stale-journal")
 	st := s.open(t)
@@ -249,8 +252,105 @@ func (s *suite) staleJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.h.SetJournal(t, stack, old)
-	if got := mustLoad(t, s.open(t), stack); !cmp.Equal(committed, got, snapshotOpts) {
+	got, err := s.open(t).Load(bg(), stack)
+	var me *state.JournalMismatchError
+	switch {
+	case errors.As(err, &me):
+		if me.Stack != stack || me.NoSnapshot {
+			t.Errorf("Load refused the stale journal with %+v; want the stack named, as a journal that follows another snapshot", me)
+		}
+	case err != nil:
+		t.Fatalf("Load: %v; want the committed snapshot or a *state.JournalMismatchError", err)
+	case !cmp.Equal(committed, got, snapshotOpts):
 		t.Errorf("(-committed +loaded):\n%s", cmp.Diff(committed, got, snapshotOpts))
+	}
+}
+
+// editedSnapshotUnderJournal: a snapshot changed after the journal that
+// follows it was written — a final newline added or removed, as an editor
+// does — is never loaded with the journal ignored (the journal's creates
+// forgotten, its deletes back): Load replays the journal (when the change
+// leaves the snapshot's identity as the journal names it) or refuses with
+// *state.JournalMismatchError.
+func (s *suite) editedSnapshotUnderJournal(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		keyed  bool
+		change func([]byte) []byte
+	}{
+		{"newline added, passphrase", true, func(b []byte) []byte { return append(b, '\n') }},
+		{"newline removed, passphrase", true, func(b []byte) []byte { return bytes.TrimSuffix(b, []byte("\n")) }},
+		{"newline added, no passphrase", false, func(b []byte) []byte { return append(b, '\n') }},
+		{"newline removed, no passphrase", false, func(b []byte) []byte { return bytes.TrimSuffix(b, []byte("\n")) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stack := id("edited-" + strconv.FormatBool(c.keyed) + strconv.Itoa(len(c.change([]byte("x")))))
+			open := func() state.Store { return s.h.Open(t) }
+			if c.keyed {
+				open = func() state.Store { return s.open(t) }
+			}
+			st := open()
+			lock := mustLock(t, st, stack)
+			base := chain(1)
+			prov := base.Resources[0]
+			j := mustOpenJournal(t, st, stack, base)
+			// The snapshot of the operation, with a newline at its end
+			// whichever way the store wrote it.
+			mustCommit(t, j)
+			snap := bytes.TrimSuffix(s.h.Snapshot(t, stack), []byte("\n"))
+			s.h.SetSnapshot(t, stack, append(snap, '\n'))
+			if err := j.Close(bg()); err != nil {
+				t.Fatal(err)
+			}
+			if err := lock.Unlock(bg()); err != nil {
+				t.Fatal(err)
+			}
+			st = open()
+			lock = mustLock(t, st, stack)
+			loaded := mustLoad(t, st, stack)
+			j = mustOpenJournal(t, st, stack, loaded)
+			create(t, j, newThing("created", prov))
+			mustAppend(t, j, state.Entry{Kind: state.EntryWrite, Old: loaded.Resources[1]})
+			live := mustSnapshot(t, j)
+			// The operation dies here; the snapshot is edited.
+			written := s.h.Snapshot(t, stack)
+			edited := c.change(written)
+			if bytes.Equal(edited, written) {
+				t.Fatalf("storetest: the edit changes nothing in a snapshot ending %q", written[max(0, len(written)-8):])
+			}
+			s.h.SetSnapshot(t, stack, edited)
+			got, err := open().Load(bg(), stack)
+			var me *state.JournalMismatchError
+			switch {
+			case errors.As(err, &me):
+				if me.Stack != stack || me.NoSnapshot {
+					t.Errorf("refused with %+v; want the stack named, as a journal that follows another snapshot", me)
+				}
+			case err != nil:
+				t.Fatalf("Load: %v; want the journal replayed or a *state.JournalMismatchError", err)
+			case !cmp.Equal(live, got, snapshotOpts):
+				t.Errorf("Load ignored the journal (-live +loaded):\n%s", cmp.Diff(live, got, snapshotOpts))
+			}
+			_ = lock
+		})
+	}
+}
+
+// journalWithoutSnapshot: a stack whose snapshot was removed and whose
+// journal was kept is refused (*state.JournalMismatchError with
+// NoSnapshot), not loaded as an empty stack.
+func (s *suite) journalWithoutSnapshot(t *testing.T) {
+	stack := id("journal-without-snapshot")
+	st := s.open(t)
+	mustLock(t, st, stack)
+	base := chain(1)
+	j := mustOpenJournal(t, st, stack, base)
+	create(t, j, newThing("a", base.Resources[0]))
+	s.h.SetSnapshot(t, stack, nil)
+	_, err := s.open(t).Load(bg(), stack)
+	var me *state.JournalMismatchError
+	if !errors.As(err, &me) || !me.NoSnapshot || me.Stack != stack {
+		t.Fatalf("Load of a stack with a journal and no snapshot = %v; want a *state.JournalMismatchError with NoSnapshot", err)
 	}
 }
 

@@ -68,6 +68,8 @@ func Run(t *testing.T, h Harness) {
 		{"DamagedJournal", s.damagedJournal},
 		{"EditedJournal", s.editedJournal},
 		{"StaleJournal", s.staleJournal},
+		{"EditedSnapshotUnderJournal", s.editedSnapshotUnderJournal},
+		{"JournalWithoutSnapshot", s.journalWithoutSnapshot},
 		{"CompactionMidOperation", s.compactionMidOperation},
 		{"ConcurrentAppends", s.concurrentAppends},
 		{"JournalRules", s.journalRules},
@@ -230,6 +232,15 @@ func create(t *testing.T, j state.Journal, r *resource.State) {
 	t.Helper()
 	seq := begin(t, j, resource.OperationCreating, nil, r)
 	mustAppend(t, j, state.Entry{Kind: state.EntrySuccess, Begin: seq, New: r})
+}
+
+func mustCommit(t *testing.T, j state.Journal) *state.Snapshot {
+	t.Helper()
+	snap, err := j.Commit(bg())
+	if err != nil {
+		t.Fatalf("Journal.Commit: %v", err)
+	}
+	return snap
 }
 
 func mustSnapshot(t *testing.T, j state.Journal) *state.Snapshot {

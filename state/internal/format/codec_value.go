@@ -3,6 +3,7 @@ package format
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -43,7 +44,15 @@ type valueEncoder struct {
 	// unknowns is set once an unknown value (or an unknown output, or a
 	// reference whose ID is unknown) has been encoded.
 	unknowns bool
+	// depth is how deeply the value being written nests, counted as
+	// resource.MaxDepth counts it: deeper is refused, so that nothing is
+	// written that the decoder would refuse to read back (a cycle is
+	// refused the same way, never followed forever).
+	depth int
 }
+
+// errTooDeep refuses a value nested deeper than resource.MaxDepth.
+var errTooDeep = fmt.Errorf("a value nests deeper than %d levels (or contains itself), more than the state can read back; it was not written", resource.MaxDepth)
 
 // appendMap writes m as an object, wrapped in a "$object" tag when its
 // shape would read as a tag.
@@ -124,13 +133,26 @@ func (e *valueEncoder) appendMembersUnsorted(ctx context.Context, b []byte, m re
 func (e *valueEncoder) appendValue(ctx context.Context, b []byte, v resource.PropertyValue) ([]byte, error) {
 	switch v.Kind() {
 	case resource.KindNull:
-		b = append(b, "null"...)
+		return append(b, "null"...), nil
 	case resource.KindBool:
-		b = strconv.AppendBool(b, v.BoolValue())
+		return strconv.AppendBool(b, v.BoolValue()), nil
 	case resource.KindNumber:
-		b = appendNumber(b, v.NumberValue())
+		return appendNumber(b, v.NumberValue()), nil
 	case resource.KindString:
-		b = appendString(b, v.StringValue())
+		return appendString(b, v.StringValue()), nil
+	}
+	if e.depth >= resource.MaxDepth {
+		return b, errTooDeep
+	}
+	e.depth++
+	b, err := e.appendNested(ctx, b, v)
+	e.depth--
+	return b, err
+}
+
+// appendNested writes a value that holds others, or is a tag.
+func (e *valueEncoder) appendNested(ctx context.Context, b []byte, v resource.PropertyValue) ([]byte, error) {
+	switch v.Kind() {
 	case resource.KindArray:
 		b = append(b, '[')
 		for i, x := range v.ArrayValue() {
@@ -218,7 +240,7 @@ func (e *valueEncoder) appendSealed(ctx context.Context, b []byte, v resource.Pr
 	if e.mgr == nil {
 		return b, state.ErrNoSecretsManager
 	}
-	inner := valueEncoder{mgr: e.mgr, keys: e.keys[len(e.keys):], unsorted: e.unsorted}
+	inner := valueEncoder{mgr: e.mgr, keys: e.keys[len(e.keys):], unsorted: e.unsorted, depth: e.depth}
 	pt, err := inner.appendValue(ctx, nil, v)
 	e.unknowns = e.unknowns || inner.unknowns
 	if err == nil {

@@ -23,7 +23,8 @@
 //
 // Replay reads a journal back onto the snapshot it follows: a torn last
 // record is ignored, damage anywhere else is an error, a journal that
-// names another snapshot is stale and ignored, and a step that began and
+// names another snapshot is an *OtherBaseError (the store tells a stale
+// journal from one whose snapshot was changed), and a step that began and
 // never ended comes back as a pending operation.
 //
 // The package knows nothing of locks, stacks' names beyond errors, or

@@ -11,17 +11,17 @@ import (
 )
 
 // Replay folds the journal onto base, the snapshot decoded from baseData.
-// A journal whose header names another base is stale — its entries are
-// already in baseData, which a checkpoint wrote just before it crashed or
-// before the journal could be reset — and is ignored. An empty journal, or
-// one whose header record is torn, holds nothing to replay.
+// A journal whose header names another base fails with *OtherBaseError:
+// whether it is stale (its entries already in baseData, which a checkpoint
+// wrote just before it crashed) or follows a snapshot that was changed
+// since is for the caller to tell; it is never replayed. An empty journal,
+// or one whose header record is torn, holds nothing to replay.
 //
 // mac is set when baseData carries a keyed MAC: every record of the
 // journal must then carry a tag that matches (RecordChain), and none may
 // otherwise. Records are checked before they are decoded.
 func Replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte, mgr secrets.Manager, stack state.StackID, mac *format.RecordMAC) (*state.Snapshot, error) {
 	var fold *state.Fold
-	stale := false
 	n := 0
 	ed := format.NewEntryDecoder(mgr)
 	chain := format.NewRecordChain(stack, mac)
@@ -29,9 +29,6 @@ func Replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte,
 	// record of each step that has not ended yet.
 	begins := map[uint64][]byte{}
 	_, err := format.ScanRecords(journal, func(r format.Record) error {
-		if stale {
-			return nil
-		}
 		if n++; n%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -50,8 +47,7 @@ func Replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte,
 				return err
 			}
 			if h.Base != format.BaseID(baseData) {
-				stale = true
-				return nil
+				return &OtherBaseError{Base: h.Base}
 			}
 			if err := chain.Verify(r); err != nil {
 				return err
@@ -113,4 +109,16 @@ func Replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte,
 		fold.SetPendingResource(seq, r)
 	}
 	return fold.Snapshot(), nil
+}
+
+// OtherBaseError reports a journal whose header names a snapshot other
+// than the one it was to be replayed on.
+type OtherBaseError struct {
+	// Base is the header's name for the snapshot the journal follows
+	// (see format.BaseID).
+	Base string
+}
+
+func (e *OtherBaseError) Error() string {
+	return "the journal follows another snapshot (" + e.Base + ")"
 }

@@ -157,54 +157,143 @@ func (s *Store) Load(ctx context.Context, stack state.StackID) (*state.Snapshot,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	for attempt := 1; ; attempt++ {
+		snap, read, err := s.load(ctx, stack)
+		if me := (*state.JournalMismatchError)(nil); attempt < 3 && errors.As(err, &me) && s.rewritten(ctx, stack, read) {
+			// A writer replaced the files between the two reads: what
+			// was read is no pair the stack ever held. Read them again.
+			continue
+		}
+		return snap, err
+	}
+}
+
+// storedPair is what Load read of a stack: its journal and its snapshot.
+type storedPair struct{ journal, snapshot []byte }
+
+// rewritten reports whether the stack's journal or snapshot is no longer
+// what Load read.
+func (s *Store) rewritten(ctx context.Context, stack state.StackID, read storedPair) bool {
+	j, jerr := s.b.ReadJournal(ctx, stack)
+	snap, serr := s.b.ReadSnapshot(ctx, stack)
+	return jerr == nil && serr == nil && (!bytes.Equal(j, read.journal) || !bytes.Equal(snap, read.snapshot))
+}
+
+// load reads the stack once: its snapshot with its journal replayed.
+func (s *Store) load(ctx context.Context, stack state.StackID) (*state.Snapshot, storedPair, error) {
 	// The journal is read first: if a checkpoint replaces both files in
-	// between, the journal read is stale for the newer snapshot and is
-	// ignored, which yields the newer state rather than an older one.
+	// between, the journal read follows an older snapshot and Load reads
+	// the pair again (see Load).
+	var read storedPair
 	journalData, err := s.b.ReadJournal(ctx, stack)
 	if err != nil {
-		return nil, err
+		return nil, read, err
 	}
+	read.journal = journalData
 	snapData, err := s.b.ReadSnapshot(ctx, stack)
 	if err != nil {
-		return nil, err
+		return nil, read, err
 	}
+	read.snapshot = snapData
 	if snapData == nil {
-		return &state.Snapshot{Manifest: state.Manifest{Version: state.FormatVersion}}, nil
+		if len(journalData) > 0 {
+			// Every store writes a stack's snapshot before its journal and
+			// removes the journal first: the snapshot was removed by hand.
+			return nil, read, &state.JournalMismatchError{Stack: stack, NoSnapshot: true, Restore: s.restoreHint(stack)}
+		}
+		return &state.Snapshot{Manifest: state.Manifest{Version: state.FormatVersion}}, read, nil
 	}
 	auth := &format.SnapshotAuth{Stack: stack, Keyed: s.opts.Secrets != nil, Trust: s.opts.TrustUnauthenticated}
 	// The snapshot's strings share the file's text: one copy of it.
 	text := string(snapData)
 	base, unknowns, err := format.DecodeSnapshot(ctx, snapData, text, s.opener(stack), auth)
 	if err != nil {
-		return nil, loadError(err, "loading stack %q: %w", stack)
+		return nil, read, s.damaged(loadError(err, "loading stack %q: %w", stack), stack)
 	}
 	if err := verify(base, !unknowns); err != nil {
-		return nil, fmt.Errorf("loading stack %q: the snapshot file fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err)
+		return nil, read, s.damaged(fmt.Errorf("loading stack %q: the snapshot fails its integrity check (it was not changed; restore a backup or repair it): %w", stack, err), stack)
 	}
 	if len(journalData) == 0 {
 		s.remember(stack, base, text, auth.Alg)
-		return base, nil
+		return base, read, nil
 	}
 	s.forget(stack)
 	mgr, err := s.manager(ctx, stack, base.Secrets)
 	if err != nil {
-		return nil, fmt.Errorf("loading stack %q: %w", stack, err)
+		return nil, read, fmt.Errorf("loading stack %q: %w", stack, err)
 	}
 	var mac *format.RecordMAC
 	if auth.Alg == format.AlgHMAC {
 		if mac, err = format.NewRecordMAC(mgr); err != nil {
-			return nil, err
+			return nil, read, err
 		}
 	}
 	snap, err := journal.Replay(ctx, base, snapData, journalData, mgr, stack, mac)
+	if other := (*journal.OtherBaseError)(nil); errors.As(err, &other) {
+		if s.replacedSnapshot(ctx, stack, other.Base) {
+			// A crash between writing the snapshot and removing the
+			// journal: the journal's entries are in the snapshot.
+			return base, read, nil
+		}
+		return nil, read, &state.JournalMismatchError{Stack: stack, Restore: s.restoreHint(stack)}
+	}
 	if err != nil {
-		return nil, loadError(err, "loading stack %q: replaying the journal: %w", stack)
+		return nil, read, loadError(err, "loading stack %q: replaying the journal: %w", stack)
 	}
 	if err := snap.VerifyIntegrity(); err != nil {
-		return nil, fmt.Errorf("loading stack %q: the snapshot with its journal replayed fails its integrity check (neither file was changed): %w", stack, err)
+		return nil, read, fmt.Errorf("loading stack %q: the snapshot with its journal replayed fails its integrity check (neither file was changed): %w", stack, err)
 	}
-	return snap, nil
+	return snap, read, nil
 }
+
+// replacedSnapshot reports whether base (see format.BaseID) names the
+// snapshot the stack's last snapshot write replaced, as kept by a backend
+// that keeps it.
+func (s *Store) replacedSnapshot(ctx context.Context, stack state.StackID, base string) bool {
+	k, ok := s.b.(state.SnapshotKeeper)
+	if !ok {
+		return false
+	}
+	prev, err := k.PreviousSnapshot(ctx, stack)
+	return err == nil && prev != nil && format.BaseID(prev) == base
+}
+
+// restoreHint says how to put back the snapshot the backend keeps, if it
+// keeps one.
+func (s *Store) restoreHint(stack state.StackID) string {
+	if k, ok := s.b.(state.SnapshotKeeper); ok {
+		return k.RestoreHint(stack)
+	}
+	return ""
+}
+
+// damaged adds to a damaged snapshot's error how to put back the previous
+// one, when the backend keeps it.
+func (s *Store) damaged(err error, stack state.StackID) error {
+	hint := s.restoreHint(stack)
+	var fv *state.FormatVersionError
+	if hint == "" || errors.As(err, &fv) || errors.Is(err, secrets.ErrWrongPassphrase) ||
+		errors.Is(err, state.ErrNoSecretsManager) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // not damage: the snapshot is fine
+	}
+	if ae := (*state.AuthenticationError)(nil); errors.As(err, &ae) {
+		if ae.File == "snapshot" && !ae.Missing {
+			ae.Restore = hint
+		}
+		return err
+	}
+	return &damagedError{err: err, hint: hint}
+}
+
+// damagedError is a snapshot that cannot be loaded, with how to put back
+// the previous one.
+type damagedError struct {
+	err  error
+	hint string
+}
+
+func (e *damagedError) Error() string { return e.err.Error() + "; " + e.hint }
+func (e *damagedError) Unwrap() error { return e.err }
 
 // loadError wraps err with the stack's name, unless err is an
 // *AuthenticationError, which names the stack and says what to do itself.
