@@ -115,12 +115,15 @@ func (SummaryEvent) isEvent()        {}
 type eventSink struct {
 	mu sync.Mutex
 	fn func(Event)
+	// secrets masks the messages of the events (secrets.go).
+	secrets *resource.SecretFilter
 }
 
 func (s *eventSink) emit(e Event) {
 	if s == nil || s.fn == nil {
 		return
 	}
+	e = maskEvent(s.secrets, e)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fn(e)

@@ -38,7 +38,8 @@ func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
 			return &stepError{urn: s.URN(), err: err}
 		}
 	}
-	ws.out = d.apply(ctx, s)
+	d.learnStep(s)
+	ws.out = d.maskOutcome(d.apply(ctx, s))
 	// The outcome is recorded even once the operation is cancelled: the
 	// step did run.
 	jerr := d.journalEnd(ws.out, seq)

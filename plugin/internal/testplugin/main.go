@@ -2,7 +2,8 @@
 // tests launch: a providertest.Memory served by server.Main, with a few
 // switches for failure cases.
 //
-// Inputs of Create: "crash" exits the process mid-call; "partial" fails
+// Inputs of Create: "crash" exits the process mid-call; "stderr" writes
+// its value (a string, secret or not) to stderr and exits; "partial" fails
 // with a partial failure (providers.InitError). Functions: "test:index:count"
 // returns how many resources exist, "test:index:config" the configuration
 // Configure received, "test:index:echo" its arguments.
@@ -68,6 +69,14 @@ func provider() *providers.Func {
 	create := p.CreateF
 	p.CreateF = func(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 		switch {
+		case req.Inputs["stderr"].IsString() || req.Inputs["stderr"].IsSecret():
+			// Says what it was given on stderr, then dies as "crash" does.
+			v := req.Inputs["stderr"]
+			if v.IsSecret() {
+				v = v.SecretElement()
+			}
+			fmt.Fprintln(os.Stderr, "testplugin: given", v.StringValue())
+			os.Exit(3)
 		case req.Inputs["crash"].BoolValue():
 			fmt.Fprintln(os.Stderr, "testplugin: about to crash in Create")
 			os.Exit(3)
