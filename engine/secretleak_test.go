@@ -164,7 +164,7 @@ func leakCases() []leakCase {
 			name:   "a plugin's stderr",
 			plugin: true,
 			program: func(ctx *engine.Context) error {
-				ctx.Register("gwtest:index:Thing", "p", engine.Props{"stderr": resource.NewSecret(resource.NewString(leak))})
+				ctx.Register("gwtest:index:Thing", "p", engine.Props{"leak": resource.NewSecret(resource.NewString(leak)), "leakIn": resource.NewString("stderr")})
 				return nil
 			},
 		},
