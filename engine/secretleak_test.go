@@ -199,10 +199,10 @@ func TestSecretsDoNotLeak(t *testing.T) {
 			var mu sync.Mutex
 			var printed []string
 			if tc.plugin {
-				p, err := plugin.Start(ctx, "gwtest", pluginPath, plugin.Options{Diagnostics: func(line string) {
+				p, err := plugin.Start(ctx, "gwtest", pluginPath, plugin.Options{Secrets: filter, Diagnostics: func(line string) {
 					mu.Lock()
 					defer mu.Unlock()
-					printed = append(printed, filter.Mask(line))
+					printed = append(printed, line)
 				}})
 				if err != nil {
 					t.Fatal(err)

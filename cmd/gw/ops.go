@@ -118,10 +118,11 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 		return nil, err
 	}
 	s.closers = append(s.closers, func() { logs.Stop() })
-	pluginOpts, err := pluginOptions(o, s.proj, config, logs.Addr(), func(line string) { fmt.Fprintln(errw, "plugin:", s.secrets.Mask(line)) })
+	pluginOpts, err := pluginOptions(o, s.proj, config, logs.Addr(), func(line string) { fmt.Fprintln(errw, "plugin:", line) })
 	if err != nil {
 		return nil, err
 	}
+	pluginOpts.Secrets = s.secrets
 	mode := display.ModeAuto
 	if o.json {
 		mode = display.ModeJSON
