@@ -12,7 +12,8 @@ import (
 // OperationStartEvent, StepStartEvent, StepDoneEvent, StepFailedEvent,
 // DiagnosticEvent and SummaryEvent; switch on them. Events never carry a
 // secret's plaintext: property values that are secret are masked before the
-// event is built.
+// event is built, and the operation's known secrets are masked in their
+// messages (see "Secrets in messages" in the package doc).
 type Event interface {
 	isEvent()
 }
