@@ -143,6 +143,16 @@ func leakCases() []leakCase {
 			}),
 		},
 		{
+			name:     "ApplyErr on a constant",
+			provider: &providers.Func{CreateF: creates},
+			program: func(ctx *engine.Context) error {
+				ctx.Register(leakType, "a", engine.Props{"derived": engine.ApplyErr(engine.Secret(engine.Val(leak)), func(s string) (string, error) {
+					return "", fmt.Errorf("%s is not a valid key", s)
+				})})
+				return nil
+			},
+		},
+		{
 			name:     "a panic in Apply",
 			provider: &providers.Func{CreateF: creates},
 			program: usesOutput(func(o engine.Output[string]) engine.Output[string] {
