@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -189,6 +190,12 @@ func leakCases() []leakCase {
 // saved plan.
 func TestSecretsDoNotLeak(t *testing.T) {
 	pluginPath := buildTestPlugin(t)
+	var plans atomic.Int32
+	t.Cleanup(func() {
+		if plans.Load() == 0 && !t.Failed() {
+			t.Error("no preview saved a plan to look at")
+		}
+	})
 	for _, tc := range leakCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -233,23 +240,8 @@ func TestSecretsDoNotLeak(t *testing.T) {
 			}
 			// A preview that saves its plan (but for the plugin, which
 			// the end of an operation closes), then the update.
-			if tc.plugin {
-				// no preview
-			} else if res, err := env.Preview(tc.program, engine.GeneratePlan()); err == nil && res.Plan != nil {
-				mgr, merr := secrets.NewPassphrase("pass", secrets.WithIterations(1000))
-				if merr != nil {
-					t.Fatal(merr)
-				}
-				b, merr := plan.Marshal(ctx, res.Plan, mgr)
-				if merr != nil {
-					t.Fatal(merr)
-				}
-				look("the plan", string(b))
-			} else if err != nil {
-				look("the preview's error", err.Error())
-			}
-			if !tc.plugin {
-				lookAtEvents(look, "the preview's", env.Events())
+			if !tc.plugin && previewWithPlan(t, env, tc.program, look) {
+				plans.Add(1)
 			}
 			res, err := env.Up(tc.program, engine.MaskSecrets(filter))
 			if err == nil {
@@ -264,7 +256,7 @@ func TestSecretsDoNotLeak(t *testing.T) {
 					}
 				}
 			}
-			lookAtEvents(look, "the update's", env.Events())
+			lookAtEvents(look, "the update's", env.Events)
 			mu.Lock()
 			look("the plugin's stderr as the host prints it", strings.Join(printed, "\n"))
 			if tc.plugin && !strings.Contains(strings.Join(printed, "\n"), "testplugin: given "+resource.Masked) {
@@ -272,11 +264,11 @@ func TestSecretsDoNotLeak(t *testing.T) {
 			}
 			mu.Unlock()
 			look("the state folder", readTree(t, root))
-			if b, err := migrate.ExportStack(ctx, store, env.Stack, migrate.ToOptions{Passphrase: "pass"}); err != nil {
-				t.Fatalf("exporting the stack: %v", err)
-			} else {
-				look("the export", string(b))
+			exported, xerr := migrate.ExportStack(ctx, store, env.Stack, migrate.ToOptions{Passphrase: "pass"})
+			if xerr != nil {
+				t.Fatalf("exporting the stack: %v", xerr)
 			}
+			look("the export", string(exported))
 			if len(found) > 0 {
 				t.Errorf("the secret's plaintext %q is in\n%s", leak, strings.Join(found, "\n\n"))
 			}
@@ -287,8 +279,34 @@ func TestSecretsDoNotLeak(t *testing.T) {
 	}
 }
 
+// previewWithPlan previews program, saving its plan, and looks at the
+// plan, the preview's error and its events. It reports whether there was a
+// plan to look at.
+func previewWithPlan(t *testing.T, env *enginetest.Env, program engine.Program, look func(where, text string)) (planned bool) {
+	t.Helper()
+	defer lookAtEvents(look, "the preview's", env.Events)
+	res, err := env.Preview(program, engine.GeneratePlan())
+	switch {
+	case err != nil:
+		look("the preview's error", err.Error())
+	case res.Plan != nil:
+		mgr, err := secrets.NewPassphrase("pass", secrets.WithIterations(1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := plan.Marshal(context.Background(), res.Plan, mgr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		look("the plan", string(b))
+		return true
+	}
+	return false
+}
+
 // lookAtEvents looks at the events themselves and at both displays of them.
-func lookAtEvents(look func(where, text string), op string, events []engine.Event) {
+func lookAtEvents(look func(where, text string), op string, eventsOf func() []engine.Event) {
+	events := eventsOf()
 	var plain, jsonOut bytes.Buffer
 	for _, r := range []*display.Renderer{
 		display.New(&plain, display.Options{Mode: display.ModePlain}),

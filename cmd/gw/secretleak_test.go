@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -62,6 +63,12 @@ func TestGWSecretsDoNotLeak(t *testing.T) {
 		{name: "command"},
 		{name: "stderr"},
 	}
+	var plans atomic.Int32
+	t.Cleanup(func() {
+		if plans.Load() == 0 && !t.Failed() {
+			t.Error("no preview saved a plan to look at")
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel() // each case has folders of its own; gw runs as a process
@@ -111,6 +118,7 @@ func TestGWSecretsDoNotLeak(t *testing.T) {
 					plan := filepath.Join(work, "plan.json")
 					op("preview", tt.name, "--save-plan", plan)
 					if b, err := os.ReadFile(plan); err == nil {
+						plans.Add(1)
 						look("the saved plan", string(b))
 					}
 					code, out := op("up", tt.name, "--yes")
