@@ -67,7 +67,7 @@ func (d *deployment) record(o stepgen.Outcome, took time.Duration) {
 		// at a time) as it goes.
 		d.records = make([]StepRecord, 0, d.expectedSteps+d.expectedSteps/16+16)
 	}
-	d.records = append(d.records, StepRecord{Op: StepOp(s.Op), URN: s.URN(), Err: o.Err}) // masked by visit
+	d.records = append(d.records, StepRecord{Op: StepOp(s.Op), URN: s.URN(), Err: o.Err})
 	switch {
 	case o.Err == nil:
 		d.counts[StepOp(s.Op)]++

@@ -21,7 +21,11 @@ import (
 //     outcome the state lacks, and nothing that needs the step starts
 //     before its end is recorded;
 //   - a failed step that left a resource behind is recorded with its init
-//     errors, never dropped.
+//     errors, never dropped;
+//   - the operation's filter learns the secrets a step hands its provider
+//     before the call, and the secrets it produced before anything is
+//     built from its outcome, whose error and init errors are masked
+//     before they are journaled or reported (secrets.go).
 //
 // It returns the step's failure naming its resource, for the walker.
 func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
