@@ -28,6 +28,7 @@ import (
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/filestore"
 	"github.com/groundwork-iac/groundwork/state/secrets"
+	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // leak is the secret every case of TestSecretsDoNotLeak hands a provider
@@ -53,6 +54,17 @@ type leakCase struct {
 	setup, program engine.Program
 	// plugin has the case use the test plugin (package "gwtest").
 	plugin bool
+	// wraps, when set, reports whether the error returned still wraps
+	// the error the case's source made: masking keeps error types.
+	wraps func(error) bool
+}
+
+// wraps returns a function reporting whether an error wraps an E.
+func wraps[E error]() func(error) bool {
+	return func(err error) bool {
+		var target E
+		return errors.As(err, &target)
+	}
 }
 
 const leakType = "test:index:Thing"
@@ -103,6 +115,7 @@ func leakCases() []leakCase {
 				}}, nil
 			}},
 			program: register(nil),
+			wraps:   wraps[*stepgen.CheckFailedError](),
 		},
 		{
 			name: "Diff",
@@ -135,6 +148,7 @@ func leakCases() []leakCase {
 				}
 			}},
 			program: register(nil),
+			wraps:   wraps[*providers.InitError](),
 		},
 		{
 			name:     "ApplyErr",
@@ -159,6 +173,7 @@ func leakCases() []leakCase {
 			program: usesOutput(func(o engine.Output[string]) engine.Output[string] {
 				return engine.Apply(o, func(s string) string { panic("cannot use " + s) })
 			}),
+			wraps: wraps[*engine.PanicError](),
 		},
 		{
 			name: "the command provider's stderr",
@@ -170,6 +185,7 @@ func leakCases() []leakCase {
 				})
 				return nil
 			},
+			wraps: wraps[*command.ExitError](),
 		},
 		{
 			name:   "a plugin's stderr",
@@ -178,6 +194,7 @@ func leakCases() []leakCase {
 				ctx.Register("gwtest:index:Thing", "p", engine.Props{"leak": resource.NewSecret(resource.NewString(leak)), "leakIn": resource.NewString("stderr")})
 				return nil
 			},
+			wraps: wraps[*plugin.ExitError](),
 		},
 	}
 }
@@ -271,6 +288,9 @@ func TestSecretsDoNotLeak(t *testing.T) {
 			look("the export", string(exported))
 			if len(found) > 0 {
 				t.Errorf("the secret's plaintext %q is in\n%s", leak, strings.Join(found, "\n\n"))
+			}
+			if tc.wraps != nil && !tc.wraps(err) {
+				t.Errorf("error = %#v; want it to wrap the error its source made", err)
 			}
 			if !strings.Contains(err.Error(), resource.Masked) {
 				t.Errorf("error = %v; want the secret masked as %s in it", err, resource.Masked)
