@@ -100,3 +100,14 @@ func TestSecretFilterConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func ExampleSecretFilter() {
+	var f resource.SecretFilter
+	f.AddMap(resource.PropertyMap{
+		"user":     resource.NewString("admin"),
+		"password": resource.NewSecret(resource.NewString("hunter2")),
+	})
+	err := f.MaskError(fmt.Errorf("login of %s refused: wrong password %q", "admin", "hunter2"))
+	fmt.Println(err)
+	// Output: login of admin refused: wrong password "[secret]"
+}
