@@ -127,5 +127,6 @@
 // it prints beside the events (plugin.Options.Secrets); Context.Mask masks
 // a program host's output. Plaintexts shorter than
 // resource.MinSecretLength are not masked; a secret a provider transforms
-// before quoting it cannot be recognised.
+// before quoting it cannot be recognised, nor one that only the arguments
+// of a component's Construct or Call carry.
 package engine
