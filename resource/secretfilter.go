@@ -21,11 +21,12 @@ const MinSecretLength = 3
 // A SecretFilter is a set of secret plaintexts that masks them in text: an
 // operation adds every secret it handles (configuration, inputs, outputs) as
 // it sees them, and passes every message it lets out through Mask. Besides
-// each plaintext it masks the plaintext as JSON and Go quoting escape it,
-// so that a message quoting the secret with %q or in JSON is masked too.
+// each plaintext it masks the escaped forms JSON and Go's %q give it, so
+// that a message quoting the secret either way is masked too.
 //
-// The zero value is an empty filter ready to use; a nil *SecretFilter masks
-// nothing. It is safe for concurrent use.
+// The zero value is an empty filter ready to use. Mask and MaskError of a
+// nil *SecretFilter mask nothing (the Add methods need a filter). It is
+// safe for concurrent use.
 type SecretFilter struct {
 	mu      sync.Mutex
 	secrets map[string]struct{}
