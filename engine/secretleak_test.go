@@ -129,6 +129,17 @@ func leakCases() []leakCase {
 			program: register(engine.Props{"size": resource.NewNumber(2)}),
 		},
 		{
+			name: "Delete",
+			provider: &providers.Func{
+				CreateF: creates,
+				DeleteF: func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+					return providers.DeleteResponse{}, errors.New("still in use by " + plainText(req.Outputs["password"]))
+				},
+			},
+			setup:   register(nil),
+			program: func(ctx *engine.Context) error { return nil },
+		},
+		{
 			name:   "Configure",
 			config: map[string]resource.PropertyValue{"test:apiKey": resource.NewSecret(resource.NewString(leak))},
 			provider: &providers.Func{ConfigureF: func(ctx context.Context, req providers.ConfigureRequest) (providers.ConfigureResponse, error) {
