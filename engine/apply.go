@@ -208,7 +208,7 @@ func applyN[U any](what string, sources []*future, fn func(ins []outcome, secret
 			return err
 		})
 		if err != nil {
-			m.err, m.own = fmt.Errorf("%s: %w", self.describe(), err), true
+			m.err, m.own = maskWithInputs(ins, fmt.Errorf("%s: %w", self.describe(), err)), true
 			return m
 		}
 		m.value, m.fromGo = u, true

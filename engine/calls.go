@@ -56,6 +56,8 @@ func (d *deployment) ask(ctx context.Context, c *stepgen.Call) *stepgen.Answer {
 	if c.Kind == stepgen.CallAnalyze {
 		return &stepgen.Answer{Call: c, Err: d.analyze(ctx, c.New)}
 	}
+	d.learnCall(c)
 	a := stepgen.Ask(ctx, c, boundedSource{d})
+	d.maskAnswer(&a)
 	return &a
 }

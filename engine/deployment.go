@@ -61,6 +61,8 @@ type deployment struct {
 	mon    *monitor.Monitor
 	events *eventSink
 	start  time.Time
+	// secrets masks every message the operation lets out (secrets.go).
+	secrets *resource.SecretFilter
 
 	// The loop (generate.go) owns inbox's consumer side, and alone
 	// touches gen, waiters and settling while it runs.

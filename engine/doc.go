@@ -128,4 +128,21 @@
 // never concurrently. Secret values are masked before an event is built.
 // Package display renders the stream for terminals, logs and JSON lines.
 // BENCHMARKS.md has the engine's performance figures.
+//
+// # Secrets in messages
+//
+// An operation learns the plaintext of every secret it hands a provider
+// (the configuration, a resource's inputs and outputs, a provider's
+// configuration) before the provider sees it, in a resource.SecretFilter,
+// and masks them as "[secret]" in every message that leaves it: the error
+// it returns and each step's, the messages of its events, check failures,
+// and the init errors recorded in the state. A function applied to a
+// secret that fails or panics has its message masked with the secrets it
+// was given. Masked errors wrap the originals, so errors.As and errors.Is
+// still find them. MaskSecrets shares the filter with a host, to mask what
+// it prints beside the events (plugin.Options.Secrets); Context.Mask masks
+// a program host's output. Plaintexts shorter than
+// resource.MinSecretLength are not masked; a secret a provider transforms
+// before quoting it cannot be recognised, nor one that only the arguments
+// of a component's Construct or Call carry.
 package engine

@@ -12,7 +12,8 @@ import (
 // OperationStartEvent, StepStartEvent, StepDoneEvent, StepFailedEvent,
 // DiagnosticEvent and SummaryEvent; switch on them. Events never carry a
 // secret's plaintext: property values that are secret are masked before the
-// event is built.
+// event is built, and the operation's known secrets are masked in their
+// messages (see "Secrets in messages" in the package doc).
 type Event interface {
 	isEvent()
 }
@@ -115,12 +116,15 @@ func (SummaryEvent) isEvent()        {}
 type eventSink struct {
 	mu sync.Mutex
 	fn func(Event)
+	// secrets masks the messages of the events (secrets.go).
+	secrets *resource.SecretFilter
 }
 
 func (s *eventSink) emit(e Event) {
 	if s == nil || s.fn == nil {
 		return
 	}
+	e = maskEvent(s.secrets, e)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fn(e)

@@ -47,6 +47,12 @@ func (c *Context) Log(severity Severity, urn resource.URN, message string) {
 	c.d.events.emit(DiagnosticEvent{URN: urn, Severity: severity, Message: message})
 }
 
+// Mask returns s with the plaintext of every secret the operation has seen
+// so far replaced by "[secret]" (see MaskSecrets). A program host masks
+// with it what it keeps of a program's output for its errors; what it
+// passes to Log is masked in any case.
+func (c *Context) Mask(s string) string { return c.d.secrets.Mask(s) }
+
 // Parameterize parameterizes the provider plugin pluginPkg (at a version
 // compatible with pluginVersion) for the rest of the operation, so that
 // resources of the package it produces can be registered; see

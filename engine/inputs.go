@@ -396,8 +396,11 @@ func (c *Context) resolveOutput(f *future, of *Resource, from *[]*Resource) (res
 	}
 	oc := f.outcome()
 	if oc.err != nil {
-		if f.cell != nil || !oc.own {
-			// Reported where it arose.
+		// An error is reported where it arose: by the operation of the
+		// cell that failed, or by the registration whose output failed.
+		// A cell made of constants alone (Val) belongs to no operation:
+		// the registration that takes it reports its error.
+		if (f.cell != nil && f.cell.c != nil) || (f.cell == nil && !oc.own) {
 			return resource.PropertyValue{}, dependencyError(of, w.describe(), oc.err)
 		}
 		return resource.PropertyValue{}, oc.err

@@ -28,6 +28,7 @@ type options struct {
 	hooks            []*Hook
 	grace            *time.Duration
 	discardPending   bool
+	secrets          *resource.SecretFilter
 }
 
 // DiscardPendingCreates makes a refresh drop, on purpose, the pending
@@ -111,3 +112,11 @@ func Analyzers(as ...Analyzer) Option {
 func Transforms(ts ...Transform) Option {
 	return func(o *options) { o.transforms = append(o.transforms, ts...) }
 }
+
+// MaskSecrets has the operation record in f the plaintext of every secret
+// it handles (configuration, inputs, outputs, provider configuration) and
+// mask them with it in every message it lets out. Without it an operation
+// has a filter of its own; a host passes one to mask, with the same
+// secrets, what it prints beside the operation's events and errors, such
+// as a plugin's stderr (plugin.Options.Diagnostics).
+func MaskSecrets(f *resource.SecretFilter) Option { return func(o *options) { o.secrets = f } }

@@ -35,6 +35,41 @@ func TestMissingOutputIsAnError(t *testing.T) {
 	}
 }
 
+// A function of constants alone that fails belongs to no resource's
+// operation: the registration that takes its result reports the error, and
+// the update fails, rather than leaving the resource out in silence.
+func TestFailedFunctionOfConstantsFailsTheUpdate(t *testing.T) {
+	tests := []struct {
+		name string
+		out  func() engine.Output[string]
+		want string
+	}{
+		{"ApplyErr", func() engine.Output[string] {
+			return engine.ApplyErr(engine.Val("v"), func(string) (string, error) { return "", errors.New("boom") })
+		}, "boom"},
+		{"a panic in Apply", func() engine.Output[string] {
+			return engine.Apply(engine.Val("v"), func(string) string { panic("kaboom") })
+		}, "kaboom"},
+		{"a function of a failed one", func() engine.Output[string] {
+			bad := engine.ApplyErr(engine.Val("v"), func(string) (string, error) { return "", errors.New("deep boom") })
+			return engine.Apply(bad, func(s string) string { return s + "!" })
+		}, "deep boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newEnv(t, newCloud())
+			_, err := upWithin(t, env, context.Background(), func(ctx *engine.Context) error {
+				ctx.Register(thing, "a", engine.Props{"x": tt.out()})
+				return nil
+			})
+			wantErr(t, err, `test:index:Thing "a"`, tt.want)
+			if got := liveNames(env); len(got) != 0 {
+				t.Errorf("recorded %v, want nothing", got)
+			}
+		})
+	}
+}
+
 // In a preview, an output the resource does not have yet is unknown, not
 // an error: the resource may return it when it is created.
 func TestMissingOutputInAPreviewIsUnknown(t *testing.T) {

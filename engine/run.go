@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
@@ -30,6 +31,16 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 	for _, o := range opts {
 		o(&d.opts)
 	}
+	d.secrets = d.opts.secrets
+	if d.secrets == nil {
+		d.secrets = &resource.SecretFilter{}
+	}
+	for _, v := range e.cfg.Config {
+		d.secrets.Add(v)
+	}
+	d.events.secrets = d.secrets
+	// Last of all, the error returned is masked (secrets.go).
+	defer func() { err = d.secrets.MaskError(err) }()
 	d.events.emit(OperationStartEvent{Operation: op, Preview: preview, Project: e.cfg.Project, Stack: e.cfg.Stack, Time: d.start})
 	defer func() { d.summarize(err) }()
 	defer func() {

@@ -25,6 +25,10 @@ import (
 //   - a step whose provider did not answer in time (an *UnansweredError,
 //     bounds.go) journals no end: its begin stays recorded as a pending
 //     operation naming its resource.
+//   - the operation's filter learns the secrets a step hands its provider
+//     before the call, and the secrets it produced before anything is
+//     built from its outcome, whose error and init errors are masked
+//     before they are journaled or reported (secrets.go).
 //
 // It returns the step's failure naming its resource, for the walker.
 func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
@@ -41,7 +45,8 @@ func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
 			return &stepError{urn: s.URN(), err: err}
 		}
 	}
-	ws.out = d.apply(ctx, s)
+	d.learnStep(s)
+	ws.out = d.maskOutcome(d.apply(ctx, s))
 	var un *UnansweredError
 	if seq != 0 && errors.As(ws.out.Err, &un) {
 		d.leftPending(s)

@@ -206,13 +206,15 @@ func (p *Program) run(ctx context.Context, c *engine.Context, addr string) error
 		return err
 	}
 	defer cleanup()
-	stdout := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", line) }, 0)
+	// Every line is masked as it is read, so that neither what is logged
+	// nor what a ProgramError quotes holds a secret the operation knows.
+	stdout := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", c.Mask(line)) }, 0)
 	errLines := newLineWriter(func(line string) { c.Log(engine.SeverityInfo, "", line) }, stderrTail)
 	crash := &crashFilter{
 		info:  errLines.writeLine,
 		debug: func(line string) { c.Log(engine.SeverityDebug, "", line) },
 	}
-	stderr := newLineWriter(crash.line, 0)
+	stderr := newLineWriter(func(line string) { crash.line(c.Mask(line)) }, 0)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = p.Dir, env, stdout, stderr
 	grace := p.GracePeriod

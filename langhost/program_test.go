@@ -57,20 +57,27 @@ func TestProgramEnvironment(t *testing.T) {
 		"aws:region":   resource.NewString("eu-west-1"),
 		"proj:enabled": resource.NewBool(true),
 	})
+	// The environment is written to a file: the diagnostics mask the
+	// secret's plaintext.
+	envFile := filepath.Join(t.TempDir(), "env")
 	prog := langhost.Command("sh", "-c", `
 		for v in PULUMI_PROJECT PULUMI_STACK PULUMI_ORGANIZATION PULUMI_DRY_RUN PULUMI_PARALLEL PULUMI_CONFIG PULUMI_CONFIG_SECRET_KEYS; do
-			echo "$v=$(printenv $v)"
+			echo "$v=$(printenv $v)" >> "$0"
 		done
-		case "$PULUMI_MONITOR" in 127.0.0.1:*) echo monitor=ok;; esac
-		[ "$PULUMI_MONITOR" = "$PULUMI_ENGINE" ] && echo engine=ok
+		case "$PULUMI_MONITOR" in 127.0.0.1:*) echo monitor=ok >> "$0";; esac
+		[ "$PULUMI_MONITOR" = "$PULUMI_ENGINE" ] && echo engine=ok >> "$0"
 		echo "partial line without a newline" >&2
-		printf 'no newline'`)
+		printf 'no newline'`, envFile)
 	prog.Organization = "acme"
 	if _, err := eng.Preview(testContext(t), prog.Run, engine.Parallelism(4)); err != nil {
 		t.Fatal(err)
 	}
+	env, err := os.ReadFile(envFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := map[string]string{}
-	for _, line := range diags() {
+	for _, line := range strings.Split(strings.TrimSpace(string(env)), "\n") {
 		if k, v, ok := strings.Cut(line, "="); ok {
 			got[k] = v
 		}
@@ -122,6 +129,25 @@ func TestProgramFailure(t *testing.T) {
 	// The failed program deleted nothing and recorded its root only.
 	if n := len(res.Snapshot.Resources); n != 1 {
 		t.Errorf("the snapshot holds %d resources, want the root only", n)
+	}
+}
+
+// A program that prints a secret of the configuration has it masked in
+// the diagnostics and in its ProgramError's lines.
+func TestProgramOutputMasked(t *testing.T) {
+	eng, diags := shellEngine(t, map[string]resource.PropertyValue{"proj:token": resource.NewSecret(resource.NewString("t0k3n-value"))})
+	prog := langhost.Command("sh", "-c", `echo "out: $PULUMI_CONFIG"; echo "err: $PULUMI_CONFIG" >&2; exit 3`)
+	_, err := eng.Up(testContext(t), prog.Run)
+	var pe *langhost.ProgramError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error = %v, want a *ProgramError", err)
+	}
+	kept := strings.Join(pe.Stderr, "\n")
+	if strings.Contains(kept, "t0k3n") || !strings.Contains(kept, resource.Masked) {
+		t.Errorf("ProgramError.Stderr = %q; want the secret masked", pe.Stderr)
+	}
+	if got := strings.Join(diags(), "\n"); strings.Contains(got, "t0k3n") || strings.Count(got, resource.Masked) != 2 {
+		t.Errorf("diagnostics = %q; want the secret masked on stdout and on stderr", diags())
 	}
 }
 

@@ -56,6 +56,12 @@ type Options struct {
 	// plugin's reader goroutines, one line at a time per stream, and must
 	// not block for long.
 	Diagnostics func(line string)
+	// Secrets, if set, masks the plugin's output lines, those given to
+	// Diagnostics and those its errors quote, with the secrets it holds
+	// when each line is read: a host shares the operation's filter
+	// (engine.MaskSecrets) so that a plugin that prints a secret it was
+	// given does not have it shown.
+	Secrets *resource.SecretFilter
 	// StartTimeout bounds how long a plugin may take to print its port,
 	// and then how long it may take to answer its handshake (default one
 	// minute each).

@@ -26,7 +26,8 @@
 // Handshake (a plugin that predates it answers Unimplemented, which is
 // fine) and GetPluginInfo for its version. From then on, stderr lines and
 // any further stdout lines go to Options.Diagnostics, and the last twenty
-// stderr lines are kept for error messages.
+// stderr lines are kept for error messages, each masked with
+// Options.Secrets first.
 //
 // # Calls
 //

@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +117,30 @@ func TestCrashMidCreate(t *testing.T) {
 	_, err = p.Check(t.Context(), providers.CheckRequest{URN: urn("after"), News: resource.PropertyMap{}})
 	if !errors.As(err, &exit) || time.Since(start) > time.Second {
 		t.Errorf("Check after the crash = %v after %v, want an *plugin.ExitError at once", err, time.Since(start))
+	}
+}
+
+// With Options.Secrets, a secret the plugin writes to stderr is masked in
+// the lines given to Diagnostics and in those its ExitError quotes.
+func TestStderrMasked(t *testing.T) {
+	var diag lines
+	secrets := &resource.SecretFilter{}
+	p := launch(t, plugin.Options{Diagnostics: diag.add, Secrets: secrets})
+	configure(t, p, nil)
+	secrets.AddStrings("hunter22")
+	_, err := p.Create(t.Context(), providers.CreateRequest{URN: urn("leaky"), Inputs: resource.PropertyMap{
+		"leak": resource.NewSecret(resource.NewString("hunter22")), "leakIn": resource.NewString("stderr"),
+	}})
+	var exit *plugin.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("Create = %v, want an *plugin.ExitError", err)
+	}
+	want := "testplugin: given [secret]"
+	if !slices.Contains(exit.Stderr, want) || strings.Contains(err.Error(), "hunter22") {
+		t.Errorf("ExitError quotes %q (%v); want %q, the secret masked", exit.Stderr, err, want)
+	}
+	if got := diag.all(); !slices.Contains(got, want) || strings.Contains(strings.Join(got, "\n"), "hunter22") {
+		t.Errorf("diagnostics = %q, want %q, the secret masked", got, want)
 	}
 }
 

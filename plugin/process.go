@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/internal/procgroup"
+	"github.com/groundwork-iac/groundwork/resource"
 )
 
 // tailLines is how many of its last stderr lines a plugin's errors quote.
@@ -135,8 +136,8 @@ func start(ctx context.Context, name, path string, opts Options) (*process, int,
 	p := &process{name: name, path: path, group: group, lifetime: lifetime, done: make(chan struct{})}
 	ports := make(chan int, 1)
 	var readers sync.WaitGroup
-	readers.Go(func() { p.readStdout(outR, ports, opts.Diagnostics) })
-	readers.Go(func() { p.readStderr(errR, opts.Diagnostics) })
+	readers.Go(func() { p.readStdout(outR, ports, opts.Secrets, opts.Diagnostics) })
+	readers.Go(func() { p.readStderr(errR, opts.Secrets, opts.Diagnostics) })
 	go p.wait(&readers, exited, outR, errR)
 
 	timeout := startTimeout(opts)
@@ -180,7 +181,7 @@ func readLines(r io.Reader, f func(string)) {
 
 // readStdout reads the plugin's port: the first stdout line that is a port
 // number. Lines before it, and everything after, are diagnostics.
-func (p *process) readStdout(r io.Reader, ports chan<- int, diag func(string)) {
+func (p *process) readStdout(r io.Reader, ports chan<- int, secrets *resource.SecretFilter, diag func(string)) {
 	found := false
 	readLines(r, func(line string) {
 		if !found {
@@ -191,13 +192,14 @@ func (p *process) readStdout(r io.Reader, ports chan<- int, diag func(string)) {
 			}
 		}
 		if diag != nil {
-			diag(line)
+			diag(secrets.Mask(line))
 		}
 	})
 }
 
-func (p *process) readStderr(r io.Reader, diag func(string)) {
+func (p *process) readStderr(r io.Reader, secrets *resource.SecretFilter, diag func(string)) {
 	readLines(r, func(line string) {
+		line = secrets.Mask(line)
 		p.stderr.add(line)
 		if diag != nil {
 			diag(line)

@@ -30,7 +30,9 @@
 //   - unknown: during a preview, a value that will only exist once some
 //     resource has been created. Anything computed from it is unknown too.
 //   - secret: a value that must never be shown. Secrets print as
-//     "[secret]" under every fmt verb, however deeply they are nested.
+//     "[secret]" under every fmt verb, however deeply they are nested,
+//     and a SecretFilter masks their plaintexts in text that quotes them
+//     (an error message, a line of output).
 //   - output: a value together with whether it is known, whether it is
 //     secret, and which resources it came from, so that passing one
 //     resource's output to another keeps the dependency.

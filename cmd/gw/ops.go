@@ -37,6 +37,9 @@ type session struct {
 	store   storeurl.Store
 	display *display.Renderer
 	eng     *engine.Engine
+	// secrets masks, with the secrets the operation has seen, the lines
+	// plugins write beside the operation's events.
+	secrets *resource.SecretFilter
 	// closers run in reverse order when the session ends.
 	closers []func()
 }
@@ -88,7 +91,7 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	if o.parallel < 0 {
 		return nil, usagef("--parallel must not be negative")
 	}
-	s := &session{inv: inv}
+	s := &session{inv: inv, secrets: &resource.SecretFilter{}}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -109,7 +112,7 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	// Plugins built with Pulumi's SDKs log through the engine service, so
 	// they are given the address of one for the whole run.
 	logs, err := grpcserver.Start(ctx, grpcserver.Config{Monitor: logsOnly{}, Log: func(m grpcserver.LogMessage) {
-		fmt.Fprintf(errw, "plugin %s: %s\n", m.Severity, m.Message)
+		fmt.Fprintf(errw, "plugin %s: %s\n", m.Severity, s.secrets.Mask(m.Message))
 	}})
 	if err != nil {
 		return nil, err
@@ -119,6 +122,7 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	if err != nil {
 		return nil, err
 	}
+	pluginOpts.Secrets = s.secrets
 	mode := display.ModeAuto
 	if o.json {
 		mode = display.ModeJSON
@@ -249,7 +253,7 @@ func runOperation(ctx context.Context, inv *invocation, op operation) error {
 		}
 		prog = p.Run
 	}
-	opts := engineOptions(&inv.opts)
+	opts := append(engineOptions(&inv.opts), engine.MaskSecrets(s.secrets))
 	if op.preview != nil && !inv.opts.yes {
 		if err := s.confirm(ctx, op, prog, opts); err != nil {
 			return err

@@ -29,8 +29,10 @@ type spec struct {
 	dir, stdin             props.Field[string]
 	env                    props.Field[map[string]string]
 	shell                  props.Field[bool]
-	// secret is set if any input is secret.
-	secret bool
+	// secret is set if any input is secret; secrets holds their
+	// plaintexts, masked in errors.
+	secret  bool
+	secrets *resource.SecretFilter
 	// checked are the inputs with defaults filled in.
 	checked resource.PropertyMap
 }
@@ -47,6 +49,10 @@ func readSpec(m resource.PropertyMap) (spec, []providers.CheckFailure) {
 		env:    r.env("environment"),
 		shell:  r.Bool("shell", false),
 		secret: m.ContainsSecrets(),
+	}
+	if s.secret {
+		s.secrets = &resource.SecretFilter{}
+		s.secrets.AddMap(m)
 	}
 	if s.create.Set && !s.create.Unknown && s.create.Value == "" {
 		r.Fail("create", "must not be empty")
@@ -83,8 +89,15 @@ func (s spec) known() bool {
 
 // invocation is how to run line in the spec's directory and environment.
 func (s spec) invocation(op, line string, prev resource.PropertyMap) invocation {
-	inv := invocation{op: op, line: line, shell: s.shell.Value, dir: s.dir.Value, env: s.env.Value, stdin: s.stdin.Value, secret: s.secret}
+	inv := invocation{op: op, line: line, shell: s.shell.Value, dir: s.dir.Value, env: s.env.Value, stdin: s.stdin.Value, secret: s.secret, secrets: s.secrets}
 	for _, e := range [][2]string{{"stdout", StdoutEnv}, {"stderr", StderrEnv}} {
+		if pv := prev[resource.PropertyKey(e[0])]; pv.ContainsSecrets() {
+			// A secret earlier output the command sees is masked too.
+			if inv.secrets == nil {
+				inv.secrets = &resource.SecretFilter{}
+			}
+			inv.secrets.Add(pv)
+		}
 		if v := prev[resource.PropertyKey(e[0])].Unwrap(); v.IsString() && len(v.StringValue()) <= maxEnvOutput {
 			inv.extraEnv = append(inv.extraEnv, e[1]+"="+v.StringValue())
 		}

@@ -189,6 +189,55 @@ func TestSecretInputs(t *testing.T) {
 	}
 }
 
+// TestSecretsMaskedInErrors: what a command that sees a secret writes to
+// stderr is quoted with the secret masked, in the error and in its
+// ExitError; so is exec's own error about a secret command line.
+func TestSecretsMaskedInErrors(t *testing.T) {
+	secret := func(s string) resource.PropertyValue { return resource.NewSecret(str(s)) }
+	env := func(v resource.PropertyValue) resource.PropertyValue {
+		return resource.NewObject(resource.PropertyMap{"TOKEN": v})
+	}
+	tests := []struct {
+		name       string
+		inputs     resource.PropertyMap
+		wantStderr string // "" for an error that is not an ExitError
+	}{
+		{"a secret in the environment", resource.PropertyMap{
+			"create": str(`echo "logging in with $TOKEN" >&2; exit 3`), "shell": resource.NewBool(true), "environment": env(secret("hunter22")),
+		}, "logging in with [secret]"},
+		{"a secret on stdin", resource.PropertyMap{
+			"create": str(`cat >&2; exit 3`), "shell": resource.NewBool(true), "stdin": secret("hunter22"),
+		}, "[secret]"},
+		{"a secret cut by the tail", resource.PropertyMap{
+			"create": str(`printf '%s' "$TOKEN" >&2; head -c 4091 /dev/zero | tr '\0' x >&2; exit 3`), "shell": resource.NewBool(true),
+			"environment": env(secret("hunter22")),
+		}, ""},
+		{"a secret command line that cannot run", resource.PropertyMap{"create": secret("no-such-program-hunter22")}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := command.New()
+			inputs := check(t, p, tt.inputs)
+			_, err := p.Create(t.Context(), providers.CreateRequest{URN: urn, Inputs: inputs})
+			if err == nil {
+				t.Fatal("Create succeeded; want it to fail")
+			}
+			// Any part of the secret, as a tail may cut it.
+			leaks := func(s string) bool { return strings.Contains(s, "hunter") || strings.Contains(s, "ter22") }
+			if leaks(err.Error()) {
+				t.Errorf("error = %v; want the secret masked", err)
+			}
+			var exit *command.ExitError
+			if errors.As(err, &exit) && leaks(exit.Stderr) {
+				t.Errorf("ExitError.Stderr = %q; want the secret masked", exit.Stderr)
+			}
+			if tt.wantStderr != "" && (exit == nil || exit.Stderr != tt.wantStderr) {
+				t.Errorf("error = %#v; want an ExitError quoting %q", err, tt.wantStderr)
+			}
+		})
+	}
+}
+
 func TestDiff(t *testing.T) {
 	p := command.New()
 	base := resource.PropertyMap{"create": str("true"), "delete": str("true"), "triggers": resource.NewArray(str("a"))}

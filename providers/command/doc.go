@@ -44,7 +44,10 @@
 //
 // A command that exits with a non-zero code fails the operation with an
 // *ExitError carrying the code and the end of its stderr; a failed Create
-// leaves no resource behind. Each command runs in a process group of its
+// leaves no resource behind. A command that sees a secret (any input is
+// one) is named "[secret]" in errors, and the plaintext of every secret it
+// was given is masked in the stderr they quote (resource.SecretFilter): a
+// secret the command transforms before printing it cannot be recognised. Each command runs in a process group of its
 // own. When the operation's context is cancelled or its timeout expires,
 // the whole group gets SIGTERM and, two seconds later, SIGKILL, so no
 // process the command started outlives it.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/groundwork-iac/groundwork/resource"
 )
 
 const (
@@ -38,8 +40,10 @@ type invocation struct {
 	// extraEnv are NAME=value pairs added after env.
 	extraEnv []string
 	stdin    string
-	// secret hides the command line from errors.
-	secret bool
+	// secret hides the command line from errors; secrets are the
+	// plaintexts of the secrets the command sees, masked in errors.
+	secret  bool
+	secrets *resource.SecretFilter
 }
 
 // ExitError reports a command that ran and failed.
@@ -53,7 +57,8 @@ type ExitError struct {
 	// Signal is the signal that ended the command, if one did.
 	Signal string
 	// Stderr is the end of what the command wrote to stderr: at most its
-	// last 20 lines and 4 KiB.
+	// last 20 lines and 4 KiB, with the plaintext of every secret input
+	// (and of a secret earlier output the command sees) masked.
 	Stderr string
 }
 
@@ -78,6 +83,15 @@ func (e *ExitError) Error() string {
 // ctx ends, the whole group gets SIGTERM, then SIGKILL after killGrace, and
 // run returns an error wrapping ctx's error and its cause.
 func run(ctx context.Context, inv invocation) (stdout, stderr string, err error) {
+	stdout, stderr, err = runCommand(ctx, inv)
+	// The errors other than an ExitError quote what exec says, which may
+	// hold a secret (a secret command line whose executable is not
+	// found, say).
+	return stdout, stderr, inv.secrets.MaskError(err)
+}
+
+// runCommand is run without masking the errors' messages.
+func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err error) {
 	argv := []string{"/bin/sh", "-c", inv.line}
 	if !inv.shell {
 		if argv, err = splitArgs(inv.line); err != nil {
@@ -127,7 +141,7 @@ func run(ctx context.Context, inv invocation) (stdout, stderr string, err error)
 		// that holds its output open; what it wrote before is kept.
 		return stdout, stderr, nil
 	case errors.As(err, &exitErr):
-		e := &ExitError{Op: inv.op, Command: inv.describe(), Code: exitErr.ExitCode(), Stderr: tail(stderr)}
+		e := &ExitError{Op: inv.op, Command: inv.describe(), Code: exitErr.ExitCode(), Stderr: tail(inv.secrets.Mask(stderr))}
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			e.Signal = ws.Signal().String()
 		}

@@ -5,7 +5,9 @@
 // Inputs of Create: "started" names a file written as the create begins;
 // "sleepMs" makes it take that long first (ending early, with its
 // context's error, if its context ends); then "crash" exits the process
-// mid-call; "partial" fails with a partial failure (providers.InitError). Functions: "test:index:count"
+// mid-call; "leak" and "leakIn" have a call quote a secret (see leaksIn),
+// as does a "leak" key of the configuration in Configure; "partial" fails
+// with a partial failure (providers.InitError). Functions: "test:index:count"
 // returns how many resources exist, "test:index:config" the configuration
 // Configure received, "test:index:echo" its arguments.
 //
@@ -74,6 +76,16 @@ func provider() *providers.Func {
 			return providers.CreateResponse{}, err
 		}
 		switch {
+		case leaksIn(req.Inputs, "stderr"):
+			fmt.Fprintln(os.Stderr, "testplugin: given", leaked(req.Inputs))
+			os.Exit(3)
+		case leaksIn(req.Inputs, "create"):
+			return providers.CreateResponse{}, fmt.Errorf("cannot create with %s", leaked(req.Inputs))
+		case leaksIn(req.Inputs, "initError"):
+			return providers.CreateResponse{}, &providers.InitError{
+				ID: "leaky-1", Inputs: req.Inputs, Outputs: req.Inputs,
+				Reasons: []string{"it came up but refused " + leaked(req.Inputs)},
+			}
 		case req.Inputs["crash"].BoolValue():
 			fmt.Fprintln(os.Stderr, "testplugin: about to crash in Create")
 			os.Exit(3)
@@ -87,7 +99,23 @@ func provider() *providers.Func {
 		}
 		return create(ctx, req)
 	}
+	p.CheckF = func(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+		if leaksIn(req.News, "check") {
+			return providers.CheckResponse{Failures: []providers.CheckFailure{{Property: "leak", Reason: "refused " + leaked(req.News)}}}, nil
+		}
+		return providers.CheckResponse{Inputs: req.News}, nil
+	}
+	diff := p.DiffF
+	p.DiffF = func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+		if leaksIn(req.NewInputs, "diff") {
+			return providers.DiffResponse{}, fmt.Errorf("cannot compare %s", leaked(req.OldInputs))
+		}
+		return diff(ctx, req)
+	}
 	p.ConfigureF = func(ctx context.Context, req providers.ConfigureRequest) (providers.ConfigureResponse, error) {
+		if v, ok := req.Inputs["leak"]; ok {
+			return providers.ConfigureResponse{}, fmt.Errorf("the configuration %s is refused", plain(v))
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		config = req.Inputs
@@ -130,4 +158,27 @@ func slowly(ctx context.Context, inputs resource.PropertyMap) error {
 		fmt.Fprintln(os.Stderr, "testplugin: create stopped by its context")
 		return ctx.Err()
 	}
+}
+
+// leaksIn reports whether inputs ask for their "leak" to be quoted where
+// "leakIn" says: "check" (a check failure), "diff" (a Diff error, quoting
+// the old "leak"), "create" (a Create error), "initError" (the reason of
+// a partial failure), "stderr" (a line on stderr before exiting).
+func leaksIn(inputs resource.PropertyMap, where string) bool {
+	v := inputs["leakIn"]
+	return v.IsString() && v.StringValue() == where
+}
+
+// leaked is the plaintext of the "leak" input.
+func leaked(inputs resource.PropertyMap) string { return plain(inputs["leak"]) }
+
+// plain is the plaintext of a string, secret or not.
+func plain(v resource.PropertyValue) string {
+	if v.IsSecret() {
+		v = v.SecretElement()
+	}
+	if !v.IsString() {
+		return v.String()
+	}
+	return v.StringValue()
 }
