@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -331,10 +332,24 @@ func TestDeletesBesideAProtectedResourceAreScheduledAsTheReferenceEngineDoes(t *
 func TestRefusedDeleteBesideAFailedLiveCopyOfTheSameURN(t *testing.T) {
 	c := newCloud("zone")
 	p := c.provider()
-	var failID resource.ID
+	var failID, aID resource.ID
+	// The destroy deletes a and the live b side by side; b's delete fails
+	// only once a's has begun, as it would with real providers, so that
+	// a's delete is not skipped for having started after the failure.
+	aDeleting := make(chan struct{})
 	del := p.DeleteF
 	p.DeleteF = func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+		if aID != "" && req.ID == aID {
+			close(aDeleting)
+		}
 		if req.ID == failID {
+			if aID != "" {
+				select {
+				case <-aDeleting:
+				case <-time.After(10 * time.Second):
+				case <-ctx.Done():
+				}
+			}
 			return providers.DeleteResponse{}, errors.New("boom")
 		}
 		return del(ctx, req)
@@ -361,6 +376,7 @@ func TestRefusedDeleteBesideAFailedLiveCopyOfTheSameURN(t *testing.T) {
 		t.Fatal("the update whose delete of b's old copy fails succeeded")
 	}
 	failID = env.Resource(env.URN(thing, "b")).ID // now the live b
+	aID = env.Resource(env.URN(thing, "a")).ID
 	res, err := env.Destroy()
 	var protected *engine.ProtectedError
 	if !errors.As(err, &protected) || protected.URN != env.URN(thing, "p") {
