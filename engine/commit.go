@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/plan"
 )
 
 // commit waits for every step, records the stack outputs and commits the
@@ -64,6 +65,7 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 	err := joinDistinct(errs)
 	if err == nil && d.opts.generatePlan {
 		res.Plan = d.gen.Plan()
+		res.Plan.State = plan.Fingerprint(d.base)
 	}
 	return res, err
 }
