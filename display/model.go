@@ -206,36 +206,20 @@ type count struct {
 	n   int
 }
 
-// counts tallies the finished rows by action, in a fixed order, and the
-// failed rows. Before any step event it falls back on the summary's own
-// per-operation counts.
+// counts returns the summary's counts by action, in a fixed order, and
+// the failed steps: what the engine counts (see engine.Result.Counts), so
+// that the display, the result and every message agree.
 func (m *model) counts(s engine.SummaryEvent) (out []count, failed int) {
 	n := map[action]int{}
-	if m.sawSteps {
-		for _, rw := range m.rows {
-			switch {
-			case rw.failed:
-				failed++
-			case !rw.skipped:
-				n[rw.act]++
-			}
-		}
-	} else {
-		for op, c := range s.Counts {
-			switch op {
-			case engine.StepOutputs, engine.StepReplace, engine.StepDeleteReplaced:
-				continue
-			}
-			n[actionOf(op)] += c
-		}
-		failed = s.Failed
+	for op, c := range s.Counts {
+		n[actionOf(op)] += c
 	}
 	for _, a := range []action{actCreate, actUpdate, actReplace, actDelete, actImport, actRead, actRefresh, actDiscard, actSame} {
 		if n[a] > 0 {
 			out = append(out, count{a, n[a]})
 		}
 	}
-	return out, failed
+	return out, s.Failed
 }
 
 // operationTitle is the heading of an operation.
