@@ -102,7 +102,7 @@ const (
 	StepRefresh StepOp = "refresh"
 	// StepOutputs records a component's registered outputs.
 	StepOutputs StepOp = "outputs"
-	// StepDiscard forgets a resource without deleting it physically
-	// (retain-on-delete, or a refresh that found it gone).
+	// StepDiscard forgets a resource without deleting it physically: one
+	// the program read and no longer reads (Pulumi's "discard").
 	StepDiscard StepOp = "discard"
 )

@@ -44,6 +44,7 @@ const (
 	OpDeleteReplaced    Op = "delete-replaced"
 	OpRead              Op = "read"
 	OpImport            Op = "import"
+	OpDiscard           Op = "discard"
 )
 
 // Goal is what the program declared for a resource when the plan was
