@@ -90,3 +90,34 @@ func TestPlanWithoutAStateIsRefused(t *testing.T) {
 		t.Fatalf("err = %v, want a *plan.StaleError for a plan without a state", err)
 	}
 }
+
+// An update given a plan that fails for a resource's own reason reports
+// that failure alone: the stack outputs it keeps after a failure (those
+// recorded before, with the program's over them) are not held to the
+// plan, which planned the program's. The conformance agreement campaign
+// found the extra "does not keep to the plan" error.
+func TestPlanDoesNotHoldTheOutputsKeptAfterAFailure(t *testing.T) {
+	c := newCloud()
+	env := newEnv(t, c)
+	if _, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Export("old", 1)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	program := func(ctx *engine.Context) error {
+		a := ctx.Register(thing, "a", engine.Props{})
+		ctx.Register(thing, "b", engine.Props{})
+		ctx.Export("new", a.ID())
+		return nil
+	}
+	p, _ := previewPlan(t, env, program)
+	c.failCreate["b"] = errors.New("quota exceeded")
+	_, err := env.Up(program, engine.UsePlan(p))
+	if err == nil || !strings.Contains(err.Error(), "quota exceeded") {
+		t.Fatalf("err = %v, want b's failure", err)
+	}
+	if strings.Contains(err.Error(), "does not keep to the plan") {
+		t.Errorf("the failed update also reports a plan violation: %v", err)
+	}
+}
