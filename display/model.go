@@ -112,13 +112,12 @@ func (rw *row) symbol() string {
 
 // model is what the renderer knows of the current operation.
 type model struct {
-	start    engine.OperationStartEvent
-	started  bool
-	rows     []*row
-	byURN    map[resource.URN]*row
-	general  []string // diagnostics not under a shown row
-	sawSteps bool
-	summary  *engine.SummaryEvent
+	start   engine.OperationStartEvent
+	started bool
+	rows    []*row
+	byURN   map[resource.URN]*row
+	general []string // diagnostics not under a shown row
+	summary *engine.SummaryEvent
 }
 
 func newModel() *model { return &model{byURN: map[resource.URN]*row{}} }
@@ -128,7 +127,6 @@ func (m *model) preview() bool { return m.start.Operation == engine.OpPreview }
 // row returns the row of a step, creating it on first sight, or nil for a
 // hidden step (unless force: a hidden step that fails is shown).
 func (m *model) row(ev engine.StepEvent, force bool) *row {
-	m.sawSteps = true
 	switch {
 	case force:
 	case ev.Op == engine.StepOutputs:
