@@ -159,7 +159,7 @@ func TestInteractiveSeveralOperations(t *testing.T) {
 		for _, e := range ran(step(engine.StepCreate, thing, name, false, nil, nil), time.Millisecond, nil) {
 			r.Event(e)
 		}
-		r.Event(engine.SummaryEvent{Operation: engine.OpUp, Duration: time.Second})
+		r.Event(engine.SummaryEvent{Operation: engine.OpUp, Duration: time.Second, Counts: map[engine.StepOp]int{engine.StepCreate: 1}})
 		r.mu.Lock()
 		live := r.live
 		r.mu.Unlock()

@@ -35,8 +35,10 @@
 //
 // Unchanged resources and the default providers the engine creates on its
 // own are not shown (Options.ShowSames shows unchanged ones), and neither
-// are components' output records. The summary counts resources by what
-// happened to them, a replacement counting once.
+// are components' output records. The summary shows the engine's counts
+// (engine.SummaryEvent): resources by what happened to them, a
+// replacement counting once, default providers apart, so that it agrees
+// with engine.Result.Counts and every message.
 //
 // # Diffs
 //

@@ -67,7 +67,7 @@ func ExampleRenderer_Event() {
 		engine.OperationStartEvent{Operation: engine.OpPreview, Project: "site", Stack: "dev"},
 		engine.StepStartEvent{StepEvent: step},
 		engine.StepDoneEvent{StepEvent: step},
-		engine.SummaryEvent{Operation: engine.OpPreview, Duration: 20 * time.Millisecond},
+		engine.SummaryEvent{Operation: engine.OpPreview, Duration: 20 * time.Millisecond, Counts: map[engine.StepOp]int{engine.StepUpdate: 1}},
 	} {
 		r.Event(e)
 	}

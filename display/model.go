@@ -112,13 +112,12 @@ func (rw *row) symbol() string {
 
 // model is what the renderer knows of the current operation.
 type model struct {
-	start    engine.OperationStartEvent
-	started  bool
-	rows     []*row
-	byURN    map[resource.URN]*row
-	general  []string // diagnostics not under a shown row
-	sawSteps bool
-	summary  *engine.SummaryEvent
+	start   engine.OperationStartEvent
+	started bool
+	rows    []*row
+	byURN   map[resource.URN]*row
+	general []string // diagnostics not under a shown row
+	summary *engine.SummaryEvent
 }
 
 func newModel() *model { return &model{byURN: map[resource.URN]*row{}} }
@@ -128,7 +127,6 @@ func (m *model) preview() bool { return m.start.Operation == engine.OpPreview }
 // row returns the row of a step, creating it on first sight, or nil for a
 // hidden step (unless force: a hidden step that fails is shown).
 func (m *model) row(ev engine.StepEvent, force bool) *row {
-	m.sawSteps = true
 	switch {
 	case force:
 	case ev.Op == engine.StepOutputs:
@@ -206,36 +204,20 @@ type count struct {
 	n   int
 }
 
-// counts tallies the finished rows by action, in a fixed order, and the
-// failed rows. Before any step event it falls back on the summary's own
-// per-operation counts.
+// counts returns the summary's counts by action, in a fixed order, and
+// the failed steps: what the engine counts (see engine.Result.Counts), so
+// that the display, the result and every message agree.
 func (m *model) counts(s engine.SummaryEvent) (out []count, failed int) {
 	n := map[action]int{}
-	if m.sawSteps {
-		for _, rw := range m.rows {
-			switch {
-			case rw.failed:
-				failed++
-			case !rw.skipped:
-				n[rw.act]++
-			}
-		}
-	} else {
-		for op, c := range s.Counts {
-			switch op {
-			case engine.StepOutputs, engine.StepReplace, engine.StepDeleteReplaced:
-				continue
-			}
-			n[actionOf(op)] += c
-		}
-		failed = s.Failed
+	for op, c := range s.Counts {
+		n[actionOf(op)] += c
 	}
 	for _, a := range []action{actCreate, actUpdate, actReplace, actDelete, actImport, actRead, actRefresh, actDiscard, actSame} {
 		if n[a] > 0 {
 			out = append(out, count{a, n[a]})
 		}
 	}
-	return out, failed
+	return out, s.Failed
 }
 
 // operationTitle is the heading of an operation.

@@ -103,9 +103,10 @@ func script(preview bool) []engine.Event {
 
 	add(engine.SummaryEvent{
 		Operation: op, Failed: 1, Duration: 1500 * time.Millisecond,
+		// As the engine counts them: resources, not steps; the default
+		// provider apart; the replacement once; bad failed, child skipped.
 		Counts: map[engine.StepOp]int{
-			engine.StepSame: 1, engine.StepCreate: 2, engine.StepUpdate: 2, engine.StepReplace: 1,
-			engine.StepCreateReplacement: 1, engine.StepDeleteReplaced: 1, engine.StepDelete: 1, engine.StepOutputs: 1,
+			engine.StepSame: 1, engine.StepCreate: 1, engine.StepUpdate: 2, engine.StepReplace: 1, engine.StepDelete: 1,
 		},
 		Error: "create of test:index:Thing \"bad\" failed: quota exceeded",
 	})

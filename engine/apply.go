@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/groundwork-iac/groundwork/resource"
 )
 
 // cell holds the value of a function of other outputs. Once all its
@@ -198,7 +200,13 @@ func merge(sources []*future, ins []outcome) outcome {
 func applyN[U any](what string, sources []*future, fn func(ins []outcome, secret *bool) (U, error)) Output[U] {
 	return newCell[U](what, sources, func(self *cell, ins []outcome) outcome {
 		m := merge(sources, ins)
-		if m.err != nil || !m.known {
+		if m.err != nil {
+			return m
+		}
+		if !m.known {
+			// fn is not called: the whole result is unknown, and an
+			// input made of it is sent as unknown, not left out.
+			m.pv = resource.NewUnknown()
 			return m
 		}
 		var u U

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/plan"
 )
 
 // commit waits for every step, records the stack outputs and commits the
@@ -25,7 +26,10 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 		d.noteError(err)
 	}
 	stackErr := d.analyzeStack(ctx)
-	res := &Result{Counts: d.counts, Steps: d.records, Outputs: d.outputs}
+	d.mu.Lock()
+	counts, _ := tally(d.records)
+	d.mu.Unlock()
+	res := &Result{Counts: counts, Steps: d.records, Outputs: d.outputs}
 	var commitErr error
 	if d.journal != nil {
 		if d.clearPending && d.healthy() && opErr == nil {
@@ -54,7 +58,7 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 		d.mu.Lock()
 		pending := slices.Sorted(slices.Values(d.pending))
 		d.mu.Unlock()
-		cancelled := &CancelledError{Operation: d.op, Cause: context.Cause(ctx), Recorded: maps.Clone(d.counts), Preview: d.preview, Pending: pending}
+		cancelled := &CancelledError{Operation: d.op, Cause: context.Cause(ctx), Recorded: maps.Clone(counts), Preview: d.preview, Pending: pending}
 		errs = slices.DeleteFunc(errs, func(err error) bool {
 			var unreturned *unreturnedError
 			if errors.As(err, &unreturned) {
@@ -67,6 +71,7 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 	err := joinDistinct(errs)
 	if err == nil && d.opts.generatePlan {
 		res.Plan = d.gen.Plan()
+		res.Plan.State = plan.Fingerprint(d.base)
 	}
 	return res, err
 }
@@ -76,8 +81,9 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 type CancelledError struct {
 	Operation Operation
 	Cause     error
-	// Recorded counts the steps that completed before the operation
-	// stopped, by kind (in a preview, nothing was recorded).
+	// Recorded counts the changes completed before the operation
+	// stopped, by kind, as Result.Counts does (in a preview, nothing was
+	// recorded).
 	Recorded map[StepOp]int
 	Preview  bool
 	// ProgramRunning is set when the program had not returned when the
@@ -137,12 +143,9 @@ func (d *deployment) summarize(err error) {
 	if !d.events.enabled() {
 		return
 	}
-	ev := SummaryEvent{Operation: d.op, Counts: map[StepOp]int{}, Duration: time.Since(d.start)}
+	ev := SummaryEvent{Operation: d.op, Duration: time.Since(d.start)}
 	d.mu.Lock()
-	for k, v := range d.counts {
-		ev.Counts[k] = v
-	}
-	ev.Failed = d.failed
+	ev.Counts, ev.Failed = tally(d.records)
 	d.mu.Unlock()
 	if err != nil {
 		ev.Error = err.Error()

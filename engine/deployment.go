@@ -87,7 +87,6 @@ type deployment struct {
 	// expectedSteps sizes records when the first step ends: the number
 	// of recorded resources (set by load; read under mu).
 	expectedSteps int
-	counts        map[StepOp]int
 	errs          []error // registration errors the walker does not report
 	failed        int
 	// produced are the states the steps that succeeded have produced, in

@@ -61,13 +61,13 @@ func TestErrorText(t *testing.T) {
 			return nil
 		})
 		want := "the update was cancelled (interrupted): no new step was started; " +
-			"the steps already running finished, and the state records every change made (create: 4)"
+			"the steps already running finished, and the state records every change made (create: 3)"
 		if err == nil || err.Error() != want {
 			t.Errorf("error = %v\nwant    %s", err, want)
 		}
 		var ce *engine.CancelledError
-		if !errors.As(err, &ce) || ce.Recorded[engine.StepCreate] != 4 {
-			t.Errorf("error = %#v; want a *CancelledError recording the 4 creates (the stack, the default provider, a, b)", err)
+		if !errors.As(err, &ce) || ce.Recorded[engine.StepCreate] != 3 {
+			t.Errorf("error = %#v; want a *CancelledError recording the 3 creates (the stack, a, b; the default provider is not counted)", err)
 		}
 	})
 	t.Run("a resource type its provider does not have", func(t *testing.T) {

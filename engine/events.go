@@ -92,7 +92,9 @@ type DiagnosticEvent struct {
 // SummaryEvent closes the stream.
 type SummaryEvent struct {
 	Operation Operation
-	// Counts holds how many steps of each operation succeeded.
+	// Counts holds how many of the user's resources each kind of change
+	// touched, as Result.Counts does; Failed, how many resources had a
+	// step fail.
 	Counts   map[StepOp]int
 	Failed   int
 	Duration time.Duration

@@ -77,8 +77,9 @@ func Example() {
 	if err := res.Outputs.Decode(&out); err != nil {
 		log.Fatal(err)
 	}
-	// The stack itself and the default providers of local and random are
-	// resources too: six in all.
+	// The stack itself counts too, as in the display's summary; the
+	// default providers of local and random, which the engine made on
+	// its own, do not: four in all.
 	fmt.Println("created", res.Counts[engine.StepCreate], "resources; the page is", out.Page)
 
 	res, err = eng.Up(ctx, site) // nothing to change the second time
@@ -95,7 +96,7 @@ func Example() {
 	// tour ends
 
 	// Output:
-	// created 6 resources; the page is site/index.html
+	// created 4 resources; the page is site/index.html
 	// changes: false
-	// deleted 6 resources
+	// deleted 4 resources
 }

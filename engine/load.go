@@ -57,7 +57,7 @@ func (d *deployment) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := d.checkPlanStack(); err != nil {
+	if err := d.checkPlan(); err != nil {
 		return err
 	}
 	// The generator and the journal each index the snapshot on their own

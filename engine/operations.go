@@ -31,6 +31,16 @@ func (e *Engine) Up(ctx context.Context, program Program, opts ...Option) (*Resu
 // a refresh would leave it (the resources read from their providers, in a
 // copy of the stack the store never sees), as Up with RefreshFirst would
 // run.
+//
+// The preview predicts the Up that follows it on the same state: the same
+// resources, each with the same steps in the same order, and every input
+// and stack output it knows as the Up will have it. A value computed from
+// an output not known yet (of a resource to be created, updated or
+// replaced) reaches the provider as unknown; where a resource's inputs
+// held an unknown, or a resource it depends on takes a lesser step than
+// predicted, a predicted replacement may turn out an update or a same, and
+// a predicted update a same. That is all that may differ (TESTING.md, "The
+// agreement oracle").
 func (e *Engine) Preview(ctx context.Context, program Program, opts ...Option) (*Result, error) {
 	if optionsOf(opts).refreshFirst {
 		return e.previewRefreshed(ctx, program, opts)

@@ -12,8 +12,9 @@ import (
 
 // GeneratePlan makes an operation (normally a Preview) record what it
 // decides as a plan: every step, every resource's options and how its
-// inputs were to change. The plan is in Result.Plan when the operation
-// succeeds; MarshalPlan saves it for Up to apply with UsePlan.
+// inputs were to change, and the state it was made against. The plan is
+// in Result.Plan when the operation succeeds; MarshalPlan saves it for Up
+// to apply with UsePlan.
 func GeneratePlan() Option { return func(o *options) { o.generatePlan = true } }
 
 // UsePlan makes Up apply exactly what p planned. A step the plan does not
@@ -24,14 +25,26 @@ func GeneratePlan() Option { return func(o *options) { o.generatePlan = true } }
 // provider is asked to change anything; a planned step that never
 // happened fails the operation at its end. Given to Preview, it shows
 // whether the program still keeps to the plan.
+//
+// A plan holds for the state it was made against (see plan.Fingerprint):
+// given to an operation on a stack whose state has changed since (the
+// plan was applied already, or another update ran), it is refused with a
+// *plan.StaleError before anything runs.
 func UsePlan(p *plan.Plan) Option { return func(o *options) { o.plan = p } }
 
-// checkPlanStack refuses a plan made for another stack.
-func (d *deployment) checkPlanStack() error {
+// checkPlan refuses a plan made for another stack, or against another
+// state of this one (a *plan.StaleError).
+func (d *deployment) checkPlan() error {
 	p, cfg := d.opts.plan, d.e.cfg
-	if p != nil && (p.Project != cfg.Project || p.Stack != cfg.Stack) {
+	if p == nil {
+		return nil
+	}
+	if p.Project != cfg.Project || p.Stack != cfg.Stack {
 		return fmt.Errorf("the plan was made for stack %q of project %q, not %q of %q; make one for this stack with a preview",
 			p.Stack, p.Project, cfg.Stack, cfg.Project)
+	}
+	if now := plan.Fingerprint(d.base); p.State != now {
+		return &plan.StaleError{Stack: cfg.Stack, Planned: p.State, Current: now}
 	}
 	return nil
 }

@@ -146,3 +146,42 @@ func TestReadIgnoresProtect(t *testing.T) {
 		})
 	}
 }
+
+// Issue 29: a resource the program read and no longer reads is forgotten
+// with a discard step, as Pulumi reports it, not a delete: no provider
+// Delete runs, and it is not counted as a delete.
+func TestDroppedReadIsDiscarded(t *testing.T) {
+	c := newCloud()
+	c.live["ext-1"] = resource.PropertyMap{"size": resource.NewNumber(9)}
+	env := newEnv(t, c)
+	if _, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Read(thing, "found", "ext-1", nil)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []struct {
+		name string
+		op   func() (*engine.Result, error)
+	}{
+		{"preview", func() (*engine.Result, error) { return env.Preview(func(*engine.Context) error { return nil }) }},
+		{"update", func() (*engine.Result, error) { return env.Up(func(*engine.Context) error { return nil }) }},
+	} {
+		res, err := run.op()
+		if err != nil {
+			t.Fatalf("%s: %v", run.name, err)
+		}
+		if diff := cmp.Diff([]string{"discard found"}, outcomes(res)); diff != "" {
+			t.Errorf("%s: steps (-want +got):\n%s", run.name, diff)
+		}
+		if diff := cmp.Diff(map[engine.StepOp]int{engine.StepSame: 1, engine.StepDiscard: 1}, res.Counts); diff != "" {
+			t.Errorf("%s: counts (-want +got):\n%s", run.name, diff)
+		}
+	}
+	if w := c.Writes(); len(w) != 0 {
+		t.Errorf("writes %v, want none", w)
+	}
+	if env.Resource(env.URN(thing, "found")) != nil {
+		t.Errorf("the dropped read is still recorded")
+	}
+}

@@ -153,10 +153,13 @@ func (d *deployment) record(o stepgen.Outcome, took time.Duration) {
 		// at a time) as it goes.
 		d.records = make([]StepRecord, 0, d.expectedSteps+d.expectedSteps/16+16)
 	}
-	d.records = append(d.records, StepRecord{Op: StepOp(s.Op), URN: s.URN(), Err: o.Err})
+	keys := s.Keys
+	if o.Keys != nil {
+		keys = o.Keys
+	}
+	d.records = append(d.records, StepRecord{Op: StepOp(s.Op), URN: s.URN(), Keys: keys, Diff: s.Diff.DetailedDiff, Err: o.Err, Skipped: o.Skipped})
 	switch {
 	case o.Err == nil:
-		d.counts[StepOp(s.Op)]++
 		if o.New != nil {
 			d.produced = append(d.produced, o.New)
 		}
@@ -177,9 +180,7 @@ func (d *deployment) record(o stepgen.Outcome, took time.Duration) {
 		return
 	}
 	ev := stepEvent(s)
-	if o.Keys != nil {
-		ev.Keys = o.Keys
-	}
+	ev.Keys = keys
 	if o.Err != nil {
 		d.events.emit(StepFailedEvent{StepEvent: ev, Message: o.Err.Error(), Skipped: o.Skipped, Duration: took})
 		return

@@ -40,8 +40,8 @@ func (d *deployment) hooksOf(s *stepgen.Step) stepHooks {
 	case stepgen.OpDelete, stepgen.OpDeleteReplaced:
 		return stepHooks{before: resource.HookBeforeDelete, after: resource.HookAfterDelete, bound: s.Old}
 	case stepgen.OpDiscard:
-		// A resource retained on delete is deleted as far as the
-		// program is concerned; one a refresh found gone is not.
+		// A resource the program read and no longer reads is deleted
+		// as far as the program is concerned.
 		if d.op != OpRefresh {
 			return stepHooks{before: resource.HookBeforeDelete, after: resource.HookAfterDelete, bound: s.Old}
 		}

@@ -8,7 +8,13 @@ import (
 
 // Result is what an operation did.
 type Result struct {
-	// Steps lists every step that ran, in completion order.
+	// Steps lists every step that ran (in a preview: would run), in
+	// completion order, failed and skipped ones too: the steps of every
+	// resource, default providers and the stack included, and two kinds
+	// that call no provider: StepReplace, which follows the create of a
+	// replacement and stands for the replacement as a whole, and
+	// StepOutputs, which records a component's (or the stack's)
+	// registered outputs.
 	Steps []StepRecord
 	// Snapshot is the state the operation left (for a preview, the state
 	// it started from).
@@ -18,7 +24,13 @@ type Result struct {
 	// after a failure, the outputs recorded before with the registered
 	// ones over them. Nil when no program registered outputs.
 	Outputs resource.PropertyMap
-	// Counts holds how many steps of each kind succeeded.
+	// Counts holds how many of the user's resources each kind of change
+	// touched (in a preview: would touch), as the display's summary,
+	// SummaryEvent and CancelledError count them: every resource whose
+	// steps succeeded, once, under the strongest kind among them (the
+	// steps of a replacement count as one StepReplace); default
+	// providers and StepOutputs steps are not counted. Steps lists every
+	// step.
 	Counts map[StepOp]int
 	// Plan is what the operation decided, when it ran with GeneratePlan
 	// and succeeded.
@@ -29,8 +41,20 @@ type Result struct {
 type StepRecord struct {
 	Op  StepOp
 	URN resource.URN
+	// Keys are the top-level properties whose change the step makes: set
+	// for an update and for the steps of a replacement (but the delete of
+	// a create-before-delete replacement's old copy), nil for other
+	// steps.
+	Keys []resource.PropertyKey
+	// Diff is the provider's detailed diff, by property path ("tags.env",
+	// "ports[0]"), where the provider gave one; nil otherwise. A secret's
+	// value never appears in it: it says only how each property changes.
+	Diff map[string]resource.PropertyDiff
 	// Err is the step's failure, nil on success.
 	Err error
+	// Skipped is set for a step that did not run because a step it
+	// needed failed; Err then says which.
+	Skipped bool
 }
 
 // HasChanges reports whether any step changed (or, in a preview, would
@@ -78,7 +102,7 @@ const (
 	StepRefresh StepOp = "refresh"
 	// StepOutputs records a component's registered outputs.
 	StepOutputs StepOp = "outputs"
-	// StepDiscard forgets a resource without deleting it physically
-	// (retain-on-delete, or a refresh that found it gone).
+	// StepDiscard forgets a resource without deleting it physically: one
+	// the program read and no longer reads (Pulumi's "discard").
 	StepDiscard StepOp = "discard"
 )

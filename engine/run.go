@@ -25,7 +25,6 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 		e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
 		inbox: newInbox(), stop: make(chan struct{}), loopDone: make(chan struct{}),
 		waiters: map[*stepgen.Registration]func(regResult){},
-		counts:  map[StepOp]int{},
 	}
 	d.lasting = context.WithoutCancel(ctx)
 	for _, o := range opts {

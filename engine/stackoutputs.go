@@ -51,6 +51,7 @@ func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error 
 		return nil
 	}
 	outs := held.outputs
+	register := d.gen.RegisterOutputs
 	if old := d.gen.Old(held.urn); failed && old != nil {
 		outs = old.Outputs.Copy()
 		if outs == nil {
@@ -59,9 +60,11 @@ func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error 
 		for k, v := range held.outputs {
 			outs[k] = v
 		}
+		// Not the program's outputs: a plan does not hold them.
+		register = d.gen.KeepOutputs
 	}
 	d.outputs = outs
-	acts, err := d.gen.RegisterOutputs(&stepgen.Registration{URN: held.urn}, outs)
+	acts, err := register(&stepgen.Registration{URN: held.urn}, outs)
 	if err != nil {
 		return err
 	}

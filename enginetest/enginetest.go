@@ -157,9 +157,12 @@ func (e *Env) Resource(urn resource.URN) *resource.State {
 	return nil
 }
 
-// Ops summarizes a result's steps as "op urn-name" strings for resources of
-// the given types (all custom, non-provider resources when none are given),
-// in completion order.
+// Ops summarizes a result's steps as "op urn-name" strings, in completion
+// order, for resources of the given types; when none are given, for the
+// resources the program declared: custom resources and components, not
+// providers (default or explicit) nor the stack, and without the
+// components' "outputs" steps. Every step of a replacement is listed
+// ("create-replacement", "replace", "delete-replaced").
 func Ops(res *engine.Result, types ...string) []string {
 	var out []string
 	for _, s := range res.Steps {

@@ -121,7 +121,7 @@ func (c *Checker) Done(recorded func(resource.URN) bool) error {
 }
 
 func onlyDeletes(ops []Op) bool {
-	return !slices.ContainsFunc(ops, func(op Op) bool { return op != OpDelete && op != OpDeleteReplaced })
+	return !slices.ContainsFunc(ops, func(op Op) bool { return op != OpDelete && op != OpDeleteReplaced && op != OpDiscard })
 }
 
 func describeOps(ops []Op) string {

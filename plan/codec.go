@@ -21,6 +21,7 @@ const FormatVersion = 1
 // The JSON of a plan:
 //
 //	{"version":1,"manifest":{"time":"…"},"project":"site","stack":"dev",
+//	 "state":"sha256:…",
 //	 "secrets":{"type":"passphrase","state":{…}},
 //	 "resources":[{"urn":"…","steps":["update"],"goal":{"custom":true,
 //	   "provider":"…","inputs":{"updates":{"size":2}}}}]}
@@ -33,6 +34,7 @@ type planJSON struct {
 	Manifest  manifestJSON   `json:"manifest"`
 	Project   string         `json:"project"`
 	Stack     string         `json:"stack"`
+	State     string         `json:"state,omitempty"`
 	Secrets   *secretsJSON   `json:"secrets,omitempty"`
 	Resources []resourceJSON `json:"resources"`
 }
@@ -89,7 +91,7 @@ type diffJSON struct {
 // plan holding a secret needs a manager (state.ErrNoSecretsManager).
 func Marshal(ctx context.Context, p *Plan, mgr secrets.Manager) ([]byte, error) {
 	out := planJSON{Version: FormatVersion, Manifest: manifestJSON{Time: time.Now().UTC()},
-		Project: p.Project, Stack: p.Stack, Resources: []resourceJSON{}}
+		Project: p.Project, Stack: p.Stack, State: p.State, Resources: []resourceJSON{}}
 	if mgr != nil {
 		out.Secrets = &secretsJSON{Type: mgr.Type(), State: mgr.State()}
 	}
@@ -193,7 +195,7 @@ func Unmarshal(ctx context.Context, data []byte, open Opener) (*Plan, error) {
 			return nil, fmt.Errorf("opening the plan's secrets: %w", err)
 		}
 	}
-	p := &Plan{Project: in.Project, Stack: in.Stack, Resources: make(map[resource.URN]*Resource, len(in.Resources))}
+	p := &Plan{Project: in.Project, Stack: in.Stack, State: in.State, Resources: make(map[resource.URN]*Resource, len(in.Resources))}
 	for _, rj := range in.Resources {
 		if rj.URN == "" {
 			return nil, errors.New("reading the plan: a resource has no URN")

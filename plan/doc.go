@@ -21,6 +21,10 @@
 //   - and, at the end, a planned step that never happened (except the
 //     delete of a resource that is already gone).
 //
+// A plan holds for the state it was made against: it records that
+// state's Fingerprint, and an operation on a stack whose state has
+// another refuses the plan with a *StaleError before anything runs.
+//
 // Marshal and Unmarshal write and read a plan as versioned JSON, its
 // property values encoded as the state records them, each secret sealed
 // by the stack's secrets manager, so that a plan saved by one process can

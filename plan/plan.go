@@ -12,6 +12,10 @@ type Plan struct {
 	// of another stack refuses it.
 	Project string
 	Stack   string
+	// State is the Fingerprint of the stack's state the plan was made
+	// against; an operation on any other state refuses the plan with a
+	// *StaleError.
+	State string
 	// Resources holds, per URN, what was planned for the resource.
 	Resources map[resource.URN]*Resource
 }
@@ -40,6 +44,7 @@ const (
 	OpDeleteReplaced    Op = "delete-replaced"
 	OpRead              Op = "read"
 	OpImport            Op = "import"
+	OpDiscard           Op = "discard"
 )
 
 // Goal is what the program declared for a resource when the plan was

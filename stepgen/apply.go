@@ -176,6 +176,13 @@ func (a applier) delete(ctx context.Context) Outcome {
 
 func (a applier) read(ctx context.Context) Outcome {
 	s := a.s
+	if unknownRead(s) {
+		// There is nothing to read until the ID is known: the resource
+		// is previewed with no outputs, as by the reference engine.
+		n := a.produced()
+		n.Outputs = resource.PropertyMap{}
+		return Outcome{New: n}
+	}
 	p, err := a.provider()
 	if err != nil {
 		return Outcome{Err: err}

@@ -331,11 +331,16 @@ func (g *Generator) numberDeletes(layers [][]plannedDelete) [][]*Step {
 	return out
 }
 
-// deleteStep returns the step that deletes s on its own.
+// deleteStep returns the step that deletes s on its own. A resource the
+// program read and no longer reads is discarded: forgotten, never deleted
+// (the reference engine's "discard").
 func (g *Generator) deleteStep(s *resource.State) *Step {
 	op := OpDelete
-	if s.Delete {
+	switch {
+	case s.Delete:
 		op = OpDeleteReplaced
+	case s.External:
+		op = OpDiscard
 	}
 	st := g.step(op, s.URN, s, nil, nil)
 	// Its physical resource is already gone: a delete-before-replace

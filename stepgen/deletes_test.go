@@ -208,7 +208,7 @@ func TestDeleteSteps(t *testing.T) {
 			name:    "external: forgotten, not deleted",
 			old:     []*resource.State{recorded("a", nil, func(s *resource.State) { s.External = true })},
 			deleted: "a",
-			wantOp:  stepgen.OpDelete,
+			wantOp:  stepgen.OpDiscard,
 		},
 		{
 			name:    "component: no provider",

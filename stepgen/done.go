@@ -182,12 +182,18 @@ func answers(op Op) bool {
 }
 
 // registerResult is what the program hears of a registration whose step
-// produced n.
+// produced n. A component's outputs are the program's own, registered
+// after its registration: it hears none, as from Pulumi's engine (the
+// recorded ones are the last run's). The root stack's are the exception:
+// the host keeps them as the stack's outputs when the program registers
+// none.
 func registerResult(s *Step, n *resource.State) providers.RegisterResult {
 	r := providers.RegisterResult{URN: s.urn, Stable: s.Op == OpSame}
 	if n != nil {
 		r.ID = n.ID
-		r.Outputs = n.Outputs
+		if n.Custom || n.Type == resource.RootStackType {
+			r.Outputs = n.Outputs
+		}
 	}
 	return r
 }

@@ -541,18 +541,29 @@ func (g *Generator) answer(a Answer) (Actions, error) {
 // component, registered earlier in this run. It returns the step that
 // writes them; its outcome answers reg. An error fails reg (see Register).
 func (g *Generator) RegisterOutputs(reg *Registration, outputs resource.PropertyMap) (Actions, error) {
-	acts, err := g.registerOutputs(reg, outputs)
+	acts, err := g.registerOutputs(reg, outputs, true)
 	return g.failed(reg, acts, err)
 }
 
-func (g *Generator) registerOutputs(reg *Registration, outputs resource.PropertyMap) (Actions, error) {
+// KeepOutputs is RegisterOutputs for the outputs a host keeps for the
+// stack after a failure: those recorded before, with the ones the program
+// registered over them. A plan neither records nor holds them: it holds
+// what the program registers, and the program did not get that far.
+func (g *Generator) KeepOutputs(reg *Registration, outputs resource.PropertyMap) (Actions, error) {
+	acts, err := g.registerOutputs(reg, outputs, false)
+	return g.failed(reg, acts, err)
+}
+
+func (g *Generator) registerOutputs(reg *Registration, outputs resource.PropertyMap, planned bool) (Actions, error) {
 	urn := reg.URN
 	cur, ok := g.news[urn]
 	if !ok {
 		return Actions{}, &RegistrationError{URN: urn, Reason: "outputs registered for a resource not registered in this run"}
 	}
-	if err := g.planOutputs(urn, cur.Outputs, outputs); err != nil {
-		return Actions{}, err
+	if planned {
+		if err := g.planOutputs(urn, cur.Outputs, outputs); err != nil {
+			return Actions{}, err
+		}
 	}
 	next := cur.Clone()
 	next.Outputs = outputs

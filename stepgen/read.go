@@ -17,8 +17,12 @@ import (
 // by OpReplace), and it is deleted after the program. A resource protected
 // both in its record and in the read's options is not replaced: the
 // read-replacement is refused (Step.Refused). The replace step follows a
-// read-replacement once it has ended (see Done). An error fails reg (see
-// Register).
+// read-replacement once it has ended (see Done). In a preview, a read
+// whose ID the program does not know yet (providers.UnknownID) calls no
+// provider: the resource is previewed with no outputs. A resource read in
+// an earlier run that the program no longer reads is discarded (OpDiscard)
+// after the program: its record leaves the state, and no provider is
+// called. An error fails reg (see Register).
 func (g *Generator) Read(reg *Registration, id resource.ID) (Actions, error) {
 	acts, err := g.planned(g.read(reg, id))
 	return g.failed(reg, acts, err)

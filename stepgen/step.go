@@ -40,8 +40,8 @@ const (
 	OpRefresh Op = "refresh"
 	// OpOutputs records a component's registered outputs.
 	OpOutputs Op = "outputs"
-	// OpDiscard forgets a resource without deleting it physically
-	// (retain-on-delete, or a refresh that found it gone).
+	// OpDiscard forgets a resource without deleting it physically: one
+	// the program read and no longer reads (Pulumi's "discard").
 	OpDiscard Op = "discard"
 )
 
@@ -196,8 +196,17 @@ func (s *Step) Local() bool {
 		return !s.New.Custom || (s.Preview && !resource.IsProviderType(s.New.Type))
 	case OpDelete, OpDeleteReplaced:
 		return s.Preview || s.JournalOp() == ""
+	case OpRead, OpReadReplacement:
+		return unknownRead(s)
 	}
 	return false
+}
+
+// unknownRead reports whether s is the read, in a preview, of a resource
+// whose ID the program does not know yet (providers.UnknownID): it calls
+// no provider.
+func unknownRead(s *Step) bool {
+	return s.Preview && (s.Op == OpRead || s.Op == OpReadReplacement) && s.New.ID == providers.UnknownID
 }
 
 // previewed reports whether s is the create or update of a custom resource

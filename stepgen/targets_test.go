@@ -174,8 +174,8 @@ func TestRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := layers[0][0]
-		if s.Op != stepgen.OpDelete || s.JournalOp() != "" {
-			t.Errorf("%s journaling %q, want a delete without a provider call", s.Op, s.JournalOp())
+		if s.Op != stepgen.OpDiscard || s.JournalOp() != "" || !s.Local() {
+			t.Errorf("%s journaling %q, want a discard without a provider call", s.Op, s.JournalOp())
 		}
 	})
 }

@@ -10,8 +10,9 @@ import (
 // TestSavedPlan saves a plan with gw preview --save-plan and applies it
 // with gw up --plan: an input that drifted since (the page's path, from
 // changed config) is refused, naming the resource and the property; the
-// plan as made is applied, the pet's name (unknown when planning) being
-// whatever it turns out.
+// stack that refused update changed refuses the plan; a new plan is
+// applied, the pet's name (unknown when planning) being whatever it
+// turns out.
 func TestSavedPlan(t *testing.T) {
 	bin := site(t)
 	work := t.TempDir()
@@ -50,6 +51,17 @@ func TestSavedPlan(t *testing.T) {
 		}
 	}
 
+	// The refused update created what did not depend on the page: the
+	// stack is no longer the one the plan was made against.
+	code, out, errOut = gw(t, "up", "--yes", "--state", state, "--config", "dir="+dirA, "--plan", planFile, "--", bin)
+	if all := out + errOut; code != exitError || strings.Count(all, "preview again to make a new plan") != 1 {
+		t.Errorf("up --plan on the changed stack: status %d; want 1 and the plan refused once:\n%s", code, all)
+	}
+	code, out, errOut = gw(t, "preview", "--state", state, "--config", "dir="+dirA, "--secret-config", "token=t0k3n",
+		"--save-plan", planFile, "--", bin)
+	if code != exitOK {
+		t.Fatalf("preview --save-plan again: status %d\n%s\n%s", code, out, errOut)
+	}
 	code, out, errOut = gw(t, "up", "--yes", "--state", state, "--config", "dir="+dirA, "--plan", planFile, "--", bin)
 	if code != exitOK {
 		t.Fatalf("up --plan as planned: status %d\n%s\n%s", code, out, errOut)

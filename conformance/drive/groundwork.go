@@ -118,7 +118,7 @@ func serve(c *engine.Context, p *spec.Program, i int) error {
 		return err
 	}
 	defer conn.Close()
-	return runVersion(c.Context(), pulumirpc.NewResourceMonitorClient(conn), p, i)
+	return runProgram(c.Context(), pulumirpc.NewResourceMonitorClient(conn), p, i, c.Preview())
 }
 
 // stackMonitor answers the program's registration of the stack with the

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/groundwork-iac/groundwork/conformance/spec"
+	"github.com/groundwork-iac/groundwork/plugin/wire"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -18,6 +19,12 @@ import (
 // a failure stops the program at the same point), then the stack outputs.
 // Both engines run this same function; only the monitor differs.
 func runVersion(ctx context.Context, mon pulumirpc.ResourceMonitorClient, p *spec.Program, i int) error {
+	return runProgram(ctx, mon, p, i, false)
+}
+
+// runProgram is runVersion, in a preview when preview is set: an output
+// a registration's answer lacks is then unknown, as the SDKs take it.
+func runProgram(ctx context.Context, mon pulumirpc.ResourceMonitorClient, p *spec.Program, i int, preview bool) error {
 	stack, err := mon.RegisterResource(ctx, &pulumirpc.RegisterResourceRequest{
 		Type: resource.RootStackType, Name: spec.Project + "-" + spec.Stack,
 		Object: &structpb.Struct{}, AcceptSecrets: true, AcceptResources: true,
@@ -45,6 +52,8 @@ func runVersion(ctx context.Context, mon pulumirpc.ResourceMonitorClient, p *spe
 		urns[r.Name] = resp.GetUrn()
 		if out := resp.GetObject().GetFields()[spec.OutKey]; out != nil {
 			outs[r.Name] = out.GetStringValue()
+		} else if preview {
+			outs[r.Name] = wire.UnknownStringValue
 		}
 	}
 	for j := range v.Resources {

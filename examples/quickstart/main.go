@@ -6,6 +6,7 @@
 //
 //	go run ./examples/quickstart            # deploy (or update)
 //	go run ./examples/quickstart -preview   # show what would change
+//	go run ./examples/quickstart -preview -diff   # ... with every input
 //	go run ./examples/quickstart -destroy   # tear it all down
 package main
 
@@ -37,36 +38,47 @@ type options struct {
 	dir     string
 	preview bool
 	destroy bool
+	diff    bool
 	mode    display.Mode
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.dir, "dir", "groundwork-quickstart", "folder for the site and its state")
-	flag.BoolVar(&o.preview, "preview", false, "show what would change without changing anything")
-	flag.BoolVar(&o.destroy, "destroy", false, "delete everything the quickstart created")
-	flag.Parse()
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	res, err := run(ctx, o, os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
-	if len(res.Outputs) > 0 {
-		fmt.Println("\nOutputs:")
-		for _, k := range res.Outputs.StableKeys() {
-			fmt.Printf("  %-8s %v\n", k, res.Outputs[k])
-		}
-	}
+	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-// run performs the chosen operation and renders its events to out.
-func run(ctx context.Context, o options, out io.Writer) (*engine.Result, error) {
+// cli is the whole command: it parses args, runs the operation with its
+// display (which shows the stack outputs), and returns the exit status. An
+// error the display has shown in its summary is not printed again.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o options
+	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.dir, "dir", "groundwork-quickstart", "folder for the site and its state")
+	fs.BoolVar(&o.preview, "preview", false, "show what would change without changing anything")
+	fs.BoolVar(&o.destroy, "destroy", false, "delete everything the quickstart created")
+	fs.BoolVar(&o.diff, "diff", false, "show the inputs of each resource and what changes in them")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	_, shown, err := run(ctx, o, stdout)
+	if err != nil {
+		if err.Error() != shown {
+			fmt.Fprintln(stderr, "error:", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// run performs the chosen operation and renders its events to out. shown
+// is the error the display showed in its summary, if any.
+func run(ctx context.Context, o options, out io.Writer) (res *engine.Result, shown string, err error) {
 	root, err := filepath.Abs(o.dir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	passphrase := os.Getenv("GW_PASSPHRASE")
 	if passphrase == "" {
@@ -74,30 +86,36 @@ func run(ctx context.Context, o options, out io.Writer) (*engine.Result, error) 
 	}
 	store, err := filestore.New(filepath.Join(root, ".state"), state.WithSecrets(state.PassphraseSecrets(passphrase)))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	r := display.New(out, display.Options{Mode: o.mode})
+	r := display.New(out, display.Options{Mode: o.mode, ShowDiff: o.diff})
 	defer r.Close()
 	eng, err := engine.New(engine.Config{
 		Project:   "quickstart",
 		Stack:     "dev",
 		Store:     store,
 		Providers: builtins,
-		OnEvent:   r.Event,
+		OnEvent: func(e engine.Event) {
+			if sum, ok := e.(engine.SummaryEvent); ok {
+				shown = sum.Error
+			}
+			r.Event(e)
+		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	switch {
 	case o.destroy && o.preview:
-		return eng.PreviewDestroy(ctx)
+		res, err = eng.PreviewDestroy(ctx)
 	case o.destroy:
-		return eng.Destroy(ctx)
+		res, err = eng.Destroy(ctx)
 	case o.preview:
-		return eng.Preview(ctx, site(filepath.Join(root, "site")))
+		res, err = eng.Preview(ctx, site(filepath.Join(root, "site")))
 	default:
-		return eng.Up(ctx, site(filepath.Join(root, "site")))
+		res, err = eng.Up(ctx, site(filepath.Join(root, "site")))
 	}
+	return res, shown, err
 }
 
 // builtins is a registry of the built-in providers the site uses.

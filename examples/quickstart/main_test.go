@@ -17,7 +17,7 @@ func TestQuickstartDeploysThenChangesNothingThenDestroys(t *testing.T) {
 	o := options{dir: dir, mode: display.ModePlain}
 	ctx := context.Background()
 
-	first, err := run(ctx, o, io.Discard)
+	first, _, err := run(ctx, o, io.Discard)
 	if err != nil {
 		t.Fatalf("first run: %v", err)
 	}
@@ -36,7 +36,7 @@ func TestQuickstartDeploysThenChangesNothingThenDestroys(t *testing.T) {
 		t.Errorf("stack output pages = %q, want 3", got)
 	}
 
-	second, err := run(ctx, o, io.Discard)
+	second, _, err := run(ctx, o, io.Discard)
 	if err != nil {
 		t.Fatalf("second run: %v", err)
 	}
@@ -44,10 +44,61 @@ func TestQuickstartDeploysThenChangesNothingThenDestroys(t *testing.T) {
 		t.Errorf("the second run changed something: %v", second.Steps)
 	}
 
-	if _, err := run(ctx, options{dir: dir, destroy: true, mode: display.ModePlain}, io.Discard); err != nil {
+	if _, _, err := run(ctx, options{dir: dir, destroy: true, mode: display.ModePlain}, io.Discard); err != nil {
 		t.Fatalf("destroy: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "site")); !os.IsNotExist(err) {
 		t.Errorf("the site folder survived the destroy: %v", err)
+	}
+}
+
+// Issue 29: the README's program previews in a fresh folder: every
+// resource shows as a create, the page whose content comes from the pet's
+// name shows that content as unknown, nothing is written, and the command
+// exits 0. It used to fail, because the unknown content was left out of
+// the page's inputs and the file provider's Check rejected the page.
+func TestQuickstartPreviewsAFreshFolder(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut strings.Builder
+	code := cli(context.Background(), []string{"-preview", "-diff", "-dir", dir}, &out, &errOut)
+	if code != 0 || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q; stdout:\n%s", code, errOut.String(), out.String())
+	}
+	text := out.String()
+	for _, res := range []string{
+		"local:index:Directory  site", "local:index:Directory  pages", "random:index:Pet  mascot",
+		"local:index:File  home", "local:index:File  about", "local:index:File  style",
+		"command:index:Command  index",
+	} {
+		if !strings.Contains(text, "+ create  "+res+"\n") {
+			t.Errorf("the preview does not show the create of %s:\n%s", res, text)
+		}
+	}
+	home := text[strings.Index(text, "local:index:File  home"):]
+	home = home[:strings.Index(home, "+ create")]
+	if !strings.Contains(home, "+ content: [unknown]") {
+		t.Errorf("the home page's content is not shown as unknown:\n%s", home)
+	}
+	if !strings.Contains(text, "Resources: + 8 to create") {
+		t.Errorf("summary: want the stack and its 7 resources to create:\n%s", text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "site")); !os.IsNotExist(err) {
+		t.Errorf("the preview wrote the site: %v", err)
+	}
+}
+
+// An error of the operation is shown once: in the display's summary, not
+// again by the command.
+func TestQuickstartShowsAnErrorOnce(t *testing.T) {
+	dir := t.TempDir()
+	// A file where the site's folder goes: the directory cannot be made.
+	if err := os.WriteFile(filepath.Join(dir, "site"), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	code := cli(context.Background(), []string{"-dir", dir}, &out, &errOut)
+	all := out.String() + errOut.String()
+	if code != 1 || strings.Count(all, "error: ") != 1 {
+		t.Fatalf("exit %d; want 1 and one error printed, got:\n%s", code, all)
 	}
 }

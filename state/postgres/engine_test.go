@@ -68,8 +68,8 @@ func TestUpThousandResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("Up of %d resources on PostgreSQL: %v", n, time.Since(start).Round(time.Millisecond))
-	if got := res.Counts[engine.StepCreate]; got != n+2 {
-		t.Errorf("%d creates; want %d things, the stack and the default provider", got, n)
+	if got := res.Counts[engine.StepCreate]; got != n+1 {
+		t.Errorf("%d creates; want %d things and the stack", got, n)
 	}
 	// Another client reads what was recorded.
 	other := openStore(t, schema, 0)

@@ -1,0 +1,203 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/groundwork-iac/groundwork/display"
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/enginetest"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// summaryOf returns the SummaryEvent of the Env's last operation.
+func summaryOf(t *testing.T, env *enginetest.Env) engine.SummaryEvent {
+	t.Helper()
+	for _, e := range env.Events() {
+		if s, ok := e.(engine.SummaryEvent); ok {
+			return s
+		}
+	}
+	t.Fatal("the operation sent no summary")
+	return engine.SummaryEvent{}
+}
+
+// resourcesLine renders the Env's last operation with the plain display
+// and returns its summary's "Resources:" line.
+func resourcesLine(t *testing.T, env *enginetest.Env) string {
+	t.Helper()
+	var buf bytes.Buffer
+	r := display.New(&buf, display.Options{Mode: display.ModePlain, Color: display.ColorNever})
+	for _, e := range env.Events() {
+		r.Event(e)
+	}
+	r.Close()
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(line, "Resources: ") {
+			return line
+		}
+	}
+	t.Fatalf("no Resources line in:\n%s", buf.String())
+	return ""
+}
+
+// Issue 29: Result.Counts, the SummaryEvent, the display's summary and a
+// cancelled update's message count the same things: the user's
+// resources, each once, default providers apart. Result.Counts and the
+// message used to count steps, default providers and the steps of a
+// replacement included ("create: 9" against "+ 6 created").
+func TestCountsAgree(t *testing.T) {
+	c := newCloud("zone")
+	env := newEnv(t, c)
+	if _, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Component("my:index:Group", "group")
+		ctx.Register(thing, "grown", engine.Props{"size": 1})
+		ctx.Register(thing, "moved", engine.Props{"zone": "a"})
+		ctx.Register(thing, "dbr", engine.Props{"zone": "a"}, engine.DeleteBeforeReplace())
+		ctx.Register(thing, "dropped", engine.Props{})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	program := func(ctx *engine.Context) error {
+		g := ctx.Component("my:index:Group", "group")
+		ctx.RegisterOutputs(g, engine.Props{"n": 1})
+		ctx.Register(thing, "grown", engine.Props{"size": 2})
+		ctx.Register(thing, "moved", engine.Props{"zone": "b"})
+		ctx.Register(thing, "dbr", engine.Props{"zone": "b"}, engine.DeleteBeforeReplace())
+		ctx.Register(thing, "added", engine.Props{})
+		return nil
+	}
+	want := map[engine.StepOp]int{
+		engine.StepSame:   2, // the stack, the group
+		engine.StepUpdate: 1, engine.StepReplace: 2, engine.StepCreate: 1, engine.StepDelete: 1,
+	}
+	for _, op := range []struct {
+		name string
+		run  func() (*engine.Result, error)
+		line string
+	}{
+		{"preview", func() (*engine.Result, error) { return env.Preview(program) },
+			"Resources: + 1 to create, ~ 1 to update, +- 2 to replace, - 1 to delete, 2 unchanged"},
+		{"update", func() (*engine.Result, error) { return env.Up(program) },
+			"Resources: + 1 created, ~ 1 updated, +- 2 replaced, - 1 deleted, 2 unchanged"},
+	} {
+		t.Run(op.name, func(t *testing.T) {
+			res, err := op.run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, res.Counts); diff != "" {
+				t.Errorf("Result.Counts (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want, summaryOf(t, env).Counts); diff != "" {
+				t.Errorf("SummaryEvent.Counts (-want +got):\n%s", diff)
+			}
+			if got := resourcesLine(t, env); got != op.line {
+				t.Errorf("display: %q, want %q", got, op.line)
+			}
+		})
+	}
+}
+
+func TestCountsOfACancelledUpdateAgree(t *testing.T) {
+	c := newCloud()
+	env := newEnv(t, c)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	c.onCreate = func(_ context.Context, name string) error {
+		if name == "b" {
+			cancel(errors.New("interrupted"))
+		}
+		return nil
+	}
+	res, err := env.Engine().Up(ctx, func(p *engine.Context) error {
+		a := p.Register(thing, "a", engine.Props{})
+		b := p.Register(thing, "b", engine.Props{"a": a.Output("id")})
+		p.Register(thing, "c", engine.Props{"b": b.Output("id")})
+		return nil
+	})
+	var ce *engine.CancelledError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a *CancelledError", err)
+	}
+	want := map[engine.StepOp]int{engine.StepCreate: 3} // the stack, a, b
+	if diff := cmp.Diff(want, ce.Recorded); diff != "" {
+		t.Errorf("CancelledError.Recorded (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(err.Error(), "(create: 3)") {
+		t.Errorf("the message does not count 3 creates: %v", err)
+	}
+	if res != nil {
+		if diff := cmp.Diff(want, res.Counts); diff != "" {
+			t.Errorf("Result.Counts (-want +got):\n%s", diff)
+		}
+	}
+	if diff := cmp.Diff(want, summaryOf(t, env).Counts); diff != "" {
+		t.Errorf("SummaryEvent.Counts (-want +got):\n%s", diff)
+	}
+	if got := resourcesLine(t, env); got != "Resources: + 3 created" {
+		t.Errorf("display: %q, want + 3 created", got)
+	}
+}
+
+// Issue 29: Result.Steps carries each step's diff, so that a Go caller
+// can show what a preview will change without subscribing to events: the
+// changed keys, and the provider's detailed diff where it gave one.
+func TestStepsCarryTheirDiff(t *testing.T) {
+	c := newCloud("zone")
+	p := c.provider()
+	diff := p.DiffF
+	p.DiffF = func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+		d, err := diff(ctx, req)
+		if err == nil && req.URN.Name() == "tagged" {
+			d.DetailedDiff = map[string]resource.PropertyDiff{"tags.env": {Kind: resource.DiffUpdate, InputDiff: true}}
+		}
+		return d, err
+	}
+	env := enginetest.New(t)
+	env.Provider("test", "", p)
+	program := func(size int, zone, env string) engine.Program {
+		return func(ctx *engine.Context) error {
+			ctx.Register(thing, "grown", engine.Props{"size": size})
+			ctx.Register(thing, "moved", engine.Props{"zone": zone})
+			ctx.Register(thing, "tagged", engine.Props{"tags": map[string]any{"env": env}})
+			return nil
+		}
+	}
+	if _, err := env.Up(program(1, "a", "dev")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := env.Preview(program(2, "b", "prod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type stepDiff struct {
+		Keys []resource.PropertyKey
+		Diff map[string]resource.PropertyDiff
+	}
+	got := map[string]stepDiff{}
+	for _, s := range res.Steps {
+		if s.URN.Type() == thing {
+			got[string(s.Op)+" "+s.URN.Name()] = stepDiff{s.Keys, s.Diff}
+		}
+	}
+	want := map[string]stepDiff{
+		"update grown":             {Keys: []resource.PropertyKey{"size"}},
+		"create-replacement moved": {Keys: []resource.PropertyKey{"zone"}},
+		"replace moved":            {Keys: []resource.PropertyKey{"zone"}},
+		"delete-replaced moved":    {},
+		"update tagged": {Keys: []resource.PropertyKey{"tags"},
+			Diff: map[string]resource.PropertyDiff{"tags.env": {Kind: resource.DiffUpdate, InputDiff: true}}},
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("the steps' diffs (-want +got):\n%s", d)
+	}
+}
