@@ -67,7 +67,7 @@ func (g *Generator) awaited(old *resource.State) bool {
 		return false
 	}
 	for _, c := range g.cascades {
-		if slices.Contains(c.dbr.candidates, old) {
+		if c.dbr.counted[old] {
 			return true
 		}
 	}

@@ -35,8 +35,10 @@ func (g *Generator) providerDiffCall(w *work) *Call {
 // dependentsWork is the state of a delete-before-replace while the
 // generator finds out which dependents must be deleted with it.
 type dependentsWork struct {
-	// candidates are the transitive dependents, in dependency order.
+	// candidates are the transitive dependents, in dependency order, and
+	// counted the same as a set.
 	candidates []*resource.State
+	counted    map[*resource.State]bool
 	next       int
 	// replaced holds the URNs known to be replaced: the resource itself
 	// and each dependent found to need replacing.
@@ -71,6 +73,10 @@ func (g *Generator) startDependents(w *work) (Actions, error) {
 				w.dbr.candidates = append(w.dbr.candidates, s)
 			}
 		}
+	}
+	w.dbr.counted = make(map[*resource.State]bool, len(w.dbr.candidates))
+	for _, s := range w.dbr.candidates {
+		w.dbr.counted[s] = true
 	}
 	g.cascades = append(g.cascades, w)
 	order := make(map[*resource.State]int, len(g.cfg.Old))
