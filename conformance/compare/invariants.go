@@ -20,7 +20,9 @@ import (
 //   - no object is deleted twice, and none updated after its delete;
 //   - nothing is deleted before what depends on it: when an object and one
 //     that depended on it (in the state before) are both deleted in the
-//     run, the dependent goes first.
+//     run, old copies of replacements included, the dependent goes first
+//     (for a delete-before-replace, every dependent the engine knew of
+//     when it decided: see deleteOrder).
 func Invariants(run *drive.Run) []string {
 	var out []string
 	out = append(out, leaks(run)...)
@@ -77,13 +79,19 @@ func losses(run *drive.Run) []string {
 }
 
 // deleteOrder checks that of an object and its dependent, both deleted in
-// run, the dependent went first. A delete-before-replace's delete is left
-// out: it deletes only the dependents that its replacement replaces too.
+// run, the dependent went first — the old copies of replacements
+// included. A delete-before-replace deletes during the program, before
+// the engine has seen the registrations that come after, so its delete
+// answers only for the dependents the engine knew of when it decided it
+// (see knownBefore). A dependent registered
+// later, or not at all, may go after it.
 func deleteOrder(run *drive.Run) []string {
 	deleted := map[string]int{}
+	dbr := map[string]bool{}
 	for i, e := range run.Ledger {
-		if e.Op == spec.OpDelete && !e.Failed && !e.Missing && !recreated(run, i) {
+		if e.Op == spec.OpDelete && !e.Failed && !e.Missing {
 			deleted[e.ID] = i
+			dbr[e.ID] = recreated(run, i)
 		}
 	}
 	before := NormalizeURNs(run.Before) // references by old URNs, resolved
@@ -97,9 +105,88 @@ func deleteOrder(run *drive.Run) []string {
 		dep := opRecord{d, before}
 		for j := range before {
 			x := &before[j]
-			if xPos, ok := deleted[x.ID]; ok && x.ID != d.ID && xPos < dPos && dep.dependsOn(opRecord{x, before}) {
-				out = append(out, fmt.Sprintf("deleted %s before %s, which depended on it", x.ID, d.ID))
+			xPos, ok := deleted[x.ID]
+			if !ok || x.ID == d.ID || xPos > dPos || !dep.dependsOn(opRecord{x, before}) {
+				continue
 			}
+			if dbr[x.ID] && !knownBefore(run, before, d, x, dbr) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("deleted %s before %s, which depended on it", x.ID, d.ID))
+		}
+	}
+	return out
+}
+
+// knownBefore reports whether the engine had d's registration (its Check)
+// before it decided x's delete-before-replace. The decision follows the
+// answer to the last call a cascade that deletes x makes before x's delete
+// starts: the check of a replacement's new inputs (a Check after a Diff
+// with known inputs) of x or of anything x depended on in before,
+// transitively, whose delete was a delete-before-replace's too, and the
+// diffs with unknown inputs of their dependents.
+func knownBefore(run *drive.Run, before []drive.Record, d, x *drive.Record, dbr map[string]bool) bool {
+	deciders := map[string]bool{x.URN: true}
+	for _, r := range closure(before, x.URN, Dependencies) {
+		if dbr[r.ID] {
+			deciders[r.URN] = true
+		}
+	}
+	dependents := map[string]bool{}
+	for u := range deciders {
+		for _, r := range closure(before, u, func(r *drive.Record) []string { return dependentsOf(before, r) }) {
+			dependents[r.URN] = true
+		}
+	}
+	known, decided := -1, -1
+	diffed := map[string]bool{}
+	for i, c := range run.Calls {
+		switch {
+		case c.Op == spec.OpDelete && c.ID == x.ID:
+			return known >= 0 && known < decided
+		case c.Op == "check" && !c.End && c.URN == d.URN && known < 0:
+			known = i
+		case c.Op == "diff" && !c.Unknowns && deciders[c.URN]:
+			diffed[c.URN] = true
+		case c.End && (c.Op == "check" && diffed[c.URN] || c.Op == "diff" && c.Unknowns && dependents[c.URN]):
+			decided = i
+		}
+	}
+	return false
+}
+
+// closure returns the records reachable from the record of urn in st by
+// next (URNs), the record itself included.
+func closure(st []drive.Record, urn string, next func(*drive.Record) []string) []*drive.Record {
+	seen := map[string]bool{urn: true}
+	queue := []string{urn}
+	var out []*drive.Record
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for i := range st {
+			r := &st[i]
+			if r.URN != u {
+				continue
+			}
+			out = append(out, r)
+			for _, n := range next(r) {
+				if !seen[n] {
+					seen[n] = true
+					queue = append(queue, n)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// dependentsOf returns the URNs of the records of st that depend on r.
+func dependentsOf(st []drive.Record, r *drive.Record) []string {
+	var out []string
+	for i := range st {
+		if slices.Contains(Dependencies(&st[i]), r.URN) {
+			out = append(out, st[i].URN)
 		}
 	}
 	return out
