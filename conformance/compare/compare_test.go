@@ -198,13 +198,17 @@ func check(urn string) []world.Call {
 }
 
 func diff(urn string) []world.Call {
-	return []world.Call{{Op: "diff", URN: urn}, {Op: "diff", URN: urn, End: true}}
+	id := idOf(urn)
+	return []world.Call{{Op: "diff", URN: urn, ID: id}, {Op: "diff", URN: urn, ID: id, End: true}}
 }
 
 // unknown is a diff with unknown inputs, made and not answered yet.
 func unknown(urn string) []world.Call {
-	return []world.Call{{Op: "diff", URN: urn, Unknowns: true}}
+	return []world.Call{{Op: "diff", URN: urn, ID: idOf(urn), Unknowns: true}}
 }
+
+// idOf is the ID of the first object of a test URN.
+func idOf(urn string) string { return map[string]string{urnA: "a-1", urnB: "b-1"}[urn] }
 
 // ended is the answer to the call cs made.
 func ended(cs []world.Call) []world.Call {

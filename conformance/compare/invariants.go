@@ -91,7 +91,7 @@ func deleteOrder(run *drive.Run) []string {
 	for i, e := range run.Ledger {
 		if e.Op == spec.OpDelete && !e.Failed && !e.Missing {
 			deleted[e.ID] = i
-			dbr[e.ID] = recreated(run, i)
+			dbr[e.ID] = deletedFirst(run, e.ID)
 		}
 	}
 	before := NormalizeURNs(run.Before) // references by old URNs, resolved
@@ -118,38 +118,64 @@ func deleteOrder(run *drive.Run) []string {
 	return out
 }
 
-// knownBefore reports whether the engine had d's registration (its Check)
-// before it decided x's delete-before-replace. The decision follows the
-// answer to the last call a cascade that deletes x makes before x's delete
-// starts: the check of a replacement's new inputs (a Check after a Diff
-// with known inputs) of x or of anything x depended on in before,
-// transitively, whose delete was a delete-before-replace's too, and the
-// diffs with unknown inputs of their dependents.
+// knownBefore reports whether the engine had d's registration (its Check,
+// or at the latest the Diff of its object) before it decided x's
+// delete-before-replace. The decision follows the answer to the last call
+// a cascade that deletes x makes before x's delete starts: the check of a
+// replacement's new inputs (a Check after a Diff with known inputs) of x
+// or of anything x depended on in before, transitively, that was deleted
+// before its replacement was created too, and the diffs with unknown
+// inputs of their dependents.
 func knownBefore(run *drive.Run, before []drive.Record, d, x *drive.Record, dbr map[string]bool) bool {
-	deciders := map[string]bool{x.URN: true}
+	deciders := map[string]bool{x.ID: true}
 	for _, r := range closure(before, x.URN, Dependencies) {
 		if dbr[r.ID] {
-			deciders[r.URN] = true
+			deciders[r.ID] = true
 		}
 	}
 	dependents := map[string]bool{}
-	for u := range deciders {
-		for _, r := range closure(before, u, func(r *drive.Record) []string { return dependentsOf(before, r) }) {
-			dependents[r.URN] = true
+	for _, r := range before {
+		if deciders[r.ID] {
+			for _, dep := range closure(before, r.URN, func(r *drive.Record) []string { return dependentsOf(before, r) }) {
+				dependents[dep.ID] = true
+			}
 		}
 	}
 	known, decided := -1, -1
-	diffed := map[string]bool{}
+	replacing := map[string]bool{} // URNs whose replacement a decider's diff asked for
 	for i, c := range run.Calls {
 		switch {
 		case c.Op == spec.OpDelete && c.ID == x.ID:
 			return known >= 0 && known < decided
-		case c.Op == "check" && !c.End && c.URN == d.URN && known < 0:
+		case known < 0 && !c.End && (c.Op == "check" && c.URN == d.URN || c.Op == "diff" && !c.Unknowns && c.ID == d.ID):
 			known = i
-		case c.Op == "diff" && !c.Unknowns && deciders[c.URN]:
-			diffed[c.URN] = true
-		case c.End && (c.Op == "check" && diffed[c.URN] || c.Op == "diff" && c.Unknowns && dependents[c.URN]):
+		}
+		switch {
+		case c.Op == "diff" && !c.Unknowns && deciders[c.ID]:
+			replacing[c.URN] = true
+		case c.End && c.Op == "check" && replacing[c.URN]:
+			decided = i // a replacement's check: its cascade may follow
+		case c.End && c.Op == "diff" && c.Unknowns && dependents[c.ID]:
 			decided = i
+		}
+	}
+	return false
+}
+
+// deletedFirst reports whether the delete of object id in run came before
+// its replacement was created: a delete-before-replace's, deciding during
+// the program. Its object was diffed (by its own registration, or with
+// unknowns by a cascade), and no create of the URN diffed came between.
+func deletedFirst(run *drive.Run, id string) bool {
+	urn := ""
+	for _, c := range run.Calls {
+		switch {
+		case c.Op == "diff" && c.ID == id:
+			urn = c.URN
+		case c.Op == spec.OpCreate && c.URN == urn:
+			urn = ""
+		case c.Op == spec.OpDelete && c.ID == id:
+			return urn != ""
 		}
 	}
 	return false
@@ -194,15 +220,4 @@ func dependentsOf(st []drive.Record, r *drive.Record) []string {
 
 func isProvider(r *drive.Record) bool {
 	return strings.HasPrefix(r.Type, "pulumi:providers:")
-}
-
-// recreated reports whether the URN deleted by ledger entry i is created
-// again later in the run: the delete was a delete-before-replace's.
-func recreated(run *drive.Run, i int) bool {
-	for _, e := range run.Ledger[i+1:] {
-		if e.Op == spec.OpCreate && !e.Failed && e.URN == run.Ledger[i].URN {
-			return true
-		}
-	}
-	return false
 }

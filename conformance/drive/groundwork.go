@@ -208,7 +208,7 @@ func groundworkProvider(w *world.World) providers.Provider {
 			return providers.CheckResponse{Inputs: req.News}, nil
 		},
 		DiffF: func(_ context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
-			w.Diffed(string(req.URN), req.NewInputs.ContainsUnknowns())
+			w.Diffed(string(req.URN), string(req.ID), req.NewInputs.ContainsUnknowns())
 			changed, replace := world.Diff(groundworkStrings(req.OldInputs), groundworkStrings(req.NewInputs))
 			if len(changed) == 0 {
 				return providers.DiffResponse{Changes: resource.DiffNone}, nil

@@ -167,7 +167,7 @@ func pulumiProvider(w *world.World) plugin.Provider {
 			return plugin.CheckResponse{Properties: req.News}, nil
 		},
 		DiffF: func(_ context.Context, req plugin.DiffRequest) (plugin.DiffResult, error) {
-			w.Diffed(string(req.URN), req.NewInputs.ContainsUnknowns())
+			w.Diffed(string(req.URN), string(req.ID), req.NewInputs.ContainsUnknowns())
 			changed, replace := world.Diff(pulumiStrings(req.OldInputs), pulumiStrings(req.NewInputs))
 			if len(changed) == 0 {
 				return plugin.DiffResult{Changes: plugin.DiffNone}, nil

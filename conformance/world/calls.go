@@ -10,14 +10,16 @@ import (
 // began deleting (the delete-order invariant reads it).
 type Call struct {
 	Run int
-	// Op is "check", "diff" or "delete"; Unknowns says a diff had an
-	// unknown input (a delete-before-replace's diff of a dependent).
+	// Op is "check", "diff", "create" or "delete"; Unknowns says a diff
+	// had an unknown input (a delete-before-replace's diff of a
+	// dependent). ID is the object's, for a diff or a delete.
 	Op       string
 	URN      string
 	ID       string
 	Unknowns bool
 	// End marks the answer of a check or diff (each has two entries: when
-	// it was made, and when it answered); a delete has only the first.
+	// it was made, and when it answered); a create or delete has only the
+	// first.
 	End bool
 }
 
@@ -43,19 +45,23 @@ func (w *World) pause() {
 
 // Checked records a Check of urn, then waits the call's latency. The
 // engines' provider adapters call it.
-func (w *World) Checked(urn string) { w.note("check", urn, false) }
+func (w *World) Checked(urn string) { w.note(Call{Op: "check", URN: urn}) }
 
-// Diffed records a Diff of urn (with an unknown input, or not), then waits
-// the call's latency.
-func (w *World) Diffed(urn string, unknowns bool) { w.note("diff", urn, unknowns) }
+// Diffed records a Diff of object id under urn (with an unknown input, or
+// not), then waits the call's latency.
+func (w *World) Diffed(urn, id string, unknowns bool) {
+	w.note(Call{Op: "diff", URN: urn, ID: id, Unknowns: unknowns})
+}
 
-func (w *World) note(op, urn string, unknowns bool) {
+func (w *World) note(c Call) {
 	w.mu.Lock()
-	w.calls = append(w.calls, Call{Run: w.run, Op: op, URN: urn, Unknowns: unknowns})
+	c.Run = w.run
+	w.calls = append(w.calls, c)
 	w.mu.Unlock()
 	w.pause()
 	w.mu.Lock()
-	w.calls = append(w.calls, Call{Run: w.run, Op: op, URN: urn, Unknowns: unknowns, End: true})
+	c.End = true
+	w.calls = append(w.calls, c)
 	w.mu.Unlock()
 }
 

@@ -248,7 +248,7 @@ func (w *World) enter(op, urn, id string) error {
 	}
 	w.inFlight++
 	w.moved = time.Now()
-	if op == spec.OpDelete {
+	if op != spec.OpUpdate {
 		w.calls = append(w.calls, Call{Run: w.run, Op: op, URN: urn, ID: id})
 	}
 	w.mu.Unlock()
