@@ -78,7 +78,8 @@ func TestInterruptedDeleteBeforeReplaceIsNotDeletedAgain(t *testing.T) {
 }
 
 // TestDependentRegisteredDuringACascadeIsRecordedOnce pins "A dependent
-// registered during a delete-before-replace cascade is waited for". The
+// registered before a delete-before-replace cascade is deleted first"
+// (COMPATIBILITY.md) for a dependent that is not replaced. The
 // program registers c, which no longer takes a's zone, and while c's diff
 // is still under way, a, whose replacement deletes first. The cascade that
 // decides which of a's dependents to delete before a takes c as its own

@@ -35,8 +35,8 @@ func (g *Generator) providerDiffCall(w *work) *Call {
 // dependentsWork is the state of a delete-before-replace while the
 // generator finds out which dependents must be deleted with it.
 type dependentsWork struct {
-	// candidates are the transitive dependents, in dependency order, and
-	// counted the same as a set.
+	// candidates are the transitive dependents, in dependency order;
+	// counted holds them as a set (Generator.awaited).
 	candidates []*resource.State
 	counted    map[*resource.State]bool
 	next       int
