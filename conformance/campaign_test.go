@@ -3,13 +3,16 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"github.com/groundwork-iac/groundwork/conformance/gen"
-	"github.com/groundwork-iac/groundwork/conformance/spec"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/groundwork-iac/groundwork/conformance/gen"
+	"github.com/groundwork-iac/groundwork/conformance/spec"
 )
 
 // quiet passes a test's failures on but drops the reference engine's
@@ -35,11 +38,17 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // and fails on any difference that is not a known one. See TESTING.md.
 func TestCampaign(t *testing.T) {
 	programs := envInt(t, "GROUNDWORK_CONFORMANCE_PROGRAMS", 300)
-	if testing.Short() && os.Getenv("GROUNDWORK_CONFORMANCE_PROGRAMS") == "" {
+	switch {
+	case os.Getenv("GROUNDWORK_CONFORMANCE_PROGRAMS") != "":
+	case os.Getenv("GROUNDWORK_CONFORMANCE_LONG") != "":
+		programs = 10000
+	case testing.Short():
 		programs = 30
 	}
 	seed := envInt(t, "GROUNDWORK_CONFORMANCE_SEED", 1)
-	c := Campaign{Seed: seed, Programs: int(programs), Workers: int(envInt(t, "GROUNDWORK_CONFORMANCE_WORKERS", 2))}
+	c := Campaign{Seed: seed, Programs: int(programs), Workers: int(envInt(t, "GROUNDWORK_CONFORMANCE_WORKERS", 2)),
+		Reruns: int(envInt(t, "GROUNDWORK_CONFORMANCE_RERUNS", 3)), FixedSchedule: os.Getenv("GROUNDWORK_CONFORMANCE_SCHEDULE") == "fixed",
+		Concurrent: os.Getenv("GROUNDWORK_CONFORMANCE_CONCURRENT") != ""}
 	if s := os.Getenv("GROUNDWORK_CONFORMANCE_FEATURES"); s != "" {
 		f, err := gen.ParseFeatures(s)
 		if err != nil {
@@ -50,8 +59,11 @@ func TestCampaign(t *testing.T) {
 	start := time.Now()
 	rep := c.Run(context.Background(), quiet{t})
 	t.Logf("seed %d, %s: %s", seed, time.Since(start).Round(time.Millisecond), rep)
-	if len(rep.Findings) == 0 {
-		return
+	for _, s := range slices.Sorted(maps.Keys(rep.Broken)) {
+		t.Errorf("seed %d: groundwork broke an invariant: %s\nreplay: GROUNDWORK_CONFORMANCE_SEED=%d GROUNDWORK_CONFORMANCE_PROGRAMS=1 go test -run TestCampaign", s, rep.Broken[s], s)
+	}
+	if len(rep.Findings) == 0 || c.Concurrent {
+		return // concurrently registered, the engines see different orders
 	}
 	dir := os.Getenv("GROUNDWORK_CONFORMANCE_REDUCE")
 	reduced := map[string]bool{}
@@ -60,8 +72,8 @@ func TestCampaign(t *testing.T) {
 		if c.Features != nil {
 			replay += " GROUNDWORK_CONFORMANCE_FEATURES=" + c.Features.String()
 		}
-		t.Errorf("seed %d (%s): %s\nreplay: %s go test -run TestCampaign\n%s",
-			f.Seed, f.Features, f.Differences[0], replay, f.Program.Describe())
+		t.Errorf("seed %d (%s; shown again by %d of %d reruns): %s\nreplay: %s go test -run TestCampaign\n%s",
+			f.Seed, f.Features, f.Reproduced, c.Reruns, f.Differences[0], replay, f.Program.Describe())
 		if dir == "" || reduced[f.Signature()] {
 			continue
 		}

@@ -13,6 +13,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -81,6 +82,16 @@ type Campaign struct {
 	Features *gen.Features
 	// Workers bounds the programs checked at once (default 2).
 	Workers int
+	// FixedSchedule runs every program on the default schedule instead
+	// of one drawn from its seed (DrawSchedule).
+	FixedSchedule bool
+	// Reruns is how many times a program that shows an unexplained
+	// difference is checked again (Finding.Reproduced).
+	Reruns int
+	// Concurrent registers each program's resources concurrently
+	// (spec.Schedule.Concurrent): the engines then see different orders,
+	// so only the invariants each keeps on its own (Report.Broken) count.
+	Concurrent bool
 }
 
 // Finding is a program that showed an unexplained difference.
@@ -88,6 +99,9 @@ type Finding struct {
 	Seed     int64
 	Features gen.Features
 	*Outcome
+	// Reproduced counts the reruns (of Campaign.Reruns) that showed an
+	// unexplained difference again.
+	Reproduced int
 }
 
 // Report is what a campaign found.
@@ -101,6 +115,11 @@ type Report struct {
 	KnownSeeds map[string][]int64
 	// Findings are the programs with an unexplained difference, by seed.
 	Findings []Finding
+	// Broken maps the seed of each program in which groundwork broke an
+	// invariant (compare.Invariants), whether the reference engine broke
+	// it too or not, to the first it broke; ReferenceBroken is the same
+	// for the reference engine. Only the runs compared count.
+	Broken, ReferenceBroken map[int64]string
 }
 
 // Run checks the campaign's programs.
@@ -109,7 +128,8 @@ func (c Campaign) Run(ctx context.Context, tb framework.TB) *Report {
 	if workers <= 0 {
 		workers = 2
 	}
-	rep := &Report{Programs: c.Programs, Known: map[string]int{}, KnownSeeds: map[string][]int64{}}
+	rep := &Report{Programs: c.Programs, Known: map[string]int{}, KnownSeeds: map[string][]int64{},
+		Broken: map[int64]string{}, ReferenceBroken: map[int64]string{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	next := make(chan int64)
@@ -122,9 +142,27 @@ func (c Campaign) Run(ctx context.Context, tb framework.TB) *Report {
 				if c.Features != nil {
 					f = *c.Features
 				}
-				o := Check(ctx, tb, gen.Generate(seed, gen.Config{Features: f}))
+				p := gen.Generate(seed, gen.Config{Features: f})
+				if !c.FixedSchedule {
+					p.Schedule = DrawSchedule(seed)
+				}
+				if c.Concurrent {
+					if p.Schedule == nil {
+						p.Schedule = &spec.Schedule{}
+					}
+					p.Schedule.Concurrent = true
+				}
+				o := Check(ctx, tb, p)
+				again := 0
+				if len(o.Differences) > 0 && !c.Concurrent {
+					again = rerun(ctx, tb, p, c.Reruns)
+				}
+				last := o.Run // runs after it start from other states
+				if c.Concurrent {
+					last = -1 // each engine keeps the invariants on its own
+				}
 				mu.Lock()
-				rep.add(seed, f, o)
+				rep.add(seed, f, o, again, last)
 				mu.Unlock()
 			}
 		}()
@@ -138,14 +176,20 @@ func (c Campaign) Run(ctx context.Context, tb framework.TB) *Report {
 	return rep
 }
 
-func (r *Report) add(seed int64, f gen.Features, o *Outcome) {
+func (r *Report) add(seed int64, f gen.Features, o *Outcome, reproduced, last int) {
 	for _, name := range o.KnownNames() {
 		r.Known[name]++
 		r.KnownSeeds[name] = append(r.KnownSeeds[name], seed)
 	}
+	if v := firstBroken(o.Groundwork, last); v != "" {
+		r.Broken[seed] = v
+	}
+	if v := firstBroken(o.Reference, last); v != "" {
+		r.ReferenceBroken[seed] = v
+	}
 	switch {
 	case len(o.Differences) > 0:
-		r.Findings = append(r.Findings, Finding{Seed: seed, Features: f, Outcome: o})
+		r.Findings = append(r.Findings, Finding{Seed: seed, Features: f, Outcome: o, Reproduced: reproduced})
 	case len(o.Known) == 0:
 		r.Clean++
 	}
@@ -176,6 +220,14 @@ func (r *Report) String() string {
 			}
 			seeds := slices.Sorted(slices.Values(r.KnownSeeds[k.name]))
 			fmt.Fprintf(&b, "  known, %s: %s: %d programs (1 in %.0f; seeds %v)\n", kind, k.name, n, float64(r.Programs)/float64(n), seeds)
+		}
+	}
+	for _, x := range []struct {
+		engine string
+		broken map[int64]string
+	}{{"groundwork", r.Broken}, {"the reference engine", r.ReferenceBroken}} {
+		for _, seed := range slices.Sorted(maps.Keys(x.broken)) {
+			fmt.Fprintf(&b, "  %s broke an invariant in seed %d: %s\n", x.engine, seed, x.broken[seed])
 		}
 	}
 	groups := map[string][]int64{}

@@ -90,6 +90,26 @@ var knownDifferences = []knownDifference{
 			return false
 		},
 	},
+	{
+		// COMPATIBILITY.md: "Which deletes run beside a failing one
+		// depends on the schedule". With fewer steps at once than the
+		// deletes of an antichain, which of them have started when an
+		// injected delete failure stops the rest is the schedule's
+		// choice, in each engine.
+		name: "deletes-beside-a-failure-under-bounded-parallelism", goOn: false,
+		match: func(c *runContext, d compare.Difference) bool {
+			if !c.boundedParallelism() || !failedDelete(c.ref.Ledger) || !failedDelete(c.gw.Ledger) {
+				return false
+			}
+			switch d.Kind {
+			case compare.KindState:
+				return d.Field == ""
+			case compare.KindOps:
+				return c.onlyDeletesDiffer(d.URN)
+			}
+			return false
+		},
+	},
 }
 
 // explainer returns the compare.Explainer that recognises the known
@@ -275,4 +295,44 @@ func (c *runContext) refSnapshotMixedURN() bool {
 		}
 	}
 	return false
+}
+
+// boundedParallelism reports whether the program runs with fewer steps at
+// once than the engines' default.
+func (c *runContext) boundedParallelism() bool {
+	sch := c.p.Schedule
+	return sch != nil && sch.Parallelism > 0 && sch.Parallelism < drive.Parallelism
+}
+
+// failedDelete reports whether an injected delete failure fired in ledger.
+func failedDelete(ledger []world.Entry) bool {
+	return slices.ContainsFunc(ledger, func(e world.Entry) bool { return e.Op == spec.OpDelete && e.Failed })
+}
+
+// onlyDeletesDiffer reports whether the two engines' operations on urn
+// differ only by successful deletes at their ends: one engine deleted an
+// object the other had not got to.
+func (c *runContext) onlyDeletesDiffer(urn string) bool {
+	ops := func(ledger []world.Entry) []world.Entry {
+		var out []world.Entry
+		for _, e := range ledger {
+			if e.URN == urn {
+				out = append(out, world.Entry{Op: e.Op, URN: e.URN, Failed: e.Failed})
+			}
+		}
+		return out
+	}
+	a, b := ops(c.ref.Ledger), ops(c.gw.Ledger)
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if !slices.Equal(a, b[:len(a)]) {
+		return false
+	}
+	for _, e := range b[len(a):] {
+		if e.Op != spec.OpDelete || e.Failed {
+			return false
+		}
+	}
+	return len(b) > len(a)
 }

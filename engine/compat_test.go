@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,12 +78,14 @@ func TestInterruptedDeleteBeforeReplaceIsNotDeletedAgain(t *testing.T) {
 }
 
 // TestDependentRegisteredDuringACascadeIsRecordedOnce pins "A dependent
-// registered during a delete-before-replace cascade is left to its own
-// steps". The program registers c, which no longer takes a's zone, and
-// while c's diff is still under way, a, whose replacement deletes first.
-// The cascade that decides which of a's dependents to delete before a
-// leaves out c, registered already: c is neither deleted nor replaced, and
-// it is recorded once.
+// registered before a delete-before-replace cascade is deleted first"
+// (COMPATIBILITY.md) for a dependent that is not replaced. The
+// program registers c, which no longer takes a's zone, and while c's diff
+// is still under way, a, whose replacement deletes first. The cascade that
+// decides which of a's dependents to delete before a takes c as its own
+// steps decide: it waits for c's diff, and a's old copy is deleted only
+// once c's step is decided. c is neither deleted nor replaced, and it is
+// recorded once.
 func TestDependentRegisteredDuringACascadeIsRecordedOnce(t *testing.T) {
 	c := newCloud("zone")
 	env := newEnv(t, c)
@@ -93,26 +96,30 @@ func TestDependentRegisteredDuringACascadeIsRecordedOnce(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	// c's own diff waits until a's old copy is deleted: the cascade has
-	// decided by then. (A cascade's diff of c, with a's zone unknown, is
-	// answered at once.)
-	aDeleted := make(chan struct{})
-	c.onDelete = func(name string) {
-		if name == "a" {
-			close(aDeleted)
-		}
-	}
+	// c's own diff waits until a's diff has been made: a's cascade starts
+	// while c's diff is under way.
+	aDiffed := make(chan struct{})
+	var cDiffed atomic.Bool
 	c.onDiff = func(ctx context.Context, req providers.DiffRequest) error {
-		if req.URN.Name() != "c" || req.NewInputs.ContainsUnknowns() {
-			return nil
+		switch {
+		case req.URN.Name() == "a":
+			close(aDiffed)
+		case req.URN.Name() == "c" && !req.NewInputs.ContainsUnknowns():
+			defer cDiffed.Store(true)
+			select {
+			case <-aDiffed:
+			case <-time.After(10 * time.Second):
+				return fmt.Errorf("a was not diffed while c's diff was under way")
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
-		select {
-		case <-aDeleted:
-			return nil
-		case <-time.After(10 * time.Second):
-			return fmt.Errorf("a was not deleted while c's diff was under way")
-		case <-ctx.Done():
-			return ctx.Err()
+		return nil
+	}
+	var deletedEarly atomic.Bool
+	c.onDelete = func(name string) {
+		if name == "a" && !cDiffed.Load() {
+			deletedEarly.Store(true)
 		}
 	}
 	before := len(c.Writes())
@@ -129,6 +136,9 @@ func TestDependentRegisteredDuringACascadeIsRecordedOnce(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"create a", "delete-replaced a", "same c"}, outcomes(res)); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	if deletedEarly.Load() {
+		t.Error("a was deleted before c's diff ended")
 	}
 	if diff := cmp.Diff([]string{"a y", "c x"}, sorted(records(env))); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)

@@ -3,12 +3,18 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
 )
 
 // TestDeletesRunAsLateAsDependenciesAllow: deletes run in antichains, and a
@@ -123,4 +129,139 @@ func TestDeletesOfTwoCopiesOfOneURNRunTogether(t *testing.T) {
 	if len(left) != 1 || left[0] != failID {
 		t.Errorf("records of a left: %v, want only the old copy %s (writes %v)", left, failID, c.Writes())
 	}
+}
+
+// TestDeleteBeforeReplaceAfterItsDependents is the program of a
+// delete-before-replace cascade whose dependent registers, and is replaced,
+// before the cascade is decided (issue 27):
+//
+//	v1: r2{a2=1}; o3{a2=2, aref0<-r2.a2} deleteBeforeReplace; o4{a1=3, rref0<-r2.id}; r5{a1=4, rref0<-o3.id}
+//	v2: r2{a2=7}; o3{a2=2, r2=8, aref0<-r2.a2} deleteBeforeReplace; o4{a1=3, rref0<-r2.id, rref1<-r2.id}; r5{a1=4, rref0<-o4.id}
+//
+// In v2, o3 is replaced delete-before-replace (r2 changes) and o4
+// create-before-delete (rref1 is new); r5 now takes o4's ID, so it is
+// replaced too, and it no longer waits for o3: with provider calls taking
+// random time, it may register before or after o3's cascade is decided.
+// Either way, the old r5, which took o3's ID, must be deleted before o3.
+// The provider sleeps a random 0–2 ms in every call and parallelism is
+// drawn from 1 to 16. GROUNDWORK_DELETEORDER_RUNS sets the number of runs
+// (default 30; 200 take about 15 s under -race on two busy cores).
+func TestDeleteBeforeReplaceAfterItsDependents(t *testing.T) {
+	runs := 30
+	if s := os.Getenv("GROUNDWORK_DELETEORDER_RUNS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("GROUNDWORK_DELETEORDER_RUNS=%q: want a positive number", s)
+		}
+		runs = n
+	}
+	v1 := func(ctx *engine.Context) error {
+		r2 := ctx.Register(thing, "r2", engine.Props{"a2": 1})
+		o3 := ctx.Register(thing, "o3", engine.Props{"a2": 2, "aref0": r2.Output("a2")}, engine.DeleteBeforeReplace())
+		ctx.Register(thing, "o4", engine.Props{"a1": 3, "rref0": r2.ID()})
+		ctx.Register(thing, "r5", engine.Props{"a1": 4, "rref0": o3.ID()})
+		return nil
+	}
+	v2 := func(ctx *engine.Context) error {
+		r2 := ctx.Register(thing, "r2", engine.Props{"a2": 7})
+		ctx.Register(thing, "o3", engine.Props{"a2": 2, "r2": 8, "aref0": r2.Output("a2")}, engine.DeleteBeforeReplace())
+		o4 := ctx.Register(thing, "o4", engine.Props{"a1": 3, "rref0": r2.ID(), "rref1": r2.ID()})
+		ctx.Register(thing, "r5", engine.Props{"a1": 4, "rref0": o4.ID()})
+		return nil
+	}
+	for run := 0; run < runs; run++ {
+		c := newCloud("r2", "rref0", "rref1")
+		env := enginetest.New(t)
+		env.Provider("test", "", jittery(c.provider()))
+		parallelism := engine.Parallelism(1 + rand.IntN(16))
+		if _, err := env.Up(v1, parallelism); err != nil {
+			t.Fatal(err)
+		}
+		before := env.Snapshot()
+		ids := map[resource.ID]*resource.State{}
+		for _, s := range before.Resources {
+			ids[s.ID] = s
+		}
+		// At each delete, no resource that depended on the deleted one
+		// in v1 may still exist if v2 deletes it too.
+		var mu sync.Mutex
+		var deleted []resource.ID
+		alive := map[resource.ID][]resource.ID{} // deleted ID → old dependents alive at its delete
+		prov := jittery(c.provider())
+		deleteOne := prov.DeleteF
+		prov.DeleteF = func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+			mu.Lock()
+			for _, s := range before.Resources {
+				if dependsOnURN(s, req.URN) && !slices.Contains(deleted, s.ID) {
+					alive[req.ID] = append(alive[req.ID], s.ID)
+				}
+			}
+			mu.Unlock()
+			resp, err := deleteOne(ctx, req)
+			if err == nil {
+				mu.Lock()
+				deleted = append(deleted, req.ID)
+				mu.Unlock()
+			}
+			return resp, err
+		}
+		env2 := enginetest.New(t)
+		env2.Store = env.Store
+		env2.Provider("test", "", prov)
+		if _, err := env2.Up(v2, parallelism); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		for x, deps := range alive {
+			for _, d := range deps {
+				if slices.Contains(deleted, d) {
+					t.Fatalf("run %d: %s (%s) was deleted while %s (%s), which depended on it and was deleted after it, still existed; deletes %v",
+						run, ids[x].URN.Name(), x, ids[d].URN.Name(), d, c.Writes())
+				}
+			}
+		}
+		if got := c.Live(); got != 4 {
+			t.Fatalf("run %d: %d resources exist, want 4 (writes %v)", run, got, c.Writes())
+		}
+	}
+}
+
+// dependsOnURN reports whether s depends on u: as its parent, through a
+// dependency or property dependency, or deleted with it.
+func dependsOnURN(s *resource.State, u resource.URN) bool {
+	if s.Parent == u || s.DeletedWith == u || slices.Contains(s.Dependencies, u) {
+		return true
+	}
+	for _, deps := range s.PropertyDependencies {
+		if slices.Contains(deps, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// jittery makes every call of p take a random 0–2 ms longer.
+func jittery(p *providers.Func) *providers.Func {
+	sleep := func() { time.Sleep(rand.N(2 * time.Millisecond)) }
+	check, diff, create, update, del := p.CheckF, p.DiffF, p.CreateF, p.UpdateF, p.DeleteF
+	p.CheckF = func(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+		sleep()
+		return check(ctx, req)
+	}
+	p.DiffF = func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+		sleep()
+		return diff(ctx, req)
+	}
+	p.CreateF = func(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+		sleep()
+		return create(ctx, req)
+	}
+	p.UpdateF = func(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+		sleep()
+		return update(ctx, req)
+	}
+	p.DeleteF = func(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+		sleep()
+		return del(ctx, req)
+	}
+	return p
 }

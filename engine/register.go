@@ -63,6 +63,10 @@ func (d *deployment) handleRequest(ctx context.Context, r *request) {
 	if err != nil {
 		d.noteError(err)
 		r.done(regResult{err: err})
+		// acts hold the reply to reg, which has no waiter, and what
+		// the failure let go on elsewhere (a delete-before-replace that
+		// waited for reg's decision).
+		d.dispatch(ctx, acts)
 		return
 	}
 	d.waiters[reg] = r.done

@@ -171,7 +171,7 @@ func (g *Generator) step(op Op, urn resource.URN, old, new *resource.State, reg 
 func (g *Generator) replacement(w *work) (Actions, error) {
 	w.new.ID = ""
 	w.new.Created = time.Time{}
-	if w.diff.DeleteBeforeReplace || w.reg.Goal.DeleteBeforeReplace {
+	if w.diff.DeleteBeforeReplace || w.reg.Goal.DeleteBeforeReplace || g.awaited(w.old) {
 		return g.startDependents(w)
 	}
 	g.news[w.new.URN] = w.new

@@ -44,6 +44,40 @@
 // the old record marked PendingReplacement until the create succeeds, so a
 // crash between the two is visible and the next run finishes the job.
 //
+// # Deletes come after their dependents' deletes
+//
+// When a resource X and a resource D that depended on X in the last
+// snapshot (through a dependency, a property dependency, its parent, its
+// deletedWith target or its provider) are both deleted in one operation —
+// a removal, or the old copy of a replacement — D's delete comes first: it
+// is a step X's delete needs, whatever order the registrations arrive in.
+// Deletes after the program follow the reverse dependency graph (below). A
+// delete-before-replace deletes X during the program, so before X's delete
+// it settles each old resource that depends on X, directly or not, in
+// dependency order:
+//
+//   - one the program has not registered yet is diffed with the inputs
+//     that come from a replaced resource unknown; if the provider asks for
+//     a replacement (or cannot tell), it is deleted first, and the program
+//     creates it again when it registers it;
+//   - one the program has registered is taken as its own steps decide,
+//     and the cascade waits for them to be decided: a replacement is
+//     made delete-before-create when the cascade counts the resource
+//     among its dependents, so its old copy is deleted first (as the
+//     reference engine's cascade deletes it); an old copy condemned by a
+//     create-before-delete decided before the cascade is deleted in its
+//     place in the cascade, once its replacement exists, instead of after
+//     the program; any other step (an update that no longer refers to X,
+//     an unchanged resource) ends before X's delete starts;
+//   - one that another delete-before-replace deleted is not deleted again:
+//     X's delete follows that delete.
+//
+// A dependent that is neither replaced nor registered when X's delete is
+// decided stays, referring to the old X while X is replaced (what
+// delete-before-replace means); should its registration then replace it,
+// or the program leave it out, its old copy is deleted after X, since the
+// generator could not know in time.
+//
 // After the program, Deletes returns the deletions as antichains of the
 // reverse dependency graph, each resource as late as what it depends on
 // allows (a dependency on a component standing for the component's

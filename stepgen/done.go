@@ -24,6 +24,14 @@ func (g *Generator) issue(acts *Actions, deps *resource.State, steps ...*Step) {
 	acts.Steps = append(acts.Steps, steps...)
 }
 
+// issueNeeding is issue, with the first step needing the steps also as
+// well (numbered by the time this event's steps are).
+func (g *Generator) issueNeeding(acts *Actions, deps *resource.State, also []*Step, steps ...*Step) {
+	g.staged = append(g.staged, staged{deps: deps, also: also, steps: len(steps)})
+	g.stagedSteps = append(g.stagedSteps, steps...)
+	acts.Steps = append(acts.Steps, steps...)
+}
+
 // issueAfter adds to acts a step that needs the step prev (and comes after
 // the step issued before it on its resource, if another).
 func (g *Generator) issueAfter(acts *Actions, prev uint64, s *Step) {
@@ -37,6 +45,7 @@ func (g *Generator) issueAfter(acts *Actions, prev uint64, s *Step) {
 // depends on, or prev.
 type staged struct {
 	deps  *resource.State
+	also  []*Step
 	prev  uint64
 	steps int
 }
@@ -54,10 +63,22 @@ func (g *Generator) seal(failed bool) {
 				var needs []uint64
 				if i == 0 && prev == 0 {
 					needs = g.stepsOf(st.deps)
+					for _, a := range st.also {
+						if !slices.Contains(needs, a.ID) {
+							needs = append(needs, a.ID)
+						}
+					}
 				} else {
 					needs = []uint64{prev}
 				}
+				last, had := g.last[s.urn]
 				g.number(s, needs)
+				if s.rare != nil && s.rare.aside && had {
+					g.last[s.urn] = last
+				}
+				if r := s.Reg; r != nil && r.first == nil {
+					r.first = s
+				}
 				if previewed(s) {
 					// It calls no provider: the state it
 					// produces is the one it asks for, with

@@ -69,6 +69,10 @@ type Registration struct {
 
 	// replied is set once the generator has answered the registration.
 	replied bool
+	// first is the first step issued for it, once numbered: a
+	// delete-before-replace cascade of a resource it depended on waits
+	// for it (dependents.go).
+	first *Step
 }
 
 // CallKind says which provider method a Call needs.
@@ -218,6 +222,16 @@ type Generator struct {
 	// takenOver are old states claimed by a registration (directly or
 	// through an alias).
 	takenOver map[*resource.State]bool
+	// claimedBy maps an old state to the registration that took it over
+	// (Register's; not a read's, which decides at once).
+	claimedBy map[*resource.State]*Registration
+	// cascades are the delete-before-replace cascades under way, parked
+	// those waiting for a dependent's registration to be decided, and
+	// cascadeDeletes the delete a cascade issued for each dependent it
+	// deleted (dependents.go).
+	cascades       []*work
+	parked         []parked
+	cascadeDeletes map[resource.URN]*Step
 	// declared holds, for each registration of this run that declared
 	// aliases, the URNs they name: its children inherit them.
 	declared map[resource.URN][]resource.URN
@@ -249,15 +263,17 @@ func New(cfg Config) (*Generator, error) {
 	// A program usually registers again what the stack holds: sized for
 	// that, the maps do not grow (and rehash) as the run goes.
 	g := &Generator{
-		cfg:       cfg,
-		olds:      make(map[resource.URN]*resource.State, len(cfg.Old)),
-		seen:      make(map[resource.URN]*resource.State, len(cfg.Old)),
-		news:      make(map[resource.URN]*resource.State, len(cfg.Old)),
-		takenOver: make(map[*resource.State]bool, len(cfg.Old)),
-		replace:   make(map[resource.URN]bool, len(cfg.ReplaceTargets)),
-		plan:      newPlanner(cfg),
-		last:      make(map[resource.URN]uint64, len(cfg.Old)),
-		bad:       map[uint64]bool{},
+		cfg:            cfg,
+		olds:           make(map[resource.URN]*resource.State, len(cfg.Old)),
+		seen:           make(map[resource.URN]*resource.State, len(cfg.Old)),
+		news:           make(map[resource.URN]*resource.State, len(cfg.Old)),
+		takenOver:      make(map[*resource.State]bool, len(cfg.Old)),
+		claimedBy:      make(map[*resource.State]*Registration, len(cfg.Old)),
+		cascadeDeletes: map[resource.URN]*Step{},
+		replace:        make(map[resource.URN]bool, len(cfg.ReplaceTargets)),
+		plan:           newPlanner(cfg),
+		last:           make(map[resource.URN]uint64, len(cfg.Old)),
+		bad:            map[uint64]bool{},
 	}
 	for _, s := range cfg.Old {
 		if s == nil {
@@ -305,7 +321,8 @@ func (g *Generator) URNFor(goal resource.Goal) resource.URN {
 // reply, which carries the error.
 func (g *Generator) Register(reg *Registration) (Actions, error) {
 	acts, err := g.planned(g.register(reg))
-	return g.failed(reg, acts, err)
+	acts, err = g.failed(reg, acts, err)
+	return g.resume(acts), err
 }
 
 // failed returns acts, or, when err fails reg, actions that hold only
@@ -354,6 +371,7 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 	g.seen[urn] = old
 	if old != nil {
 		g.takenOver[old] = true
+		g.claimedBy[old] = reg
 	}
 	g.declareAliases(urn, goal)
 	if !g.targeted(urn) {
@@ -467,7 +485,11 @@ func (g *Generator) Answer(a Answer) (Actions, error) {
 	}
 	g.calls--
 	acts, err := g.planned(g.answer(a))
-	return g.failed(a.Call.Reg, acts, err)
+	if err != nil && a.Call.phase == phaseDependents {
+		g.endCascade(a.Call.work)
+	}
+	acts, err = g.failed(a.Call.Reg, acts, err)
+	return g.resume(acts), err
 }
 
 func (g *Generator) answer(a Answer) (Actions, error) {

@@ -25,7 +25,8 @@ import (
 // called. An error fails reg (see Register).
 func (g *Generator) Read(reg *Registration, id resource.ID) (Actions, error) {
 	acts, err := g.planned(g.read(reg, id))
-	return g.failed(reg, acts, err)
+	acts, err = g.failed(reg, acts, err)
+	return g.resume(acts), err
 }
 
 func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {

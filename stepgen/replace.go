@@ -35,13 +35,23 @@ func (g *Generator) providerDiffCall(w *work) *Call {
 // dependentsWork is the state of a delete-before-replace while the
 // generator finds out which dependents must be deleted with it.
 type dependentsWork struct {
-	// candidates are the transitive dependents, in dependency order.
+	// candidates are the transitive dependents, in dependency order;
+	// counted holds them as a set (Generator.awaited).
 	candidates []*resource.State
+	counted    map[*resource.State]bool
 	next       int
 	// replaced holds the URNs known to be replaced: the resource itself
 	// and each dependent found to need replacing.
 	replaced map[resource.URN]bool
 	doomed   []*resource.State
+	// needs are the steps the cascade's first delete needs besides those
+	// of what the replacement depends on: the steps of dependents the
+	// program registered (see registeredDependent), each in taken;
+	// copies holds those replaced create-before-delete, whose old copies
+	// the cascade deletes.
+	needs  []*Step
+	taken  map[*resource.State]bool
+	copies map[*resource.State]bool
 }
 
 // startDependents begins a delete-before-replace. Before the old resource
@@ -50,18 +60,25 @@ type dependentsWork struct {
 // generator substitutes unknowns for the inputs that come from a resource
 // being replaced and asks the dependent's provider to diff; only dependents
 // whose diff asks for a replacement are deleted. Dependents tied only by
-// dependsOn, or whose affected inputs update in place, stay.
+// dependsOn, or whose affected inputs update in place, stay. A dependent
+// the program has registered is not diffed: its own steps say what happens
+// to it, and the cascade's deletes wait for them (registeredDependent).
 func (g *Generator) startDependents(w *work) (Actions, error) {
 	w.dbr = &dependentsWork{replaced: map[resource.URN]bool{}}
 	markReplaced(w.dbr.replaced, w.old)
 	graph, err := resource.NewGraph(g.liveOlds())
 	if err == nil {
 		for _, u := range graph.TransitiveDependents(w.old.URN) {
-			if s := g.olds[u]; s != nil && s.Custom && !g.takenOver[s] {
+			if s := g.olds[u]; s != nil && s.Custom {
 				w.dbr.candidates = append(w.dbr.candidates, s)
 			}
 		}
 	}
+	w.dbr.counted = make(map[*resource.State]bool, len(w.dbr.candidates))
+	for _, s := range w.dbr.candidates {
+		w.dbr.counted[s] = true
+	}
+	g.cascades = append(g.cascades, w)
 	order := make(map[*resource.State]int, len(g.cfg.Old))
 	for i, s := range g.cfg.Old {
 		order[s] = i
@@ -82,28 +99,47 @@ func (g *Generator) liveOlds() []*resource.State {
 }
 
 // nextDependent asks for the diff of the next candidate that depends on
-// something being replaced, or finishes when none is left.
+// something being replaced, or finishes when none is left. A candidate
+// the program registered is taken as its steps decide (registeredDependent);
+// while they are not decided, the cascade waits (park).
 func (g *Generator) nextDependent(w *work) (Actions, error) {
+	var acts Actions
 	d := w.dbr
 	for d.next < len(d.candidates) {
 		dep := d.candidates[d.next]
-		d.next++
 		if g.takenOver[dep] {
-			continue // registered meanwhile: its own steps decide its fate
+			reg := g.claimedBy[dep]
+			if !decided(reg) {
+				g.park(w, reg)
+				return acts, nil
+			}
+			d.next++
+			g.registeredDependent(w, dep, reg)
+			continue
+		}
+		d.next++
+		if g.deletedByAnother(w, dep) {
+			markReplaced(d.replaced, dep)
+			continue
 		}
 		inputs, affected := withUnknowns(dep, d.replaced)
 		if !affected {
 			continue
 		}
-		return Actions{Calls: []*Call{{
+		acts.Calls = append(acts.Calls, &Call{
 			Kind: CallDiff, Reg: w.reg, Provider: dep.Provider, Type: dep.Type, work: w, phase: phaseDependents, dependent: dep,
 			Diff: providers.DiffRequest{
 				URN: dep.URN, ID: dep.ID, OldInputs: dep.Inputs, OldOutputs: dep.Outputs, NewInputs: inputs,
 				IgnoreChanges: dep.IgnoreChanges,
 			},
-		}}}, nil
+		})
+		return acts, nil
 	}
-	return g.finishDeleteBeforeReplace(w)
+	more, err := g.finishDeleteBeforeReplace(w)
+	acts.Calls = append(acts.Calls, more.Calls...)
+	acts.Steps = append(acts.Steps, more.Steps...)
+	acts.Replies = append(acts.Replies, more.Replies...)
+	return acts, err
 }
 
 // withUnknowns returns dep's inputs with every property that depends on a
@@ -130,6 +166,12 @@ func withUnknowns(dep *resource.State, replaced map[resource.URN]bool) (resource
 
 func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 	dep := a.Call.dependent
+	if g.takenOver[dep] {
+		// Registered while its diff was being asked: its own steps
+		// decide, and the cascade takes it as those say.
+		w.dbr.next--
+		return g.nextDependent(w)
+	}
 	// A provider that cannot diff with unknowns is assumed to replace: the
 	// conservative answer keeps the old resource from being deleted while
 	// something still needs it.
@@ -144,10 +186,21 @@ func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 // (dependents first), delete the old resource, create the replacement. Each
 // delete leaves its record marked as pending replacement, so that a crash
 // midway is visible and the next run creates what is missing; a dependent
-// deleted here is created again when the program registers it.
+// deleted here is created again when the program registers it. The first
+// delete needs the steps of the dependents the program registered
+// (dependentsWork.needs); a doomed dependent registered since its diff
+// was asked, or once the cascade had passed it, is one of them, waited for
+// until its steps are decided.
 func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
-	doomed := w.dbr.doomed
-	for _, dep := range doomed {
+	d := w.dbr
+	for _, dep := range d.candidates {
+		if g.takenOver[dep] && !d.taken[dep] && !decided(g.claimedBy[dep]) {
+			g.park(w, g.claimedBy[dep])
+			return Actions{}, nil
+		}
+	}
+	g.endCascade(w)
+	for _, dep := range d.doomed {
 		if dep.Protect && !g.takenOver[dep] {
 			// Replacing it would delete it: refuse, as for a protected
 			// resource replaced directly, before anything is deleted.
@@ -156,12 +209,28 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 		}
 	}
 	g.news[w.new.URN] = w.new
+	for _, dep := range d.candidates {
+		if g.takenOver[dep] && !d.taken[dep] {
+			// Registered once the cascade had passed it.
+			g.registeredDependent(w, dep, g.claimedBy[dep])
+		}
+	}
+	doomed := make(map[*resource.State]bool, len(d.doomed))
+	for _, dep := range d.doomed {
+		doomed[dep] = true
+	}
+	// The deletes run dependents first: in the reverse of the candidates'
+	// dependency order.
 	var steps []*Step
-	for i := len(doomed) - 1; i >= 0; i-- {
-		dep := doomed[i]
-		if g.takenOver[dep] {
-			// Registered while its diff was being asked: its own steps
-			// (which may already have marked it for deletion) decide.
+	for i := len(d.candidates) - 1; i >= 0; i-- {
+		dep := d.candidates[i]
+		if d.copies[dep] {
+			if del := g.deleteOldCopy(dep); del != nil {
+				steps = append(steps, del)
+			}
+			continue
+		}
+		if !doomed[dep] || g.takenOver[dep] || g.deletedByAnother(w, dep) {
 			continue
 		}
 		pending := dep.Clone()
@@ -171,6 +240,7 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 		// An interrupted delete-before-replace already deleted it: only
 		// the record is carried over.
 		del.skipProvider = dep.PendingReplacement
+		g.cascadeDeletes[dep.URN] = del
 		steps = append(steps, del)
 	}
 	pending := w.old.Clone()
@@ -181,6 +251,6 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	create.Diff, create.Keys = w.diff, w.keys
 	steps = append(steps, del, create)
 	var acts Actions
-	g.issue(&acts, w.new, steps...)
+	g.issueNeeding(&acts, w.new, w.dbr.needs, steps...)
 	return acts, nil
 }

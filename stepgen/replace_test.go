@@ -3,6 +3,7 @@ package stepgen_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -266,7 +267,10 @@ func TestDependentsThatCannotTell(t *testing.T) {
 }
 
 // TestDependentsAlreadyRegistered: a dependent the program registered
-// before the replacement keeps its new state; it is not deleted.
+// before the replacement keeps its new state; the old copy its own
+// create-before-delete replacement condemned goes before the resource it
+// depended on, once the replacement exists, and not again after the
+// program.
 func TestDependentsAlreadyRegistered(t *testing.T) {
 	old := []*resource.State{
 		recorded("a", map[string]any{"x": 1}),
@@ -274,10 +278,22 @@ func TestDependentsAlreadyRegistered(t *testing.T) {
 	}
 	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"a": replaceKeys("x"), "b": replaceKeys("k")})}
 	h := newHost(t, stepgen.Config{Old: old}, prov)
-	h.mustRegister(goal("b", map[string]any{"k": 1}))
+	if diff := cmp.Diff([][]string{{"create-replacement b", "replace b"}}, opNames(h.mustRegister(goal("b", map[string]any{"k": 1})))); diff != "" {
+		t.Errorf("b's chains (-want +got):\n%s", diff)
+	}
 	chains := h.mustRegister(goal("a", map[string]any{"x": 2}, func(g *resource.Goal) { g.DeleteBeforeReplace = true }))
-	if diff := cmp.Diff([][]string{{"delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
+	if diff := cmp.Diff([][]string{{"delete-replaced b", "delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
 		t.Errorf("chains (-want +got):\n%s", diff)
+	}
+	if del := chains[0][0]; del.Old == nil || !del.Old.Delete || del.Old.ID != "id-b" {
+		t.Errorf("the first delete is of %+v, want b's old copy, marked for deletion", del.Old)
+	}
+	layers, err := h.deletes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(layers) != 0 {
+		t.Errorf("deletes after the program %v, want none: b's old copy is gone", antichainNames(layers))
 	}
 }
 
@@ -455,5 +471,72 @@ func TestDependentAlreadyDeleted(t *testing.T) {
 	}
 	if o := h.applyOne(s); o.Err != nil {
 		t.Error(o.Err)
+	}
+}
+
+// TestCascadeWaitsForARegisteredDependent: a dependent registered before a
+// delete-before-replace, whose registration is still being decided when
+// the cascade reaches it, is waited for; replaced, it is replaced
+// delete-before-create, and the cascade's delete needs its delete. When its
+// registration fails instead, the cascade goes on without it.
+func TestCascadeWaitsForARegisteredDependent(t *testing.T) {
+	old := []*resource.State{
+		recorded("a", map[string]any{"x": 1}),
+		recorded("b", map[string]any{"k": 1}, inputFrom("k", urn("a"))),
+	}
+	for _, failB := range []bool{false, true} {
+		t.Run(fmt.Sprintf("b fails %v", failB), func(t *testing.T) {
+			prov := &providers.Func{
+				DiffF: diffBy(map[string]resource.DiffResult{"a": replaceKeys("x"), "b": replaceKeys("k")}),
+				CheckF: func(_ context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+					if failB && req.URN == urn("b") {
+						return providers.CheckResponse{}, errors.New("bad b")
+					}
+					return providers.CheckResponse{Inputs: req.News}, nil
+				},
+			}
+			h := newHost(t, stepgen.Config{Old: old}, prov)
+			bGoal := goal("b", map[string]any{"k": 2})
+			bActs, err := h.gen.Register(&stepgen.Registration{Goal: &bGoal})
+			if err != nil || len(bActs.Calls) != 1 {
+				t.Fatalf("registering b: %v, %d calls", err, len(bActs.Calls))
+			}
+			aGoal := goal("a", map[string]any{"x": 2}, func(g *resource.Goal) { g.DeleteBeforeReplace = true })
+			aActs, err := h.gen.Register(&stepgen.Registration{Goal: &aGoal})
+			aSteps, err := h.drive(aActs, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(aSteps) != 0 {
+				t.Fatalf("a's cascade issued %v before b's steps were decided", opNames(aSteps))
+			}
+			acts, err := h.gen.Answer(h.answer(bActs.Calls[0]))
+			if failB {
+				if err == nil {
+					t.Fatal("b's failed check did not fail its registration")
+				}
+				if diff := cmp.Diff([][]string{{"delete-replaced a", "create a"}}, opNames(chainsOf(acts.Steps))); diff != "" {
+					t.Errorf("chains once b failed (-want +got):\n%s", diff)
+				}
+				return
+			}
+			var steps []*stepgen.Step
+			for err == nil {
+				steps = append(steps, acts.Steps...)
+				if len(acts.Calls) == 0 {
+					break
+				}
+				acts, err = h.gen.Answer(h.answer(acts.Calls[0]))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([][]string{{"delete-replaced b", "create b"}, {"delete-replaced a", "create a"}}, opNames(chainsOf(steps))); diff != "" {
+				t.Fatalf("chains (-want +got):\n%s", diff)
+			}
+			if delA := steps[2]; !slices.Contains(delA.Needs, steps[0].ID) {
+				t.Errorf("a's delete needs %v, want b's delete (%d) among them", delA.Needs, steps[0].ID)
+			}
+		})
 	}
 }

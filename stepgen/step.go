@@ -116,6 +116,9 @@ type stepRare struct {
 	// refused is why the generator refused the step: Apply returns it
 	// without calling a provider (see Refused).
 	refused error
+	// aside says the step does not become the last on its resource, the
+	// one the steps of the resource's dependents need (deleteOldCopy).
+	aside bool
 }
 
 // more returns the step's rare part, making it on first use.

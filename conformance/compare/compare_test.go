@@ -142,3 +142,81 @@ func TestDeleteOrderOfCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteOrderOfADeleteBeforeReplace: a delete-before-replace of a
+// answers for its dependent b when the engine had b's registration (its
+// Check) before it decided the cascade: before the answer to the last of
+// a's replacement check (a Check after its Diff) and the cascade's diffs
+// of dependents: the old b must go first. A b registered after that, or
+// never, may go after.
+func TestDeleteOrderOfADeleteBeforeReplace(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		calls  []world.Call
+		broken bool
+	}{
+		{"b checked before a's diff", calls(check(urnB), check(urnA), diff(urnA), check(urnA), del(urnA, "a-1")), true},
+		{"b checked before the cascade's diff answered", calls(check(urnA), diff(urnA), check(urnA), unknown(urnB), check(urnB), ended(unknown(urnB)), del(urnA, "a-1")), true},
+		{"b checked after the cascade's diff answered", calls(check(urnA), diff(urnA), check(urnA), unknown(urnB), ended(unknown(urnB)), check(urnB), del(urnA, "a-1")), false},
+		{"b checked after a's delete began", calls(check(urnA), diff(urnA), check(urnA), del(urnA, "a-1"), check(urnB)), false},
+		{"b never registered", calls(check(urnA), diff(urnA), check(urnA), del(urnA, "a-1")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := drive.Run{
+				Name: "up 2",
+				Before: []drive.Record{
+					{URN: urnA, Custom: true, ID: "a-1"},
+					{URN: urnB, Custom: true, ID: "b-1", Dependencies: []string{urnA}},
+				},
+				// a is deleted and created again (delete-before-replace);
+				// the old b, replaced, is deleted after it.
+				Ledger: []world.Entry{
+					{Op: spec.OpDelete, URN: urnA, ID: "a-1"}, {Op: spec.OpCreate, URN: urnA, ID: "a-2"},
+					{Op: spec.OpCreate, URN: urnB, ID: "b-2"}, {Op: spec.OpDelete, URN: urnB, ID: "b-1"},
+				},
+				Calls: tc.calls,
+			}
+			if got := deleteOrder(&run); (len(got) > 0) != tc.broken {
+				t.Errorf("deleteOrder = %v, want broken %v", got, tc.broken)
+			}
+		})
+	}
+}
+
+// calls is the calls of a run: each call given is made and answered at
+// once, unless ended says when it answers.
+func calls(cs ...[]world.Call) []world.Call {
+	var out []world.Call
+	for _, c := range cs {
+		out = append(out, c...)
+	}
+	return out
+}
+
+func check(urn string) []world.Call {
+	return []world.Call{{Op: "check", URN: urn}, {Op: "check", URN: urn, End: true}}
+}
+
+func diff(urn string) []world.Call {
+	id := idOf(urn)
+	return []world.Call{{Op: "diff", URN: urn, ID: id}, {Op: "diff", URN: urn, ID: id, End: true}}
+}
+
+// unknown is a diff with unknown inputs, made and not answered yet.
+func unknown(urn string) []world.Call {
+	return []world.Call{{Op: "diff", URN: urn, ID: idOf(urn), Unknowns: true}}
+}
+
+// idOf is the ID of the first object of a test URN.
+func idOf(urn string) string { return map[string]string{urnA: "a-1", urnB: "b-1"}[urn] }
+
+// ended is the answer to the call cs made.
+func ended(cs []world.Call) []world.Call {
+	c := cs[0]
+	c.End = true
+	return []world.Call{c}
+}
+
+func del(urn, id string) []world.Call {
+	return []world.Call{{Op: spec.OpDelete, URN: urn, ID: id}}
+}

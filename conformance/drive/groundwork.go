@@ -27,6 +27,7 @@ import (
 // program Pulumi runs, over the deployment's Monitor (monitor/grpcserver).
 func Groundwork(ctx context.Context, p *spec.Program) *Trace {
 	w := world.New()
+	parallelism := schedule(p, w)
 	store := memstore.New()
 	var mu sync.Mutex
 	failed := map[string]bool{}
@@ -70,11 +71,11 @@ func Groundwork(ctx context.Context, p *spec.Program) *Trace {
 		case i < len(p.Versions):
 			w.Begin(i, p.Versions[i].Failures)
 			version := i
-			_, opErr = eng.Up(ctx, func(c *engine.Context) error { return serve(c, p, version) }, engine.Parallelism(Parallelism))
+			_, opErr = eng.Up(ctx, func(c *engine.Context) error { return serve(c, p, version) }, engine.Parallelism(parallelism))
 		case p.Destroy:
 			run.Name = "destroy"
 			w.Begin(i, p.DestroyFailures)
-			_, opErr = eng.Destroy(ctx, engine.Parallelism(Parallelism))
+			_, opErr = eng.Destroy(ctx, engine.Parallelism(parallelism))
 		default:
 			return trace
 		}
@@ -84,7 +85,7 @@ func Groundwork(ctx context.Context, p *spec.Program) *Trace {
 		mu.Lock()
 		run.Failed = slices.Sorted(maps.Keys(failed))
 		mu.Unlock()
-		run.Ledger, run.Live = w.Ledger(i), w.Live()
+		run.Ledger, run.Live, run.Calls = w.Ledger(i), w.Live(), w.Calls(i)
 		before, err = store.Load(ctx, state.StackID{Project: spec.Project, Stack: spec.Stack})
 		if err == nil {
 			err = before.VerifyIntegrity()
@@ -202,7 +203,12 @@ func groundworkProps(m resource.PropertyMap) map[string]string {
 // groundworkProvider adapts the world to groundwork's provider interface.
 func groundworkProvider(w *world.World) providers.Provider {
 	return &providers.Func{
+		CheckF: func(_ context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+			w.Checked(string(req.URN))
+			return providers.CheckResponse{Inputs: req.News}, nil
+		},
 		DiffF: func(_ context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+			w.Diffed(string(req.URN), string(req.ID), req.NewInputs.ContainsUnknowns())
 			changed, replace := world.Diff(groundworkStrings(req.OldInputs), groundworkStrings(req.NewInputs))
 			if len(changed) == 0 {
 				return providers.DiffResponse{Changes: resource.DiffNone}, nil

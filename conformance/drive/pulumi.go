@@ -30,6 +30,7 @@ import (
 // journal), which are the harness's, not the engine's.
 func Pulumi(tb framework.TB, p *spec.Program) *Trace {
 	w := world.New()
+	parallelism := schedule(p, w)
 	loader := deploytest.NewProviderLoader(spec.Package, semver.MustParse("1.0.0"),
 		func() (plugin.Provider, error) { return pulumiProvider(w), nil })
 	plan := &framework.TestPlan{Project: spec.Project, Stack: spec.Stack}
@@ -56,7 +57,7 @@ func Pulumi(tb framework.TB, p *spec.Program) *Trace {
 		opts := framework.TestUpdateOptions{
 			T: tb, SkipDisplayTests: true,
 			HostF:         deploytest.NewPluginHostF(nil, nil, programF, loader),
-			UpdateOptions: pengine.UpdateOptions{Parallel: Parallelism},
+			UpdateOptions: pengine.UpdateOptions{Parallel: int32(parallelism)},
 		}
 		run := Run{Name: name, Before: pulumiRecords(snap)}
 		var opErr error
@@ -75,6 +76,7 @@ func Pulumi(tb framework.TB, p *spec.Program) *Trace {
 		run.Failed = slices.Sorted(maps.Keys(failed))
 		run.Ledger = w.Ledger(i)
 		run.Live = w.Live()
+		run.Calls = w.Calls(i)
 		if next == nil {
 			run.Invalid = fmt.Sprintf("the state does not verify: %v", errors.Join(err))
 			trace.Runs = append(trace.Runs, run)
@@ -161,9 +163,11 @@ func pulumiProps(m presource.PropertyMap) map[string]string {
 func pulumiProvider(w *world.World) plugin.Provider {
 	return &deploytest.Provider{
 		CheckF: func(_ context.Context, req plugin.CheckRequest) (plugin.CheckResponse, error) {
+			w.Checked(string(req.URN))
 			return plugin.CheckResponse{Properties: req.News}, nil
 		},
 		DiffF: func(_ context.Context, req plugin.DiffRequest) (plugin.DiffResult, error) {
+			w.Diffed(string(req.URN), string(req.ID), req.NewInputs.ContainsUnknowns())
 			changed, replace := world.Diff(pulumiStrings(req.OldInputs), pulumiStrings(req.NewInputs))
 			if len(changed) == 0 {
 				return plugin.DiffResult{Changes: plugin.DiffNone}, nil

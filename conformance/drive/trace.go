@@ -18,12 +18,26 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/groundwork-iac/groundwork/conformance/spec"
 	"github.com/groundwork-iac/groundwork/conformance/world"
 )
 
 // Parallelism is the bound on steps at once given to both engines: above
 // any program's size, so that the deletes of one antichain all start.
 const Parallelism = 64
+
+// schedule returns the parallelism p's schedule gives both engines, and
+// sets the latency of w's provider calls.
+func schedule(p *spec.Program, w *world.World) int {
+	if p.Schedule == nil {
+		return Parallelism
+	}
+	w.SetLatency(p.Schedule.Latency)
+	if p.Schedule.Parallelism > 0 {
+		return p.Schedule.Parallelism
+	}
+	return Parallelism
+}
 
 // Trace is what one engine did with one program.
 type Trace struct {
@@ -49,6 +63,9 @@ type Run struct {
 	Before []Record
 	// Live is every physical object after the operation, by ID.
 	Live map[string]world.Object
+	// Calls are the Checks and Diffs the engine made, in order: when it
+	// learned of each registration.
+	Calls []world.Call
 	// Invalid says why the engine's recorded state is unusable (it failed
 	// the engine's own integrity check); the trace ends with this run.
 	Invalid string

@@ -32,6 +32,9 @@ func runProgram(ctx context.Context, mon pulumirpc.ResourceMonitorClient, p *spe
 	if err != nil {
 		return fmt.Errorf("registering the stack: %w", err)
 	}
+	if p.Schedule != nil && p.Schedule.Concurrent {
+		return runConcurrently(ctx, mon, p, i, stack.GetUrn())
+	}
 	v := &p.Versions[i]
 	var before map[string]resource.URN
 	if i > 0 {

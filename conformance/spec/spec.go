@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 )
 
 // Project and Stack name the stack every program is deployed to, in both
@@ -54,6 +55,26 @@ type Program struct {
 	Destroy bool `json:"destroy,omitempty"`
 	// DestroyFailures are the provider failures injected into the destroy.
 	DestroyFailures []Failure `json:"destroyFailures,omitempty"`
+	// Schedule is how both engines run it; nil is the default schedule.
+	Schedule *Schedule `json:"schedule,omitempty"`
+}
+
+// Schedule is how both engines run a program: how many steps at once, and
+// how long provider calls take. It changes no outcome the engines promise,
+// only the timing under which they keep it.
+type Schedule struct {
+	// Parallelism bounds the steps an engine runs at once; 0 is the
+	// driver's default, above any program's size.
+	Parallelism int `json:"parallelism,omitempty"`
+	// Latency is the most a provider call waits before it answers, each
+	// call a random time up to it; 0 answers at once.
+	Latency time.Duration `json:"latency,omitempty"`
+	// Concurrent registers each resource as soon as what it refers to has
+	// been answered, as an SDK program does, instead of one after the
+	// other: registrations then race each other, and the order each
+	// engine sees differs, so only what each engine promises on its own
+	// (the invariants) is comparable, not the engines with each other.
+	Concurrent bool `json:"concurrent,omitempty"`
 }
 
 // Version is one version of the program: the resources it registers, in

@@ -52,6 +52,9 @@ type World struct {
 	inFlight int
 	// moved is when a call last entered or left.
 	moved time.Time
+	// latency and calls: see calls.go.
+	latency time.Duration
+	calls   []Call
 }
 
 // Object is one physical object.
@@ -245,7 +248,11 @@ func (w *World) enter(op, urn, id string) error {
 	}
 	w.inFlight++
 	w.moved = time.Now()
+	if op != spec.OpUpdate {
+		w.calls = append(w.calls, Call{Run: w.run, Op: op, URN: urn, ID: id})
+	}
 	w.mu.Unlock()
+	w.pause()
 	return nil
 }
 
