@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -15,38 +17,35 @@ import (
 // configCommand is "gw config" and its subcommands. The configuration is
 // the stack's Pulumi.<stack>.yaml in the project's folder, which the
 // Pulumi CLI reads and writes too.
-func configCommand() *command {
-	return &command{
-		name: "config", summary: "show and change the stack's configuration", flags: configListFlags, run: runConfigList,
-		help: `Config shows the stack's configuration, kept in Pulumi.<stack>.yaml beside
+func configCommand(inv *invocation) *cobra.Command {
+	return inv.group(&cobra.Command{Use: "config <command>", Short: "show and change the stack's configuration",
+		Long: `Config shows the stack's configuration, kept in Pulumi.<stack>.yaml beside
 Pulumi.yaml in the format the Pulumi CLI reads and writes. Secret values are
 encrypted with the passphrase (GW_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE)
 and listed as [secret] unless --show-secrets. Keys without a namespace get
 the project's: "region" is "<project>:region".`,
-		subs: []*command{
-			{name: "set", args: "KEY [VALUE]", summary: "set a config value (read from stdin if VALUE is not given)", flags: configSetFlags, run: runConfigSet},
-			{name: "get", args: "KEY", summary: "print a config value (secrets decrypted)", flags: configGetFlags, run: runConfigGet},
-			{name: "rm", args: "KEY", summary: "remove a config value", flags: projectFlags, run: runConfigRm},
-		},
-	}
+	}, configListFlags, runConfigList,
+		inv.leaf(&cobra.Command{Use: "set [flags] KEY [VALUE]", Short: "set a config value (read from stdin if VALUE is not given)"},
+			configSetFlags, runConfigSet, false),
+		inv.leaf(&cobra.Command{Use: "get [flags] KEY", Short: "print a config value (secrets decrypted)"}, configGetFlags, runConfigGet, false),
+		inv.leaf(&cobra.Command{Use: "rm [flags] KEY", Short: "remove a config value"}, projectFlags, runConfigRm, false),
+	)
 }
 
-func configListFlags(fs *flag.FlagSet, o *options) {
+func configListFlags(fs *pflag.FlagSet, o *options) {
 	projectFlags(fs, o)
 	fs.BoolVar(&o.showSecrets, "show-secrets", false, "show secret values in plaintext")
-	fs.BoolVar(&o.json, "json", false, "write the configuration as a JSON object")
-	shorthand(fs, "j", "json")
+	fs.BoolVarP(&o.json, "json", "j", false, "write the configuration as a JSON object")
 }
 
-func configSetFlags(fs *flag.FlagSet, o *options) {
+func configSetFlags(fs *pflag.FlagSet, o *options) {
 	projectFlags(fs, o)
 	fs.BoolVar(&o.secret, "secret", false, "encrypt the value")
 }
 
-func configGetFlags(fs *flag.FlagSet, o *options) {
+func configGetFlags(fs *pflag.FlagSet, o *options) {
 	projectFlags(fs, o)
-	fs.BoolVar(&o.json, "json", false, "write the value as JSON")
-	shorthand(fs, "j", "json")
+	fs.BoolVarP(&o.json, "json", "j", false, "write the value as JSON")
 }
 
 // openStackConfig reads the project and the stack's config file.

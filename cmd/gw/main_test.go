@@ -265,7 +265,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"destroy", "--project", "p", "--", "true"}, "runs no program"},
 		{[]string{"import", "--project", "p", "a:b:C", "name"}, "TYPE NAME ID"},
 		{[]string{"up", "--project", "p", "--config", "novalue", "--", "true"}, "KEY=VALUE"},
-		{[]string{"up", "--nope"}, "flag provided but not defined"},
+		{[]string{"up", "--nope"}, "unknown flag: --nope"},
 	} {
 		code, _, errOut := gw(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {

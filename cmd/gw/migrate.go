@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/spf13/pflag"
 
 	"github.com/groundwork-iac/groundwork/migrate"
 )
@@ -14,12 +15,12 @@ import (
 // the format of `pulumi stack export` (package migrate), to move stacks
 // between Pulumi and groundwork.
 
-func stackExportFlags(fs *flag.FlagSet, o *options) {
+func stackExportFlags(fs *pflag.FlagSet, o *options) {
 	stateFlags(fs, o)
 	fs.StringVar(&o.file, "file", "", "write the deployment to `FILE` instead of stdout")
 }
 
-func stackImportFlags(fs *flag.FlagSet, o *options) {
+func stackImportFlags(fs *pflag.FlagSet, o *options) {
 	stateFlags(fs, o)
 	fs.StringVar(&o.file, "file", "", "read the deployment from `FILE` instead of stdin")
 	fs.BoolVar(&o.force, "force", false, "replace the state of a stack that already has resources")

@@ -145,7 +145,7 @@ func stackConfigValues(ctx context.Context, o *options) (map[string]resource.Pro
 	if err != nil {
 		return nil, err
 	}
-	for i, list := range []listFlag{o.config, o.secrets} {
+	for i, list := range [][]string{o.config, o.secrets} {
 		for _, kv := range list {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok || k == "" {
@@ -174,7 +174,7 @@ func pluginOptions(o *options, proj project, config map[string]resource.Property
 	if err != nil {
 		return plugin.Options{}, err
 	}
-	dirs := slices.Clone([]string(o.pluginDirs))
+	dirs := slices.Clone(o.pluginDirs)
 	if proj.Runtime == "nodejs" {
 		dirs = append(dirs, filepath.Join(dir, "node_modules", "@pulumi", "pulumi"))
 	}

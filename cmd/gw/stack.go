@@ -3,44 +3,45 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
 // stackCommand is "gw stack" and its subcommands.
-func stackCommand() *command {
-	return &command{
-		name: "stack", summary: "look at the stacks and their outputs; move them from and to Pulumi",
-		subs: []*command{
-			{name: "output", args: "[NAME]", summary: "print the stack's outputs, or one of them", flags: stackOutputFlags, run: runStackOutput,
-				help: `Output prints the outputs the stack's last update recorded: all of them as a
+func stackCommand(inv *invocation) *cobra.Command {
+	return inv.group(&cobra.Command{Use: "stack <command>", Short: "look at the stacks and their outputs; move them from and to Pulumi"}, nil, nil,
+		inv.leaf(&cobra.Command{Use: "output [flags] [NAME]", Short: "print the stack's outputs, or one of them",
+			Long: `Output prints the outputs the stack's last update recorded: all of them as a
 table (or, with --json, a JSON object), or the value of one. Secret values
-are shown as [secret] unless --show-secrets.`},
-			{name: "ls", summary: "list the stacks that have a recorded state", flags: stateFlags, run: runStackList},
-			{name: "export", summary: "write the stack's state as `pulumi stack export` does", flags: stackExportFlags, run: runStackExport,
-				help: `Export writes the stack's state in Pulumi's deployment format, for "pulumi
+are shown as [secret] unless --show-secrets.`,
+		}, stackOutputFlags, runStackOutput, false),
+		inv.leaf(&cobra.Command{Use: "ls", Short: "list the stacks that have a recorded state"}, stateFlags, runStackList, false),
+		inv.leaf(&cobra.Command{Use: "export", Short: "write the stack's state as `pulumi stack export` does",
+			Long: `Export writes the stack's state in Pulumi's deployment format, for "pulumi
 stack import". Secrets are encrypted as Pulumi's passphrase secrets manager
 does, with PULUMI_CONFIG_PASSPHRASE (else GW_PASSPHRASE) under a new salt
-that the deployment records.`},
-			{name: "import", summary: "record a stack exported by `pulumi stack export`", flags: stackImportFlags, run: runStackImport,
-				help: `Import records a deployment written by "pulumi stack export" (or "gw stack
+that the deployment records.`,
+		}, stackExportFlags, runStackExport, false),
+		inv.leaf(&cobra.Command{Use: "import", Short: "record a stack exported by `pulumi stack export`",
+			Long: `Import records a deployment written by "pulumi stack export" (or "gw stack
 export") as the stack's state. Its secrets are opened with
 PULUMI_CONFIG_PASSPHRASE (else GW_PASSPHRASE) and encrypted again with
 GW_PASSPHRASE. The deployment's URNs must name this stack and project. A
-stack that already has resources is refused unless --force.`},
-		},
-	}
+stack that already has resources is refused unless --force.`,
+		}, stackImportFlags, runStackImport, false),
+	)
 }
 
-func stackOutputFlags(fs *flag.FlagSet, o *options) {
+func stackOutputFlags(fs *pflag.FlagSet, o *options) {
 	stateFlags(fs, o)
 	fs.BoolVar(&o.showSecrets, "show-secrets", false, "show secret values in plaintext")
-	fs.BoolVar(&o.json, "json", false, "write the outputs as JSON")
-	shorthand(fs, "j", "json")
+	fs.BoolVarP(&o.json, "json", "j", false, "write the outputs as JSON")
 }
 
 func runStackOutput(ctx context.Context, inv *invocation, args []string) error {
