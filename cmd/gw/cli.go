@@ -45,20 +45,33 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
+// afterDash says what a command takes after "--".
+type afterDash int
+
+const (
+	// noProgram: nothing; a command line there is refused, since the
+	// command runs no program.
+	noProgram afterDash = iota
+	// program: the program's command line.
+	program
+	// moreArgs: more positional arguments, such as a value that starts
+	// with a dash (gw config set n -- -1).
+	moreArgs
+)
+
 // leaf makes cmd one of gw's commands: flags binds its flags on the
-// invocation's options (nil: it takes none but --help), and run does it.
-// A command that runs the project's program (program set) takes the
-// program's command line after "--"; the others refuse one.
-func (inv *invocation) leaf(cmd *cobra.Command, flags func(*pflag.FlagSet, *options), run runFunc, program bool) *cobra.Command {
+// invocation's options (nil: it takes none but --help), run does it, and
+// dash says what it takes after "--".
+func (inv *invocation) leaf(cmd *cobra.Command, flags func(*pflag.FlagSet, *options), run runFunc, dash afterDash) *cobra.Command {
 	if flags != nil {
 		flags(cmd.Flags(), &inv.opts)
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		inv.path = c.CommandPath()
-		if dash := c.ArgsLenAtDash(); dash >= 0 {
-			args, inv.opts.program = args[:dash], args[dash:]
+		if at := c.ArgsLenAtDash(); at >= 0 && dash != moreArgs {
+			args, inv.opts.program = args[:at], args[at:]
 		}
-		if !program && len(inv.opts.program) > 0 {
+		if dash == noProgram && len(inv.opts.program) > 0 {
 			return usagef("%s runs no program", inv.path)
 		}
 		return run(c.Context(), inv, args)
@@ -85,7 +98,7 @@ func (inv *invocation) group(cmd *cobra.Command, flags func(*pflag.FlagSet, *opt
 		cmd.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 		return cmd
 	}
-	return inv.leaf(cmd, flags, run, false)
+	return inv.leaf(cmd, flags, run, noProgram)
 }
 
 // unknownCommand is the usage error of a word that names no subcommand

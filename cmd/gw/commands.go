@@ -34,6 +34,7 @@ type options struct {
 	version    string
 
 	secret      bool // config set --secret
+	path        bool // config set, get, rm --path
 	showSecrets bool // config, config get, stack output --show-secrets
 	force       bool // unlock --force, stack import --force
 
@@ -63,25 +64,25 @@ PULUMI_CONFIG_PASSPHRASE).`,
 replace and delete, changing nothing. With --refresh it first reads every
 resource from its provider and previews against what it found. With
 --save-plan it saves what it decided (secrets encrypted), for "gw up --plan".`,
-		}, previewFlags, runPreview, true),
+		}, previewFlags, runPreview, program),
 		inv.leaf(&cobra.Command{Use: "up [flags] [-- program [args...]]", Short: "create or update the stack's resources",
 			Long: `Up runs the program and changes the stack's resources to match it. Without
 --yes it shows a preview first and asks; without a terminal to ask on, pass
 --yes. The stack's outputs are printed at the end. With --plan it applies
 exactly the plan a preview saved: a step, an option or an input the plan
 does not allow fails its resource, naming the resource and the property.`,
-		}, updateFlags, runUp, true),
+		}, updateFlags, runUp, program),
 		inv.leaf(&cobra.Command{Use: "refresh", Short: "read the resources and record any drift",
 			Long: `Refresh reads every resource of the stack from its provider and records what
 it finds: drift is taken into the state, and resources that no longer exist
 leave it. It also resolves operations an interrupted run left pending.`,
-		}, changeFlags, runRefresh, false),
-		inv.leaf(&cobra.Command{Use: "destroy", Short: "delete every resource of the stack"}, destroyFlags, runDestroy, false),
+		}, changeFlags, runRefresh, noProgram),
+		inv.leaf(&cobra.Command{Use: "destroy", Short: "delete every resource of the stack"}, destroyFlags, runDestroy, noProgram),
 		inv.leaf(&cobra.Command{Use: "import [flags] TYPE NAME ID", Short: "adopt existing resources into the stack",
 			Long: `Import adopts an existing resource (or, with --file, several) into the stack
 without changing it. Add the resource to the program afterwards so that the
 next update keeps it.`,
-		}, importFlags, runImport, false),
+		}, importFlags, runImport, noProgram),
 		configCommand(inv),
 		stackCommand(inv),
 		inv.leaf(&cobra.Command{Use: "unlock", Short: "remove the stack's lock left by a process that is gone",
@@ -89,7 +90,7 @@ next update keeps it.`,
 a process on this machine that no longer runs by itself (with a warning);
 unlock is for a holder it cannot check, such as a process on another
 machine: make sure it is no longer running, then pass --force.`,
-		}, unlockFlags, runUnlock, false),
+		}, unlockFlags, runUnlock, noProgram),
 	)
 	root.SetHelpCommand(helpCommand())
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c) })
@@ -118,7 +119,7 @@ func stackDefault() string {
 // stateFlags are the flags of every command that reads the state.
 func stateFlags(fs *pflag.FlagSet, o *options) {
 	projectFlags(fs, o)
-	fs.StringVar(&o.stateURL, "state", ".groundwork", "where the state is kept: a folder, file://DIR, postgres://... or memory:// (the `URL`)")
+	fs.StringVar(&o.stateURL, "state", defaultState, "where the state is kept: a folder, file://DIR, postgres://... or memory:// (the `URL`)")
 }
 
 // operationFlags are the flags of every engine operation.

@@ -26,15 +26,6 @@ func stackImportFlags(fs *pflag.FlagSet, o *options) {
 	fs.BoolVar(&o.force, "force", false, "replace the state of a stack that already has resources")
 }
 
-// pulumiPassphrase is the Pulumi stack's passphrase: that of
-// PULUMI_CONFIG_PASSPHRASE, else gw's own.
-func pulumiPassphrase() string {
-	if p := os.Getenv("PULUMI_CONFIG_PASSPHRASE"); p != "" {
-		return p
-	}
-	return passphrase()
-}
-
 func runStackExport(ctx context.Context, inv *invocation, args []string) error {
 	if len(args) > 0 {
 		return usagef("gw stack export takes no arguments")
@@ -47,7 +38,11 @@ func runStackExport(ctx context.Context, inv *invocation, args []string) error {
 	defer store.Close()
 	// The deployment records the salt of its secrets: Pulumi opens them
 	// with that and the stack's passphrase, whatever its own salt.
-	data, err := migrate.ExportStack(ctx, store, o.stack, migrate.ToOptions{Passphrase: pulumiPassphrase()})
+	pass, err := pulumiPassphrase()
+	if err != nil {
+		return err
+	}
+	data, err := migrate.ExportStack(ctx, store, o.stack, migrate.ToOptions{Passphrase: pass})
 	if err != nil {
 		return err
 	}
@@ -65,7 +60,7 @@ func runStackImport(ctx context.Context, inv *invocation, args []string) error {
 	o := &inv.opts
 	if o.project == "" {
 		// The URNs must name the project too, when gw knows it.
-		if proj, err := readProject("."); err == nil {
+		if proj, err := openProject(o); err == nil {
 			o.project = proj.Name
 		}
 	}
@@ -79,13 +74,17 @@ func runStackImport(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
+	pass, err := pulumiPassphrase()
+	if err != nil {
+		return err
+	}
 	store, err := openStore(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	imp, err := migrate.ImportStack(ctx, store, o.stack, data, migrate.FromOptions{
-		Passphrase: pulumiPassphrase(), Project: o.project, Overwrite: o.force,
+		Passphrase: pass, Project: o.project, Overwrite: o.force,
 	})
 	if err != nil {
 		return err

@@ -48,17 +48,14 @@ func (s *session) close() {
 	}
 }
 
-// passphrase is the passphrase of the stack's secrets.
-func passphrase() string {
-	if p := os.Getenv("GW_PASSPHRASE"); p != "" {
-		return p
-	}
-	return os.Getenv("PULUMI_CONFIG_PASSPHRASE")
-}
-
-// openProject reads ./Pulumi.yaml and settles the project's name.
+// openProject reads the project's Pulumi.yaml, in the working folder or
+// the nearest one above it, and settles the project's name.
 func openProject(o *options) (project, error) {
-	proj, err := readProject(".")
+	wd, err := os.Getwd()
+	if err != nil {
+		return project{}, err
+	}
+	proj, err := findProject(wd)
 	if err != nil {
 		return project{}, err
 	}
@@ -74,10 +71,34 @@ func openProject(o *options) (project, error) {
 // openStore opens the state store of --state.
 func openStore(ctx context.Context, o *options) (storeurl.Store, error) {
 	storeOpts := []state.Option{state.WithUnlockHint(unlockHint(o))}
-	if pass := passphrase(); pass != "" {
+	pass, err := passphrase()
+	if err != nil {
+		return nil, err
+	}
+	if pass != "" {
 		storeOpts = append(storeOpts, state.WithSecrets(state.PassphraseSecrets(pass)))
 	}
-	return storeurl.Open(ctx, o.stateURL, storeOpts...)
+	return storeurl.Open(ctx, stateLocation(o), storeOpts...)
+}
+
+// defaultState is where the state is kept without --state: a folder in
+// the project's folder.
+const defaultState = ".groundwork"
+
+// stateLocation is the URL of --state; the default folder is in the
+// project's folder, wherever below it gw runs.
+func stateLocation(o *options) string {
+	if o.stateURL != defaultState {
+		return o.stateURL
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return o.stateURL
+	}
+	if proj, err := findProject(wd); err == nil {
+		return filepath.Join(proj.Dir, defaultState)
+	}
+	return o.stateURL
 }
 
 // openSession prepares an operation: it saves --config and
@@ -97,7 +118,7 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	if s.proj, err = openProject(o); err != nil {
 		return nil, err
 	}
-	config, err := stackConfigValues(ctx, o)
+	config, err := stackConfigValues(ctx, o, s.proj.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -140,26 +161,29 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 
 // stackConfigValues saves --config and --secret-config in the stack's
 // config file (as the Pulumi CLI does) and returns its values.
-func stackConfigValues(ctx context.Context, o *options) (map[string]resource.PropertyValue, error) {
-	cfg, err := loadStackConfig(".", o.stack, passphrase)
-	if err != nil {
-		return nil, err
-	}
-	for i, list := range [][]string{o.config, o.secrets} {
-		for _, kv := range list {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return nil, usagef("config %q is not KEY=VALUE", kv)
-			}
-			if err := cfg.set(ctx, fullKey(o.project, k), v, i == 1); err != nil {
-				return nil, err
-			}
-		}
-	}
+func stackConfigValues(ctx context.Context, o *options, dir string) (map[string]resource.PropertyValue, error) {
 	if len(o.config)+len(o.secrets) > 0 {
-		if err := cfg.save(); err != nil {
+		err := updateStackConfig(ctx, dir, o.stack, passphrase, func(cfg *stackConfig) error {
+			for i, list := range [][]string{o.config, o.secrets} {
+				for _, kv := range list {
+					k, v, ok := strings.Cut(kv, "=")
+					if !ok || k == "" {
+						return usagef("config %q is not KEY=VALUE", kv)
+					}
+					if err := cfg.set(ctx, fullKey(o.project, k), v, i == 1); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
 			return nil, err
 		}
+	}
+	cfg, err := loadStackConfig(dir, o.stack, passphrase)
+	if err != nil {
+		return nil, err
 	}
 	return cfg.values(ctx)
 }
@@ -364,17 +388,15 @@ func isTerminal(r io.Reader) bool {
 }
 
 // programOf returns the program to run: the command after "--", or the
-// project runtime's default.
+// project's: for Go the binary its runtime options name, else "go run .";
+// for Node.js its entry module.
 func programOf(proj project, inv *invocation) (*langhost.Program, error) {
 	program := inv.opts.program
 	dir, entry, err := programDir(proj)
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
+	root := proj.Dir
 	var p *langhost.Program
 	switch {
 	case proj.Runtime == "nodejs" && len(program) > 0:
@@ -383,6 +405,14 @@ func programOf(proj project, inv *invocation) (*langhost.Program, error) {
 		p = langhost.Node(entry)
 	case len(program) > 0:
 		p = langhost.Command(program[0], program[1:]...)
+	case proj.Runtime == "go" && proj.Options["binary"] != "":
+		// A built program, as the Pulumi CLI runs it: its path is
+		// relative to the program's folder.
+		bin := filepath.FromSlash(proj.Options["binary"])
+		if !filepath.IsAbs(bin) {
+			bin = filepath.Join(dir, bin)
+		}
+		p = langhost.Command(bin)
 	case proj.Runtime == "go":
 		p = langhost.Command("go", "run", ".")
 	default:

@@ -20,21 +20,21 @@ func stackCommand(inv *invocation) *cobra.Command {
 			Long: `Output prints the outputs the stack's last update recorded: all of them as a
 table (or, with --json, a JSON object), or the value of one. Secret values
 are shown as [secret] unless --show-secrets.`,
-		}, stackOutputFlags, runStackOutput, false),
-		inv.leaf(&cobra.Command{Use: "ls", Short: "list the stacks that have a recorded state"}, stateFlags, runStackList, false),
+		}, stackOutputFlags, runStackOutput, noProgram),
+		inv.leaf(&cobra.Command{Use: "ls", Short: "list the stacks that have a recorded state"}, stateFlags, runStackList, noProgram),
 		inv.leaf(&cobra.Command{Use: "export", Short: "write the stack's state as `pulumi stack export` does",
 			Long: `Export writes the stack's state in Pulumi's deployment format, for "pulumi
 stack import". Secrets are encrypted as Pulumi's passphrase secrets manager
 does, with PULUMI_CONFIG_PASSPHRASE (else GW_PASSPHRASE) under a new salt
 that the deployment records.`,
-		}, stackExportFlags, runStackExport, false),
+		}, stackExportFlags, runStackExport, noProgram),
 		inv.leaf(&cobra.Command{Use: "import", Short: "record a stack exported by `pulumi stack export`",
 			Long: `Import records a deployment written by "pulumi stack export" (or "gw stack
 export") as the stack's state. Its secrets are opened with
 PULUMI_CONFIG_PASSPHRASE (else GW_PASSPHRASE) and encrypted again with
 GW_PASSPHRASE. The deployment's URNs must name this stack and project. A
 stack that already has resources is refused unless --force.`,
-		}, stackImportFlags, runStackImport, false),
+		}, stackImportFlags, runStackImport, noProgram),
 	)
 }
 

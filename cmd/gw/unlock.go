@@ -59,7 +59,7 @@ func unlockHint(o *options) string {
 	if o.stack != "dev" {
 		cmd += " --stack " + o.stack
 	}
-	if o.stateURL != ".groundwork" {
+	if o.stateURL != defaultState {
 		state := o.stateURL
 		if u, err := url.Parse(state); err == nil && u.User != nil {
 			state = u.Redacted() // never a password in a message
