@@ -33,10 +33,12 @@ type options struct {
 	parent     string
 	version    string
 
-	secret      bool // config set --secret
-	path        bool // config set, get, rm --path
-	showSecrets bool // config, config get, stack output --show-secrets
-	force       bool // unlock --force, stack import --force
+	secret bool // config set --secret
+	path   bool // config set, get, rm --path
+
+	newPassphraseFile string // stack change-secrets-provider --new-passphrase-file
+	showSecrets       bool   // config, config get, stack output --show-secrets
+	force             bool   // unlock --force, stack import --force
 
 	savePlan string // preview --save-plan
 	planFile string // up --plan

@@ -118,6 +118,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
+	err = inCLIWords(err)
 	if err.Error() != inv.shownError {
 		fmt.Fprintln(stderr, "error:", err)
 	}

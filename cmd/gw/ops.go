@@ -68,6 +68,11 @@ func openProject(o *options) (project, error) {
 	return proj, nil
 }
 
+// openStoreWith opens the state store of --state with opts alone.
+func openStoreWith(ctx context.Context, o *options, opts ...state.Option) (storeurl.Store, error) {
+	return storeurl.Open(ctx, stateLocation(o), append([]state.Option{state.WithUnlockHint(unlockHint(o))}, opts...)...)
+}
+
 // openStore opens the state store of --state.
 func openStore(ctx context.Context, o *options) (storeurl.Store, error) {
 	storeOpts := []state.Option{state.WithUnlockHint(unlockHint(o))}
@@ -147,8 +152,19 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	s.display = display.New(inv.stdout, display.Options{Mode: mode, ShowSames: o.showSames, ShowDebug: o.debug})
 	s.closers = append(s.closers, func() { s.display.Close() })
 	onEvent := func(e engine.Event) {
-		if sum, ok := e.(engine.SummaryEvent); ok && sum.Error != "" && !o.json {
-			inv.shownError = sum.Error
+		switch ev := e.(type) {
+		case engine.SummaryEvent:
+			ev.Error = forCLI(ev.Error)
+			if ev.Error != "" && !o.json {
+				inv.shownError = ev.Error
+			}
+			e = ev
+		case engine.StepFailedEvent:
+			ev.Message = forCLI(ev.Message)
+			e = ev
+		case engine.DiagnosticEvent:
+			ev.Message = forCLI(ev.Message)
+			e = ev
 		}
 		s.display.Event(e)
 	}

@@ -399,3 +399,56 @@ func fullKey(project, key string) string {
 	}
 	return project + ":" + key
 }
+
+// rekey encrypts the file's secure values again with a new passphrase
+// under a new encryptionsalt: each is decrypted with the file's
+// passphrase first, so a value the old passphrase does not open fails
+// the whole change and nothing is written.
+func (c *stackConfig) rekey(ctx context.Context, newPassphrase string) error {
+	var secure []*yaml.Node // the ciphertext nodes
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		switch {
+		case n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "secure" && n.Content[1].Kind == yaml.ScalarNode:
+			secure = append(secure, n.Content[1])
+		case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
+			for _, e := range n.Content {
+				walk(e)
+			}
+		}
+	}
+	if m := lookup(c.doc, "config"); m != nil {
+		walk(m)
+	}
+	plain := make([][]byte, len(secure))
+	if len(secure) > 0 {
+		mgr, err := c.manager(false)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.path, err)
+		}
+		for i, n := range secure {
+			if plain[i], err = mgr.Decrypt(ctx, n.Value); err != nil {
+				return fmt.Errorf("%s: a secure value cannot be decrypted with the current passphrase", c.path)
+			}
+		}
+	}
+	// A new salt for the new passphrase.
+	for i := 0; i+1 < len(c.doc.Content); i += 2 {
+		if c.doc.Content[i].Value == "encryptionsalt" {
+			c.doc.Content = append(c.doc.Content[:i], c.doc.Content[i+2:]...)
+			break
+		}
+	}
+	c.mgr = nil
+	c.passphrase = func() (string, error) { return newPassphrase, nil }
+	mgr, err := c.manager(true)
+	if err != nil {
+		return err
+	}
+	for i, n := range secure {
+		if n.Value, err = mgr.Encrypt(ctx, plain[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
