@@ -74,6 +74,9 @@ func (inv *invocation) leaf(cmd *cobra.Command, flags func(*pflag.FlagSet, *opti
 		if dash == noProgram && len(inv.opts.program) > 0 {
 			return usagef("%s runs no program", inv.path)
 		}
+		if err := settleStack(&inv.opts); err != nil {
+			return err
+		}
 		return run(c.Context(), inv, args)
 	}
 	return cmd

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -37,6 +35,9 @@ type options struct {
 	path   bool // config set, get, rm --path
 
 	newPassphraseFile string // stack change-secrets-provider --new-passphrase-file
+	showURNs          bool   // stack --show-urns
+	create            bool   // stack select --create
+	preserveConfig    bool   // stack rm --preserve-config
 	showSecrets       bool   // config, config get, stack output --show-secrets
 	force             bool   // unlock --force, stack import --force
 
@@ -107,15 +108,7 @@ machine: make sure it is no longer running, then pass --force.`,
 // projectFlags are the flags of every command that works on a stack.
 func projectFlags(fs *pflag.FlagSet, o *options) {
 	fs.StringVar(&o.project, "project", "", "the project `name` (default: the name in ./Pulumi.yaml)")
-	fs.StringVarP(&o.stack, "stack", "s", stackDefault(), "the stack `name`; $GW_STACK sets the default")
-}
-
-// stackDefault is the stack a command works on without --stack.
-func stackDefault() string {
-	if s := os.Getenv("GW_STACK"); s != "" {
-		return s
-	}
-	return "dev"
+	fs.StringVarP(&o.stack, "stack", "s", "", "the stack `name` (default: $GW_STACK, else the stack gw stack select chose, else dev)")
 }
 
 // stateFlags are the flags of every command that reads the state.

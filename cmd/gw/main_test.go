@@ -63,7 +63,15 @@ func goCommand() string {
 }
 
 func TestMain(m *testing.M) {
+	// The stacks gw stack select chooses are kept in the user's
+	// configuration folder: the tests keep theirs apart.
+	config, err := os.MkdirTemp("", "gw-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", config)
 	code := m.Run()
+	os.RemoveAll(config)
 	for _, bin := range []string{siteBin, gwBin} {
 		if bin != "" {
 			os.RemoveAll(filepath.Dir(bin))
@@ -150,7 +158,7 @@ func TestDeploySite(t *testing.T) {
 		{[]string{"stack", "output", "token", "--show-secrets"}, "t0k3n\n"},
 		{[]string{"stack", "output"}, "OUTPUT   VALUE\nmascot   "},
 		{[]string{"stack", "output", "--json"}, `"token": "[secret]"`},
-		{[]string{"stack", "ls"}, "dev\n"},
+		{[]string{"stack", "ls"}, "\ndev*  site     "},
 	} {
 		code, out, errOut := gw(t, append(tc.args, "--state", stateDir)...)
 		if code != exitOK || !strings.Contains(out, tc.want) {

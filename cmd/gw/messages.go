@@ -32,6 +32,8 @@ var cliPhrases = func() []struct{ lib, cli string } {
 		{"this store authenticates every snapshot with the stack's secrets manager",
 			"gw has a passphrase, with which it authenticates every snapshot"},
 		{"the snapshot records no secrets manager", "the snapshot was written without a passphrase"},
+		{`is authenticated by its secrets manager (type "passphrase"), which this store does not have`,
+			"is authenticated with a passphrase, and gw has none"},
 	}
 }()
 

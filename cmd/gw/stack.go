@@ -15,7 +15,27 @@ import (
 
 // stackCommand is "gw stack" and its subcommands.
 func stackCommand(inv *invocation) *cobra.Command {
-	return inv.group(&cobra.Command{Use: "stack <command>", Short: "look at the stacks and their outputs; move them from and to Pulumi"}, nil, nil,
+	return inv.group(&cobra.Command{Use: "stack [command]", Short: "manage the stacks: show, list, create, select, remove, rename; move them from and to Pulumi",
+		Long: `Stack without a command shows the stack: when it was last updated, its
+resources (with --show-urns, their URNs) and its outputs.`,
+	}, stackShowFlags, runStackShow,
+		inv.leaf(&cobra.Command{Use: "ls", Short: "list the stacks: project, last update, resource count; * marks the selected one"},
+			stackListFlags, runStackList, noProgram),
+		inv.leaf(&cobra.Command{Use: "init [flags] NAME", Short: "create a stack and select it"}, stateFlags, runStackInit, noProgram),
+		inv.leaf(&cobra.Command{Use: "select [flags] NAME", Short: "choose the stack gw works on in this project without --stack",
+			Long: `Select makes NAME the stack that gw works on in this project's folder when
+neither --stack nor $GW_STACK names one. With --create it creates the stack
+if it does not exist.`,
+		}, stackSelectFlags, runStackSelect, noProgram),
+		inv.leaf(&cobra.Command{Use: "rm [flags] [NAME]", Short: "remove a stack, its state and its config file",
+			Long: `Rm removes the stack (NAME, else the one --stack or the selection names): its
+state and its Pulumi.<stack>.yaml (unless --preserve-config). A stack that
+still has resources is refused: destroy them first with "gw destroy", or
+pass --force to forget them (they keep running, unmanaged). Without --yes it
+asks for the stack's name on a terminal.`,
+		}, stackRmFlags, runStackRm, noProgram),
+		inv.leaf(&cobra.Command{Use: "rename [flags] NEW-NAME", Short: "rename the stack, its resources' URNs and its config file"},
+			stateFlags, runStackRename, noProgram),
 		inv.leaf(&cobra.Command{Use: "output [flags] [NAME]", Short: "print the stack's outputs, or one of them",
 			Long: `Output prints the outputs the stack's last update recorded: all of them as a
 table (or, with --json, a JSON object), or the value of one. Secret values
@@ -58,6 +78,12 @@ func runStackOutput(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	defer store.Close()
+	if exists, err := stackExists(ctx, store, o.stack); err != nil || !exists {
+		if err == nil {
+			err = noStack(o.stack)
+		}
+		return err
+	}
 	eng, err := engine.New(engine.Config{Project: o.project, Stack: o.stack, Store: store})
 	if err != nil {
 		return err
@@ -103,23 +129,4 @@ func runStackOutput(ctx context.Context, inv *invocation, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\n", k, formatValue(values[k], o.showSecrets))
 	}
 	return tw.Flush()
-}
-
-func runStackList(ctx context.Context, inv *invocation, args []string) error {
-	if len(args) > 0 {
-		return usagef("gw stack ls takes no arguments")
-	}
-	store, err := openStore(ctx, &inv.opts)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	stacks, err := store.List(ctx)
-	if err != nil {
-		return err
-	}
-	for _, s := range stacks {
-		fmt.Fprintln(inv.stdout, s)
-	}
-	return nil
 }

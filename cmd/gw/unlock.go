@@ -56,7 +56,7 @@ func runUnlock(ctx context.Context, inv *invocation, args []string) error {
 // unlockHint is how lock errors tell gw's users to remove a lock.
 func unlockHint(o *options) string {
 	cmd := "gw unlock --force"
-	if o.stack != "dev" {
+	if o.stack != defaultStack {
 		cmd += " --stack " + o.stack
 	}
 	if o.stateURL != defaultState {
