@@ -38,6 +38,8 @@ type options struct {
 	showURNs          bool   // stack --show-urns
 	create            bool   // stack select --create
 	preserveConfig    bool   // stack rm --preserve-config
+	targetDependents  bool   // state delete, up, destroy --target-dependents
+	all               bool   // state unprotect --all
 	showSecrets       bool   // config, config get, stack output --show-secrets
 	force             bool   // unlock --force, stack import --force
 
@@ -88,6 +90,7 @@ next update keeps it.`,
 		}, importFlags, runImport, noProgram),
 		configCommand(inv),
 		stackCommand(inv),
+		stateCommand(inv),
 		inv.leaf(&cobra.Command{Use: "unlock", Short: "remove the stack's lock left by a process that is gone",
 			Long: `Unlock removes the stack's lock when its holder is gone. gw breaks the lock of
 a process on this machine that no longer runs by itself (with a warning);
