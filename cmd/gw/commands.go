@@ -40,8 +40,18 @@ type options struct {
 	preserveConfig    bool   // stack rm --preserve-config
 	targetDependents  bool   // state delete, up, destroy --target-dependents
 	all               bool   // state unprotect --all
-	showSecrets       bool   // config, config get, stack output --show-secrets
-	force             bool   // unlock --force, stack import --force
+
+	excludes         []string // --exclude
+	replaces         []string // --replace
+	expectNoChanges  bool
+	diff             bool
+	color            string
+	nonInteractive   bool
+	skipPreview      bool
+	suppressOutputs  bool
+	excludeProtected bool // destroy --exclude-protected
+	showSecrets      bool // config, config get, stack output --show-secrets
+	force            bool // unlock --force, stack import --force
 
 	savePlan string // preview --save-plan
 	planFile string // up --plan
@@ -125,6 +135,12 @@ func operationFlags(fs *pflag.FlagSet, o *options) {
 	stateFlags(fs, o)
 	fs.StringArrayVar(&o.pluginDirs, "plugin-dir", nil, "a `folder` of pulumi-resource-<name> plugins (repeatable; PATH is searched after)")
 	fs.StringArrayVar(&o.targets, "target", nil, "only the resource with this `URN` (repeatable)")
+	fs.StringArrayVar(&o.excludes, "exclude", nil, "leave the resource with this `URN` alone (repeatable)")
+	fs.BoolVar(&o.targetDependents, "target-dependents", false, "extend --target and --exclude to the resources that depend on those named")
+	fs.BoolVar(&o.expectNoChanges, "expect-no-changes", false, "fail, changing nothing, if any resource would change")
+	fs.BoolVar(&o.diff, "diff", false, "show the detailed property changes of every resource (for refresh, what drifted)")
+	fs.StringVar(&o.color, "color", "auto", "color the output: `WHEN` is auto, always, never or raw")
+	fs.BoolVar(&o.nonInteractive, "non-interactive", false, "write plain lines, not a live display, and never prompt")
 	fs.IntVar(&o.parallel, "parallel", 0, "at most `N` steps at once (0: no bound)")
 	fs.BoolVarP(&o.json, "json", "j", false, "write the events as JSON lines")
 	fs.BoolVar(&o.showSames, "show-sames", false, "list the resources that do not change")
@@ -135,6 +151,7 @@ func operationFlags(fs *pflag.FlagSet, o *options) {
 func changeFlags(fs *pflag.FlagSet, o *options) {
 	operationFlags(fs, o)
 	fs.BoolVarP(&o.yes, "yes", "y", false, "go ahead without a preview and a prompt")
+	fs.BoolVarP(&o.skipPreview, "skip-preview", "f", false, "go ahead without a preview (and so without a prompt)")
 }
 
 // programFlags are the flags of the operations that run the program.
@@ -142,6 +159,8 @@ func programFlags(fs *pflag.FlagSet, o *options) {
 	fs.StringArrayVarP(&o.config, "config", "c", nil, "set config `KEY=VALUE` in the stack's config file first (repeatable)")
 	fs.StringArrayVar(&o.secrets, "secret-config", nil, "set `KEY=VALUE` as a secret, encrypted (repeatable)")
 	fs.BoolVarP(&o.refresh, "refresh", "r", false, "refresh the stack first")
+	fs.StringArrayVar(&o.replaces, "replace", nil, "replace the resource with this `URN` whatever its diff says (repeatable)")
+	fs.BoolVar(&o.suppressOutputs, "suppress-outputs", false, "do not print the stack's outputs")
 }
 
 func previewFlags(fs *pflag.FlagSet, o *options) {
@@ -160,6 +179,8 @@ func updateFlags(fs *pflag.FlagSet, o *options) {
 func destroyFlags(fs *pflag.FlagSet, o *options) {
 	changeFlags(fs, o)
 	continueFlag(fs, o)
+	fs.BoolVarP(&o.refresh, "refresh", "r", false, "refresh the stack first")
+	fs.BoolVar(&o.excludeProtected, "exclude-protected", false, "destroy everything but the protected resources (and what they need)")
 }
 
 // continueFlag is the flag of up and destroy that keeps them going after a

@@ -111,8 +111,8 @@ func stateLocation(o *options) string {
 // opens the store and starts the engine.
 func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	o := &inv.opts
-	if o.parallel < 0 {
-		return nil, usagef("--parallel must not be negative")
+	if err := o.checkOperationFlags(); err != nil {
+		return nil, err
 	}
 	s := &session{inv: inv}
 	defer func() {
@@ -145,16 +145,19 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	if err != nil {
 		return nil, err
 	}
-	mode := display.ModeAuto
-	if o.json {
-		mode = display.ModeJSON
+	dopts, err := displayOptions(o)
+	if err != nil {
+		return nil, err
 	}
-	s.display = display.New(inv.stdout, display.Options{Mode: mode, ShowSames: o.showSames, ShowDebug: o.debug})
+	s.display = display.New(inv.stdout, dopts)
 	s.closers = append(s.closers, func() { s.display.Close() })
 	onEvent := func(e engine.Event) {
 		switch ev := e.(type) {
 		case engine.SummaryEvent:
 			ev.Error = forCLI(ev.Error)
+			if o.suppressOutputs {
+				ev.Outputs = nil
+			}
 			if ev.Error != "" && !o.json {
 				inv.shownError = ev.Error
 			}
@@ -236,28 +239,6 @@ func registry(opts plugin.Options) *providers.Registry {
 	return r
 }
 
-// engineOptions are the engine options of the command line.
-func engineOptions(o *options) []engine.Option {
-	var opts []engine.Option
-	if o.parallel > 0 {
-		opts = append(opts, engine.Parallelism(o.parallel))
-	}
-	if len(o.targets) > 0 {
-		urns := make([]resource.URN, len(o.targets))
-		for i, t := range o.targets {
-			urns[i] = resource.URN(t)
-		}
-		opts = append(opts, engine.Targets(urns...))
-	}
-	if o.refresh {
-		opts = append(opts, engine.RefreshFirst())
-	}
-	if o.continueOnError {
-		opts = append(opts, engine.ContinueOnError())
-	}
-	return opts
-}
-
 // operation is what one of preview, up, refresh, destroy and import
 // does with the engine.
 type operation struct {
@@ -268,6 +249,9 @@ type operation struct {
 	// preview itself.
 	preview func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error)
 	do      func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error)
+	// prepare, if set, checks the stack before anything is previewed or
+	// changed, and may add options.
+	prepare func(ctx context.Context, s *session, opts []engine.Option) ([]engine.Option, error)
 }
 
 // runOperation runs an operation, asking first (after a preview) unless
@@ -286,8 +270,16 @@ func runOperation(ctx context.Context, inv *invocation, op operation) error {
 		}
 		prog = p.Run
 	}
-	opts := engineOptions(&inv.opts)
-	if op.preview != nil && !inv.opts.yes {
+	opts, err := engineOptions(&inv.opts)
+	if err != nil {
+		return err
+	}
+	if op.prepare != nil {
+		if opts, err = op.prepare(ctx, s, opts); err != nil {
+			return err
+		}
+	}
+	if op.preview != nil && !inv.opts.yes && !inv.opts.skipPreview {
 		if err := s.confirm(ctx, op, prog, opts); err != nil {
 			return err
 		}
@@ -344,11 +336,23 @@ func runDestroy(ctx context.Context, inv *invocation, args []string) error {
 	if len(args) > 0 {
 		return usagef("gw destroy takes no arguments")
 	}
+	// The engine refreshes first only for up and preview: destroy
+	// --refresh refreshes as an operation of its own, then destroys.
+	refresh := inv.opts.refresh
+	inv.opts.refresh = false
 	return runOperation(ctx, inv, operation{name: "destroy",
+		prepare: func(ctx context.Context, s *session, opts []engine.Option) ([]engine.Option, error) {
+			return refuseProtected(ctx, s, opts)
+		},
 		preview: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
 			return eng.PreviewDestroy(ctx, opts...)
 		},
 		do: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
+			if refresh {
+				if _, err := eng.Refresh(ctx, opts...); err != nil {
+					return nil, err
+				}
+			}
 			res, err := eng.Destroy(ctx, opts...)
 			if unknown := (*engine.UnknownHookError)(nil); errors.As(err, &unknown) {
 				fmt.Fprintf(inv.stderr, "hint: gw destroy runs no program, so it cannot run the hook %q that the program registers "+
@@ -382,7 +386,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 // confirm previews the operation and asks whether to go ahead. Without a
 // terminal to ask on, it fails: --yes is then required.
 func (s *session) confirm(ctx context.Context, op operation, prog engine.Program, opts []engine.Option) error {
-	if !isTerminal(s.inv.stdin) {
+	if s.inv.opts.nonInteractive || !isTerminal(s.inv.stdin) {
 		return usagef("gw %s changes the stack, and there is no terminal to confirm on: pass --yes to go ahead (gw preview shows what would change)", op.name)
 	}
 	if _, err := op.preview(ctx, s.eng, prog, opts); err != nil {

@@ -248,7 +248,7 @@ func (c *stackConfig) manager(create bool) (*secrets.PulumiPassphrase, error) {
 		}
 	}
 	if phrase == "" {
-		return nil, errors.New("secure config needs the passphrase: set GW_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE)")
+		return nil, errors.New("secure config needs the passphrase: set GW_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE, or PULUMI_CONFIG_PASSPHRASE_FILE)")
 	}
 	var err error
 	switch salt := lookup(c.doc, "encryptionsalt"); {
