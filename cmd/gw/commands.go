@@ -115,6 +115,9 @@ machine: make sure it is no longer running, then pass --force.`,
 	root.SetIn(inv.stdin)
 	root.SetOut(inv.stdout)
 	root.SetErr(inv.stderr)
+	// In the tree from the start, for the help and the reference; after
+	// SetOut, since the completion commands keep the writer they find.
+	root.InitDefaultCompletionCmd()
 	return root
 }
 

@@ -41,7 +41,6 @@ asks for the stack's name on a terminal.`,
 table (or, with --json, a JSON object), or the value of one. Secret values
 are shown as [secret] unless --show-secrets.`,
 		}, stackOutputFlags, runStackOutput, noProgram),
-		inv.leaf(&cobra.Command{Use: "ls", Short: "list the stacks that have a recorded state"}, stateFlags, runStackList, noProgram),
 		inv.leaf(&cobra.Command{Use: "export", Short: "write the stack's state as `pulumi stack export` does",
 			Long: `Export writes the stack's state in Pulumi's deployment format, for "pulumi
 stack import". Secrets are encrypted as Pulumi's passphrase secrets manager
