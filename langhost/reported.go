@@ -44,7 +44,11 @@ func (r *reported) settle(c *engine.Context, err error) error {
 	var pe *ProgramError
 	if errors.As(err, &pe) && pe.ExitCode == exitLoggedError && pe.Crash == "" && len(msgs) > 0 {
 		for _, m := range msgs {
-			pe.Reported = append(pe.Reported, causeOf(m))
+			cause, trace := causeOf(m)
+			pe.Reported = append(pe.Reported, cause)
+			if trace != "" {
+				c.Log(engine.SeverityDebug, "", trace)
+			}
 		}
 		return err
 	}
@@ -54,16 +58,29 @@ func (r *reported) settle(c *engine.Context, err error) error {
 	return err
 }
 
-// rpcStatus is how a gRPC error that crossed the program's SDK starts.
-var rpcStatus = regexp.MustCompile(`rpc error: code = [A-Za-z]+ desc = `)
+// rpcStatus is how a gRPC error that crossed the program's SDK starts: in
+// Go "rpc error: code = Unknown desc = ", in Node.js "2 UNKNOWN: ".
+var rpcStatus = regexp.MustCompile(`rpc error: code = [A-Za-z]+ desc = |\b\d{1,2} (CANCELLED|UNKNOWN|INVALID_ARGUMENT|` +
+	`DEADLINE_EXCEEDED|NOT_FOUND|ALREADY_EXISTS|PERMISSION_DENIED|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|ABORTED|` +
+	`OUT_OF_RANGE|UNIMPLEMENTED|INTERNAL|UNAVAILABLE|DATA_LOSS|UNAUTHENTICATED): `)
 
-// causeOf is the cause in an error a program logged, without the wording
-// the Pulumi Go SDK wraps it in ("an unhandled error occurred: program
-// failed:", "waiting for RPCs:") nor the gRPC status of an engine error
-// that crossed the wire: that error was the engine's own message.
-func causeOf(msg string) string {
+// causeOf splits an error a program logged into its cause and its stack
+// trace (a Node.js error's "at ..." lines, "" if none). The cause is
+// without the wording the Pulumi Go SDK wraps it in ("an unhandled error
+// occurred: program failed:", "waiting for RPCs:") and without the gRPC
+// status of an engine error that crossed the wire: that error was the
+// engine's own message.
+func causeOf(msg string) (cause, trace string) {
 	msg = strings.TrimSpace(msg)
 	msg = strings.TrimSpace(strings.TrimPrefix(msg, "an unhandled error occurred: program failed:"))
 	msg = strings.TrimPrefix(msg, "waiting for RPCs: ")
-	return rpcStatus.ReplaceAllString(msg, "")
+	var kept, stack []string
+	for _, line := range strings.Split(msg, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "at ") && len(kept) > 0 {
+			stack = append(stack, line)
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return rpcStatus.ReplaceAllString(strings.Join(kept, "\n"), ""), strings.Join(stack, "\n")
 }

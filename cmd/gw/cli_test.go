@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -84,7 +85,8 @@ func TestCompletion(t *testing.T) {
 }
 
 // TestProgramErrorOnce runs a Go program that registers a type no
-// provider serves: the built gw ends with that cause once, without the
+// provider serves: the built gw ends with that cause once, naming the
+// resource and the type the provider serves that comes close, without the
 // SDK's wrapping, gRPC status words or the exit status by which the SDK
 // says it logged the error.
 func TestProgramErrorOnce(t *testing.T) {
@@ -99,7 +101,8 @@ func TestProgramErrorOnce(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != exitError {
 		t.Fatalf("gw up: %v; want exit status 1\n%s", err, out)
 	}
-	want := "error: the program failed: default provider for package random: random:index:Pett is not served by the built-in provider"
+	want := `error: the program failed: resource "extra": default provider for package random: ` +
+		"random:index:Pett is not served by the built-in provider random@1.0.0 (did you mean random:index:Pet?)"
 	if strings.Count(string(out), "random:index:Pett") != 1 || !strings.Contains(string(out), want) {
 		t.Errorf("the output does not end with the cause, once (%q):\n%s", want, out)
 	}
@@ -107,5 +110,50 @@ func TestProgramErrorOnce(t *testing.T) {
 		if strings.Contains(string(out), noise) {
 			t.Errorf("the output holds %q:\n%s", noise, out)
 		}
+	}
+}
+
+// TestNodeProgramErrorOnce: the same mistake in a Node.js program ends
+// with one error naming the resource, the type and the type that comes
+// close, without gRPC status words or the JavaScript stack trace (which
+// --debug shows).
+func TestNodeProgramErrorOnce(t *testing.T) {
+	modules := filepath.Join(packageDir, "..", "..", "langhost", "testdata", "nodeprog", "node_modules")
+	if _, err := os.Stat(filepath.Join(modules, "@pulumi", "pulumi", "package.json")); err != nil {
+		t.Skip("@pulumi/pulumi is not installed in langhost/testdata/nodeprog: run .ci/node-setup.sh to test Node.js programs")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"Pulumi.yaml":  "name: np\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
+		"package.json": `{"name": "np", "main": "index.js"}`,
+		"index.js": `"use strict";
+const pulumi = require("@pulumi/pulumi");
+class Pet extends pulumi.CustomResource {
+    constructor(name, args, opts) { super("random:index:Pett", name, args, opts); }
+}
+new Pet("extra", { length: 2 });
+`,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	code, out := gwIn(t, dir, nil, "up", "--yes")
+	want := `error: the program failed: Error: failed to register new resource extra [random:index:Pett]: resource "extra": ` +
+		"default provider for package random: random:index:Pett is not served by the built-in provider random@1.0.0 (did you mean random:index:Pet?)"
+	if code != exitError || !strings.Contains(out, want) || strings.Count(out, "random:index:Pett is not served") != 1 {
+		t.Errorf("status %d; want 1 and the cause once (%q):\n%s", code, want, out)
+	}
+	for _, noise := range []string{"UNKNOWN", "rpc error", "status 32", "    at "} {
+		if strings.Contains(out, noise) {
+			t.Errorf("the output holds %q:\n%s", noise, out)
+		}
+	}
+	if _, out := gwIn(t, dir, nil, "up", "--yes", "--debug"); !strings.Contains(out, "at new Pet") {
+		t.Errorf("--debug does not show the stack trace:\n%s", out)
 	}
 }
