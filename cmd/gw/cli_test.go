@@ -39,6 +39,7 @@ func TestSuggestions(t *testing.T) {
 // TestBinaryUsageError runs the built gw: a usage error exits 2 with one
 // error line and a pointer at the help, nothing else.
 func TestBinaryUsageError(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(gwBinary(t), "up", "--yes", "--stak", "prod")
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
@@ -90,8 +91,9 @@ func TestCompletion(t *testing.T) {
 // SDK's wrapping, gRPC status words or the exit status by which the SDK
 // says it logged the error.
 func TestProgramErrorOnce(t *testing.T) {
+	t.Parallel()
 	bin := site(t)
-	dir := inSiteProject(t)
+	dir := siteProject(t)
 	cmd := exec.Command(gwBinary(t), "up", "--yes", "--state", "state", "-c", "dir="+dir, "-c", "extraType=random:index:Pett",
 		"--secret-config", "token=t", "--", bin)
 	cmd.Dir = dir
@@ -118,6 +120,7 @@ func TestProgramErrorOnce(t *testing.T) {
 // close, without gRPC status words or the JavaScript stack trace (which
 // --debug shows).
 func TestNodeProgramErrorOnce(t *testing.T) {
+	t.Parallel()
 	modules := filepath.Join(packageDir, "..", "..", "langhost", "testdata", "nodeprog", "node_modules")
 	if _, err := os.Stat(filepath.Join(modules, "@pulumi", "pulumi", "package.json")); err != nil {
 		t.Skip("@pulumi/pulumi is not installed in langhost/testdata/nodeprog: run .ci/node-setup.sh to test Node.js programs")

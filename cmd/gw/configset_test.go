@@ -53,8 +53,9 @@ func TestConfigReadByPulumi(t *testing.T) {
 // TestConcurrentConfigSet runs 20 gw config set at once, half of them
 // secrets, on one stack: every key lands.
 func TestConcurrentConfigSet(t *testing.T) {
+	t.Parallel()
 	bin := gwBinary(t)
-	dir := inSiteProject(t)
+	dir := siteProject(t)
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -77,10 +78,9 @@ func TestConcurrentConfigSet(t *testing.T) {
 			t.Errorf("config set k%d: %v\n%s", i, errs[i], outs[i])
 		}
 	}
-	t.Setenv("GW_PASSPHRASE", "gw-test")
-	code, out, errOut := gw(t, "config", "--show-secrets")
+	code, out := gwIn(t, dir, []string{"GW_PASSPHRASE=gw-test"}, "config", "--show-secrets")
 	if code != exitOK {
-		t.Fatalf("config: %d %s", code, errOut)
+		t.Fatalf("config: %d %s", code, out)
 	}
 	for i := range n {
 		if want := fmt.Sprintf("site:k%d ", i); !strings.Contains(out, want) || !strings.Contains(out, fmt.Sprintf(" v%d\n", i)) {

@@ -94,6 +94,15 @@ func gw(t *testing.T, args ...string) (int, string, string) {
 // Pulumi.yaml, where gw writes the stacks' config files) and moves there.
 func inSiteProject(t *testing.T) string {
 	t.Helper()
+	dir := siteProject(t)
+	t.Chdir(dir)
+	return dir
+}
+
+// siteProject makes a project folder for the site program, for tests that
+// run the built gw in it (and so may run in parallel).
+func siteProject(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	b, err := os.ReadFile(filepath.Join(packageDir, "testdata", "site", "Pulumi.yaml"))
 	if err != nil {
@@ -102,7 +111,6 @@ func inSiteProject(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir(dir)
 	return dir
 }
 

@@ -13,8 +13,9 @@ import (
 // --non-interactive, --suppress-outputs, --color, and destroy's refusal
 // of protected resources before deleting anything (--exclude-protected).
 func TestOperationFlags(t *testing.T) {
+	t.Parallel()
 	bin := site(t)
-	dir := inSiteProject(t)
+	dir := siteProject(t)
 	env := []string{"GW_PASSPHRASE=gw-test"}
 	page := filepath.Join(dir, "index.html")
 	const (

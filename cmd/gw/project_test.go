@@ -87,6 +87,7 @@ func TestPassphraseFile(t *testing.T) {
 // TestRuntimeBinaryIsBuilt: the built binary runs the project's program
 // from runtime.options.binary.
 func TestRuntimeBinaryIsBuilt(t *testing.T) {
+	t.Parallel()
 	bin := site(t)
 	dir := t.TempDir()
 	project := "name: site\nruntime:\n  name: go\n  options:\n    binary: " + bin + "\n"

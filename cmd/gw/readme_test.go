@@ -58,6 +58,7 @@ func words(line string) []string {
 // that runtime.options.binary names), and checks each succeeds and that
 // its Pulumi counterpart names the same command.
 func TestDailyCommands(t *testing.T) {
+	t.Parallel()
 	bin := site(t)
 	dir := t.TempDir()
 	project := "name: site\nruntime:\n  name: go\n  options:\n    binary: " + bin + "\n"

@@ -12,8 +12,9 @@ import (
 // project: init, select, ls, show, output, rename and rm, checking the
 // output, the exit status and what is left in the project and the state.
 func TestStackLifecycle(t *testing.T) {
+	t.Parallel()
 	bin := site(t)
-	dir := inSiteProject(t)
+	dir := siteProject(t)
 	env := []string{"GW_PASSPHRASE=gw-test"}
 	// The last update is "just now", or seconds ago on a busy machine.
 	type step struct {

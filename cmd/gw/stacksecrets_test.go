@@ -48,8 +48,9 @@ func noGoAPINames(t *testing.T, what, out string) {
 // config file to a new passphrase: afterwards the new one opens both, the
 // old one neither, and no file holds a secret in plaintext.
 func TestChangePassphrase(t *testing.T) {
+	t.Parallel()
 	bin := site(t)
-	dir := inSiteProject(t)
+	dir := siteProject(t)
 	oldEnv := []string{"GW_PASSPHRASE=old"}
 	if code, out := gwIn(t, dir, oldEnv, "up", "--yes", "-c", "dir="+dir, "--secret-config", "token=t0k3n", "--", bin); code != 0 {
 		t.Fatalf("up: %d\n%s", code, out)
@@ -116,8 +117,9 @@ func noPlaintext(t *testing.T, dir, secret string) {
 // words; change-secrets-provider protects it with that passphrase. A
 // secret with no passphrase set is refused in gw's words too.
 func TestPassphraseForAStackThatHadNone(t *testing.T) {
+	t.Parallel()
 	bin := site(t)
-	dir := inSiteProject(t)
+	dir := siteProject(t)
 	// The token is plain config, but the program exports it as a secret:
 	// without a passphrase the state cannot record it.
 	code, out := gwIn(t, dir, nil, "up", "--yes", "-c", "dir="+dir, "-c", "token=t0k3n", "--", bin)

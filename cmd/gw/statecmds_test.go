@@ -13,8 +13,9 @@ import (
 // protected resources unless told) and rename, checking the output, the
 // exit status, and the state as gw stack export shows it.
 func TestStateSurgery(t *testing.T) {
+	t.Parallel()
 	bin := site(t)
-	dir := inSiteProject(t)
+	dir := siteProject(t)
 	env := []string{"GW_PASSPHRASE=gw-test"}
 	if code, out := gwIn(t, dir, env, "up", "--yes", "-c", "dir="+dir, "--secret-config", "token=t", "--", bin); code != 0 {
 		t.Fatalf("up: %d\n%s", code, out)

@@ -76,8 +76,9 @@ func (term *tmuxTerminal) typeLine(s string) {
 // asks for the stack's name; change-secrets-provider reads the new
 // passphrase without echoing it.
 func TestPromptsInATerminal(t *testing.T) {
+	t.Parallel()
 	bin := site(t)
-	dir := inSiteProject(t)
+	dir := siteProject(t)
 	gwCmd := fmt.Sprintf("GW_PASSPHRASE=gw-test %s", gwBinary(t))
 	if code, out := gwIn(t, dir, []string{"GW_PASSPHRASE=gw-test"}, "config", "set", "dir", dir); code != 0 {
 		t.Fatal(out)
