@@ -14,7 +14,9 @@ import (
 // This file is "gw config --path": a key that is a path into a structured
 // value, as the Pulumi CLI reads it: names joined by dots, list indexes in
 // brackets, and names that hold dots in brackets and quotes
-// ('servers[0].host', 'tags["app.kubernetes.io/name"]').
+// ('servers[0].host', 'tags["app.kubernetes.io/name"]'). As in the Pulumi
+// CLI, a value set inside a structure that reads as a boolean or an
+// integer is written as one.
 
 // pathStep is one step of a config path: a name, or an index.
 type pathStep struct {
@@ -132,8 +134,30 @@ func (c *stackConfig) setPath(ctx context.Context, key string, steps []pathStep,
 	if err != nil {
 		return err
 	}
+	if tag, ok := coerced(value); ok && !secret {
+		v = &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value}
+	}
 	*n = *v
 	return nil
+}
+
+// coerced says whether a value set inside a structure is written as a
+// boolean or a number, as the Pulumi CLI writes it: "true" and "false",
+// and base-10 integers that do not start with 0, return their YAML tag.
+func coerced(value string) (string, bool) {
+	switch {
+	case value == "true" || value == "false":
+		return "!!bool", true
+	case len(value) > 1 && value[0] == '0':
+		return "", false
+	}
+	if _, err := strconv.ParseInt(value, 10, 64); err == nil {
+		return "!!int", true
+	}
+	if _, err := strconv.ParseUint(value, 10, 64); err == nil {
+		return "!!int", true
+	}
+	return "", false
 }
 
 // getPath returns the value at a path below key, and whether it is set.

@@ -98,6 +98,8 @@ func TestConfigPath(t *testing.T) {
 		{"config", "set", "--path", "servers[0].host", "a.example"},
 		{"config", "set", "--path", "servers[0].port", "8080"},
 		{"config", "set", "--path", "servers[1].host", "b.example"},
+		{"config", "set", "--path", "servers[1].tls", "true"},
+		{"config", "set", "--path", "zip", "0123"},
 		{"config", "set", "--path", `tags["app.kubernetes.io/name"]`, "web"},
 		{"config", "set", "--path", "--secret", "db.password", "hunter2"},
 	} {
@@ -111,7 +113,8 @@ func TestConfigPath(t *testing.T) {
 	}{
 		{[]string{"config", "get", "--path", "servers[1].host"}, "b.example\n"},
 		{[]string{"config", "get", "--path", "servers[0].port"}, "8080\n"},
-		{[]string{"config", "get", "servers"}, `[{"host":"a.example","port":"8080"},{"host":"b.example"}]` + "\n"},
+		{[]string{"config", "get", "servers"}, `[{"host":"a.example","port":8080},{"host":"b.example","tls":true}]` + "\n"},
+		{[]string{"config", "get", "--path", "servers[1].tls"}, "true\n"},
 		{[]string{"config", "get", "--path", `tags["app.kubernetes.io/name"]`}, "web\n"},
 		{[]string{"config", "get", "--path", "db.password"}, "hunter2\n"},
 	} {
@@ -120,8 +123,30 @@ func TestConfigPath(t *testing.T) {
 		}
 	}
 	file, _ := os.ReadFile(filepath.Join(dir, "Pulumi.dev.yaml"))
-	if strings.Contains(string(file), "hunter2") || !strings.Contains(string(file), `port: "8080"`) {
+	if strings.Contains(string(file), "hunter2") || !strings.Contains(string(file), "port: 8080\n") {
 		t.Errorf("Pulumi.dev.yaml:\n%s", file)
+	}
+	// The Pulumi SDK reads the structure as gw wrote it.
+	var stack struct {
+		Config config.Map `yaml:"config"`
+	}
+	if err := yaml.Unmarshal(file, &stack); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"site:servers[0].port": "8080", "site:servers[1].tls": "true",
+		`site:tags["app.kubernetes.io/name"]`: "web", "site:zip": "0123"} {
+		key, err := config.ParseKey(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := stack.Config.Get(key, true)
+		if err != nil || !ok {
+			t.Errorf("Pulumi does not read %s: %v %v", path, ok, err)
+			continue
+		}
+		if s, err := got.Value(config.NewPanicCrypter()); err != nil || s != want {
+			t.Errorf("Pulumi reads %s as %q (%v); want %q", path, s, err, want)
+		}
 	}
 	if code, _, errOut := gw(t, "config", "rm", "--path", "servers[0]"); code != exitOK {
 		t.Fatalf("config rm --path: %d %s", code, errOut)
