@@ -118,12 +118,15 @@ machine: make sure it is no longer running, then pass --force.`,
 	// In the tree from the start, for the help and the reference; after
 	// SetOut, since the completion commands keep the writer they find.
 	root.InitDefaultCompletionCmd()
+	if c := subcommand(root, "completion"); c != nil {
+		c.Short = "print the script that completes gw's commands and flags in bash, zsh, fish or powershell"
+	}
 	return root
 }
 
 // projectFlags are the flags of every command that works on a stack.
 func projectFlags(fs *pflag.FlagSet, o *options) {
-	fs.StringVar(&o.project, "project", "", "the project `name` (default: the name in ./Pulumi.yaml)")
+	fs.StringVar(&o.project, "project", "", "the project `name` (default: the name in the Pulumi.yaml of this folder or the nearest above)")
 	fs.StringVarP(&o.stack, "stack", "s", "", "the stack `name` (default: $GW_STACK, else the stack gw stack select chose, else dev)")
 }
 
