@@ -89,6 +89,22 @@ func propertyDiff(ev engine.StepEvent, full bool) []string {
 	return out
 }
 
+// drift renders what a refresh found changed in a resource's outputs,
+// property by property; nil for other steps and for no drift.
+func drift(e engine.StepDoneEvent) []string {
+	if e.Op != engine.StepRefresh || e.OldOutputs == nil || e.Outputs == nil {
+		return nil
+	}
+	var ls []diffLine
+	walkObject(e.OldOutputs.Diff(e.Outputs), nil, &ls)
+	slices.SortFunc(ls, func(a, b diffLine) int { return strings.Compare(a.path, b.path) })
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.String()
+	}
+	return out
+}
+
 // changes lists an update's changes: from the provider's detailed diff
 // when it gave one, else by comparing old and new inputs, else from the
 // changed keys alone.

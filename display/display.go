@@ -66,8 +66,9 @@ type Options struct {
 	Width int
 	// ShowSames lists resources that did not change.
 	ShowSames bool
-	// ShowDiff shows property-level changes for every operation, and the
-	// inputs of created and deleted resources. Without it, changes are
+	// ShowDiff shows property-level changes for every operation, the
+	// inputs of created and deleted resources, and the outputs a refresh
+	// found drifted. Without it, changes are
 	// shown for updates and replacements in previews only.
 	ShowDiff bool
 	// ShowDebug shows debug diagnostics, which are hidden otherwise.

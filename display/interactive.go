@@ -77,7 +77,11 @@ func (r *Renderer) interactiveEvent(e engine.Event) (stop *liveFrame) {
 	case engine.StepStartEvent:
 		r.noteDiff(r.m.stepStart(e.StepEvent, r.now()), e.StepEvent)
 	case engine.StepDoneEvent:
-		r.noteDiff(r.m.stepDone(e), e.StepEvent)
+		rw := r.m.stepDone(e)
+		r.noteDiff(rw, e.StepEvent)
+		if d := drift(e); rw != nil && r.opts.ShowDiff && len(d) > 0 {
+			rw.diff = d
+		}
 	case engine.StepFailedEvent:
 		r.m.stepFailed(e)
 	case engine.DiagnosticEvent:

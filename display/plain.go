@@ -33,6 +33,9 @@ func (r *Renderer) plainEvent(e engine.Event) {
 		if r.opts.ShowDiff || e.Preview {
 			r.writeLines(r.diffLines(propertyDiff(e.StepEvent, r.opts.ShowDiff), "    ")...)
 		}
+		if r.opts.ShowDiff {
+			r.writeLines(r.diffLines(drift(e), "    ")...)
+		}
 	case engine.StepFailedEvent:
 		if r.m.stepFailed(e) == nil {
 			return

@@ -58,8 +58,12 @@ type StepStartEvent struct {
 type StepDoneEvent struct {
 	StepEvent
 	// Outputs are the resource's outputs after the step, secrets masked.
-	Outputs  resource.PropertyMap
-	Duration time.Duration
+	Outputs resource.PropertyMap
+	// OldOutputs are, for a refresh, the outputs recorded before it,
+	// secrets masked: with Outputs they show what drifted. Nil for other
+	// steps.
+	OldOutputs resource.PropertyMap
+	Duration   time.Duration
 }
 
 // StepFailedEvent says a step failed, or was skipped because something it

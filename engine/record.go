@@ -189,6 +189,9 @@ func (d *deployment) record(o stepgen.Outcome, took time.Duration) {
 	if o.New != nil {
 		done.Outputs = maskSecrets(o.New.Outputs)
 	}
+	if s.Op == stepgen.OpRefresh && s.Old != nil {
+		done.OldOutputs = maskSecrets(s.Old.Outputs)
+	}
 	d.events.emit(done)
 }
 

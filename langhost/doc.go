@@ -68,7 +68,10 @@
 //
 // A program that exits with a non-zero status fails the operation with a
 // *ProgramError quoting the end of its stderr; registrations that failed
-// have been reported as step failures already. When the operation is
+// have been reported as step failures already. A program that logged the
+// error that ended it and exited with the status by which the Pulumi SDKs
+// say so (32) fails with that error as the ProgramError's message, once,
+// without the SDK's wrapping or gRPC status words. When the operation is
 // cancelled the program's process group gets SIGTERM, and SIGKILL after
 // Program.GracePeriod; so does whatever a program that exited left running
 // in its group. Nothing the program started outlives the operation; on

@@ -97,13 +97,22 @@ type ProgramError struct {
 	// crashed with, "" if it did not; its goroutine trace went to the
 	// debug diagnostics.
 	Crash string
+	// Reported are the errors the program logged before it exited with
+	// the status by which the Pulumi SDKs say the cause was logged (32),
+	// cleaned of the SDK's wrapping and of gRPC status words. They are
+	// the cause, and not repeated as diagnostics.
+	Reported []string
 }
 
-// Error gives the program's crash message if it crashed, or else its
-// status and the end of its stderr.
+// Error gives the program's crash message if it crashed, the errors it
+// reported if it logged its cause, or else its status and the end of its
+// stderr.
 func (e *ProgramError) Error() string {
 	if e.Crash != "" {
 		return e.Crash
+	}
+	if len(e.Reported) > 0 {
+		return strings.Join(e.Reported, "\n")
 	}
 	msg := fmt.Sprintf("%q exited with status %d", strings.Join(e.Command, " "), e.ExitCode)
 	if len(e.Stderr) > 0 {
@@ -153,9 +162,14 @@ func (p *Program) Run(c *engine.Context) error {
 	}
 	sd := newShutdown()
 	sm := &stackMonitor{Monitor: c.Monitor(), root: root, export: c.Export}
+	held := &reported{}
 	srv, err := grpcserver.Start(ctx, grpcserver.Config{
-		Monitor:  sm,
-		Log:      func(m grpcserver.LogMessage) { logMessage(c, m) },
+		Monitor: sm,
+		Log: func(m grpcserver.LogMessage) {
+			if m.Ephemeral || !held.hold(engine.Severity(m.Severity), string(m.URN), m.Message) {
+				logMessage(c, m)
+			}
+		},
 		Packages: c,
 		Hooks:    contextHooks{c},
 		Shutdown: sd.wait,
@@ -173,7 +187,9 @@ func (p *Program) Run(c *engine.Context) error {
 	var runErr error
 	go func() {
 		defer close(finished)
-		runErr = errors.Join(p.run(ctx, c, srv.Addr()), srv.Stop())
+		err := p.run(ctx, c, srv.Addr())
+		stopErr := srv.Stop() // no message is logged after this
+		runErr = errors.Join(held.settle(c, err), stopErr)
 	}()
 	// The stack's previous outputs, kept if the program registers none.
 	prev, _ := c.Root().Outputs()

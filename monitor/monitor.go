@@ -162,7 +162,7 @@ func (m *Monitor) registerTransformed(ctx context.Context, goal resource.Goal) (
 	if goal.Custom && !resource.IsProviderType(goal.Type) {
 		ref, err := m.providerFor(ctx, goal.Type, goal.Provider, goal.Version)
 		if err != nil {
-			return providers.RegisterResult{}, err
+			return providers.RegisterResult{}, providerError(goal, err)
 		}
 		goal.Provider = ref
 	}
@@ -197,13 +197,13 @@ func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal
 		ref, ready, err := m.providerNow(ctx, goal.Type, goal.Provider, goal.Version)
 		switch {
 		case err != nil:
-			done(providers.RegisterResult{}, err)
+			done(providers.RegisterResult{}, providerError(*goal, err))
 			return
 		case !ready:
 			// Continued by the default provider's registration.
 			m.afterDefault(ctx, goal.Type, goal.Version, func(ref string, err error) {
 				if err != nil {
-					done(providers.RegisterResult{}, err)
+					done(providers.RegisterResult{}, providerError(*goal, err))
 					return
 				}
 				goal.Provider = ref
@@ -216,6 +216,11 @@ func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal
 	ad.RegisterResourceAsync(ctx, goal, done)
 }
 
+// providerError names the resource whose provider could not be had.
+func providerError(goal resource.Goal, err error) error {
+	return fmt.Errorf("resource %q: %w", goal.Name, err)
+}
+
 // RegisterResourceOutputs records a component's outputs.
 func (m *Monitor) RegisterResourceOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error {
 	return m.cfg.Deployer.RegisterResourceOutputs(ctx, urn, outputs)
@@ -226,7 +231,7 @@ func (m *Monitor) ReadResource(ctx context.Context, goal resource.Goal, id resou
 	goal.Custom = true
 	ref, err := m.providerFor(ctx, goal.Type, goal.Provider, goal.Version)
 	if err != nil {
-		return providers.RegisterResult{}, err
+		return providers.RegisterResult{}, providerError(goal, err)
 	}
 	goal.Provider = ref
 	return m.cfg.Deployer.ReadResource(ctx, goal, id)

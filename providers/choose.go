@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // ChooseVersion returns the version a default provider of pkg must be
@@ -76,7 +77,50 @@ func (r *Registry) serving(pkg, version, token string) *factoryEntry {
 	return nil
 }
 
-// notServed explains why no provider serves token.
+// notServed explains why no provider serves token, with the tokens the
+// built-in serves that come closest to it (a typo in a type).
 func (r *Registry) notServed(e *factoryEntry, token string, cause error) error {
-	return fmt.Errorf("%s is not served by the built-in provider %s, and no plugin serves it: %w", token, e.info, cause)
+	hint := ""
+	if close := closeTokens(e.tokens, token); len(close) > 0 {
+		hint = " (did you mean " + strings.Join(close, " or ") + "?)"
+	}
+	return fmt.Errorf("%s is not served by the built-in provider %s%s, and no plugin serves it: %w", token, e.info, hint, cause)
+}
+
+// closeTokens returns the tokens at the fewest edits from token, at most
+// three, sorted.
+func closeTokens(tokens map[string]bool, token string) []string {
+	var best []string
+	bestDist := 4
+	for t := range tokens {
+		switch d := editDistance(strings.ToLower(t), strings.ToLower(token)); {
+		case d < bestDist:
+			best, bestDist = []string{t}, d
+		case d == bestDist:
+			best = append(best, t)
+		}
+	}
+	slices.Sort(best)
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -15,46 +17,59 @@ import (
 // configCommand is "gw config" and its subcommands. The configuration is
 // the stack's Pulumi.<stack>.yaml in the project's folder, which the
 // Pulumi CLI reads and writes too.
-func configCommand() *command {
-	return &command{
-		name: "config", summary: "show and change the stack's configuration", flags: configListFlags, run: runConfigList,
-		help: `Config shows the stack's configuration, kept in Pulumi.<stack>.yaml beside
+func configCommand(inv *invocation) *cobra.Command {
+	return inv.group(&cobra.Command{Use: "config <command>", Short: "show and change the stack's configuration",
+		Long: `Config shows the stack's configuration, kept in Pulumi.<stack>.yaml beside
 Pulumi.yaml in the format the Pulumi CLI reads and writes. Secret values are
 encrypted with the passphrase (GW_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE)
 and listed as [secret] unless --show-secrets. Keys without a namespace get
 the project's: "region" is "<project>:region".`,
-		subs: []*command{
-			{name: "set", args: "KEY [VALUE]", summary: "set a config value (read from stdin if VALUE is not given)", flags: configSetFlags, run: runConfigSet},
-			{name: "get", args: "KEY", summary: "print a config value (secrets decrypted)", flags: configGetFlags, run: runConfigGet},
-			{name: "rm", args: "KEY", summary: "remove a config value", flags: projectFlags, run: runConfigRm},
-		},
-	}
+	}, configListFlags, runConfigList,
+		inv.leaf(&cobra.Command{Use: "set [flags] KEY [VALUE]", Short: "set a config value (read from stdin if VALUE is not given)"},
+			configSetFlags, runConfigSet, moreArgs),
+		inv.leaf(&cobra.Command{Use: "get [flags] KEY", Short: "print a config value (secrets decrypted)"}, configGetFlags, runConfigGet, moreArgs),
+		inv.leaf(&cobra.Command{Use: "rm [flags] KEY", Short: "remove a config value"}, configRmFlags, runConfigRm, moreArgs),
+	)
 }
 
-func configListFlags(fs *flag.FlagSet, o *options) {
+func configListFlags(fs *pflag.FlagSet, o *options) {
 	projectFlags(fs, o)
 	fs.BoolVar(&o.showSecrets, "show-secrets", false, "show secret values in plaintext")
-	fs.BoolVar(&o.json, "json", false, "write the configuration as a JSON object")
-	shorthand(fs, "j", "json")
+	fs.BoolVarP(&o.json, "json", "j", false, "write the configuration as a JSON object")
 }
 
-func configSetFlags(fs *flag.FlagSet, o *options) {
-	projectFlags(fs, o)
+func configSetFlags(fs *pflag.FlagSet, o *options) {
+	configRmFlags(fs, o)
 	fs.BoolVar(&o.secret, "secret", false, "encrypt the value")
 }
 
-func configGetFlags(fs *flag.FlagSet, o *options) {
+func configRmFlags(fs *pflag.FlagSet, o *options) {
 	projectFlags(fs, o)
-	fs.BoolVar(&o.json, "json", false, "write the value as JSON")
-	shorthand(fs, "j", "json")
+	fs.BoolVar(&o.path, "path", false, `KEY is a path into a structured value ('servers[0].host', 'tags["a.b"]')`)
+}
+
+func configGetFlags(fs *pflag.FlagSet, o *options) {
+	configRmFlags(fs, o)
+	fs.BoolVarP(&o.json, "json", "j", false, "write the value as JSON")
 }
 
 // openStackConfig reads the project and the stack's config file.
 func openStackConfig(inv *invocation) (*stackConfig, error) {
-	if _, err := openProject(&inv.opts); err != nil {
+	proj, err := openProject(&inv.opts)
+	if err != nil {
 		return nil, err
 	}
-	return loadStackConfig(".", inv.opts.stack, passphrase)
+	return loadStackConfig(proj.Dir, inv.opts.stack, passphrase)
+}
+
+// changeStackConfig reads the project, then changes the stack's config
+// file under its lock (see updateStackConfig).
+func changeStackConfig(ctx context.Context, inv *invocation, change func(*stackConfig) error) error {
+	proj, err := openProject(&inv.opts)
+	if err != nil {
+		return err
+	}
+	return updateStackConfig(ctx, proj.Dir, inv.opts.stack, passphrase, change)
 }
 
 func runConfigList(ctx context.Context, inv *invocation, args []string) error {
@@ -83,7 +98,11 @@ func runConfigList(ctx context.Context, inv *invocation, args []string) error {
 		values[k] = v
 	}
 	if inv.opts.json {
-		return writeJSONValues(inv.stdout, values, keys, inv.opts.showSecrets)
+		out := make(map[string]configJSON, len(keys))
+		for _, k := range keys {
+			out[k] = configJSONOf(values[k], inv.opts.showSecrets)
+		}
+		return writeJSON(inv.stdout, out)
 	}
 	if len(keys) == 0 {
 		fmt.Fprintf(inv.stdout, "Stack %s has no configuration: set some with \"gw config set KEY VALUE\".\n", inv.opts.stack)
@@ -111,14 +130,16 @@ func runConfigSet(ctx context.Context, inv *invocation, args []string) error {
 		}
 		value = strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
 	}
-	cfg, err := openStackConfig(inv)
-	if err != nil {
-		return err
-	}
-	if err := cfg.set(ctx, fullKey(inv.opts.project, args[0]), value, inv.opts.secret); err != nil {
-		return err
-	}
-	return cfg.save()
+	return changeStackConfig(ctx, inv, func(cfg *stackConfig) error {
+		key, steps, err := configKey(&inv.opts, args[0])
+		if err != nil {
+			return err
+		}
+		if len(steps) == 0 {
+			return cfg.set(ctx, key, value, inv.opts.secret)
+		}
+		return cfg.setPath(ctx, key, steps, value, inv.opts.secret)
+	})
 }
 
 func runConfigGet(ctx context.Context, inv *invocation, args []string) error {
@@ -129,21 +150,23 @@ func runConfigGet(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	key := fullKey(inv.opts.project, args[0])
-	v, ok, err := cfg.get(ctx, key)
+	key, steps, err := configKey(&inv.opts, args[0])
+	if err != nil {
+		return err
+	}
+	v, ok, err := cfg.getPath(ctx, key, steps)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("stack %s has no config value %s: set it with \"gw config set %s VALUE\"", inv.opts.stack, key, args[0])
+		set := "gw config set"
+		if inv.opts.path {
+			key, set = args[0], "gw config set --path"
+		}
+		return fmt.Errorf("stack %s has no config value %s: set it with \"%s %s VALUE\"", inv.opts.stack, key, set, args[0])
 	}
 	if inv.opts.json {
-		b, err := json.MarshalIndent(v.Unwrap().Mappable(), "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(inv.stdout, "%s\n", b)
-		return err
+		return writeJSON(inv.stdout, configJSONOf(v, true))
 	}
 	_, err = fmt.Fprintln(inv.stdout, formatValue(v, true))
 	return err
@@ -153,19 +176,61 @@ func runConfigRm(ctx context.Context, inv *invocation, args []string) error {
 	if len(args) != 1 {
 		return usagef("gw config rm takes KEY")
 	}
-	cfg, err := openStackConfig(inv)
+	return changeStackConfig(ctx, inv, func(cfg *stackConfig) error {
+		key, steps, err := configKey(&inv.opts, args[0])
+		if err != nil {
+			return err
+		}
+		removed, err := cfg.removePath(key, steps)
+		if err == nil && !removed {
+			if inv.opts.path {
+				key = args[0]
+			}
+			err = fmt.Errorf("stack %s has no config value %s", inv.opts.stack, key)
+		}
+		return err
+	})
+}
+
+// configJSON is a config value as "pulumi config --json" writes it: the
+// value as a string (a structure as its JSON), the structure itself, and
+// whether it is secret; a secret's value only when it is shown.
+type configJSON struct {
+	Value       *string `json:"value,omitempty"`
+	ObjectValue any     `json:"objectValue,omitempty"`
+	Secret      bool    `json:"secret"`
+}
+
+// configJSONOf is v as a configJSON, its secrets shown if showSecrets.
+func configJSONOf(v resource.PropertyValue, showSecrets bool) configJSON {
+	out := configJSON{Secret: v.ContainsSecrets()}
+	if out.Secret && !showSecrets {
+		return out
+	}
+	plain := v.Unwrap()
+	if plain.IsString() {
+		s := plain.StringValue()
+		out.Value = &s
+		return out
+	}
+	obj := mappable(plain, true)
+	b, err := json.Marshal(obj)
+	if err != nil {
+		b = []byte(fmt.Sprint(obj))
+	}
+	s := string(b)
+	out.Value, out.ObjectValue = &s, obj
+	return out
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	key := fullKey(inv.opts.project, args[0])
-	removed, err := cfg.remove(key)
-	if err != nil {
-		return err
-	}
-	if !removed {
-		return fmt.Errorf("stack %s has no config value %s", inv.opts.stack, key)
-	}
-	return cfg.save()
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
 // formatValue shows a value on one line: a string as it is, anything else

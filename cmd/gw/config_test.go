@@ -43,7 +43,21 @@ func TestConfigCommands(t *testing.T) {
 		{[]string{"config", "get", "site:token"}, "t0k3n\n"},
 		{[]string{"config"}, "KEY          VALUE\naws:region   eu-west-1\nsite:dir     /tmp/www\nsite:token   [secret]\n"},
 		{[]string{"config", "--show-secrets"}, "KEY          VALUE\naws:region   eu-west-1\nsite:dir     /tmp/www\nsite:token   t0k3n\n"},
-		{[]string{"config", "--json"}, "{\n  \"aws:region\": \"eu-west-1\",\n  \"site:dir\": \"/tmp/www\",\n  \"site:token\": \"[secret]\"\n}\n"},
+		{[]string{"config", "--json"}, `{
+  "aws:region": {
+    "value": "eu-west-1",
+    "secret": false
+  },
+  "site:dir": {
+    "value": "/tmp/www",
+    "secret": false
+  },
+  "site:token": {
+    "secret": true
+  }
+}
+`},
+		{[]string{"config", "get", "token", "--json"}, "{\n  \"value\": \"t0k3n\",\n  \"secret\": true\n}\n"},
 		{[]string{"config", "get", "dir", "--stack", "prod"}, "/srv/www\n"},
 	} {
 		code, out, errOut := gw(t, tc.args...)

@@ -3,14 +3,16 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // TestHelpAtEveryLevel asks every command for its help in the three ways
 // pulumi and terraform users type it.
 func TestHelpAtEveryLevel(t *testing.T) {
 	t.Chdir(t.TempDir())
-	var walk func(c *command, path []string)
-	walk = func(c *command, path []string) {
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
 		name := strings.Join(append([]string{"gw"}, path...), " ")
 		for _, args := range [][]string{
 			append(append([]string{}, path...), "--help"),
@@ -25,11 +27,11 @@ func TestHelpAtEveryLevel(t *testing.T) {
 				t.Errorf("gw %q: the help does not list -h, --help:\n%s", args, out)
 			}
 		}
-		for _, s := range c.subs {
-			walk(s, append(append([]string{}, path...), s.name))
+		for _, s := range c.Commands() {
+			walk(s, append(append([]string{}, path...), s.Name()))
 		}
 	}
-	walk(rootCommand(), nil)
+	walk(rootCommand(&invocation{}), nil)
 }
 
 // TestHelpListsCommandsAndFlags checks what the help says.
@@ -40,7 +42,7 @@ func TestHelpListsCommandsAndFlags(t *testing.T) {
 		want []string
 	}{
 		{nil, []string{"Commands:", "preview", "up", "refresh", "destroy", "import", "config", "stack", "unlock"}},
-		{[]string{"up", "-h"}, []string{"Usage: gw up [flags] [-- program [args...]]", "-y, --yes", "-s, --stack name", "-c, --config KEY=VALUE", "--refresh", "(default .groundwork)"}},
+		{[]string{"up", "-h"}, []string{"Usage: gw up [flags] [-- program [args...]]", "-y, --yes", "-s, --stack name", "-c, --config KEY=VALUE", "--refresh", `(default ".groundwork")`}},
 		{[]string{"config", "--help"}, []string{"Commands:", "set", "get", "rm", "--show-secrets"}},
 		{[]string{"config", "set", "--help"}, []string{"Usage: gw config set [flags] KEY [VALUE]", "--secret"}},
 		{[]string{"stack", "-h"}, []string{"output", "ls"}},

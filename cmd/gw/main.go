@@ -11,9 +11,13 @@
 //	gw config  [set KEY VALUE | get KEY | rm KEY] [--secret]
 //	gw stack   output [NAME] | ls | export | import
 //	gw unlock  [--force]
+//	gw completion bash|zsh|fish|powershell
 //
 // "gw help", "gw --help" and "gw <command> --help" describe every command
-// and flag; README.md is the tour.
+// and flag, "gw --version" prints the version; README.md is the tour. The
+// commands are cobra commands (cli.go adapts gw's run functions to them):
+// a mistyped command or flag is a usage error that names the ones that
+// come close.
 //
 // The program is the command after "--": a built Pulumi Go program, "go
 // run .", or for a Node.js project (runtime: nodejs in Pulumi.yaml) the
@@ -36,6 +40,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/groundwork-iac/groundwork/engine"
@@ -105,27 +110,26 @@ func interrupts(sigs <-chan os.Signal, done <-chan struct{}, cancel context.Canc
 	exit(exitInterrupted)
 }
 
-// run is the whole CLI: it returns the exit status.
+// run is the whole CLI: it returns the exit status. Errors are printed
+// here, once, at the end: the operation's own error only if the display
+// has not shown it already.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	inv := &invocation{stdin: stdin, stdout: stdout, stderr: stderr}
-	cmd, positionals, err := parse(rootCommand(), args, inv)
-	if errors.Is(err, errHelpShown) {
-		return exitOK
-	}
-	if err == nil {
-		err = cmd.run(ctx, inv, positionals)
-	}
+	root := rootCommand(inv)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
+	err = inCLIWords(err)
 	if err.Error() != inv.shownError {
 		fmt.Fprintln(stderr, "error:", err)
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		path := ue.path
-		if path == "" {
-			path = inv.path
+		if path == "" && cmd != nil {
+			path = cmd.CommandPath()
 		}
 		if path == "" {
 			path = "gw"
@@ -134,4 +138,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	return exitError
+}
+
+// version is gw's version: that of the module it was built from ("go
+// install .../cmd/gw@v1.2.3" gives v1.2.3), else "(devel)".
+func version() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
 }

@@ -63,7 +63,15 @@ func goCommand() string {
 }
 
 func TestMain(m *testing.M) {
+	// The stacks gw stack select chooses are kept in the user's
+	// configuration folder: the tests keep theirs apart.
+	config, err := os.MkdirTemp("", "gw-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", config)
 	code := m.Run()
+	os.RemoveAll(config)
 	for _, bin := range []string{siteBin, gwBin} {
 		if bin != "" {
 			os.RemoveAll(filepath.Dir(bin))
@@ -86,6 +94,15 @@ func gw(t *testing.T, args ...string) (int, string, string) {
 // Pulumi.yaml, where gw writes the stacks' config files) and moves there.
 func inSiteProject(t *testing.T) string {
 	t.Helper()
+	dir := siteProject(t)
+	t.Chdir(dir)
+	return dir
+}
+
+// siteProject makes a project folder for the site program, for tests that
+// run the built gw in it (and so may run in parallel).
+func siteProject(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	b, err := os.ReadFile(filepath.Join(packageDir, "testdata", "site", "Pulumi.yaml"))
 	if err != nil {
@@ -94,7 +111,6 @@ func inSiteProject(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir(dir)
 	return dir
 }
 
@@ -150,7 +166,7 @@ func TestDeploySite(t *testing.T) {
 		{[]string{"stack", "output", "token", "--show-secrets"}, "t0k3n\n"},
 		{[]string{"stack", "output"}, "OUTPUT   VALUE\nmascot   "},
 		{[]string{"stack", "output", "--json"}, `"token": "[secret]"`},
-		{[]string{"stack", "ls"}, "dev\n"},
+		{[]string{"stack", "ls"}, "\ndev*  site     "},
 	} {
 		code, out, errOut := gw(t, append(tc.args, "--state", stateDir)...)
 		if code != exitOK || !strings.Contains(out, tc.want) {
@@ -265,7 +281,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"destroy", "--project", "p", "--", "true"}, "runs no program"},
 		{[]string{"import", "--project", "p", "a:b:C", "name"}, "TYPE NAME ID"},
 		{[]string{"up", "--project", "p", "--config", "novalue", "--", "true"}, "KEY=VALUE"},
-		{[]string{"up", "--nope"}, "flag provided but not defined"},
+		{[]string{"up", "--nope"}, "unknown flag: --nope"},
 	} {
 		code, _, errOut := gw(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/spf13/pflag"
 
 	"github.com/groundwork-iac/groundwork/migrate"
 )
@@ -14,24 +15,15 @@ import (
 // the format of `pulumi stack export` (package migrate), to move stacks
 // between Pulumi and groundwork.
 
-func stackExportFlags(fs *flag.FlagSet, o *options) {
+func stackExportFlags(fs *pflag.FlagSet, o *options) {
 	stateFlags(fs, o)
 	fs.StringVar(&o.file, "file", "", "write the deployment to `FILE` instead of stdout")
 }
 
-func stackImportFlags(fs *flag.FlagSet, o *options) {
+func stackImportFlags(fs *pflag.FlagSet, o *options) {
 	stateFlags(fs, o)
 	fs.StringVar(&o.file, "file", "", "read the deployment from `FILE` instead of stdin")
 	fs.BoolVar(&o.force, "force", false, "replace the state of a stack that already has resources")
-}
-
-// pulumiPassphrase is the Pulumi stack's passphrase: that of
-// PULUMI_CONFIG_PASSPHRASE, else gw's own.
-func pulumiPassphrase() string {
-	if p := os.Getenv("PULUMI_CONFIG_PASSPHRASE"); p != "" {
-		return p
-	}
-	return passphrase()
 }
 
 func runStackExport(ctx context.Context, inv *invocation, args []string) error {
@@ -50,7 +42,11 @@ func runStackExport(ctx context.Context, inv *invocation, args []string) error {
 	defer store.Close()
 	// The deployment records the salt of its secrets: Pulumi opens them
 	// with that and the stack's passphrase, whatever its own salt.
-	data, err := migrate.ExportStack(ctx, store, id, migrate.ToOptions{Passphrase: pulumiPassphrase()})
+	pass, err := pulumiPassphrase()
+	if err != nil {
+		return err
+	}
+	data, err := migrate.ExportStack(ctx, store, id, migrate.ToOptions{Passphrase: pass})
 	if err != nil {
 		return err
 	}
@@ -80,13 +76,17 @@ func runStackImport(ctx context.Context, inv *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
+	pass, err := pulumiPassphrase()
+	if err != nil {
+		return err
+	}
 	store, err := openStore(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	imp, err := migrate.ImportStack(ctx, store, id, data, migrate.FromOptions{
-		Passphrase: pulumiPassphrase(), Overwrite: o.force,
+		Passphrase: pass, Project: o.project, Overwrite: o.force,
 	})
 	if err != nil {
 		return err

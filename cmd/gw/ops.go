@@ -51,17 +51,14 @@ func (s *session) close() {
 	}
 }
 
-// passphrase is the passphrase of the stack's secrets.
-func passphrase() string {
-	if p := os.Getenv("GW_PASSPHRASE"); p != "" {
-		return p
-	}
-	return os.Getenv("PULUMI_CONFIG_PASSPHRASE")
-}
-
-// openProject reads ./Pulumi.yaml and settles the project's name.
+// openProject reads the project's Pulumi.yaml, in the working folder or
+// the nearest one above it, and settles the project's name.
 func openProject(o *options) (project, error) {
-	proj, err := readProject(".")
+	wd, err := os.Getwd()
+	if err != nil {
+		return project{}, err
+	}
+	proj, err := findProject(wd)
 	if err != nil {
 		return project{}, err
 	}
@@ -74,13 +71,42 @@ func openProject(o *options) (project, error) {
 	return proj, nil
 }
 
+// openStoreWith opens the state store of --state with opts alone.
+func openStoreWith(ctx context.Context, o *options, opts ...state.Option) (storeurl.Store, error) {
+	return storeurl.Open(ctx, stateLocation(o), append([]state.Option{state.WithUnlockHint(unlockHint(o))}, opts...)...)
+}
+
 // openStore opens the state store of --state.
 func openStore(ctx context.Context, o *options) (storeurl.Store, error) {
 	storeOpts := []state.Option{state.WithUnlockHint(unlockHint(o))}
-	if pass := passphrase(); pass != "" {
+	pass, err := passphrase()
+	if err != nil {
+		return nil, err
+	}
+	if pass != "" {
 		storeOpts = append(storeOpts, state.WithSecrets(state.PassphraseSecrets(pass)))
 	}
-	return storeurl.Open(ctx, o.stateURL, storeOpts...)
+	return storeurl.Open(ctx, stateLocation(o), storeOpts...)
+}
+
+// defaultState is where the state is kept without --state: a folder in
+// the project's folder.
+const defaultState = ".groundwork"
+
+// stateLocation is the URL of --state; the default folder is in the
+// project's folder, wherever below it gw runs.
+func stateLocation(o *options) string {
+	if o.stateURL != defaultState {
+		return o.stateURL
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return o.stateURL
+	}
+	if proj, err := findProject(wd); err == nil {
+		return filepath.Join(proj.Dir, defaultState)
+	}
+	return o.stateURL
 }
 
 // openSession prepares an operation: it saves --config and
@@ -88,8 +114,8 @@ func openStore(ctx context.Context, o *options) (storeurl.Store, error) {
 // opens the store and starts the engine.
 func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	o := &inv.opts
-	if o.parallel < 0 {
-		return nil, usagef("--parallel must not be negative")
+	if err := o.checkOperationFlags(); err != nil {
+		return nil, err
 	}
 	s := &session{inv: inv, secrets: &resource.SecretFilter{}}
 	defer func() {
@@ -100,7 +126,7 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	if s.proj, err = openProject(o); err != nil {
 		return nil, err
 	}
-	config, err := stackConfigValues(ctx, o)
+	config, err := stackConfigValues(ctx, o, s.proj.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -123,15 +149,29 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 		return nil, err
 	}
 	pluginOpts.Secrets = s.secrets
-	mode := display.ModeAuto
-	if o.json {
-		mode = display.ModeJSON
+	dopts, err := displayOptions(o)
+	if err != nil {
+		return nil, err
 	}
-	s.display = display.New(inv.stdout, display.Options{Mode: mode, ShowSames: o.showSames, ShowDebug: o.debug})
+	s.display = display.New(inv.stdout, dopts)
 	s.closers = append(s.closers, func() { s.display.Close() })
 	onEvent := func(e engine.Event) {
-		if sum, ok := e.(engine.SummaryEvent); ok && sum.Error != "" && !o.json {
-			inv.shownError = sum.Error
+		switch ev := e.(type) {
+		case engine.SummaryEvent:
+			ev.Error = forCLI(ev.Error)
+			if o.suppressOutputs {
+				ev.Outputs = nil
+			}
+			if ev.Error != "" && !o.json {
+				inv.shownError = ev.Error
+			}
+			e = ev
+		case engine.StepFailedEvent:
+			ev.Message = forCLI(ev.Message)
+			e = ev
+		case engine.DiagnosticEvent:
+			ev.Message = forCLI(ev.Message)
+			e = ev
 		}
 		s.display.Event(e)
 	}
@@ -144,26 +184,29 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 
 // stackConfigValues saves --config and --secret-config in the stack's
 // config file (as the Pulumi CLI does) and returns its values.
-func stackConfigValues(ctx context.Context, o *options) (map[string]resource.PropertyValue, error) {
-	cfg, err := loadStackConfig(".", o.stack, passphrase)
-	if err != nil {
-		return nil, err
-	}
-	for i, list := range []listFlag{o.config, o.secrets} {
-		for _, kv := range list {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return nil, usagef("config %q is not KEY=VALUE", kv)
-			}
-			if err := cfg.set(ctx, fullKey(o.project, k), v, i == 1); err != nil {
-				return nil, err
-			}
-		}
-	}
+func stackConfigValues(ctx context.Context, o *options, dir string) (map[string]resource.PropertyValue, error) {
 	if len(o.config)+len(o.secrets) > 0 {
-		if err := cfg.save(); err != nil {
+		err := updateStackConfig(ctx, dir, o.stack, passphrase, func(cfg *stackConfig) error {
+			for i, list := range [][]string{o.config, o.secrets} {
+				for _, kv := range list {
+					k, v, ok := strings.Cut(kv, "=")
+					if !ok || k == "" {
+						return usagef("config %q is not KEY=VALUE", kv)
+					}
+					if err := cfg.set(ctx, fullKey(o.project, k), v, i == 1); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
 			return nil, err
 		}
+	}
+	cfg, err := loadStackConfig(dir, o.stack, passphrase)
+	if err != nil {
+		return nil, err
 	}
 	return cfg.values(ctx)
 }
@@ -178,7 +221,7 @@ func pluginOptions(o *options, proj project, config map[string]resource.Property
 	if err != nil {
 		return plugin.Options{}, err
 	}
-	dirs := slices.Clone([]string(o.pluginDirs))
+	dirs := slices.Clone(o.pluginDirs)
 	if proj.Runtime == "nodejs" {
 		dirs = append(dirs, filepath.Join(dir, "node_modules", "@pulumi", "pulumi"))
 	}
@@ -200,31 +243,6 @@ func registry(opts plugin.Options) *providers.Registry {
 	return r
 }
 
-// engineOptions are the engine options of the command line.
-func engineOptions(o *options) []engine.Option {
-	var opts []engine.Option
-	if o.parallel > 0 {
-		opts = append(opts, engine.Parallelism(o.parallel))
-	}
-	if len(o.targets) > 0 {
-		urns := make([]resource.URN, len(o.targets))
-		for i, t := range o.targets {
-			urns[i] = resource.URN(t)
-		}
-		opts = append(opts, engine.Targets(urns...))
-	}
-	if o.refresh {
-		opts = append(opts, engine.RefreshFirst())
-	}
-	if o.continueOnError {
-		opts = append(opts, engine.ContinueOnError())
-	}
-	if o.discardPending {
-		opts = append(opts, engine.DiscardPendingCreates())
-	}
-	return opts
-}
-
 // operation is what one of preview, up, refresh, destroy and import
 // does with the engine.
 type operation struct {
@@ -235,6 +253,9 @@ type operation struct {
 	// preview itself.
 	preview func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error)
 	do      func(ctx context.Context, eng *engine.Engine, prog engine.Program, opts []engine.Option) (*engine.Result, error)
+	// prepare, if set, checks the stack before anything is previewed or
+	// changed, and may add options.
+	prepare func(ctx context.Context, s *session, opts []engine.Option) ([]engine.Option, error)
 }
 
 // runOperation runs an operation, asking first (after a preview) unless
@@ -253,8 +274,17 @@ func runOperation(ctx context.Context, inv *invocation, op operation) error {
 		}
 		prog = p.Run
 	}
-	opts := append(engineOptions(&inv.opts), engine.MaskSecrets(s.secrets))
-	if op.preview != nil && !inv.opts.yes {
+	opts, err := engineOptions(&inv.opts)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, engine.MaskSecrets(s.secrets))
+	if op.prepare != nil {
+		if opts, err = op.prepare(ctx, s, opts); err != nil {
+			return err
+		}
+	}
+	if op.preview != nil && !inv.opts.yes && !inv.opts.skipPreview {
 		if err := s.confirm(ctx, op, prog, opts); err != nil {
 			return err
 		}
@@ -311,11 +341,23 @@ func runDestroy(ctx context.Context, inv *invocation, args []string) error {
 	if len(args) > 0 {
 		return usagef("gw destroy takes no arguments")
 	}
+	// The engine refreshes first only for up and preview: destroy
+	// --refresh refreshes as an operation of its own, then destroys.
+	refresh := inv.opts.refresh
+	inv.opts.refresh = false
 	return runOperation(ctx, inv, operation{name: "destroy",
+		prepare: func(ctx context.Context, s *session, opts []engine.Option) ([]engine.Option, error) {
+			return refuseProtected(ctx, s, opts)
+		},
 		preview: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
 			return eng.PreviewDestroy(ctx, opts...)
 		},
 		do: func(ctx context.Context, eng *engine.Engine, _ engine.Program, opts []engine.Option) (*engine.Result, error) {
+			if refresh {
+				if _, err := eng.Refresh(ctx, opts...); err != nil {
+					return nil, err
+				}
+			}
 			res, err := eng.Destroy(ctx, opts...)
 			if unknown := (*engine.UnknownHookError)(nil); errors.As(err, &unknown) {
 				fmt.Fprintf(inv.stderr, "hint: gw destroy runs no program, so it cannot run the hook %q that the program registers "+
@@ -349,7 +391,7 @@ func runImport(ctx context.Context, inv *invocation, args []string) error {
 // confirm previews the operation and asks whether to go ahead. Without a
 // terminal to ask on, it fails: --yes is then required.
 func (s *session) confirm(ctx context.Context, op operation, prog engine.Program, opts []engine.Option) error {
-	if !isTerminal(s.inv.stdin) {
+	if s.inv.opts.nonInteractive || !isTerminal(s.inv.stdin) {
 		return usagef("gw %s changes the stack, and there is no terminal to confirm on: pass --yes to go ahead (gw preview shows what would change)", op.name)
 	}
 	if _, err := op.preview(ctx, s.eng, prog, opts); err != nil {
@@ -371,17 +413,15 @@ func isTerminal(r io.Reader) bool {
 }
 
 // programOf returns the program to run: the command after "--", or the
-// project runtime's default.
+// project's: for Go the binary its runtime options name, else "go run .";
+// for Node.js its entry module.
 func programOf(proj project, inv *invocation) (*langhost.Program, error) {
 	program := inv.opts.program
 	dir, entry, err := programDir(proj)
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
+	root := proj.Dir
 	var p *langhost.Program
 	switch {
 	case proj.Runtime == "nodejs" && len(program) > 0:
@@ -390,6 +430,14 @@ func programOf(proj project, inv *invocation) (*langhost.Program, error) {
 		p = langhost.Node(entry)
 	case len(program) > 0:
 		p = langhost.Command(program[0], program[1:]...)
+	case proj.Runtime == "go" && proj.Options["binary"] != "":
+		// A built program, as the Pulumi CLI runs it: its path is
+		// relative to the program's folder.
+		bin := filepath.FromSlash(proj.Options["binary"])
+		if !filepath.IsAbs(bin) {
+			bin = filepath.Join(dir, bin)
+		}
+		p = langhost.Command(bin)
 	case proj.Runtime == "go":
 		p = langhost.Command("go", "run", ".")
 	default:

@@ -12,6 +12,9 @@ import (
 // project is what gw reads of a Pulumi.yaml: the project's name, its
 // runtime and its options, and where its program is (main).
 type project struct {
+	// Dir is the project's folder, where its Pulumi.yaml is (the working
+	// folder when there is none); the stacks' config files are there.
+	Dir     string
 	Name    string
 	Runtime string
 	Main    string
@@ -39,6 +42,26 @@ func readProject(dir string) (project, error) {
 		return p, nil
 	}
 	return project{}, nil
+}
+
+// findProject reads the Pulumi.yaml of start or of the nearest folder
+// above it that has one, as the Pulumi CLI looks for it. Without one
+// anywhere, the project is empty and its folder is start.
+func findProject(start string) (project, error) {
+	for dir := start; ; {
+		for _, name := range []string{"Pulumi.yaml", "Pulumi.yml"} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				p, err := readProject(dir)
+				p.Dir = dir
+				return p, err
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return project{Dir: start}, nil
+		}
+		dir = parent
+	}
 }
 
 // parseProject reads the small part of YAML that a Pulumi.yaml's top
@@ -122,9 +145,11 @@ func scalar(s string) (string, error) {
 // a folder, that folder and "."; with a file, the file's folder and its
 // name.
 func programDir(p project) (dir, entry string, err error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", "", err
+	wd := p.Dir
+	if wd == "" {
+		if wd, err = os.Getwd(); err != nil {
+			return "", "", err
+		}
 	}
 	if p.Main == "" {
 		return wd, ".", nil

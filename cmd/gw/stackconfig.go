@@ -28,18 +28,45 @@ type stackConfig struct {
 	doc  *yaml.Node // the document's top-level mapping
 	// passphrase gives the passphrase when a secure value is read or
 	// written; nil means there is none.
-	passphrase func() string
+	passphrase func() (string, error)
 	mgr        *secrets.PulumiPassphrase
 }
 
 // configFileName is the name of a stack's config file.
 func configFileName(stack string) string { return "Pulumi." + stack + ".yaml" }
 
+// updateStackConfig changes the stack's config file in dir: it reads the
+// file, lets change edit it and writes it back (by an atomic rename), all
+// under the lock of the hidden file .Pulumi.<stack>.yaml.lock beside it,
+// so that concurrent changes (gw config set run twenty times at once)
+// all land.
+func updateStackConfig(ctx context.Context, dir, stack string, passphrase func() (string, error), change func(*stackConfig) error) error {
+	unlock, err := lockFile(ctx, filepath.Join(dir, "."+configFileName(stack)+".lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cfg, err := loadStackConfig(dir, stack, passphrase)
+	if err != nil {
+		return err
+	}
+	if err := change(cfg); err != nil {
+		return err
+	}
+	return cfg.save()
+}
+
 // loadStackConfig reads the stack's config file in dir. A stack without
 // one has an empty configuration.
-func loadStackConfig(dir, stack string, passphrase func() string) (*stackConfig, error) {
+func loadStackConfig(dir, stack string, passphrase func() (string, error)) (*stackConfig, error) {
 	c := &stackConfig{path: filepath.Join(dir, configFileName(stack)), passphrase: passphrase,
 		doc: &yaml.Node{Kind: yaml.MappingNode}}
+	// Named from the working folder, in messages too.
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, c.path); err == nil {
+			c.path = rel
+		}
+	}
 	data, err := os.ReadFile(c.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
@@ -215,10 +242,13 @@ func (c *stackConfig) manager(create bool) (*secrets.PulumiPassphrase, error) {
 	}
 	phrase := ""
 	if c.passphrase != nil {
-		phrase = c.passphrase()
+		var err error
+		if phrase, err = c.passphrase(); err != nil {
+			return nil, err
+		}
 	}
 	if phrase == "" {
-		return nil, errors.New("secure config needs the passphrase: set GW_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE)")
+		return nil, errors.New("secure config needs the passphrase: set GW_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE, or PULUMI_CONFIG_PASSPHRASE_FILE)")
 	}
 	var err error
 	switch salt := lookup(c.doc, "encryptionsalt"); {
@@ -253,21 +283,57 @@ func (c *stackConfig) decrypt(ctx context.Context, ciphertext string) (resource.
 	return resource.NewSecret(resource.NewString(string(plain))), nil
 }
 
+// stringNode is value as a YAML string: quoted where a YAML reader would
+// take it for another type ("0123", "0x1F", "1e3", "null", "~", "yes",
+// "2"), as the Pulumi CLI writes it, so that Pulumi's SDKs and CLI read
+// back the same string.
+func stringNode(value string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
+	if !readsAsString(value) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
+}
+
+// readsAsString reports whether value, written plain, reads back as that
+// string, both in YAML 1.2 and in YAML 1.1 (whose booleans include yes,
+// no, on, off, y and n).
+func readsAsString(value string) bool {
+	switch strings.ToLower(value) {
+	case "y", "yes", "n", "no", "on", "off":
+		return false
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) != 1 {
+		return false
+	}
+	n := doc.Content[0]
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && n.Style == 0 && n.Value == value
+}
+
+// valueNode is the node of key's string value, encrypted if secret.
+func (c *stackConfig) valueNode(ctx context.Context, key, value string, secret bool) (*yaml.Node, error) {
+	if !secret {
+		return stringNode(value), nil
+	}
+	mgr, err := c.manager(true)
+	if err != nil {
+		return nil, fmt.Errorf("setting config %s in %s: %w", key, c.path, err)
+	}
+	ct, err := mgr.Encrypt(ctx, []byte(value))
+	if err != nil {
+		return nil, err
+	}
+	return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		{Kind: yaml.ScalarNode, Value: "secure"}, {Kind: yaml.ScalarNode, Value: ct},
+	}}, nil
+}
+
 // set gives key a string value, encrypted if secret.
 func (c *stackConfig) set(ctx context.Context, key, value string, secret bool) error {
-	node := &yaml.Node{Kind: yaml.ScalarNode, Value: value}
-	if secret {
-		mgr, err := c.manager(true)
-		if err != nil {
-			return fmt.Errorf("setting config %s in %s: %w", key, c.path, err)
-		}
-		ct, err := mgr.Encrypt(ctx, []byte(value))
-		if err != nil {
-			return err
-		}
-		node = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
-			{Kind: yaml.ScalarNode, Value: "secure"}, {Kind: yaml.ScalarNode, Value: ct},
-		}}
+	node, err := c.valueNode(ctx, key, value, secret)
+	if err != nil {
+		return err
 	}
 	m, err := c.settings(true)
 	if err != nil {
@@ -332,4 +398,57 @@ func fullKey(project, key string) string {
 		return key
 	}
 	return project + ":" + key
+}
+
+// rekey encrypts the file's secure values again with a new passphrase
+// under a new encryptionsalt: each is decrypted with the file's
+// passphrase first, so a value the old passphrase does not open fails
+// the whole change and nothing is written.
+func (c *stackConfig) rekey(ctx context.Context, newPassphrase string) error {
+	var secure []*yaml.Node // the ciphertext nodes
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		switch {
+		case n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "secure" && n.Content[1].Kind == yaml.ScalarNode:
+			secure = append(secure, n.Content[1])
+		case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
+			for _, e := range n.Content {
+				walk(e)
+			}
+		}
+	}
+	if m := lookup(c.doc, "config"); m != nil {
+		walk(m)
+	}
+	plain := make([][]byte, len(secure))
+	if len(secure) > 0 {
+		mgr, err := c.manager(false)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.path, err)
+		}
+		for i, n := range secure {
+			if plain[i], err = mgr.Decrypt(ctx, n.Value); err != nil {
+				return fmt.Errorf("%s: a secure value cannot be decrypted with the current passphrase", c.path)
+			}
+		}
+	}
+	// A new salt for the new passphrase.
+	for i := 0; i+1 < len(c.doc.Content); i += 2 {
+		if c.doc.Content[i].Value == "encryptionsalt" {
+			c.doc.Content = append(c.doc.Content[:i], c.doc.Content[i+2:]...)
+			break
+		}
+	}
+	c.mgr = nil
+	c.passphrase = func() (string, error) { return newPassphrase, nil }
+	mgr, err := c.manager(true)
+	if err != nil {
+		return err
+	}
+	for i, n := range secure {
+		if n.Value, err = mgr.Encrypt(ctx, plain[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

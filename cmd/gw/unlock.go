@@ -75,10 +75,10 @@ func stackID(o *options) (state.StackID, error) {
 // unlockHint is how lock errors tell gw's users to remove a lock.
 func unlockHint(o *options) string {
 	cmd := "gw unlock --force"
-	if o.stack != "dev" {
+	if o.stack != defaultStack {
 		cmd += " --stack " + o.stack
 	}
-	if o.stateURL != ".groundwork" {
+	if o.stateURL != defaultState {
 		state := o.stateURL
 		if u, err := url.Parse(state); err == nil && u.User != nil {
 			state = u.Redacted() // never a password in a message

@@ -1,8 +1,8 @@
 // Command site is a Pulumi Go SDK program that gw's test deploys with the
 // built-in providers: a random pet names the page that a local file
 // holds. Its config: "site:dir", the folder the page goes in, "site:token",
-// a secret it exports, and optionally "site:slow" and "site:hookLog" (see
-// below).
+// a secret it exports, and optionally "site:slow", "site:hookLog" and
+// "site:extraType" (see below).
 package main
 
 import (
@@ -60,6 +60,14 @@ func main() {
 		if slow := cfg.Get("slow"); slow != "" {
 			var cmd pulumi.CustomResourceState
 			if err := ctx.RegisterResource("command:index:Command", "slow", pulumi.Map{"create": pulumi.String(slow), "shell": pulumi.Bool(true)}, &cmd); err != nil {
+				return err
+			}
+		}
+		// "site:extraType", when set, is the type of one more resource:
+		// gw's tests register a type no provider serves.
+		if extra := cfg.Get("extraType"); extra != "" {
+			var res pulumi.CustomResourceState
+			if err := ctx.RegisterResource(extra, "extra", pulumi.Map{}, &res); err != nil {
 				return err
 			}
 		}
