@@ -64,19 +64,27 @@ var rpcStatus = regexp.MustCompile(`rpc error: code = [A-Za-z]+ desc = |\b\d{1,2
 	`DEADLINE_EXCEEDED|NOT_FOUND|ALREADY_EXISTS|PERMISSION_DENIED|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|ABORTED|` +
 	`OUT_OF_RANGE|UNIMPLEMENTED|INTERNAL|UNAVAILABLE|DATA_LOSS|UNAUTHENTICATED): `)
 
+// nodeUncaught is the header the Pulumi Node.js SDK puts before an
+// uncaught exception it logs.
+var nodeUncaught = regexp.MustCompile(`^Running program '[^\n]*' failed with an unhandled exception:\s*`)
+
 // causeOf splits an error a program logged into its cause and its stack
-// trace (a Node.js error's "at ..." lines, "" if none). The cause is
-// without the wording the Pulumi Go SDK wraps it in ("an unhandled error
-// occurred: program failed:", "waiting for RPCs:") and without the gRPC
-// status of an engine error that crossed the wire: that error was the
-// engine's own message.
+// trace ("" if none): a Node.js error's "at ..." lines and what follows
+// them (the properties util.inspect prints after the trace). The cause is
+// without the wording the Pulumi SDKs wrap it in ("an unhandled error
+// occurred: program failed:", "waiting for RPCs:", "Running program ...
+// failed with an unhandled exception:", util.inspect's "<ref *1>") and
+// without the gRPC status of an engine error that crossed the wire: that
+// error was the engine's own message.
 func causeOf(msg string) (cause, trace string) {
 	msg = strings.TrimSpace(msg)
 	msg = strings.TrimSpace(strings.TrimPrefix(msg, "an unhandled error occurred: program failed:"))
 	msg = strings.TrimPrefix(msg, "waiting for RPCs: ")
+	msg = nodeUncaught.ReplaceAllString(msg, "")
+	msg = refMarker.ReplaceAllString(msg, "")
 	var kept, stack []string
 	for _, line := range strings.Split(msg, "\n") {
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "at ") && len(kept) > 0 {
+		if t := strings.TrimSpace(line); len(stack) > 0 || strings.HasPrefix(t, "at ") && len(kept) > 0 {
 			stack = append(stack, line)
 			continue
 		}
@@ -84,3 +92,6 @@ func causeOf(msg string) (cause, trace string) {
 	}
 	return rpcStatus.ReplaceAllString(strings.Join(kept, "\n"), ""), strings.Join(stack, "\n")
 }
+
+// refMarker is how util.inspect starts an error that refers to itself.
+var refMarker = regexp.MustCompile(`^<ref \*\d+> `)

@@ -10,6 +10,9 @@ func TestCauseOf(t *testing.T) {
 		{"Error: failed to register new resource extra [a:b:C]: 2 UNKNOWN: no provider serves a:b:C\n    at new C (/p/index.js:4:37)\n    at Object.<anonymous> (/p/index.js:6:1)",
 			"Error: failed to register new resource extra [a:b:C]: no provider serves a:b:C",
 			"    at new C (/p/index.js:4:37)\n    at Object.<anonymous> (/p/index.js:6:1)"},
+		{"Running program '/p/index.js' failed with an unhandled exception:\n<ref *1> Error: failed to register new resource extra [a:b:C]: no provider serves a:b:C\n    at new C (/p/index.js:4:37) {\n  promise: Promise { <rejected> [Circular *1] }\n}",
+			"Error: failed to register new resource extra [a:b:C]: no provider serves a:b:C",
+			"    at new C (/p/index.js:4:37) {\n  promise: Promise { <rejected> [Circular *1] }\n}"},
 		{"at the start is no trace", "at the start is no trace", ""},
 		{"the program's own message", "the program's own message", ""},
 	} {
