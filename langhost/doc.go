@@ -72,4 +72,14 @@
 // cancelled the program's process group gets SIGTERM, and SIGKILL after
 // Program.GracePeriod; so does whatever a program that exited left running
 // in its group. Nothing the program started outlives the operation.
+//
+// # Programs in this process
+//
+// Serve is the serving half of Run on its own: it serves the deployment
+// to a program that a function starts and waits for, with all of the
+// above except the process. Package langhost/inline, a module of its own
+// (the Go SDK's pulumi package brings many modules with it), uses it to
+// run func(*pulumi.Context) error programs inside the host's process:
+//
+//	res, err := eng.Up(ctx, inline.Program(func(ctx *pulumi.Context) error { ... }))
 package langhost
