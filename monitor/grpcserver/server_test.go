@@ -602,3 +602,27 @@ func TestStartNeedsAMonitor(t *testing.T) {
 		t.Error("Start without a Monitor succeeded")
 	}
 }
+
+// A remote component's registration is answered with the dependencies of
+// its outputs, which the SDKs give the outputs they resolve.
+func TestRegisterResourceAnswersComponentOutputDependencies(t *testing.T) {
+	childA := resource.URN("urn:pulumi:dev::proj::pkg:index:Comp$pkg:index:Thing::child-a")
+	fm := &fakeMonitor{registerF: func(_ context.Context, g resource.Goal) (providers.RegisterResult, error) {
+		return providers.RegisterResult{
+			URN: "urn:pulumi:dev::proj::pkg:index:Comp::a", Outputs: resource.PropertyMap{"childId": resource.NewString("id-1")},
+			OutputDependencies: map[resource.PropertyKey][]resource.URN{"childId": {childA}},
+		}, nil
+	}}
+	_, c := start(t, grpcserver.Config{Monitor: fm})
+	resp, err := c.mon.RegisterResource(ctxT(t), &pulumirpc.RegisterResourceRequest{Type: "pkg:index:Comp", Name: "a", Remote: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for k, d := range resp.GetPropertyDependencies() {
+		got[k] = d.GetUrns()
+	}
+	if diff := cmp.Diff(map[string][]string{"childId": {string(childA)}}, got); diff != "" {
+		t.Errorf("the answer's property dependencies (-want +got):\n%s", diff)
+	}
+}
