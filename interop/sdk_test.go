@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"example.com/interopprog/scenario"
+
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/langhost"
+	"github.com/groundwork-iac/groundwork/langhost/inline"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
@@ -24,14 +27,15 @@ import (
 // The SDK tests deploy the programs under programs/ — one written with
 // Pulumi's Go SDK, one with its Node.js SDK, each a copy of the other —
 // through langhost, against the in-process package "itest" (a fake cloud
-// of things kept in memory). The config key "interop:scenario" selects
+// of things kept in memory); the Go program runs as a binary and inline,
+// in the test's own process. The config key "interop:scenario" selects
 // what a program does.
 
 // language is one SDK the scenarios run in.
 type language struct {
 	name string
 	// program returns the program to run.
-	program func() *langhost.Program
+	program func() engine.Program
 	// procDir is the program's folder.
 	procDir string
 }
@@ -42,9 +46,9 @@ var (
 	goprogErr  error
 )
 
-// languages returns the SDKs to run in: Go always (its program is built on
-// first use), Node.js when node and the program's dependencies are
-// installed.
+// languages returns the SDKs to run in: Go always, as a binary (built on
+// first use) and inline (the same source, in this process), Node.js when
+// node and the program's dependencies are installed.
 func languages(t *testing.T) []language {
 	t.Helper()
 	goprogOnce.Do(func() {
@@ -64,8 +68,11 @@ func languages(t *testing.T) []language {
 	}
 	langs := []language{{
 		name:    "go",
-		program: func() *langhost.Program { return langhost.Command(goprogBin) },
+		program: func() engine.Program { return langhost.Command(goprogBin).Run },
 		procDir: filepath.Dir(goprogBin),
+	}, {
+		name:    "go-inline",
+		program: func() engine.Program { return inline.Program(scenario.Run) },
 	}}
 	nodeDir, err := filepath.Abs(filepath.Join("programs", "nodeprog"))
 	if err != nil {
@@ -73,10 +80,10 @@ func languages(t *testing.T) []language {
 	}
 	langs = append(langs, language{
 		name: "nodejs",
-		program: func() *langhost.Program {
+		program: func() engine.Program {
 			p := langhost.Node(".")
 			p.Dir = nodeDir
-			return p
+			return p.Run
 		},
 		procDir: nodeDir,
 	})
@@ -246,11 +253,11 @@ func (s *sdkStack) engine(config map[string]string) *engine.Engine {
 
 // up runs the program with config; preview previews it instead.
 func (s *sdkStack) up(config map[string]string) (*engine.Result, error) {
-	return s.engine(config).Up(testCtx(s.t), s.lang.program().Run)
+	return s.engine(config).Up(testCtx(s.t), s.lang.program())
 }
 
 func (s *sdkStack) preview(config map[string]string) (*engine.Result, error) {
-	return s.engine(config).Preview(testCtx(s.t), s.lang.program().Run)
+	return s.engine(config).Preview(testCtx(s.t), s.lang.program())
 }
 
 // mustUp runs up and fails the test, with the program's diagnostics, if it

@@ -170,7 +170,7 @@ func wireEngine(t *testing.T, ctx context.Context, progDir string, config map[st
 	opts := plugin.Options{
 		Dirs:          append([]string{pluginDir}, dirs...),
 		EngineAddress: logs.Addr(), Dir: progDir, Diagnostics: func(line string) { t.Log("plugin:", line) },
-		Project: "interop", Stack: "dev", Config: config,
+		Project: "interop", Config: config,
 	}
 	var (
 		mu  sync.Mutex

@@ -83,4 +83,14 @@
 // releases from 20.19.6 on, the SDK's colored report of an uncaught error
 // loops for a minute or more on its own stack frames before it gives up
 // (nodejs/node#64011), and the failure is reported only then.
+//
+// # Programs in this process
+//
+// Serve is the serving half of Run on its own: it serves the deployment
+// to a program that a function starts and waits for, with all of the
+// above except the process. Package langhost/inline, a module of its own
+// (the Go SDK's pulumi package brings many modules with it), uses it to
+// run func(*pulumi.Context) error programs inside the host's process:
+//
+//	res, err := eng.Up(ctx, inline.Program(func(ctx *pulumi.Context) error { ... }))
 package langhost

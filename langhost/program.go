@@ -122,35 +122,49 @@ func (e *ProgramError) Error() string {
 }
 
 // Run runs the program against the deployment of c: it serves c's Monitor
-// over gRPC on a loopback port, starts the program with the environment
-// the Pulumi SDKs read, streams what it prints to the event stream as
-// diagnostics, and waits for it and for everything it started. A non-zero
-// exit is a *ProgramError. When the operation is cancelled the program's
-// process group gets SIGTERM, and SIGKILL after GracePeriod; so do the
-// processes a program that exited left running. Either way the operation
-// returns only once the group has ended and the program has been reaped
-// (Run defers that wait with engine.Context.Defer, which the engine runs
-// even when it stopped waiting for Run itself).
-//
-// The program registers the stack's root resource itself (the SDKs do, as
-// "pulumi:pulumi:Stack"); that registration is answered with c's own root
-// resource, and the outputs the program registers for it become the stack
-// outputs.
+// over gRPC on a loopback port (see Serve), starts the program with the
+// environment the Pulumi SDKs read, streams what it prints to the event
+// stream as diagnostics, and waits for it and for everything it started. A
+// non-zero exit is a *ProgramError. When the operation is cancelled the
+// program's process group gets SIGTERM, and SIGKILL after GracePeriod; so
+// do the processes a program that exited left running. Either way the
+// operation returns only once the group has ended and the program has been
+// reaped.
 func (p *Program) Run(c *engine.Context) error {
 	if len(p.Command) == 0 {
 		return errors.New("the program has no command")
 	}
+	return Serve(c, func(ctx context.Context, addr string) error { return p.run(ctx, c, addr) })
+}
+
+// Serve runs a Pulumi SDK program against the deployment of c: it serves
+// c's Monitor, and the engine service the SDKs log through, over gRPC on a
+// loopback port, calls run with the operation's context and that port's
+// address (the SDKs' monitor and engine address alike), and returns run's
+// error once run has returned and the server has stopped. run must return
+// once its program has ended, and soon after ctx ends. The operation
+// returns only once run has returned (Serve defers that wait with
+// engine.Context.Defer, which the engine runs even when it stopped waiting
+// for the program itself).
+//
+// The program registers the stack's root resource itself (the SDKs do, as
+// "pulumi:pulumi:Stack"); that registration is answered with c's own root
+// resource, and the outputs the program registers for it become the stack
+// outputs. A program that asks to wait for shutdown (the SDKs do, to serve
+// the hooks of the deletes that follow the program) ends Serve at once,
+// and is let go, and waited for, once those deletes are done.
+func Serve(c *engine.Context, run func(ctx context.Context, addr string) error) error {
 	ctx := c.Context()
 	root, err := c.Root().URN()
 	if err != nil {
 		return err
 	}
-	// The engine stops waiting for Run once the operation's context ends,
-	// but not for what Run defers: the operation returns only once the
-	// program's process group has ended and been reaped and the server is
-	// stopped, which takes at most the grace period once the context has
-	// ended. Deferred before the context is looked at, so that either the
-	// operation waits for finished or nothing is started.
+	// The engine stops waiting for the program once the operation's
+	// context ends, but not for what Serve defers: the operation returns
+	// only once run has returned and the server is stopped, which takes at
+	// most the grace period once the context has ended. Deferred before
+	// the context is looked at, so that either the operation waits for
+	// finished or nothing is started.
 	finished := make(chan struct{})
 	c.Defer(func() error {
 		<-finished
@@ -187,7 +201,7 @@ func (p *Program) Run(c *engine.Context) error {
 	var runErr error
 	go func() {
 		defer close(finished)
-		err := p.run(ctx, c, srv.Addr())
+		err := run(ctx, srv.Addr())
 		stopErr := srv.Stop() // no message is logged after this
 		runErr = errors.Join(held.settle(c, err), stopErr)
 	}()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -311,7 +312,33 @@ func (m *Monitor) construct(ctx context.Context, goal resource.Goal) (providers.
 	if err != nil {
 		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: %w", goal.Type, goal.Name, err)
 	}
-	return providers.RegisterResult{URN: resp.URN, Outputs: resp.Outputs}, nil
+	return providers.RegisterResult{URN: resp.URN, Outputs: resp.Outputs, OutputDependencies: outputDependencies(resp)}, nil
+}
+
+// outputDependencies are the dependencies of a constructed component's
+// outputs, as Pulumi's engine answers them: those Construct named, and
+// those of the output values among the outputs. Nil when there are none.
+func outputDependencies(resp providers.ConstructResponse) map[resource.PropertyKey][]resource.URN {
+	var deps map[resource.PropertyKey][]resource.URN
+	add := func(k resource.PropertyKey, urns []resource.URN) {
+		for _, u := range urns {
+			if deps == nil {
+				deps = map[resource.PropertyKey][]resource.URN{}
+			}
+			if !slices.Contains(deps[k], u) {
+				deps[k] = append(deps[k], u)
+			}
+		}
+	}
+	for k, urns := range resp.OutputDependencies {
+		add(k, urns)
+	}
+	for k, v := range resp.Outputs {
+		if v.IsOutput() {
+			add(k, v.OutputValue().Dependencies)
+		}
+	}
+	return deps
 }
 
 // resolve finds the provider serving a type or function token.

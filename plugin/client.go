@@ -35,17 +35,17 @@ type Options struct {
 	// Env is the plugin's environment; nil inherits this process's. The
 	// stack's settings below are added to it.
 	Env []string
-	// Project, Stack and Organization name the stack the plugin serves,
-	// Config is the stack's configuration (keyed "<namespace>:<key>") and
-	// RuntimeOptions are the project's runtime options (Pulumi.yaml's
-	// runtime.options). The plugin is started with them in its
-	// environment, as Pulumi's engine starts plugins: PULUMI_PROJECT,
-	// PULUMI_STACK, PULUMI_CONFIG (its package's keys; a dynamic
-	// provider's, the whole configuration), PULUMI_RUNTIME_<NAME>, and
-	// the names the Node.js dynamic provider reads.
-	Project, Stack, Organization string
-	Config                       map[string]resource.PropertyValue
-	RuntimeOptions               map[string]string
+	// Project names the project the plugin serves, Config is the stack's
+	// configuration (keyed "<namespace>:<key>") and RuntimeOptions are
+	// the project's runtime options (Pulumi.yaml's runtime.options). The
+	// plugin is started with them in its environment, as Pulumi's engine
+	// starts provider plugins: PULUMI_PROJECT, PULUMI_CONFIG (its
+	// package's own keys, without their namespace), PULUMI_RUNTIME_<NAME>,
+	// and for the Node.js dynamic provider PULUMI_NODEJS_PROJECT. Pulumi
+	// tells plugins neither the stack nor the organization.
+	Project        string
+	Config         map[string]resource.PropertyValue
+	RuntimeOptions map[string]string
 	// Dir is the plugin's working directory; "" is this process's.
 	Dir string
 	// RootDirectory and ProgramDirectory are told to the plugin in its

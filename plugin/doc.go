@@ -17,9 +17,9 @@
 //
 // Launch and Start run the binary with Options.Args and then the engine's
 // address as its last argument (omitted when there is none), in
-// Options.Dir, with the stack's project, stack, configuration and runtime
-// options in its environment as Pulumi's engine gives them (PULUMI_PROJECT,
-// PULUMI_STACK, PULUMI_CONFIG, PULUMI_RUNTIME_<NAME>; see Options). The plugin
+// Options.Dir, with the stack's project, configuration and runtime options
+// in its environment as Pulumi's engine gives them (PULUMI_PROJECT,
+// PULUMI_CONFIG, PULUMI_RUNTIME_<NAME>; see Options). The plugin
 // listens on a free local port and prints its number as a line on stdout;
 // the client reads stdout until a line is a port number (earlier lines are
 // diagnostics), connects to 127.0.0.1 on that port without TLS, and calls

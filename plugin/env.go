@@ -13,22 +13,21 @@ import (
 )
 
 // environment is the environment the plugin of package pkg starts with:
-// Options.Env (or this process's), then what the stack tells plugins, as
-// Pulumi's engine starts them:
+// Options.Env (or this process's), then what Pulumi's engine tells every
+// provider plugin it starts:
 //
-//	PULUMI_PROJECT, PULUMI_STACK    Options.Project and Options.Stack
-//	PULUMI_ORGANIZATION             Options.Organization
-//	PULUMI_CONFIG                   the package's configuration, keys without
-//	                                their "<pkg>:" (a dynamic provider's: the
-//	                                whole stack's, keys with namespaces, and
-//	                                PULUMI_CONFIG_SECRET_KEYS naming secrets)
-//	PULUMI_RUNTIME_<NAME>           each of Options.RuntimeOptions
+//	PULUMI_PROJECT          Options.Project, if set
+//	PULUMI_CONFIG           the package's own configuration as a JSON
+//	                        object: the keys of namespace "<pkg>" without
+//	                        it, values as strings (non-strings as JSON,
+//	                        secrets in plaintext); "{}" when it has none
+//	PULUMI_RUNTIME_<NAME>   each of Options.RuntimeOptions
 //
-// and, for the Node.js dynamic provider, whose SDK reads its own names,
-// PULUMI_NODEJS_PROJECT, PULUMI_NODEJS_STACK and
-// PULUMI_NODEJS_ORGANIZATION. Values are strings; non-strings are JSON.
-// Nothing is added when Options names no project and holds no
-// configuration.
+// and, for the Node.js dynamic provider, whose SDK reads its own name,
+// PULUMI_NODEJS_PROJECT. A dynamic provider's PULUMI_CONFIG holds the keys
+// of its own namespace ("pulumi-nodejs:id" is "id"), as under Pulumi; the
+// stack's whole configuration reaches it through Configure. Nothing is
+// added when Options names no project and holds no configuration.
 func (o Options) environment(pkg string) ([]string, error) {
 	if o.Project == "" && o.Config == nil && len(o.RuntimeOptions) == 0 {
 		return o.Env, nil
@@ -44,53 +43,35 @@ func (o Options) environment(pkg string) ([]string, error) {
 		}
 	}
 	set("PULUMI_PROJECT", o.Project)
-	set("PULUMI_STACK", o.Stack)
-	set("PULUMI_ORGANIZATION", o.Organization)
 	if pkg == providers.DynamicNodeJS {
 		set("PULUMI_NODEJS_PROJECT", o.Project)
-		set("PULUMI_NODEJS_STACK", o.Stack)
-		set("PULUMI_NODEJS_ORGANIZATION", o.Organization)
 	}
 	for _, name := range slices.Sorted(maps.Keys(o.RuntimeOptions)) {
 		set("PULUMI_RUNTIME_"+strings.ToUpper(name), o.RuntimeOptions[name])
 	}
-	config, secretKeys, err := o.packageConfig(pkg)
+	config, err := o.packageConfig(pkg)
 	if err != nil {
 		return nil, err
 	}
-	env = append(env, "PULUMI_CONFIG="+config)
-	if secretKeys != "" {
-		env = append(env, "PULUMI_CONFIG_SECRET_KEYS="+secretKeys)
-	}
-	return env, nil
+	return append(env, "PULUMI_CONFIG="+config), nil
 }
 
-// packageConfig renders PULUMI_CONFIG (and, for a dynamic provider,
-// PULUMI_CONFIG_SECRET_KEYS) for the plugin of pkg.
-func (o Options) packageConfig(pkg string) (config, secretKeys string, err error) {
-	values, secrets, err := wire.StackConfig(o.Config)
+// packageConfig renders PULUMI_CONFIG for the plugin of pkg: its
+// namespace's keys, without the namespace.
+func (o Options) packageConfig(pkg string) (string, error) {
+	values, _, err := wire.StackConfig(o.Config)
 	if err != nil {
-		return "", "", fmt.Errorf("start plugin %s: %w", pkg, err)
+		return "", fmt.Errorf("start plugin %s: %w", pkg, err)
 	}
-	if !providers.IsDynamic(pkg) {
-		own := map[string]string{}
-		for k, v := range values {
-			if name, ok := strings.CutPrefix(k, pkg+":"); ok && name != "" {
-				own[name] = v
-			}
+	own := map[string]string{}
+	for k, v := range values {
+		if name, ok := strings.CutPrefix(k, pkg+":"); ok && name != "" {
+			own[name] = v
 		}
-		values, secrets = own, nil
 	}
-	b, err := json.Marshal(values)
+	b, err := json.Marshal(own)
 	if err != nil {
-		return "", "", err
+		return "", fmt.Errorf("start plugin %s: %w", pkg, err)
 	}
-	if secrets == nil {
-		return string(b), "", nil
-	}
-	s, err := json.Marshal(secrets)
-	if err != nil {
-		return "", "", err
-	}
-	return string(b), string(s), nil
+	return string(b), nil
 }

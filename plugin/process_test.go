@@ -433,24 +433,27 @@ func closePlugin(t *testing.T, p *plugin.Provider) {
 	}
 }
 
-// A plugin starts with the stack's settings in its environment, as
-// Pulumi's engine starts plugins: its package's configuration, or for a
-// dynamic provider the whole configuration with the secret keys named.
+// A plugin starts with what Pulumi's engine tells provider plugins in
+// their environment: the project, its package's own configuration without
+// the namespace, the runtime options, and for the Node.js dynamic provider
+// its SDK's name for the project. A dynamic provider that reads
+// PULUMI_CONFIG sees its namespace's keys (Pulumi's
+// dynamic/nodejs-pulumi-config test sets "pulumi-nodejs:id" and creates
+// with that ID); no stack or organization is told.
 func TestEnvironment(t *testing.T) {
 	config := map[string]resource.PropertyValue{
-		"gwtest:region": resource.NewString("eu"),
-		"gwtest:limits": resource.NewObject(resource.PropertyMap{"n": resource.NewNumber(2)}),
-		"proj:token":    resource.NewSecret(resource.NewString("t0k")),
+		"gwtest:region":    resource.NewString("eu"),
+		"gwtest:limits":    resource.NewObject(resource.PropertyMap{"n": resource.NewNumber(2)}),
+		"gwtest:token":     resource.NewSecret(resource.NewString("s3cret")),
+		"pulumi-nodejs:id": resource.NewString("testing123"),
+		"proj:token":       resource.NewSecret(resource.NewString("t0k")),
 	}
 	opts := plugin.Options{
 		Env:     []string{"PATH=" + os.Getenv("PATH"), "KEEP=me"},
-		Project: "proj", Stack: "dev", Organization: "org", Config: config,
+		Project: "proj", Config: config,
 		RuntimeOptions: map[string]string{"typescript": "false"},
 	}
-	common := map[string]string{
-		"KEEP": "me", "PULUMI_PROJECT": "proj", "PULUMI_STACK": "dev", "PULUMI_ORGANIZATION": "org",
-		"PULUMI_RUNTIME_TYPESCRIPT": "false",
-	}
+	common := map[string]string{"KEEP": "me", "PULUMI_PROJECT": "proj", "PULUMI_RUNTIME_TYPESCRIPT": "false"}
 	with := func(extra map[string]string) map[string]string {
 		m := maps.Clone(common)
 		maps.Copy(m, extra)
@@ -461,16 +464,16 @@ func TestEnvironment(t *testing.T) {
 		want map[string]string
 	}{{
 		pkg:  "gwtest",
-		want: with(map[string]string{"PULUMI_CONFIG": `{"limits":"{\"n\":2}","region":"eu"}`}),
+		want: with(map[string]string{"PULUMI_CONFIG": `{"limits":"{\"n\":2}","region":"eu","token":"s3cret"}`}),
 	}, {
 		pkg: "pulumi-nodejs",
 		want: with(map[string]string{
-			"PULUMI_CONFIG":              `{"gwtest:limits":"{\"n\":2}","gwtest:region":"eu","proj:token":"t0k"}`,
-			"PULUMI_CONFIG_SECRET_KEYS":  `["proj:token"]`,
-			"PULUMI_NODEJS_PROJECT":      "proj",
-			"PULUMI_NODEJS_STACK":        "dev",
-			"PULUMI_NODEJS_ORGANIZATION": "org",
+			"PULUMI_CONFIG":         `{"id":"testing123"}`,
+			"PULUMI_NODEJS_PROJECT": "proj",
 		}),
+	}, {
+		pkg:  "other",
+		want: with(map[string]string{"PULUMI_CONFIG": `{}`}),
 	}}
 	for _, tt := range tests {
 		t.Run(tt.pkg, func(t *testing.T) {

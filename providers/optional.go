@@ -106,6 +106,11 @@ type RegisterResult struct {
 	Outputs resource.PropertyMap
 	// Stable is set when the resource's step left it unchanged.
 	Stable bool
+	// OutputDependencies are, for a remote component, the resources each
+	// of its outputs depends on, as its provider's Construct answered (the
+	// children an output came from): a program that passes the output on
+	// makes its consumer depend on them too.
+	OutputDependencies map[resource.PropertyKey][]resource.URN
 }
 
 // Constructor is implemented by providers of remote (multi-language)

@@ -227,7 +227,7 @@ func pluginOptions(o *options, proj project, config map[string]resource.Property
 	}
 	return plugin.Options{
 		Dirs: dirs, EngineAddress: engineAddr, Diagnostics: diag, Dir: dir,
-		Project: o.project, Stack: o.stack, Config: config, RuntimeOptions: proj.Options,
+		Project: o.project, Config: config, RuntimeOptions: proj.Options,
 	}, nil
 }
 

@@ -59,6 +59,13 @@ func goalOf(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (resour
 	if g.Custom && g.Provider == "" {
 		g.Provider = req.GetProviders()[resource.TypePackage(g.Type)]
 	}
+	if !g.Custom && !g.Remote {
+		// A component has no provider of its own: Pulumi's engine records
+		// none, whatever the request (or a transform, which a remote
+		// component's own registration by its provider also goes
+		// through) names. Its children take theirs from Providers.
+		g.Provider = ""
+	}
 	if g.Remote && len(req.GetProviders()) > 0 {
 		g.Providers = req.GetProviders()
 	}

@@ -95,7 +95,21 @@ func (s *resourceMonitor) RegisterResource(ctx context.Context, req *pulumirpc.R
 	}
 	return &pulumirpc.RegisterResourceResponse{
 		Urn: string(res.URN), Id: string(res.ID), Object: obj, Stable: res.Stable, Result: pulumirpc.Result_SUCCESS,
+		PropertyDependencies: componentOutputDependencies(res.OutputDependencies),
 	}, nil
+}
+
+// componentOutputDependencies are a remote component's output dependencies as the
+// SDKs read them: each output's value depends on those resources too.
+func componentOutputDependencies(deps map[resource.PropertyKey][]resource.URN) map[string]*pulumirpc.RegisterResourceResponse_PropertyDependencies {
+	if len(deps) == 0 {
+		return nil
+	}
+	out := make(map[string]*pulumirpc.RegisterResourceResponse_PropertyDependencies, len(deps))
+	for k, urns := range deps {
+		out[string(k)] = &pulumirpc.RegisterResourceResponse_PropertyDependencies{Urns: wire.URNStrings(urns)}
+	}
+	return out
 }
 
 // stepNotSucceeded answers a registration whose step failed, or was

@@ -602,3 +602,59 @@ func TestStartNeedsAMonitor(t *testing.T) {
 		t.Error("Start without a Monitor succeeded")
 	}
 }
+
+// A remote component's registration is answered with the dependencies of
+// its outputs, which the SDKs give the outputs they resolve.
+func TestRegisterResourceAnswersComponentOutputDependencies(t *testing.T) {
+	childA := resource.URN("urn:pulumi:dev::proj::pkg:index:Comp$pkg:index:Thing::child-a")
+	fm := &fakeMonitor{registerF: func(_ context.Context, g resource.Goal) (providers.RegisterResult, error) {
+		return providers.RegisterResult{
+			URN: "urn:pulumi:dev::proj::pkg:index:Comp::a", Outputs: resource.PropertyMap{"childId": resource.NewString("id-1")},
+			OutputDependencies: map[resource.PropertyKey][]resource.URN{"childId": {childA}},
+		}, nil
+	}}
+	_, c := start(t, grpcserver.Config{Monitor: fm})
+	resp, err := c.mon.RegisterResource(ctxT(t), &pulumirpc.RegisterResourceRequest{Type: "pkg:index:Comp", Name: "a", Remote: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for k, d := range resp.GetPropertyDependencies() {
+		got[k] = d.GetUrns()
+	}
+	if diff := cmp.Diff(map[string][]string{"childId": {string(childA)}}, got); diff != "" {
+		t.Errorf("the answer's property dependencies (-want +got):\n%s", diff)
+	}
+}
+
+// A component records no provider, as under Pulumi's engine, even when its
+// registration names one (Pulumi's transforms/simple: a transform sets a
+// provider on a remote component, whose provider then registers it); a
+// custom resource and a remote component keep theirs.
+func TestRegisterResourceComponentHasNoProvider(t *testing.T) {
+	const p = "urn:pulumi:dev::proj::pulumi:providers:pkg::p2::id-2"
+	tests := []struct {
+		name           string
+		custom, remote bool
+		want           string
+	}{
+		{"component", false, false, ""},
+		{"remote component", false, true, p},
+		{"custom resource", true, false, p},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm := &fakeMonitor{}
+			_, c := start(t, grpcserver.Config{Monitor: fm})
+			_, err := c.mon.RegisterResource(ctxT(t), &pulumirpc.RegisterResourceRequest{
+				Type: "pkg:index:Comp", Name: "res7", Custom: tt.custom, Remote: tt.remote, Provider: p,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fm.lastGoal().Provider; got != tt.want {
+				t.Errorf("the goal's provider is %q; want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,172 @@
+// Command inline deploys a program written with Pulumi's Go SDK inside
+// its own process, with groundwork's engine and its built-in random
+// provider: no Pulumi CLI, no plugin, no program binary. The program
+// names a team's mascot (a random pet name), picks its lucky number and
+// makes it a password; the pet's length comes from the stack's
+// configuration, so -words changes it (and replaces the pet, since a
+// random value is generated once). State lives in a file store, so a
+// second run finds nothing to change and -destroy removes everything.
+//
+//	go run .                 # deploy (or update)
+//	go run . -words 3        # a longer name: the pet is replaced
+//	go run . -preview        # show what would change
+//	go run . -destroy        # tear it all down
+//
+// The program registers groundwork's own type tokens (random:index:Pet
+// and friends) with ctx.RegisterResource: the built-in provider does not
+// answer those of the pulumi-random package, whose Go SDK would declare
+// random:index/randomPet:RandomPet.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+
+	"github.com/groundwork-iac/groundwork/display"
+	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/langhost/inline"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/random"
+	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/filestore"
+)
+
+// defaultPassphrase encrypts the stack's secrets (the password) when
+// GW_PASSPHRASE is not set. Fine for a demo; set your own otherwise.
+const defaultPassphrase = "groundwork-inline"
+
+// options are the command line's choices.
+type options struct {
+	dir     string
+	words   int
+	preview bool
+	destroy bool
+	mode    display.Mode
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.dir, "dir", "groundwork-inline", "folder for the stack's state")
+	flag.IntVar(&o.words, "words", 2, "how many words the mascot's name has")
+	flag.BoolVar(&o.preview, "preview", false, "show what would change without changing anything")
+	flag.BoolVar(&o.destroy, "destroy", false, "delete everything the program created")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := run(ctx, o, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+	if len(res.Outputs) > 0 {
+		fmt.Println("\nOutputs:")
+		for _, k := range res.Outputs.StableKeys() {
+			fmt.Printf("  %-8s %v\n", k, res.Outputs[k])
+		}
+	}
+}
+
+// run performs the chosen operation and renders its events to out.
+func run(ctx context.Context, o options, out io.Writer) (*engine.Result, error) {
+	root, err := filepath.Abs(o.dir)
+	if err != nil {
+		return nil, err
+	}
+	passphrase := os.Getenv("GW_PASSPHRASE")
+	if passphrase == "" {
+		passphrase = defaultPassphrase
+	}
+	store, err := filestore.New(root, state.WithSecrets(state.PassphraseSecrets(passphrase)))
+	if err != nil {
+		return nil, err
+	}
+	r := display.New(out, display.Options{Mode: o.mode})
+	defer r.Close()
+	eng, err := engine.New(engine.Config{
+		Project: "mascot",
+		Stack:   "dev",
+		Store:   store,
+		Config:  map[string]resource.PropertyValue{"mascot:words": resource.NewNumber(float64(o.words))},
+		Providers: func() *providers.Registry {
+			reg := providers.NewRegistry()
+			if err := random.Register(reg); err != nil {
+				panic(err) // the built-in's version is a constant: this cannot fail
+			}
+			return reg
+		},
+		OnEvent: r.Event,
+	})
+	if err != nil {
+		return nil, err
+	}
+	prog := inline.Program(mascot)
+	switch {
+	case o.destroy && o.preview:
+		return eng.PreviewDestroy(ctx)
+	case o.destroy:
+		return eng.Destroy(ctx)
+	case o.preview:
+		return eng.Preview(ctx, prog)
+	default:
+		return eng.Up(ctx, prog)
+	}
+}
+
+// Pet is a random:index:Pet as the Go SDK sees it.
+type Pet struct {
+	pulumi.CustomResourceState
+	Result pulumi.StringOutput `pulumi:"result"`
+	Length pulumi.IntOutput    `pulumi:"length"`
+}
+
+// Integer is a random:index:Integer.
+type Integer struct {
+	pulumi.CustomResourceState
+	Result pulumi.IntOutput `pulumi:"result"`
+}
+
+// String is a random:index:String; its result is always secret.
+type String struct {
+	pulumi.CustomResourceState
+	Result pulumi.StringOutput `pulumi:"result"`
+}
+
+// mascot is the program, an ordinary Pulumi Go SDK program: the pet's
+// name feeds the password's keepers, so the password is replaced with
+// the pet.
+func mascot(ctx *pulumi.Context) error {
+	cfg := config.New(ctx, "")
+	var pet Pet
+	if err := ctx.RegisterResource(random.PetType, "mascot", pulumi.Map{
+		"length": pulumi.Int(cfg.RequireInt("words")),
+	}, &pet); err != nil {
+		return err
+	}
+	var lucky Integer
+	if err := ctx.RegisterResource(random.IntegerType, "lucky", pulumi.Map{
+		"min": pulumi.Int(1), "max": pulumi.Int(99),
+	}, &lucky); err != nil {
+		return err
+	}
+	var password String
+	if err := ctx.RegisterResource(random.StringType, "password", pulumi.Map{
+		"length":  pulumi.Int(20),
+		"keepers": pulumi.Map{"pet": pet.Result},
+	}, &password); err != nil {
+		return err
+	}
+	ctx.Export("mascot", pet.Result)
+	ctx.Export("lucky", lucky.Result)
+	ctx.Export("password", password.Result)
+	return nil
+}
