@@ -35,7 +35,7 @@ type Backend struct {
 // none of.
 type stackBytes struct {
 	snapshot, journal, lock, history []byte
-	token                   string // of the lock record, "" if it cannot be parsed
+	token                            string // of the lock record, "" if it cannot be parsed
 }
 
 var (
