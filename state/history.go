@@ -62,11 +62,11 @@ func (e HistoryEntry) Check() error {
 }
 
 // HistoryRecorder is implemented by stores that keep a history of the
-// operations run on each stack (the file and memory stores of this
-// module do, and backendstore.New over a HistoryBackend). The engine records an entry as each
-// operation that changes a stack ends, while it still holds the stack's
-// lock; with a store that is no HistoryRecorder it records nothing, and
-// the operation itself is unaffected.
+// operations run on each stack: the file and memory stores of this
+// module, and backendstore.New over a HistoryBackend. The engine records
+// an entry as each operation that changes a stack ends, while it still
+// holds the stack's lock; with a store that is no HistoryRecorder it
+// records nothing, and the operation itself is unaffected.
 type HistoryRecorder interface {
 	// RecordHistory adds e, numbered after the stack's last entry, to
 	// the stack's history. The caller must hold the stack's lock through
