@@ -62,8 +62,8 @@ func (e HistoryEntry) Check() error {
 }
 
 // HistoryRecorder is implemented by stores that keep a history of the
-// operations run on each stack: the file and memory stores of this
-// module, and backendstore.New over a HistoryBackend. The engine records
+// operations run on each stack: the file, memory and PostgreSQL stores of
+// this module, and backendstore.New over any HistoryBackend. The engine records
 // an entry as each operation that changes a stack ends, while it still
 // holds the stack's lock; with a store that is no HistoryRecorder it
 // records nothing, and the operation itself is unaffected.

@@ -71,7 +71,7 @@ func runStackHistory(ctx context.Context, inv *invocation, args []string) error 
 	}
 	hr, ok := store.(state.HistoryReader)
 	if !ok {
-		return fmt.Errorf("the state store at %s keeps no history of operations: use a folder (file://) for one that does", o.stateURL)
+		return fmt.Errorf("the state store at %s keeps no history of operations", o.stateURL)
 	}
 	entries, err := hr.History(ctx, id)
 	if err != nil {
