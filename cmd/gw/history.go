@@ -153,3 +153,30 @@ func writeHistoryJSON(w io.Writer, entries []state.HistoryEntry) error {
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
 }
+
+// carryHistory records the history of stack from as the history of stack
+// to, oldest first, so that the versions stay as they were: what stack
+// rename does before it removes the old stack. Stores that keep no
+// history have nothing to carry.
+func carryHistory(ctx context.Context, store state.Store, from, to state.StackID) error {
+	hr, ok := store.(state.HistoryReader)
+	rec, ok2 := store.(state.HistoryRecorder)
+	if !ok || !ok2 {
+		return nil
+	}
+	entries, err := hr.History(ctx, from)
+	if err != nil || len(entries) == 0 {
+		return err
+	}
+	lock, err := store.Lock(ctx, to, "rename")
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock(ctx)
+	for i := len(entries) - 1; i >= 0; i-- {
+		if err := rec.RecordHistory(ctx, to, entries[i]); err != nil {
+			return fmt.Errorf("carrying the history of stack %s to %s: %w", from.Stack, to.Stack, err)
+		}
+	}
+	return lock.Unlock(ctx)
+}

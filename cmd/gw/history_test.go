@@ -103,4 +103,16 @@ func TestStackHistory(t *testing.T) {
 	if strings.Contains(string(history), "t0k3n") || strings.Count(string(history), "\n") != 4 {
 		t.Errorf("the history file holds the secret, or not 4 records:\n%s", history)
 	}
+
+	// A renamed stack keeps its history, versions and all.
+	if code, out := gwIn(t, dir, env, "stack", "rename", "prod"); code != 0 {
+		t.Fatalf("gw stack rename prod: status %d\n%s", code, out)
+	}
+	code, out = gwIn(t, dir, env, "stack", "history", "-s", "prod", "--page-size", "0")
+	if !regexp.MustCompile(want).MatchString(out) || code != 0 {
+		t.Errorf("gw stack history of the renamed stack: status %d, output:\n%s\nwant it to match\n%s", code, out, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".groundwork", "site", "dev", "history")); !os.IsNotExist(err) {
+		t.Errorf("the old stack's history is left: %v", err)
+	}
 }
