@@ -29,7 +29,14 @@ type options struct {
 	grace            *time.Duration
 	discardPending   bool
 	secrets          *resource.SecretFilter
+	message          string
 }
+
+// Message describes the operation in the stack's history (see
+// state.HistoryRecorder), as the Pulumi CLI's --message does: the user's
+// own text, recorded as given. A preview records no history, so it
+// ignores the message.
+func Message(text string) Option { return func(o *options) { o.message = text } }
 
 // DiscardPendingCreates makes a refresh drop, on purpose, the pending
 // creates it cannot resolve: creates an interrupted run left before their

@@ -73,7 +73,9 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 	go d.loop(ctx)
 	opErr := do(ctx, d)
 	d.stopLoop()
-	return d.commit(ctx, opErr)
+	res, err = d.commit(ctx, opErr)
+	d.recordHistory(ctx, res, err)
+	return res, err
 }
 
 // signalOnCancel has the providers signalled as soon as ctx is cancelled

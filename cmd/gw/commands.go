@@ -59,6 +59,9 @@ type options struct {
 	planFile string // up --plan
 	file     string // stack export/import --file
 
+	message string         // up, refresh, destroy, import --message
+	history historyOptions // stack history
+
 	// program is the command line after "--".
 	program []string
 }
@@ -170,6 +173,7 @@ func changeFlags(fs *pflag.FlagSet, o *options) {
 	operationFlags(fs, o)
 	fs.BoolVarP(&o.yes, "yes", "y", false, "go ahead without a preview and a prompt")
 	fs.BoolVarP(&o.skipPreview, "skip-preview", "f", false, "go ahead without a preview (and so without a prompt)")
+	messageFlag(fs, o)
 }
 
 // programFlags are the flags of the operations that run the program.

@@ -57,6 +57,9 @@ func engineOptions(o *options) ([]engine.Option, error) {
 	if o.discardPending {
 		opts = append(opts, engine.DiscardPendingCreates())
 	}
+	if o.message != "" {
+		opts = append(opts, engine.Message(o.message))
+	}
 	return opts, nil
 }
 

@@ -54,6 +54,7 @@ PULUMI_CONFIG_PASSPHRASE (else GW_PASSPHRASE) and encrypted again with
 GW_PASSPHRASE. The deployment's URNs must name this stack and project. A
 stack that already has resources is refused unless --force.`,
 		}, stackImportFlags, runStackImport, noProgram),
+		stackHistoryCommand(inv),
 		changeSecretsCommand(inv),
 	)
 }

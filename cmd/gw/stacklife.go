@@ -322,6 +322,9 @@ func runStackRename(ctx context.Context, inv *invocation, args []string) error {
 	if err := store.Save(ctx, projectStack(o, to), renamedSnapshot(snap, o.stack, to)); err != nil {
 		return err
 	}
+	if err := carryHistory(ctx, store, projectStack(o, o.stack), projectStack(o, to)); err != nil {
+		return err
+	}
 	from := filepath.Join(proj.Dir, configFileName(o.stack))
 	if err := os.Rename(from, filepath.Join(proj.Dir, configFileName(to))); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err

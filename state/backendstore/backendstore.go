@@ -21,8 +21,28 @@ import (
 // state.ForceUnlocker and state.SecretsProvider. Without
 // state.WithSecrets the store refuses to record a secret value rather
 // than write it in plaintext.
+//
+// When b is also a state.HistoryBackend, the Store is a
+// state.HistoryRecorder and a state.HistoryReader.
 func New(b state.Backend, opts ...state.Option) state.Store {
-	return backendStore{store.New(b, state.NewOptions(), opts...)}
+	s := backendStore{store.New(b, state.NewOptions(), opts...)}
+	if _, ok := b.(state.HistoryBackend); ok {
+		return historyStore{s}
+	}
+	return s
+}
+
+// historyStore is a backendStore over a Backend that keeps histories.
+type historyStore struct{ backendStore }
+
+// RecordHistory implements state.HistoryRecorder.
+func (s historyStore) RecordHistory(ctx context.Context, stack state.StackID, e state.HistoryEntry) error {
+	return s.s.RecordHistory(ctx, stack, e)
+}
+
+// History implements state.HistoryReader.
+func (s historyStore) History(ctx context.Context, stack state.StackID) ([]state.HistoryEntry, error) {
+	return s.s.History(ctx, stack)
 }
 
 // backendStore shows the Store methods of its core, ForceUnlock and
@@ -71,4 +91,6 @@ func (s backendStore) SecretsManager(ctx context.Context, stack state.StackID, r
 var (
 	_ state.ForceUnlocker   = backendStore{}
 	_ state.SecretsProvider = backendStore{}
+	_ state.HistoryRecorder = historyStore{}
+	_ state.HistoryReader   = historyStore{}
 )

@@ -24,6 +24,7 @@ const (
 	fileBackup   = "snapshot.json.bak"
 	fileJournal  = "journal"
 	fileLock     = "lock"
+	fileHistory  = "history"
 )
 
 // Backend is the state.Backend of a file store: each stack in a folder of
@@ -70,6 +71,7 @@ type openJournal struct {
 var (
 	_ state.Backend        = (*Backend)(nil)
 	_ state.SnapshotKeeper = (*Backend)(nil)
+	_ state.HistoryBackend = (*Backend)(nil)
 )
 
 // NewBackend opens (creating if needed) the root folder dir. Journal
@@ -421,7 +423,51 @@ func (b *Backend) DeleteStack(_ context.Context, stack state.StackID, token stri
 	if err := b.remove(stack, fileSnapshot); err != nil {
 		return err
 	}
+	if err := b.remove(stack, fileHistory); err != nil {
+		return err
+	}
 	return b.remove(stack, fileBackup)
+}
+
+// AppendHistory implements state.HistoryBackend: the lock checked, then
+// one write to the history file, opened for appends (created if need
+// be), and under state.GroupCommit one fsync.
+func (b *Backend) AppendHistory(_ context.Context, stack state.StackID, token string, data []byte) error {
+	if err := b.fence(stack, token); err != nil {
+		return err
+	}
+	if err := b.ensureDir(stack); err != nil {
+		return err
+	}
+	path := b.path(stack, fileHistory)
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if b.sync != state.SyncNever {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if errors.Is(statErr, fs.ErrNotExist) && b.sync != state.SyncNever {
+		// A new file's name is durable once its folder is.
+		return syncDir(b.dir(stack))
+	}
+	return nil
+}
+
+// ReadHistory implements state.HistoryBackend.
+func (b *Backend) ReadHistory(_ context.Context, stack state.StackID) ([]byte, error) {
+	return b.readOptional(stack, fileHistory)
 }
 
 func (b *Backend) remove(stack state.StackID, name string) error {

@@ -5,6 +5,7 @@
 //	<root>/<project>/<stack>/snapshot.json.bak  the snapshot before it
 //	<root>/<project>/<stack>/journal            entries since the last snapshot
 //	<root>/<project>/<stack>/lock               who holds the stack, while someone does
+//	<root>/<project>/<stack>/history            the operations run on the stack, one JSON record a line
 //
 // A root written when stacks were kept by name alone (<root>/<stack>) is
 // upgraded in place when it is opened: each stack's folder is moved,
@@ -112,7 +113,19 @@ func (s *Store) SecretsManager(ctx context.Context, stack state.StackID, recorde
 	return s.s.SecretsManager(ctx, stack, recorded)
 }
 
+// RecordHistory implements state.HistoryRecorder.
+func (s *Store) RecordHistory(ctx context.Context, stack state.StackID, e state.HistoryEntry) error {
+	return s.s.RecordHistory(ctx, stack, e)
+}
+
+// History implements state.HistoryReader.
+func (s *Store) History(ctx context.Context, stack state.StackID) ([]state.HistoryEntry, error) {
+	return s.s.History(ctx, stack)
+}
+
 var (
+	_ state.HistoryRecorder = (*Store)(nil)
+	_ state.HistoryReader   = (*Store)(nil)
 	_ state.Store           = (*Store)(nil)
 	_ state.LockBreaker     = (*Store)(nil)
 	_ state.ForceUnlocker   = (*Store)(nil)

@@ -17,6 +17,7 @@ const (
 	fileSnapshot = "snapshot.json"
 	fileJournal  = "journal"
 	fileLock     = "lock"
+	fileHistory  = "history"
 )
 
 // Backend is the state.Backend of a memory store: per stack, the bytes of
@@ -33,11 +34,14 @@ type Backend struct {
 // stackBytes is what a Backend keeps for one stack; nil for what it has
 // none of.
 type stackBytes struct {
-	snapshot, journal, lock []byte
-	token                   string // of the lock record, "" if it cannot be parsed
+	snapshot, journal, lock, history []byte
+	token                            string // of the lock record, "" if it cannot be parsed
 }
 
-var _ state.Backend = (*Backend)(nil)
+var (
+	_ state.Backend        = (*Backend)(nil)
+	_ state.HistoryBackend = (*Backend)(nil)
+)
 
 // NewBackend returns an empty Backend.
 func NewBackend() *Backend { return &Backend{stacks: map[state.StackID]*stackBytes{}} }
@@ -53,7 +57,7 @@ func (b *Backend) stack(name state.StackID) *stackBytes {
 
 // tidy forgets a stack that holds nothing.
 func (b *Backend) tidy(name state.StackID) {
-	if s := b.stacks[name]; s != nil && s.snapshot == nil && s.journal == nil && s.lock == nil {
+	if s := b.stacks[name]; s != nil && s.snapshot == nil && s.journal == nil && s.lock == nil && s.history == nil {
 		delete(b.stacks, name)
 	}
 }
@@ -66,7 +70,7 @@ func (b *Backend) Files(stack state.StackID) map[string][]byte {
 	defer b.mu.Unlock()
 	out := map[string][]byte{}
 	if s := b.stacks[stack]; s != nil {
-		for name, data := range map[string][]byte{fileSnapshot: s.snapshot, fileJournal: s.journal, fileLock: s.lock} {
+		for name, data := range map[string][]byte{fileSnapshot: s.snapshot, fileJournal: s.journal, fileLock: s.lock, fileHistory: s.history} {
 			if data != nil {
 				out[name] = bytes.Clone(data)
 			}
@@ -90,6 +94,8 @@ func (b *Backend) SetFile(stack state.StackID, name string, data []byte) {
 		s.journal = data
 	case fileLock:
 		s.lock, s.token = data, lockToken(data)
+	case fileHistory:
+		s.history = data
 	}
 	b.tidy(stack)
 }
@@ -234,7 +240,25 @@ func (b *Backend) AppendJournal(_ context.Context, stack state.StackID, token st
 // DeleteStack implements state.Backend.
 func (b *Backend) DeleteStack(_ context.Context, stack state.StackID, token string) error {
 	return b.fenced(stack, token, func(s *stackBytes) error {
-		s.snapshot, s.journal = nil, nil
+		s.snapshot, s.journal, s.history = nil, nil, nil
 		return nil
 	})
+}
+
+// AppendHistory implements state.HistoryBackend.
+func (b *Backend) AppendHistory(_ context.Context, stack state.StackID, token string, data []byte) error {
+	return b.fenced(stack, token, func(s *stackBytes) error {
+		s.history = append(s.history, data...)
+		return nil
+	})
+}
+
+// ReadHistory implements state.HistoryBackend.
+func (b *Backend) ReadHistory(_ context.Context, stack state.StackID) ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s := b.stacks[stack]; s != nil {
+		return bytes.Clone(s.history), nil
+	}
+	return nil, nil
 }

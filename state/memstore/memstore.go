@@ -51,7 +51,7 @@ func (s *Store) Reopen(opts ...state.Option) *Store {
 }
 
 // Files returns a copy of the bytes the store holds for a stack, by file
-// name ("snapshot.json", "journal", "lock"): what the file store would
+// name ("snapshot.json", "journal", "lock", "history"): what the file store would
 // have written to disk. Tests use it to inspect or damage what was
 // recorded.
 func (s *Store) Files(stack state.StackID) map[string][]byte { return s.b.Files(stack) }
@@ -107,7 +107,19 @@ func (s *Store) SecretsManager(ctx context.Context, stack state.StackID, recorde
 	return s.s.SecretsManager(ctx, stack, recorded)
 }
 
+// RecordHistory implements state.HistoryRecorder.
+func (s *Store) RecordHistory(ctx context.Context, stack state.StackID, e state.HistoryEntry) error {
+	return s.s.RecordHistory(ctx, stack, e)
+}
+
+// History implements state.HistoryReader.
+func (s *Store) History(ctx context.Context, stack state.StackID) ([]state.HistoryEntry, error) {
+	return s.s.History(ctx, stack)
+}
+
 var (
+	_ state.HistoryRecorder = (*Store)(nil)
+	_ state.HistoryReader   = (*Store)(nil)
 	_ state.Store           = (*Store)(nil)
 	_ state.LockBreaker     = (*Store)(nil)
 	_ state.ForceUnlocker   = (*Store)(nil)

@@ -28,14 +28,17 @@ type backend struct {
 	leases  *renewers
 }
 
-var _ state.Backend = (*backend)(nil)
+var (
+	_ state.Backend        = (*backend)(nil)
+	_ state.HistoryBackend = (*backend)(nil)
+)
 
 // queries are the statements of one schema.
 type queries struct {
 	readSnapshot, hasSnapshot, readJournal, list string
 	holder, acquire, release, renew              string
 	writeSnapshot, writeJournal, appendJournal   string
-	deleteStack                                  string
+	deleteStack, appendHistory, readHistory      string
 }
 
 // lease is the CTE that fences a write: the stack's lock row if the token
@@ -86,13 +89,18 @@ SELECT count(*) FROM lease`,
 INSERT INTO {s}.journal (project, stack, data) SELECT project, stack, $4 FROM lease`,
 		deleteStack: lease + `,
 snap AS (DELETE FROM {s}.snapshots x USING lease WHERE x.project = lease.project AND x.stack = lease.stack),
-journal AS (DELETE FROM {s}.journal x USING lease WHERE x.project = lease.project AND x.stack = lease.stack)
+journal AS (DELETE FROM {s}.journal x USING lease WHERE x.project = lease.project AND x.stack = lease.stack),
+history AS (DELETE FROM {s}.history x USING lease WHERE x.project = lease.project AND x.stack = lease.stack)
 SELECT count(*) FROM lease`,
+		appendHistory: lease + `
+INSERT INTO {s}.history (project, stack, data) SELECT project, stack, $4 FROM lease`,
+		readHistory: `SELECT string_agg(data, ''::bytea ORDER BY id) FROM {s}.history WHERE project = $1 AND stack = $2`,
 	}
 	for _, p := range []*string{
 		&q.readSnapshot, &q.hasSnapshot, &q.readJournal, &q.list,
 		&q.holder, &q.acquire, &q.release, &q.renew,
 		&q.writeSnapshot, &q.writeJournal, &q.appendJournal, &q.deleteStack,
+		&q.appendHistory, &q.readHistory,
 	} {
 		*p = expand(*p, schema)
 	}
@@ -279,4 +287,29 @@ func (b *backend) AppendJournal(ctx context.Context, stack state.StackID, token 
 		return b.fail("appending to the journal of", stack, state.ErrLockLost)
 	}
 	return nil
+}
+
+// AppendHistory implements state.HistoryBackend: one fenced insert.
+func (b *backend) AppendHistory(ctx context.Context, stack state.StackID, token string, data []byte) error {
+	ctx, cancel := b.call(ctx)
+	defer cancel()
+	tag, err := b.pool.Exec(ctx, b.q.appendHistory, stack.Project, stack.Stack, token, data)
+	if err != nil {
+		return b.fail("recording the history of", stack, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return b.fail("recording the history of", stack, state.ErrLockLost)
+	}
+	return nil
+}
+
+// ReadHistory implements state.HistoryBackend.
+func (b *backend) ReadHistory(ctx context.Context, stack state.StackID) ([]byte, error) {
+	ctx, cancel := b.call(ctx)
+	defer cancel()
+	var data []byte
+	if err := b.pool.QueryRow(ctx, b.q.readHistory, stack.Project, stack.Stack).Scan(&data); err != nil {
+		return nil, b.fail("reading the history of", stack, err)
+	}
+	return data, nil
 }

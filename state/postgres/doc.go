@@ -8,7 +8,7 @@
 //	defer store.Close()
 //	eng, err := engine.New(engine.Config{Store: store, ...})
 //
-// It is backendstore.New over a backend of three tables, so it behaves like
+// It is backendstore.New over a backend of four tables, so it behaves like
 // the file store in everything but where the bytes live — the same
 // snapshot and journal formats, secrets handling, integrity checks, crash
 // replay and error messages — and passes the same conformance suite
@@ -36,6 +36,11 @@
 //     old snapshot with its journal or the new snapshot, never a mix.
 //   - locks: who holds each locked stack — token, process, host,
 //     operation, since when — and until when its lease runs.
+//   - history (schema version 3): each stack's operations, one row per
+//     record, in the order they were recorded (state.HistoryRecorder;
+//     the records are those of the file store's history file,
+//     state/FORMAT.md, "History"), appended under the stack's lease and
+//     removed with the stack.
 //
 // # Locks are leases
 //

@@ -47,6 +47,18 @@ CREATE TABLE {s}.locks (
 `),
 	// Version 2: every table keyed by (project, stack) — see keyByProject.
 	keyByProject,
+	// Version 3: each stack's history of operations
+	// (state.HistoryBackend), one row a record.
+	sqlMigration(`
+CREATE TABLE {s}.history (
+	project    text NOT NULL,
+	stack      text NOT NULL,
+	id         bigint GENERATED ALWAYS AS IDENTITY,
+	data       bytea NOT NULL,
+	written_at timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (project, stack, id)
+);
+`),
 }
 
 // migration brings the tables of schema from one version to the next,
@@ -118,7 +130,7 @@ ALTER TABLE {s}.locks ALTER COLUMN project DROP DEFAULT, DROP CONSTRAINT locks_p
 
 // SchemaVersion is the version of the tables this library creates and
 // reads: the number of migrations it knows.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // latest is the version the migrations lead to (SchemaVersion; tests add
 // migrations of their own).

@@ -25,9 +25,11 @@ type Store struct {
 }
 
 var (
-	_ state.Store         = (*Store)(nil)
-	_ state.LockBreaker   = (*Store)(nil)
-	_ state.ForceUnlocker = (*Store)(nil)
+	_ state.Store           = (*Store)(nil)
+	_ state.LockBreaker     = (*Store)(nil)
+	_ state.ForceUnlocker   = (*Store)(nil)
+	_ state.HistoryRecorder = (*Store)(nil)
+	_ state.HistoryReader   = (*Store)(nil)
 )
 
 // Config holds the settings of a Store beyond those of package state.
@@ -181,4 +183,15 @@ func (s *Store) BreakLock(ctx context.Context, stack state.StackID) error {
 // ForceUnlock implements state.ForceUnlocker.
 func (s *Store) ForceUnlock(ctx context.Context, stack state.StackID, token string) error {
 	return s.Store.(state.ForceUnlocker).ForceUnlock(ctx, stack, token)
+}
+
+// RecordHistory implements state.HistoryRecorder: a row of the history
+// table, written under the stack's lock.
+func (s *Store) RecordHistory(ctx context.Context, stack state.StackID, e state.HistoryEntry) error {
+	return s.Store.(state.HistoryRecorder).RecordHistory(ctx, stack, e)
+}
+
+// History implements state.HistoryReader.
+func (s *Store) History(ctx context.Context, stack state.StackID) ([]state.HistoryEntry, error) {
+	return s.Store.(state.HistoryReader).History(ctx, stack)
 }

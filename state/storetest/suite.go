@@ -80,6 +80,7 @@ func Run(t *testing.T, h Harness) {
 		{"ListAndRemove", s.listAndRemove},
 		{"BadStackNames", s.badStackNames},
 		{"TwoProjectsOneStackName", s.twoProjects},
+		{"History", s.history},
 	} {
 		t.Run(c.name, c.run)
 	}
