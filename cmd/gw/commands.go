@@ -42,6 +42,7 @@ type options struct {
 	preserveConfig    bool   // stack rm --preserve-config
 	targetDependents  bool   // state delete, up, destroy --target-dependents
 	all               bool   // state unprotect --all
+	move              moveOptions
 
 	excludes         []string // --exclude
 	replaces         []string // --replace

@@ -69,11 +69,12 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	watched := make(chan struct{})
+	stderr := &noticeBoard{w: os.Stderr}
 	go func() {
 		defer close(watched)
-		interrupts(sigs, done, cancel, os.Stderr, forceExit)
+		interrupts(sigs, done, cancel, stderr, forceExit)
 	}()
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, stderr)
 	close(done)
 	<-watched
 	signal.Stop(sigs)

@@ -155,6 +155,9 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	}
 	s.display = display.New(inv.stdout, dopts)
 	s.closers = append(s.closers, func() { s.display.Close() })
+	if b, ok := inv.stderr.(*noticeBoard); ok {
+		s.closers = append(s.closers, b.above(s.display))
+	}
 	onEvent := func(e engine.Event) {
 		switch ev := e.(type) {
 		case engine.SummaryEvent:

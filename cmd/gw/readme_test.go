@@ -72,7 +72,9 @@ func TestDailyCommands(t *testing.T) {
 		adopted = "urn:pulumi:dev::site::random:index:Pet::adopted"
 	)
 	urnOf := map[string]string{"up": pet, "state protect": page, "state unprotect": page, "state rename": adopted,
-		"state delete": "urn:pulumi:dev::site::random:index:Pet::adoptee"}
+		"state move": "urn:pulumi:dev::site::random:index:Pet::adoptee",
+		// The move took the adoptee to stack prod, where the delete runs.
+		"state delete": "urn:pulumi:prod::site::random:index:Pet::adoptee"}
 	pass := "gw-test"
 	gwRun := func(stdin string, args ...string) (int, string) {
 		cmd := exec.Command(gwBinary(t), args...)

@@ -20,7 +20,7 @@ import (
 
 // stateCommand is "gw state" and its subcommands.
 func stateCommand(inv *invocation) *cobra.Command {
-	return inv.group(&cobra.Command{Use: "state <command>", Short: "edit the stack's recorded state: delete, protect, unprotect, rename",
+	return inv.group(&cobra.Command{Use: "state <command>", Short: "edit the stack's recorded state: delete, protect, unprotect, rename, move",
 		Long: `State edits what the stack records about its resources, without touching the
 resources themselves. Resources are named by URN: "gw stack --show-urns"
 lists them. Each edit is recorded like an operation's steps, under the
@@ -40,6 +40,7 @@ left as it is, unmanaged. A resource that others depend on is refused unless
 and updates the resources that refer to it. Rename it in the program too, or
 the next update replaces it.`,
 		}, stateFlags, runStateRename, noProgram),
+		stateMoveCommand(inv),
 	)
 }
 

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCtrlCInATerminal presses Ctrl-C during an up in a real terminal,
+// where the key interrupts the terminal's whole foreground process group,
+// not gw alone. Once: gw says that no new step starts and that the steps
+// in flight have their grace period, the slow step finishes (the key did
+// not reach it) and is recorded, and gw exits with status 1. Twice: gw
+// stops at once with status 130 and says so.
+func TestCtrlCInATerminal(t *testing.T) {
+	t.Parallel()
+	bin := site(t)
+	env := []string{"GW_PASSPHRASE=gw-test"}
+	// Ctrl-C interrupts the shell that runs gw too: unlike a user's
+	// interactive shell, it would die of it, and the terminal with it.
+	// A trap keeps it (gw still starts with SIGINT's default action, as a
+	// trap's handler does not outlive exec).
+	interruptible := fmt.Sprintf("trap true INT; GW_PASSPHRASE=gw-test %s", gwBinary(t))
+	const slowURN = "urn:pulumi:dev::site::command:index:Command::slow"
+
+	t.Run("once", func(t *testing.T) {
+		dir := siteProject(t)
+		started, finished := filepath.Join(dir, "started"), filepath.Join(dir, "finished")
+		setConfig(t, dir, env, "dir", dir)
+		setConfig(t, dir, env, "--secret", "token", "t")
+		setConfig(t, dir, env, "slow", fmt.Sprintf("touch %q; sleep 3; touch %q", started, finished))
+		term := startInTmux(t, dir, interruptible+" up --yes -- "+bin)
+		waitForFile(t, term, started)
+		term.tmux("send-keys", "-t", "gw", "C-c")
+		s := term.waitFor("GW-EXIT=")
+		for _, want := range []string{
+			"interrupted: no new step starts; the steps in flight have 1m0s to finish and are recorded",
+			"interrupt again to stop at once",
+			"error: the update was cancelled (interrupted): no new step was started",
+			"GW-EXIT=1\n",
+		} {
+			if !strings.Contains(s, want) {
+				t.Errorf("the screen does not show %q:\n%s", want, s)
+			}
+		}
+		if _, err := os.Stat(finished); err != nil {
+			t.Errorf("the step in flight did not finish: Ctrl-C reached it: %v", err)
+		}
+		if _, ok := exported(t, dir, env)[slowURN]; !ok {
+			t.Errorf("the step that finished in its grace period is not recorded")
+		}
+		if pending := pendingURNs(t, dir, env); len(pending) > 0 {
+			t.Errorf("pending operations after a graceful interrupt: %v", pending)
+		}
+	})
+
+	t.Run("twice", func(t *testing.T) {
+		dir := siteProject(t)
+		pidFile := filepath.Join(dir, "pid")
+		killRecordedPID(t, pidFile)
+		setConfig(t, dir, env, "dir", dir)
+		setConfig(t, dir, env, "--secret", "token", "t")
+		setConfig(t, dir, env, "slow", fmt.Sprintf(`trap "" TERM; echo $$ > %q; exec sleep 60`, pidFile))
+		term := startInTmux(t, dir, interruptible+" up --yes -- "+bin)
+		waitForFile(t, term, pidFile)
+		term.tmux("send-keys", "-t", "gw", "C-c")
+		term.waitFor("interrupt again to stop at once")
+		began := time.Now()
+		term.tmux("send-keys", "-t", "gw", "C-c")
+		s := term.waitFor("GW-EXIT=")
+		if took := time.Since(began); took > 20*time.Second {
+			t.Errorf("the second Ctrl-C took %v to stop gw", took)
+		}
+		for _, want := range []string{"interrupted again: stopping now", "run \"gw refresh\" to resolve them", "GW-EXIT=130\n"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("the screen does not show %q:\n%s", want, s)
+			}
+		}
+	})
+}
+
+// setConfig runs gw config set with args.
+func setConfig(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
+	if code, out := gwIn(t, dir, env, append([]string{"config", "set"}, args...)...); code != 0 {
+		t.Fatalf("config set %q: %d %s", args, code, out)
+	}
+}
+
+// waitForFile waits until path exists, while gw runs in term.
+func waitForFile(t *testing.T, term *tmuxTerminal, path string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if s := term.screen(); strings.Contains(s, "GW-EXIT=") {
+			t.Fatalf("gw ended before %s appeared:\n%s", path, s)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s never appeared:\n%s", path, term.screen())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// pendingURNs are the URNs of the stack's pending operations, as gw stack
+// export writes them.
+func pendingURNs(t *testing.T, dir string, env []string) []string {
+	t.Helper()
+	code, out := gwIn(t, dir, env, "stack", "export")
+	if code != 0 {
+		t.Fatalf("stack export: %d %s", code, out)
+	}
+	var d struct {
+		Deployment struct {
+			Pending []struct {
+				Resource struct {
+					URN string `json:"urn"`
+				} `json:"resource"`
+			} `json:"pending_operations"`
+		} `json:"deployment"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("stack export: %v\n%s", err, out)
+	}
+	var urns []string
+	for _, p := range d.Deployment.Pending {
+		urns = append(urns, p.Resource.URN)
+	}
+	return urns
+}
