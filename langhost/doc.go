@@ -79,10 +79,10 @@
 // (the group then gets SIGKILL too).
 //
 // A Node.js program runs with a small module preloaded (node --require)
-// that makes util.inspect format errors without colors: on the Node.js
-// releases from 20.19.6 on, the SDK's colored report of an uncaught error
-// loops for a minute or more on its own stack frames before it gives up
-// (nodejs/node#64011), and the failure is reported only then.
+// that makes util.inspect format errors without colors, so that an
+// uncaught error is reported as soon as it is thrown: on some Node.js
+// releases the SDK's colored report of it spins for a minute or more
+// (nodeshim.go says why).
 //
 // # Programs in this process
 //
