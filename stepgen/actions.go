@@ -1,0 +1,90 @@
+package stepgen
+
+import (
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// What the generator asks of its host and what the host answers: provider
+// calls, their answers, the actions of each event and the replies to
+// registrations.
+
+// CallKind says which provider method a Call needs.
+type CallKind int
+
+// The provider calls the generator can ask for.
+const (
+	CallCheck CallKind = iota
+	CallDiff
+	// CallAnalyze asks the engine to run its analyzers (policies) on the
+	// checked resource, New. An error in the answer (a mandatory policy
+	// violated, or an analyzer that failed) refuses the resource: the
+	// step it comes to fails with that error without calling a provider
+	// (Step.Refused).
+	CallAnalyze
+)
+
+// Call is a provider call the generator needs answered before it can go on
+// with a registration. The engine makes the call (concurrently with other
+// calls) and passes the result to Generator.Answer.
+type Call struct {
+	Kind CallKind
+	Reg  *Registration
+	// Provider is the provider reference and Type the resource type; the
+	// engine resolves them the same way steps do.
+	Provider string
+	Type     string
+	Check    providers.CheckRequest
+	Diff     providers.DiffRequest
+	// DiffAfterCheck, on a Check call, says that the registration will
+	// need a Diff as soon as its Check succeeds, unless the checked inputs
+	// are refused. A caller may make that Diff at once, on the same
+	// goroutine: Diff holds the request with every field but NewInputs,
+	// which are the checked inputs (an empty map for none). It then
+	// answers with Diffed set, and Diff and DiffErr filled in. A caller
+	// that ignores the field gets a Diff call later instead.
+	DiffAfterCheck bool
+	// New is the checked resource an analyze call is about.
+	New *resource.State
+
+	work  *work
+	phase phase
+	// dependent is the resource a delete-before-replace dependents diff
+	// is about.
+	dependent *resource.State
+}
+
+// Answer is the result of a Call.
+type Answer struct {
+	Call  *Call
+	Check providers.CheckResponse
+	Diff  providers.DiffResponse
+	Err   error
+	// Diffed says that a Check call's answer also carries the Diff its
+	// DiffAfterCheck asked for: its response in Diff, its error in
+	// DiffErr.
+	Diffed  bool
+	DiffErr error
+}
+
+// Actions is what the generator asks the host to do next: provider calls
+// to make (each answered through Answer), steps to run (each once the
+// steps it Needs have succeeded, its Outcome fed back through Done), and
+// registrations to answer. Any may be empty.
+type Actions struct {
+	Calls   []*Call
+	Steps   []*Step
+	Replies []Reply
+}
+
+// Reply answers a registration: with the resource its step produced, or
+// with the error that failed the step.
+type Reply struct {
+	Reg    *Registration
+	Result providers.RegisterResult
+	Err    error
+	// Step is set when Err is the outcome of the registration's step: it
+	// failed, or was skipped. The resource was registered; only its step
+	// did not succeed.
+	Step *Step
+}
