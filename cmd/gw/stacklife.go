@@ -72,6 +72,19 @@ func projectStack(o *options, name string) state.StackID {
 	return state.StackID{Project: o.project, Stack: name}
 }
 
+// loadExisting loads the stack, or fails with noStack if the store does
+// not have it.
+func loadExisting(ctx context.Context, store state.Store, id state.StackID) (*state.Snapshot, error) {
+	exists, err := stackExists(ctx, store, id)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, noStack(id.Stack)
+	}
+	return store.Load(ctx, id)
+}
+
 // noStack is the error of a stack the store does not have.
 func noStack(name string) error {
 	return fmt.Errorf("no stack named %s: gw stack ls lists the stacks, gw stack init %s creates it", name, name)
@@ -235,14 +248,7 @@ func runStackRm(ctx context.Context, inv *invocation, args []string) error {
 	}
 	defer store.Close()
 	id := projectStack(o, o.stack)
-	exists, err := stackExists(ctx, store, id)
-	if err != nil {
-		return err
-	}
-	if !exists {
-		return noStack(o.stack)
-	}
-	snap, err := store.Load(ctx, id)
+	snap, err := loadExisting(ctx, store, id)
 	if err != nil {
 		return err
 	}
@@ -407,14 +413,7 @@ func runStackShow(ctx context.Context, inv *invocation, args []string) error {
 	}
 	defer store.Close()
 	id := projectStack(o, o.stack)
-	exists, err := stackExists(ctx, store, id)
-	if err != nil {
-		return err
-	}
-	if !exists {
-		return noStack(o.stack)
-	}
-	snap, err := store.Load(ctx, id)
+	snap, err := loadExisting(ctx, store, id)
 	if err != nil {
 		return err
 	}
