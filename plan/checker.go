@@ -53,7 +53,8 @@ func (c *Checker) Outputs(urn resource.URN, olds, news resource.PropertyMap) err
 
 // Step holds the next step on a resource to the plan: a resource the plan
 // does not hold may only stay the same; otherwise the step must be allowed
-// by the next planned one (Allows). A replacement planned and found to be
+// by the next planned one (Allows), a planned replacement taken in either
+// order (otherOrder). A replacement planned and found to be
 // an update or a same drops the rest of the replacement's steps.
 func (c *Checker) Step(urn resource.URN, op Op) error {
 	left, seen := c.left[urn]
@@ -67,9 +68,18 @@ func (c *Checker) Step(urn resource.URN, op Op) error {
 		}
 		left = slices.Clone(r.Ops)
 	}
+	if r := c.plan.Resources[urn]; deleting(op) && r.Goal == nil && len(r.Ops) > 0 && !slices.ContainsFunc(r.Ops, notDeleting) {
+		// A resource the program no longer declares is deleted by a
+		// delete-before-replace cascade of a resource it depended on, or
+		// after the program, depending on whether the cascade learns in
+		// time that it is going; either way it is deleted as planned.
+		c.left[urn] = nil
+		return nil
+	}
 	if len(left) == 0 {
 		return &ViolationError{URN: urn, Op: op}
 	}
+	left = otherOrder(left, op)
 	planned := left[0]
 	left = left[1:]
 	if !Allows(planned, op) {
@@ -82,9 +92,37 @@ func (c *Checker) Step(urn resource.URN, op Op) error {
 	return nil
 }
 
+// deleting reports whether op deletes a resource's object.
+func deleting(op Op) bool { return op == OpDelete || op == OpDeleteReplaced }
+
+func notDeleting(op Op) bool { return !deleting(op) }
+
 // replacing reports whether op is a step of a replacement.
 func replacing(op Op) bool {
 	return op == OpCreateReplacement || op == OpReplace || op == OpDeleteReplaced
+}
+
+// otherOrder returns left with a planned replacement put in the other
+// order when op starts the replacement that way: a delete-before-create
+// (delete-replaced, then create) taken as a create-before-delete
+// (create-replacement, replace, then delete-replaced), or the reverse.
+// Whether a resource whose old copy depended on one replaced
+// delete-before-replace is itself replaced before or after that
+// cascade reaches it depends on when the program registers it, which a
+// preview cannot know; the resource's own deleteBeforeReplace is held by
+// its goal. Otherwise left is returned as it is.
+func otherOrder(left []Op, op Op) []Op {
+	switch {
+	case op == OpCreateReplacement && len(left) >= 2 && left[0] == OpDeleteReplaced && left[1] == OpCreate:
+		return append([]Op{OpCreateReplacement, OpReplace, OpDeleteReplaced}, left[2:]...)
+	case op == OpDeleteReplaced && len(left) >= 2 && left[0] == OpCreateReplacement && left[1] == OpReplace:
+		rest := slices.Clone(left[2:])
+		if i := slices.Index(rest, OpDeleteReplaced); i >= 0 {
+			rest = slices.Delete(rest, i, i+1)
+		}
+		return append([]Op{OpDeleteReplaced, OpCreate}, rest...)
+	}
+	return left
 }
 
 // withoutReplacement drops the rest of a planned replacement that turned

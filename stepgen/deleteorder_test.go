@@ -12,6 +12,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -36,23 +37,31 @@ import (
 // It checks 1,000 programs (about a second) unless -rapid.checks or
 // GROUNDWORK_RAPID_CHECKS says otherwise.
 func TestDeleteOrderProperty(t *testing.T) {
+	defer manyChecks(t)()
+	rapid.Check(t, func(rt *rapid.T) {
+		p := drawOrderProgram(rt)
+		runOrderProgram(rt, p)
+	})
+}
+
+// manyChecks sets rapid's number of checks to 1,000, or to
+// GROUNDWORK_RAPID_CHECKS, unless -rapid.checks says otherwise; call the
+// function it returns to set it back.
+func manyChecks(t *testing.T) func() {
 	checks := "1000"
 	if n := os.Getenv("GROUNDWORK_RAPID_CHECKS"); n != "" {
 		checks = n
 	}
 	explicit := false
 	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "rapid.checks" })
-	if !explicit {
-		prev := flag.Lookup("rapid.checks").Value.String()
-		if err := flag.Set("rapid.checks", checks); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = flag.Set("rapid.checks", prev) }()
+	if explicit {
+		return func() {}
 	}
-	rapid.Check(t, func(rt *rapid.T) {
-		p := drawOrderProgram(rt)
-		runOrderProgram(rt, p)
-	})
+	prev := flag.Lookup("rapid.checks").Value.String()
+	if err := flag.Set("rapid.checks", checks); err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = flag.Set("rapid.checks", prev) }
 }
 
 // orderRes is one resource of an order program: its old record (nil for
@@ -191,11 +200,22 @@ type orderHost struct {
 	deletedBy map[resource.ID]*orderStep
 	current   *orderStep
 	created   int
+	// refused is the plan's refusal of a registration or a step, when the
+	// run holds to a plan (Config.Plan): the run stops there.
+	refused *plan.ViolationError
+	holding bool
 }
 
 func (h *orderHost) Provider(string, string) (providers.Provider, error) { return h.prov, nil }
 
 func runOrderProgram(t *rapid.T, p *orderProgram) {
+	_, _ = runOrderProgramWith(t, p, stepgen.Config{})
+}
+
+// runOrderProgramWith runs p with cfg's plan settings and returns the
+// generator once every step has ended, or the plan's refusal when the run
+// holds to a plan (Config.Plan) and it refused a step.
+func runOrderProgramWith(t *rapid.T, p *orderProgram, cfg stepgen.Config) (*stepgen.Generator, *plan.ViolationError) {
 	h := &orderHost{t: t, p: p, regs: map[int]*stepgen.Registration{}, regAt: map[resource.URN]int{},
 		reply: map[int]*stepgen.Reply{}, steps: map[uint64]*orderStep{}, deletedBy: map[resource.ID]*orderStep{}}
 	h.prov = &providers.Func{
@@ -221,19 +241,24 @@ func runOrderProgram(t *rapid.T, p *orderProgram) {
 	for _, r := range p.res {
 		old = append(old, r.old)
 	}
-	gen, err := stepgen.New(stepgen.Config{Stack: testStack, Project: testProject, Old: old})
+	cfg.Stack, cfg.Project, cfg.Old = testStack, testProject, old
+	gen, err := stepgen.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.gen = gen
+	h.holding = cfg.Plan != nil
 	deletesAsked := false
-	for {
+	for h.refused == nil {
 		h.seq++
 		moves := h.moves()
 		if len(moves) == 0 {
 			if !deletesAsked && h.programDone() && h.gen.Settled() {
 				deletesAsked = true
 				if _, err := h.gen.Deletes(); err != nil {
+					if errors.As(err, &h.refused) && cfg.Plan != nil {
+						break
+					}
 					t.Fatalf("Deletes: %v", err)
 				}
 				h.take(h.gen.StartDeletes(), nil)
@@ -242,6 +267,9 @@ func runOrderProgram(t *rapid.T, p *orderProgram) {
 			break
 		}
 		moves[rapid.IntRange(0, len(moves)-1).Draw(t, "move")]()
+	}
+	if h.refused != nil {
+		return gen, h.refused
 	}
 	if !h.programDone() {
 		t.Fatalf("stuck: registrations %d of %d answered, calls pending %d", len(h.reply), h.registered(), len(h.calls))
@@ -255,6 +283,7 @@ func runOrderProgram(t *rapid.T, p *orderProgram) {
 		t.Fatalf("the generator never settled")
 	}
 	h.checkDeleteOrder()
+	return gen, nil
 }
 
 func orderDiff(olds, news resource.PropertyMap) resource.DiffResult {
@@ -424,12 +453,18 @@ func (h *orderHost) take(acts stepgen.Actions, err error) {
 		rep := acts.Replies[i]
 		for j, reg := range h.regs {
 			if reg == rep.Reg {
+				if errors.As(rep.Err, &h.refused) && h.gen != nil && h.holding {
+					return
+				}
 				if rep.Err != nil {
 					h.t.Fatalf("registration of %s failed: %v", reg.URN, rep.Err)
 				}
 				h.reply[j] = &rep
 			}
 		}
+	}
+	if errors.As(err, &h.refused) && h.holding {
+		return
 	}
 	if err != nil && len(acts.Replies) == 0 {
 		h.t.Fatalf("an event failed without a reply: %v", err)

@@ -136,15 +136,15 @@ func (g *Generator) deleteOldCopy(dep *resource.State) *Step {
 }
 
 // deletedByAnother reports whether another delete-before-replace cascade
-// deleted dep (its record is now the one pending replacement that cascade
-// left); w's deletes then follow that delete.
+// of this run deleted dep (its record is now the one pending replacement
+// that cascade left); w's deletes then follow that delete. w may have
+// found dep as it was recorded or as that cascade left it, depending on
+// which cascade was decided first: either way dep is not deleted again.
 func (g *Generator) deletedByAnother(w *work, dep *resource.State) bool {
-	cur := g.olds[dep.URN]
-	if cur == dep || cur == nil || !cur.PendingReplacement {
+	del := g.cascadeDeletes[dep.URN]
+	if cur := g.olds[dep.URN]; del == nil || cur == nil || !cur.PendingReplacement {
 		return false
 	}
-	if del := g.cascadeDeletes[dep.URN]; del != nil {
-		w.dbr.needs = append(w.dbr.needs, del)
-	}
+	w.dbr.needs = append(w.dbr.needs, del)
 	return true
 }

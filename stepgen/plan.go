@@ -61,10 +61,17 @@ func (g *Generator) planGoal(w *work) error {
 	}
 	actual := plan.GoalOf(w.reg.Goal)
 	// The inputs are compared with those recorded, or with none for a
-	// resource created afresh.
+	// resource created afresh. A dependent that a delete-before-replace
+	// cascade of this run deleted before it registered is compared with
+	// the record the cascade deleted, as when it registers before the
+	// cascade reaches it: which comes first is the schedule's doing.
 	var olds resource.PropertyMap
-	if w.old != nil && !w.old.PendingReplacement {
+	switch {
+	case w.old == nil:
+	case !w.old.PendingReplacement:
 		olds = w.old.Inputs
+	case g.cascadeDeletes[w.new.URN] != nil && !g.cascadeDeletes[w.new.URN].Old.PendingReplacement:
+		olds = g.cascadeDeletes[w.new.URN].Old.Inputs
 	}
 	if g.plan.made != nil {
 		goal := *actual
