@@ -31,8 +31,10 @@ type Host interface {
 // Settings describe the operation a program runs in, as its Context
 // reports them.
 type Settings struct {
+	// Project and Stack name the stack the operation works on.
 	Project, Stack string
-	Preview        bool
+	// Preview is set when the operation is a preview.
+	Preview bool
 	// Config is the stack configuration, keyed "<package>:<key>", secret
 	// values wrapped with resource.NewSecret; the Context gives out
 	// copies.
