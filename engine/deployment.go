@@ -23,7 +23,9 @@ import (
 //	run.go         lock the stack, load, run the body, commit
 //	load.go        the snapshot, the registry, the journal, the generator,
 //	               the walkers and the monitor, wired together
-//	program.go     the program registers resources through its Context
+//	program/       the program registers resources through its Context
+//	               (package program; programhost.go is what it
+//	               reaches of the deployment besides the monitor)
 //	register.go    the monitor's registrations become events for the loop
 //	generate.go    the loop: the one goroutine that feeds the generator its
 //	               events and carries out the actions it returns

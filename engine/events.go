@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/program"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
@@ -75,15 +76,16 @@ type StepFailedEvent struct {
 	Duration time.Duration
 }
 
-// Severity ranks a diagnostic.
-type Severity string
+// Severity ranks a diagnostic: it is program.Severity, the type the
+// program API's Context.Log takes, so that events and programs share it.
+type Severity = program.Severity
 
 // The diagnostic severities.
 const (
-	SeverityDebug   Severity = "debug"
-	SeverityInfo    Severity = "info"
-	SeverityWarning Severity = "warning"
-	SeverityError   Severity = "error"
+	SeverityDebug   = program.SeverityDebug
+	SeverityInfo    = program.SeverityInfo
+	SeverityWarning = program.SeverityWarning
+	SeverityError   = program.SeverityError
 )
 
 // DiagnosticEvent is a message about the operation or one resource.

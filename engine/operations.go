@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/groundwork-iac/groundwork/program"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -95,14 +96,17 @@ type ImportSpec struct {
 // Import adopts existing physical resources into the stack without a
 // program; every other recorded resource is left as it is.
 func (e *Engine) Import(ctx context.Context, specs []ImportSpec, opts ...Option) (*Result, error) {
-	return e.run(ctx, OpImport, false, opts, update(func(ctx *Context) error {
-		for _, spec := range specs {
-			if spec.ID == "" {
-				return fmt.Errorf("import of %s %q: the ID is empty", spec.Type, spec.Name)
+	return e.run(ctx, OpImport, false, opts, runUpdate(func(r *program.Runner) error {
+		return r.Run(func(*Context) error {
+			for _, spec := range specs {
+				if spec.ID == "" {
+					return fmt.Errorf("import of %s %q: the ID is empty", spec.Type, spec.Name)
+				}
+				r.Import(&resource.Goal{Type: spec.Type, Name: spec.Name, Custom: true, ImportID: spec.ID,
+					Parent: spec.Parent, Provider: spec.Provider, Version: spec.Version, Inputs: spec.Inputs})
 			}
-			ctx.importSpec(spec)
-		}
-		return nil
+			return nil
+		})
 	}))
 }
 
@@ -127,11 +131,17 @@ func (e *Engine) refreshFirst(ctx context.Context, opts []Option) error {
 
 // update runs a program, then deletes what it no longer declares, then
 // what the program deferred.
-func update(program Program) body {
+func update(prog Program) body {
+	return runUpdate(func(r *program.Runner) error { return r.Run(prog) })
+}
+
+// runUpdate is update for a program run by run with the operation's
+// program.Runner.
+func runUpdate(run func(r *program.Runner) error) body {
 	return func(ctx context.Context, d *deployment) (err error) {
-		pctx := newContext(ctx, d)
-		defer func() { err = errors.Join(err, pctx.runDeferred()) }()
-		progErr := pctx.run(program)
+		r := d.newRunner(ctx)
+		defer func() { err = errors.Join(err, r.RunDeferred()) }()
+		progErr := run(r)
 		d.closeRegistrations()
 		if err := d.settle(ctx); err != nil {
 			return err

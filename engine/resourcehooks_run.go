@@ -147,7 +147,7 @@ func (d *deployment) runHook(ctx context.Context, h *Hook, args resource.HookArg
 	if d.preview && !h.OnPreview {
 		return nil
 	}
-	return runCallback("the hook", func() error { return h.Run(ctx, args) })
+	return h.Call(ctx, args)
 }
 
 // hookArgs is what the hooks of kind are told about s, whose new state is

@@ -3,7 +3,7 @@
 // Every request a program makes — register a resource, register a
 // component's outputs, read an external resource, invoke a provider
 // function, call a component method — goes through a Monitor, whether the
-// program runs in-process (package engine's program API) or in another
+// program runs in-process (package program's API) or in another
 // process over gRPC. The Monitor resolves providers (explicit references,
 // or the default provider of a package and version, registered on first
 // need from the stack configuration keys of that package), sends remote

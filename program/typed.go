@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"fmt"
@@ -13,14 +13,14 @@ import (
 // output property, named as resource.StructFields describes:
 //
 //	type Pet struct {
-//		*engine.Resource
-//		Length engine.Output[int]    `prop:"length"`
-//		Result engine.Output[string] `prop:"result"`
-//		Prefix engine.Output[string] `prop:"prefix,optional"` // may be absent
+//		*program.Resource
+//		Length program.Output[int]    `prop:"length"`
+//		Result program.Output[string] `prop:"result"`
+//		Prefix program.Output[string] `prop:"prefix,optional"` // may be absent
 //	}
 //
 // args are the inputs: a struct whose fields are Outputs (a zero Output
-// leaves the property out; engine.Val gives a constant) or plain values,
+// leaves the property out; Val gives a constant) or plain values,
 // or Props. The registration waits for every Output in args and records
 // the resources they came from as dependencies.
 //

@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"fmt"
@@ -63,7 +63,7 @@ func (c *Context) Get(urn resource.URN) *Resource {
 
 // get calls the built-in getResource for urn.
 func (c *Context) get(urn resource.URN) (providers.RegisterResult, error) {
-	resp, err := c.d.mon.Invoke(c.ctx, monitor.InvokeRequest{
+	resp, err := c.mon.Invoke(c.ctx, monitor.InvokeRequest{
 		Token: builtin.GetResource, Args: resource.PropertyMap{"urn": resource.NewString(string(urn))},
 	})
 	if err == nil && len(resp.Failures) > 0 {

@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"fmt"
@@ -173,10 +173,10 @@ func (c *Context) register(r *Resource, props Props, o *resourceOptions) {
 			return err
 		}
 		if r.read {
-			r.finish(c.d.mon.ReadResource(c.ctx, *goal, r.readID))
+			r.finish(c.mon.ReadResource(c.ctx, *goal, r.readID))
 			return nil
 		}
-		c.d.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
+		c.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
 		return nil
 	}()
 	if err != nil {
@@ -196,7 +196,7 @@ func (c *Context) buildGoal(r *Resource, props Props, o *resourceOptions) (*reso
 		AdditionalSecretOutputs: o.secretOutputs, Aliases: o.aliases, CustomTimeouts: o.timeouts,
 		ImportID: o.importID, Version: o.version, Remote: o.remote,
 	}
-	hooks, err := c.d.hooks.bind(o.hooks)
+	hooks, err := c.bindHooks(o.hooks)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.describe(), err)
 	}

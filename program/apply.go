@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"errors"
@@ -222,6 +222,35 @@ func applyN[U any](what string, sources []*future, fn func(ins []outcome, secret
 		m.value, m.fromGo = u, true
 		return m
 	})
+}
+
+// maskWithInputs masks err, the failure of a function applied to ins, with
+// the secrets among ins: a function given a secret sees its plaintext and
+// may quote it (or panic with it), and that secret may come from
+// Secret(Val(...)) and reach no resource the operation's filter learns it
+// from.
+func maskWithInputs(ins []outcome, err error) error {
+	var f *resource.SecretFilter
+	for _, in := range ins {
+		pv := in.pv
+		if in.fromGo {
+			v, cerr := resource.NewPropertyValue(in.value)
+			if cerr != nil {
+				continue
+			}
+			pv = v
+		}
+		if in.secret {
+			pv = resource.NewSecret(pv)
+		}
+		if pv.ContainsSecrets() {
+			if f == nil {
+				f = &resource.SecretFilter{}
+			}
+			f.Add(pv)
+		}
+	}
+	return f.MaskError(err)
 }
 
 // Apply returns an Output whose value is fn of o's value, once o is known.

@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"fmt"
@@ -132,8 +132,9 @@ func Aliases(as ...resource.Alias) ResourceOption {
 // CustomTimeouts bounds how long the provider may take to create, update
 // or delete the resource (zero: no bound). The provider is told the
 // timeout, and the call's context ends at it; a call that outlives it
-// fails with an error wrapping a *TimeoutError, and one the provider did
-// not answer stays recorded as a pending operation (an *UnansweredError).
+// fails with an error wrapping an *engine.TimeoutError, and one the
+// provider did not answer stays recorded as a pending operation (an
+// *engine.UnansweredError).
 func CustomTimeouts(t resource.CustomTimeouts) ResourceOption {
 	return func(o *resourceOptions) { o.timeouts = t }
 }

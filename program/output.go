@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"context"
@@ -171,7 +171,7 @@ func valueAs[T any](f *future, oc outcome, secret *bool) (T, error) {
 }
 
 // Val returns an Output whose value is v, known at once. Use it for
-// constant arguments of typed resources: Path: engine.Val("./site").
+// constant arguments of typed resources: Path: program.Val("./site").
 func Val[T any](v T) Output[T] {
 	return Output[T]{f: &future{cell: resolvedCell(outcome{value: v, fromGo: true, known: true})}}
 }

@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"context"
@@ -25,7 +25,9 @@ type Props map[string]any
 // return at once and proceed in the background.
 type Context struct {
 	ctx  context.Context
-	d    *deployment
+	host Host
+	mon  *monitor.Monitor
+	set  Settings
 	root *Resource
 	// pending counts the registrations and computed outputs under way.
 	pending pendingWork
@@ -40,21 +42,17 @@ type Context struct {
 	deferred   []func() error
 }
 
-func newContext(ctx context.Context, d *deployment) *Context {
-	return &Context{ctx: ctx, d: d, exported: map[string]any{}}
-}
-
 // Context returns the operation's context.Context.
 func (c *Context) Context() context.Context { return c.ctx }
 
 // Stack returns the stack's name.
-func (c *Context) Stack() string { return c.d.e.cfg.Stack }
+func (c *Context) Stack() string { return c.set.Stack }
 
 // Project returns the project's name.
-func (c *Context) Project() string { return c.d.e.cfg.Project }
+func (c *Context) Project() string { return c.set.Project }
 
 // Preview reports whether this run is a preview.
-func (c *Context) Preview() bool { return c.d.preview }
+func (c *Context) Preview() bool { return c.set.Preview }
 
 // Root returns the stack's root resource, the default parent of every
 // resource.
@@ -64,7 +62,7 @@ func (c *Context) Root() *Resource { return c.root }
 // its registrations and outputs, and registers the stack outputs (the
 // deployment records them when the operation ends). Nothing it waits for
 // can outlast the operation's context.
-func (c *Context) run(program Program) error {
+func (c *Context) run(program func(*Context) error) error {
 	c.root = &Resource{ctx: c, typ: resource.RootStackType, name: c.Project() + "-" + c.Stack(), done: make(chan struct{})}
 	c.launch(c.root, nil, nil)
 	progErr := c.root.await(c.ctx)
@@ -79,8 +77,8 @@ func (c *Context) run(program Program) error {
 	case c.root.err != nil:
 		c.fail(c.root.err)
 	case waitErr != nil:
-	case c.d.op != OpImport: // an import's program is not the user's: the outputs stay
-		c.fail(c.d.mon.RegisterResourceOutputs(c.ctx, c.root.urn, c.resolveExports()))
+	case !c.set.KeepOutputs:
+		c.fail(c.mon.RegisterResourceOutputs(c.ctx, c.root.urn, c.resolveExports()))
 	}
 	c.mu.Lock()
 	errs := []error{progErr, waitErr}
@@ -96,7 +94,7 @@ func (c *Context) run(program Program) error {
 
 // call runs the program function on a goroutine of its own, turning a
 // panic into an error, and waits for it or for the operation's context.
-func (c *Context) call(program Program) error {
+func (c *Context) call(program func(*Context) error) error {
 	done := make(chan error, 1)
 	go func() {
 		var err error
@@ -114,19 +112,24 @@ func (c *Context) call(program Program) error {
 	case err := <-done:
 		return err
 	case <-c.ctx.Done():
-		return &unreturnedError{cause: context.Cause(c.ctx)}
+		return &UnreturnedError{Cause: context.Cause(c.ctx)}
 	}
 }
 
-// unreturnedError reports a program still running when the operation's
-// context ended; a cancelled operation says so in its CancelledError.
-type unreturnedError struct{ cause error }
-
-func (e *unreturnedError) Error() string {
-	return "the program did not return before the operation ended: " + e.cause.Error()
+// UnreturnedError reports a program still running when the operation's
+// context ended; a cancelled operation says so in its
+// engine.CancelledError.
+type UnreturnedError struct {
+	// Cause is why the operation's context ended.
+	Cause error
 }
 
-func (e *unreturnedError) Unwrap() error { return e.cause }
+func (e *UnreturnedError) Error() string {
+	return "the program did not return before the operation ended: " + e.Cause.Error()
+}
+
+// Unwrap returns the cause.
+func (e *UnreturnedError) Unwrap() error { return e.Cause }
 
 // fail records a registration error the deployment has not reported
 // itself.
@@ -140,12 +143,12 @@ func (c *Context) fail(err error) {
 }
 
 // isReported reports whether err is one the deployment has reported: its
-// own failure or a dependency's. It is apart from fail, which every
-// registration calls, because the targets of errors.As escape to the heap.
+// own failure (see monitor.Reported) or a dependency's. It is apart from
+// fail, which every registration calls, because the targets of errors.As
+// escape to the heap.
 func isReported(err error) bool {
-	var reported *reportedError
 	var dep *DependencyError
-	return errors.As(err, &reported) || errors.As(err, &dep)
+	return monitor.Reported(err) || errors.As(err, &dep)
 }
 
 // Register declares a custom resource managed by its package's provider,
@@ -202,7 +205,7 @@ func (c *Context) RegisterOutputs(r Handle, outputs Props) {
 		}
 		in, _, err := c.resolvePropsFor(outputs, res)
 		if err == nil {
-			err = c.d.mon.RegisterResourceOutputs(c.ctx, res.urn, in)
+			err = c.mon.RegisterResourceOutputs(c.ctx, res.urn, in)
 		}
 		c.fail(err)
 	}()
@@ -236,7 +239,7 @@ func (c *Context) Invoke(token string, args Props, opts ...ResourceOption) (reso
 			return nil, err
 		}
 	}
-	resp, err := c.d.mon.Invoke(c.ctx, req)
+	resp, err := c.mon.Invoke(c.ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +277,7 @@ func (c *Context) Call(token string, self Handle, args Props, opts ...ResourceOp
 			return nil, err
 		}
 	}
-	resp, err := c.d.mon.Call(c.ctx, req)
+	resp, err := c.mon.Call(c.ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -328,6 +331,12 @@ func (c *Context) resolveExports() resource.PropertyMap {
 	return out
 }
 
+// Transform rewrites a registration's inputs and options (its
+// resource.Goal) before it reaches the step generator. Add one to a
+// running program with Context.RegisterTransform; the engine's Transforms
+// option applies some to every registration of an operation.
+type Transform = monitor.Transform
+
 // RegisterTransform adds a transform applied to every registration the
 // program makes after this call. A panic in it is an error of the
 // registration.
@@ -341,18 +350,17 @@ func (c *Context) RegisterTransform(t Transform) {
 	c.mu.Unlock()
 }
 
-// importSpec registers one resource of a standalone import.
-func (c *Context) importSpec(spec ImportSpec) {
-	r := c.newResource(spec.Type, spec.Name, true)
+// importGoal registers one resource of a standalone import, with goal as
+// it is (parented to the stack's root when it names no parent).
+func (c *Context) importGoal(goal *resource.Goal) {
+	r := c.newResource(goal.Type, goal.Name, true)
 	if !c.pending.add() {
 		r.finish(providers.RegisterResult{}, errors.New("the import has ended"))
 		return
 	}
 	r.counted = true
-	goal := &resource.Goal{Type: spec.Type, Name: spec.Name, Custom: true, ImportID: spec.ID,
-		Parent: spec.Parent, Provider: spec.Provider, Version: spec.Version, Inputs: spec.Inputs}
 	if goal.Parent == "" && c.root != nil {
 		goal.Parent = c.root.urn
 	}
-	c.d.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
+	c.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
 }

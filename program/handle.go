@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"context"
@@ -73,10 +73,6 @@ func handleOf(h Handle) *Resource {
 
 // describe names the resource for messages: its type and name.
 func (r *Resource) describe() string { return fmt.Sprintf("%s %q", r.typ, r.name) }
-
-// DeploymentReported marks the error as one the deployment has reported
-// (see monitor.Reported).
-func (e *reportedError) DeploymentReported() {}
 
 // finish records the outcome of r's registration and releases everything
 // waiting for it. The first call counts; the engine makes exactly one.
@@ -278,29 +274,3 @@ func (e *MissingOutputError) Error() string {
 	}
 	return fmt.Sprintf("%s %q has no output %q (its outputs: %s)", e.Type, e.Name, e.Key, have)
 }
-
-// reportedError marks an error the deployment has already counted, so the
-// program API does not report it twice.
-type reportedError struct {
-	err  error
-	step *stepOutcome // set when err is the outcome of the resource's step
-}
-
-// stepOutcome is how the step of a registration that failed ended.
-type stepOutcome struct {
-	urn     resource.URN
-	skipped bool // never ran, because a resource it needs did not succeed
-}
-
-// StepOutcome reports, when the error is the outcome of the resource's
-// step, the resource's URN and whether the step was skipped rather than
-// failed (see monitor.StepOutcome).
-func (e *reportedError) StepOutcome() (urn resource.URN, skipped, ok bool) {
-	if e.step == nil {
-		return "", false, false
-	}
-	return e.step.urn, e.step.skipped, true
-}
-
-func (e *reportedError) Error() string { return e.err.Error() }
-func (e *reportedError) Unwrap() error { return e.err }
