@@ -1,12 +1,17 @@
 package command
 
 import (
+	"archive/tar"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/groundwork-iac/groundwork/resource"
@@ -195,8 +200,34 @@ func archiveValue(ctx context.Context, dir string, patterns []string) (resource.
 	if err != nil {
 		return resource.PropertyValue{}, err
 	}
-	if err := archive.EnsureHash(ctx, contents.Source{}); err != nil {
+	if archive.Hash, err = tarHash(ctx, assets); err != nil {
 		return resource.PropertyValue{}, err
 	}
 	return resource.NewArchiveValue(archive), nil
+}
+
+// tarHash is the hash pulumi-command records for an archive of assets, as
+// Pulumi's SDK computes it: the hex-encoded SHA-256 of a tar stream of the
+// members in name order, each with a header of its name, mode 0600 and
+// size only. It is set on the archive so that the state records what the
+// plugin would.
+func tarHash(ctx context.Context, assets map[string]*resource.Asset) (string, error) {
+	h := sha256.New()
+	tw := tar.NewWriter(h)
+	for _, name := range slices.Sorted(maps.Keys(assets)) {
+		b, err := assets[name].Bytes(ctx, contents.Source{})
+		if err != nil {
+			return "", err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: int64(len(b))}); err != nil {
+			return "", err
+		}
+		if _, err := tw.Write(b); err != nil {
+			return "", err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -317,6 +317,20 @@ func TestLocalAssets(t *testing.T) {
 	}
 }
 
+// TestLocalArchiveHash: the archive output's hash is the one
+// pulumi-command records (Pulumi's SDK hashes an archive of assets as a tar
+// stream), here the value its plugin, built from v1.2.1, recorded for the
+// same two files.
+func TestLocalArchiveHash(t *testing.T) {
+	dir := t.TempDir()
+	r := localCreate(t, command.New(), resource.PropertyMap{"create": str(`mkdir out && echo a > out/a.txt && echo s > out/secret.txt`),
+		"dir": str(dir), "archivePaths": strArray("out/**")})
+	const want = "193cee69e1eb3786360df3beb72cf2944dc666c5a4ee083be8a18787355fa21a"
+	if got := r.outputs["archive"].ArchiveValue().Hash; got != want {
+		t.Errorf("archive hash = %s, want pulumi-command's %s", got, want)
+	}
+}
+
 func TestLocalSecrets(t *testing.T) {
 	p := command.New()
 	env := resource.NewObject(resource.PropertyMap{"TOKEN": resource.NewSecret(str("hunter2"))})
