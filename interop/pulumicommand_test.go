@@ -55,7 +55,6 @@ func goBuild(dir, out string) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building %s: %v\n%s", dir, err, b)
 	}
