@@ -2,7 +2,8 @@
 // provider plugins built with Pulumi's frameworks (pulumi-go-provider, the
 // Terraform bridge, the Go SDK's component provider), started as separate
 // processes and driven through the engine's public API, and real Pulumi
-// SDK programs (Go and Node.js, under programs/) run through langhost.
+// SDK programs (Go and Node.js, under programs/) run through langhost and,
+// for those written with pulumi-command's SDKs, through the gw CLI.
 //
 // It is a module of its own so that its heavy dependencies
 // (pulumi-go-provider, the bridge and what they pull in) stay out of the

@@ -116,7 +116,10 @@ func (s spec) outputs(stdout, stderr resource.PropertyValue) resource.PropertyMa
 	return out
 }
 
-func (p *provider) check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+// indexCommand implements groundwork's own command:index:Command.
+type indexCommand struct{}
+
+func (indexCommand) check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
 	s, failures := readSpec(req.News)
 	if len(failures) > 0 {
 		return providers.CheckResponse{Inputs: req.News, Failures: failures}, nil
@@ -124,7 +127,7 @@ func (p *provider) check(ctx context.Context, req providers.CheckRequest) (provi
 	return providers.CheckResponse{Inputs: s.checked}, nil
 }
 
-func (p *provider) diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+func (indexCommand) diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
 	olds := req.OldInputs
 	if len(olds) == 0 {
 		olds = req.OldOutputs
@@ -132,7 +135,7 @@ func (p *provider) diff(ctx context.Context, req providers.DiffRequest) (provide
 	return props.Diff(olds, req.NewInputs, inputKeys, "triggers"), nil
 }
 
-func (p *provider) create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+func (indexCommand) create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 	s, failures := readSpec(req.Inputs)
 	if len(failures) > 0 {
 		return providers.CreateResponse{}, props.FailuresError(req.URN, failures)
@@ -155,7 +158,7 @@ func (p *provider) create(ctx context.Context, req providers.CreateRequest) (pro
 // update runs the update command, or the create command if there is none,
 // when an input it depends on changed; otherwise it records the new inputs
 // and keeps the old outputs.
-func (p *provider) update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+func (indexCommand) update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
 	s, failures := readSpec(req.NewInputs)
 	if len(failures) > 0 {
 		return providers.UpdateResponse{}, props.FailuresError(req.URN, failures)
@@ -187,7 +190,7 @@ func (p *provider) update(ctx context.Context, req providers.UpdateRequest) (pro
 }
 
 // delete runs the delete command, if there is one.
-func (p *provider) delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+func (indexCommand) delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
 	inputs := req.Inputs
 	if len(inputs) == 0 {
 		inputs = props.Pick(req.Outputs, inputKeys)

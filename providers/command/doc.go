@@ -6,6 +6,16 @@
 // NewCommand, whose arguments and outputs are Go structs naming the
 // properties below.
 //
+// It serves two sets of types: groundwork's own command:index:Command, and
+// pulumi-command's command:local:Command and command:local:run, with the
+// inputs, outputs and defaults of pulumi-command's releases 1.0.0 to
+// Version, so that programs written with pulumi-command's SDKs run
+// unchanged. Register records it at Version: a program that asks for any
+// of those releases gets the built-in. pulumi-command's remote types
+// (command:remote:*) are not served; the registry gives them to the
+// pulumi-resource-command plugin. GetSchema answers the package schema of
+// the types served.
+//
 // # command:index:Command
 //
 // Inputs:
@@ -55,4 +65,44 @@
 // In a preview nothing runs and stdout and stderr are unknown. Read
 // returns the recorded state, since a command's effect cannot be read
 // back, and for the same reason a Command cannot be imported.
+//
+// # command:local:Command
+//
+// pulumi-command's local Command. Every input is optional, and the inputs
+// are recorded as given (no defaults filled in):
+//
+//   - create, update, delete (string): the command lines run on create,
+//     update (default: create; with neither, an update runs nothing) and
+//     delete.
+//   - interpreter (array of strings): the program and arguments that run a
+//     command line, given as the last argument (default /bin/sh -c).
+//   - dir, environment, stdin: as for command:index:Command.
+//   - addPreviousOutputInEnv (bool, true when left out): update and delete
+//     commands find the recorded stdout and stderr, when not empty, in
+//     PULUMI_COMMAND_STDOUT and PULUMI_COMMAND_STDERR.
+//   - assetPaths, archivePaths (arrays of globs): after a command runs, the
+//     files under its directory they select become the assets output (an
+//     object of path assets by relative path) and the archive output (an
+//     archive of them). See assets.go for the glob syntax.
+//   - logging ("stdout", "stderr", "stdoutAndStderr" or "none"): accepted
+//     and recorded; an in-process provider has no log to write to, so
+//     nothing is logged whatever its value.
+//   - triggers (array of anything): a change replaces the resource.
+//
+// Outputs: the inputs plus stdout and stderr, with one trailing newline
+// trimmed, and assets and archive when their paths are given. They are
+// secret if any input is (pulumi-command leaves them plaintext; see
+// COMPATIBILITY.md). The ID is the resource's name and eight hex digits.
+//
+// Diff: a change of triggers replaces the resource; any other change,
+// delete's alone included, updates it, and an update runs the update (or
+// create) command. A preview runs nothing: a create's outputs are unknown,
+// an update's keep the recorded ones.
+//
+// # command:local:run
+//
+// pulumi-command's run function: it runs command (required) with the same
+// inputs but create, update, delete and triggers, in every preview and
+// update, and returns its arguments plus stdout and stderr (and assets and
+// archive). A command that fails fails the call.
 package command

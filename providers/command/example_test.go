@@ -27,3 +27,20 @@ func Example() {
 	// Output:
 	// hello, wide world
 }
+
+// pulumi-command's run function runs its command every time it is called
+// and returns what the command wrote.
+func Example_localRun() {
+	p := command.New().(providers.Invoker)
+	resp, err := p.Invoke(context.Background(), providers.InvokeRequest{Token: command.RunFunction, Args: resource.PropertyMap{
+		"command":     resource.NewString(`echo "hello, $WHO"`),
+		"environment": resource.NewObject(resource.PropertyMap{"WHO": resource.NewString("world")}),
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.Return["stdout"].StringValue())
+	// Output:
+	// hello, world
+}

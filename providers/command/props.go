@@ -1,6 +1,7 @@
 package command
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/groundwork-iac/groundwork/providers/internal/props"
@@ -37,6 +38,32 @@ func (r reader) env(key string) props.Field[map[string]string] {
 			r.Fail(path, "must not contain a NUL character")
 		default:
 			f.Value[string(name)] = ev.StringValue()
+		}
+	}
+	return f
+}
+
+// strs reads an array of strings. It is unknown if any of its elements is.
+func (r reader) strs(key string) props.Field[[]string] {
+	v, set, unknown := r.Value(key)
+	switch {
+	case unknown:
+		return props.Field[[]string]{Set: true, Unknown: true}
+	case !set:
+		return props.Field[[]string]{}
+	case !v.IsArray():
+		r.Fail(key, "must be an array of strings, not %s", v.Kind())
+		return props.Field[[]string]{}
+	}
+	f := props.Field[[]string]{Value: []string{}, Set: true}
+	for i, ev := range v.ArrayValue() {
+		switch ev = ev.Unwrap(); {
+		case ev.IsUnknown():
+			f.Unknown = true
+		case !ev.IsString():
+			r.Fail(fmt.Sprintf("%s[%d]", key, i), "must be a string, not %s", ev.Kind())
+		default:
+			f.Value = append(f.Value, ev.StringValue())
 		}
 	}
 	return f

@@ -14,19 +14,31 @@ import (
 // Package is the package name the provider serves.
 const Package = "command"
 
-// Version is the provider's version, under which Register records it.
-const Version = "1.0.0"
+// Version is the provider's version, under which Register records it: the
+// newest release of pulumi-command's major version 1, whose local types the
+// provider serves as that release does. A program that asks for any
+// version of the package from 1.0.0 up to it gets the provider (the
+// registry's rule: the same major version, not older than asked for).
+const Version = "1.2.1"
 
-// CommandType is the resource type the provider manages.
-const CommandType = "command:index:Command"
+// The types and the function the provider serves.
+const (
+	// CommandType is groundwork's own command resource.
+	CommandType = "command:index:Command"
+	// LocalCommandType is pulumi-command's local Command resource.
+	LocalCommandType = "command:local:Command"
+	// RunFunction is pulumi-command's local run function.
+	RunFunction = "command:local:run"
+)
 
 // Register registers the provider's factory in r under Package at Version,
 // declaring the types it serves (providers.Tokens): a plugin of the same
-// package serves the program's other types of it.
+// package serves the program's other types of it (pulumi-command's remote
+// types).
 func Register(r *providers.Registry) error {
 	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
 		return New(), nil
-	}, providers.Tokens(CommandType))
+	}, providers.Tokens(CommandType, LocalCommandType, RunFunction))
 }
 
 // New returns the command provider. It takes no configuration and is safe
@@ -43,55 +55,74 @@ type provider struct {
 	deleted map[resource.ID]bool
 }
 
-func checkType(urn resource.URN) error {
-	if t := urn.Type(); t != CommandType {
-		return fmt.Errorf("the %s provider has no resource type %q (it manages %s)", Package, t, CommandType)
+// lifecycle is one resource type's implementation.
+type lifecycle interface {
+	check(context.Context, providers.CheckRequest) (providers.CheckResponse, error)
+	diff(context.Context, providers.DiffRequest) (providers.DiffResponse, error)
+	create(context.Context, providers.CreateRequest) (providers.CreateResponse, error)
+	update(context.Context, providers.UpdateRequest) (providers.UpdateResponse, error)
+	delete(context.Context, providers.DeleteRequest) (providers.DeleteResponse, error)
+}
+
+// typeOf returns the implementation of the URN's type.
+func typeOf(urn resource.URN) (lifecycle, error) {
+	switch t := urn.Type(); t {
+	case CommandType:
+		return indexCommand{}, nil
+	case LocalCommandType:
+		return localCommand{}, nil
+	default:
+		return nil, fmt.Errorf("the %s provider has no resource type %q (it manages %s and %s)", Package, t, CommandType, LocalCommandType)
 	}
-	return nil
 }
 
 func (p *provider) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
-	if err := checkType(req.URN); err != nil {
+	t, err := typeOf(req.URN)
+	if err != nil {
 		return providers.CheckResponse{}, err
 	}
-	return p.check(ctx, req)
+	return t.check(ctx, req)
 }
 
 // Diff reports changes key by key; a change of triggers replaces the
 // resource, any other change updates it.
 func (p *provider) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
-	if err := checkType(req.URN); err != nil {
+	t, err := typeOf(req.URN)
+	if err != nil {
 		return providers.DiffResponse{}, err
 	}
-	return p.diff(ctx, req)
+	return t.diff(ctx, req)
 }
 
 // Create runs the create command; outside a preview a command that fails
 // creates nothing.
 func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
-	if err := checkType(req.URN); err != nil {
+	t, err := typeOf(req.URN)
+	if err != nil {
 		return providers.CreateResponse{}, err
 	}
-	return p.create(ctx, req)
+	return t.create(ctx, req)
 }
 
-// Update runs the update (or create) command if a relevant input changed.
+// Update runs the update (or create) command, as the type says when.
 func (p *provider) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
-	if err := checkType(req.URN); err != nil {
+	t, err := typeOf(req.URN)
+	if err != nil {
 		return providers.UpdateResponse{}, err
 	}
-	return p.update(ctx, req)
+	return t.update(ctx, req)
 }
 
 // Delete runs the delete command, if any, and remembers the ID as gone.
 func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
-	if err := checkType(req.URN); err != nil {
+	t, err := typeOf(req.URN)
+	if err != nil {
 		return providers.DeleteResponse{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
 	}
-	resp, err := p.delete(ctx, req)
+	resp, err := t.delete(ctx, req)
 	if err == nil {
 		p.mu.Lock()
 		p.deleted[req.ID] = true
@@ -101,9 +132,9 @@ func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (pro
 }
 
 // Read returns the recorded state: what a command did cannot be read back.
-// For the same reason a Command cannot be imported.
+// For the same reason a command cannot be imported.
 func (p *provider) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
-	if err := checkType(req.URN); err != nil {
+	if _, err := typeOf(req.URN); err != nil {
 		return providers.ReadResponse{}, err
 	}
 	p.mu.Lock()
@@ -113,9 +144,17 @@ func (p *provider) Read(ctx context.Context, req providers.ReadRequest) (provide
 		return providers.ReadResponse{}, nil
 	}
 	if len(req.State) == 0 {
-		return providers.ReadResponse{}, fmt.Errorf("read %s: a Command cannot be imported, as the effects of a command cannot be read back; declare it instead: %w", req.URN, providers.ErrNotImplemented)
+		return providers.ReadResponse{}, fmt.Errorf("read %s: a %s cannot be imported, as the effects of a command cannot be read back; declare it instead: %w", req.URN, req.URN.Type(), providers.ErrNotImplemented)
 	}
 	return providers.ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: req.State}, nil
+}
+
+// Invoke calls the command:local:run function.
+func (p *provider) Invoke(ctx context.Context, req providers.InvokeRequest) (providers.InvokeResponse, error) {
+	if req.Token != RunFunction {
+		return providers.InvokeResponse{}, fmt.Errorf("the %s provider has no function %q (it has %s)", Package, req.Token, RunFunction)
+	}
+	return invokeRun(ctx, req)
 }
 
 // newID returns an opaque, unique ID.

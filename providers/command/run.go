@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -32,11 +33,17 @@ const (
 
 // invocation is one run of a command line.
 type invocation struct {
-	op    string // "create", "update" or "delete", for errors
+	op    string // "create", "update", "delete" or "run", for errors
 	line  string
 	shell bool
-	dir   string
-	env   map[string]string
+	// interpreter, if set, runs line: line is appended to it as the last
+	// argument (pulumi-command's interpreter, such as /bin/sh -c).
+	interpreter []string
+	// trimOne trims one trailing newline from the outputs, as
+	// pulumi-command does, instead of all trailing newlines.
+	trimOne bool
+	dir     string
+	env     map[string]string
 	// extraEnv are NAME=value pairs added after env.
 	extraEnv []string
 	stdin    string
@@ -48,7 +55,8 @@ type invocation struct {
 
 // ExitError reports a command that ran and failed.
 type ExitError struct {
-	// Op is the command that failed: "create", "update" or "delete".
+	// Op is the command that failed: "create", "update", "delete" or
+	// "run" (the command:local:run function).
 	Op string
 	// Command is the command line, or "[secret]" if it is secret.
 	Command string
@@ -93,7 +101,10 @@ func run(ctx context.Context, inv invocation) (stdout, stderr string, err error)
 // runCommand is run without masking the errors' messages.
 func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err error) {
 	argv := []string{"/bin/sh", "-c", inv.line}
-	if !inv.shell {
+	switch {
+	case len(inv.interpreter) > 0:
+		argv = append(slices.Clone(inv.interpreter), inv.line)
+	case !inv.shell:
 		if argv, err = splitArgs(inv.line); err != nil {
 			return "", "", fmt.Errorf("the %s command: %w", inv.op, err)
 		}
@@ -133,7 +144,7 @@ func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err
 	if err != nil && ctx.Err() != nil {
 		return "", "", stopped(ctx, inv)
 	}
-	stdout, stderr = trim(out.String()), trim(errOut.String())
+	stdout, stderr = inv.trim(out.String()), inv.trim(errOut.String())
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil, errors.Is(err, exec.ErrWaitDelay):
@@ -168,7 +179,14 @@ func stopped(ctx context.Context, inv invocation) error {
 	return fmt.Errorf("the %s command %q was stopped: %w: %w", inv.op, inv.describe(), err, cause)
 }
 
-func trim(s string) string { return strings.TrimRight(s, "\r\n") }
+// trim trims the trailing newlines of a command's output: all of them, or
+// one for pulumi-command's types.
+func (inv invocation) trim(s string) string {
+	if inv.trimOne {
+		return strings.TrimSuffix(s, "\n")
+	}
+	return strings.TrimRight(s, "\r\n")
+}
 
 // tail is the end of s: at most its last tailLines lines and tailBytes
 // bytes, cut at a line or character boundary.
