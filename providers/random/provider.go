@@ -3,6 +3,7 @@ package random
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,27 +29,35 @@ const (
 	PetType     = "random:index:Pet"
 )
 
-// Register registers the provider's factory in r under Package at Version,
-// declaring the types it serves (providers.Tokens): a plugin of the same
+// Register registers the provider's factory in r twice: under Package at
+// Version, and at PulumiVersion claiming every 4.x version
+// (providers.ClaimMajor), so that a program written with pulumi-random's
+// SDKs, which asks for the SDK's own version, gets it. Both declare the
+// types the provider serves (providers.Tokens): a plugin of the same
 // package serves the program's other types of it.
 func Register(r *providers.Registry) error {
-	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
-		return New(), nil
-	}, providers.Tokens(StringType, IntegerType, UUIDType, PetType))
+	f := func(context.Context) (providers.Provider, error) { return New(), nil }
+	tokens := providers.Tokens(Tokens()...)
+	return errors.Join(
+		r.RegisterFactory(Package, Version, f, tokens),
+		r.RegisterFactory(Package, PulumiVersion, f, tokens, providers.ClaimMajor()),
+	)
+}
+
+// Tokens returns every resource type the provider serves, sorted.
+func Tokens() []string {
+	return slices.Sorted(maps.Keys(New().(*provider).types))
 }
 
 // New returns the random provider. It takes no configuration and is safe
 // for concurrent use.
 func New() providers.Provider {
-	return &provider{
-		types: map[string]kind{
-			StringType:  own{stringKind{}},
-			IntegerType: own{integerKind{}},
-			UUIDType:    own{uuidKind{}},
-			PetType:     own{petKind{}},
-		},
-		deleted: map[string]bool{},
-	}
+	types := pulumiKinds()
+	types[StringType] = own{stringKind{}}
+	types[IntegerType] = own{integerKind{}}
+	types[UUIDType] = own{uuidKind{}}
+	types[PetType] = own{petKind{}}
+	return &provider{types: types, deleted: map[string]bool{}}
 }
 
 // kind is what one resource type adds to the lifecycle the types share.
