@@ -172,6 +172,14 @@ func TestPulumiTypes(t *testing.T) {
 			}
 		},
 	}, {
+		typ: random.RandomShuffleType, inputs: resource.PropertyMap{"inputs": strs("a", "b", "c"), "resultCount": num(0)},
+		fixed: resource.PropertyMap{"inputs": strs("a", "b", "c"), "resultCount": num(0)}, generated: []string{"results"},
+		ok: func(t *testing.T, _ resource.ID, outs resource.PropertyMap) {
+			if got := stringsOf(outs["results"]); len(got) != 3 {
+				t.Errorf("results %v: a resultCount of 0 means all three", got)
+			}
+		},
+	}, {
 		typ: random.RandomBytesType, inputs: resource.PropertyMap{"length": num(32)},
 		fixed: resource.PropertyMap{"length": num(32)}, generated: []string{"base64", "hex"}, secret: []string{"base64", "hex"},
 		ok: func(t *testing.T, id resource.ID, outs resource.PropertyMap) {

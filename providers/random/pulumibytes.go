@@ -105,7 +105,7 @@ func (randomBytes) parseID(id string) (resource.PropertyMap, value, error) {
 const shuffleID resource.ID = "-"
 
 // randomShuffle is RandomShuffle: results are resultCount strings from
-// inputs (default: as many as there are), in random order; asking for
+// inputs (when not given, or 0: as many as there are), in random order; asking for
 // more than there are repeats them, one whole permutation after another.
 type randomShuffle struct{ pulumiKind }
 
@@ -122,7 +122,7 @@ func (randomShuffle) read(r *reader) func() (value, error) {
 		return nil
 	}
 	n := len(list)
-	if count.Set {
+	if count.Value > 0 { // 0 means as many as there are, as in pulumi-random
 		n = int(count.Value)
 	}
 	return func() (value, error) {
