@@ -267,3 +267,64 @@ func checkRandomState(t *testing.T, rs map[string]*resource.State, provider, ver
 		}
 	}
 }
+
+// pulumiRandomSchema is pulumi-random v4.18.4's published schema of its
+// eight resource types, as Pulumi's schema package binds it (one line per
+// type, printed by programs/schemacheck): the names, types and required
+// inputs and outputs, and the secret outputs (marked "*").
+var pulumiRandomSchema = []string{
+	"random:index/randomBytes:RandomBytes inputs=keepers:Optional<Input<Map<Input<string>>>>,length:Input<integer>! outputs=base64:string!*,hex:string!*,keepers:Optional<Map<string>>,length:integer!",
+	"random:index/randomId:RandomId inputs=byteLength:Input<integer>!,keepers:Optional<Input<Map<Input<string>>>>,prefix:Optional<Input<string>> outputs=b64Std:string!,b64Url:string!,byteLength:integer!,dec:string!,hex:string!,keepers:Optional<Map<string>>,prefix:Optional<string>",
+	"random:index/randomInteger:RandomInteger inputs=keepers:Optional<Input<Map<Input<string>>>>,max:Input<integer>!,min:Input<integer>!,seed:Optional<Input<string>> outputs=keepers:Optional<Map<string>>,max:integer!,min:integer!,result:integer!,seed:Optional<string>",
+	"random:index/randomPassword:RandomPassword inputs=keepers:Optional<Input<Map<Input<string>>>>,length:Input<integer>!,lower:Optional<Input<boolean>>,minLower:Optional<Input<integer>>,minNumeric:Optional<Input<integer>>,minSpecial:Optional<Input<integer>>,minUpper:Optional<Input<integer>>,number:Optional<Input<boolean>>,numeric:Optional<Input<boolean>>,overrideSpecial:Optional<Input<string>>,special:Optional<Input<boolean>>,upper:Optional<Input<boolean>> outputs=bcryptHash:string!*,keepers:Optional<Map<string>>,length:integer!,lower:boolean!,minLower:integer!,minNumeric:integer!,minSpecial:integer!,minUpper:integer!,number:boolean!,numeric:boolean!,overrideSpecial:Optional<string>,result:string!*,special:boolean!,upper:boolean!",
+	"random:index/randomPet:RandomPet inputs=keepers:Optional<Input<Map<Input<string>>>>,length:Optional<Input<integer>>,prefix:Optional<Input<string>>,separator:Optional<Input<string>> outputs=keepers:Optional<Map<string>>,length:integer!,prefix:Optional<string>,separator:string!",
+	"random:index/randomShuffle:RandomShuffle inputs=inputs:Input<Array<Input<string>>>!,keepers:Optional<Input<Map<Input<string>>>>,resultCount:Optional<Input<integer>>,seed:Optional<Input<string>> outputs=inputs:Array<string>!,keepers:Optional<Map<string>>,resultCount:Optional<integer>,results:Array<string>!,seed:Optional<string>",
+	"random:index/randomString:RandomString inputs=keepers:Optional<Input<Map<Input<string>>>>,length:Input<integer>!,lower:Optional<Input<boolean>>,minLower:Optional<Input<integer>>,minNumeric:Optional<Input<integer>>,minSpecial:Optional<Input<integer>>,minUpper:Optional<Input<integer>>,number:Optional<Input<boolean>>,numeric:Optional<Input<boolean>>,overrideSpecial:Optional<Input<string>>,special:Optional<Input<boolean>>,upper:Optional<Input<boolean>> outputs=keepers:Optional<Map<string>>,length:integer!,lower:boolean!,minLower:integer!,minNumeric:integer!,minSpecial:integer!,minUpper:integer!,number:boolean!,numeric:boolean!,overrideSpecial:Optional<string>,result:string!,special:boolean!,upper:boolean!",
+	"random:index/randomUuid:RandomUuid inputs=keepers:Optional<Input<Map<Input<string>>>> outputs=keepers:Optional<Map<string>>,result:string!",
+}
+
+// TestPulumiRandomSchema binds the schema the built-in random provider
+// answers with Pulumi's own schema package, as SDK generators do: it
+// binds, it is package random at the version the built-in claims, and its
+// eight pulumi-random types bind exactly as pulumi-random's published
+// schema does; groundwork's own types bind too.
+func TestPulumiRandomSchema(t *testing.T) {
+	bin := filepath.Join(pluginDir, "schemacheck", "schemacheck")
+	build := exec.CommandContext(testCtx(t), "go", "build", "-o", bin, ".")
+	build.Dir = filepath.Join("programs", "schemacheck")
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building programs/schemacheck: %v\n%s", err, out)
+	}
+	resp, err := providers.GetSchema(testCtx(t), random.New(), providers.GetSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "schema.json")
+	if err := os.WriteFile(path, resp.Schema, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(testCtx(t), bin, path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the schema does not bind: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if want := "package random " + random.PulumiVersion; lines[0] != want {
+		t.Errorf("bound %q, want %q", lines[0], want)
+	}
+	var pulumiTypes, tokens []string
+	for _, l := range lines[1:] {
+		tok, _, _ := strings.Cut(l, " ")
+		tokens = append(tokens, tok)
+		if strings.Contains(tok, "index/") {
+			pulumiTypes = append(pulumiTypes, l)
+		}
+	}
+	if diff := cmp.Diff(pulumiRandomSchema, pulumiTypes); diff != "" {
+		t.Errorf("pulumi-random's types (-published +served):\n%s", diff)
+	}
+	slices.Sort(tokens)
+	if diff := cmp.Diff(random.Tokens(), tokens); diff != "" {
+		t.Errorf("bound types (-served +bound):\n%s", diff)
+	}
+}

@@ -27,8 +27,10 @@ type schemaType struct {
 
 var (
 	keepersProp = schemaProp{"keepers", "object", "Any values; a change to them replaces the resource, and so makes a new value.", false}
+	// stringKeepers are pulumi-random's keepers, a map of strings.
+	stringKeepers = schemaProp{"keepers", "map", "Strings whose change replaces the resource, and so makes a new value.", false}
 	stringProps = []schemaProp{
-		keepersProp,
+		stringKeepers,
 		{"length", "integer", "How many characters; at least the sum of the min* inputs.", false},
 		{"lower", "boolean", "Whether to use lower-case letters (default true).", false},
 		{"minLower", "integer", "At least this many lower-case letters (default 0).", false},
@@ -48,7 +50,7 @@ var (
 // groundwork's own.
 var schemaTypes = []schemaType{
 	{token: RandomPetType, desc: "A random pet name, such as brave-otter; the name is the resource's ID.",
-		inputs: []schemaProp{keepersProp,
+		inputs: []schemaProp{stringKeepers,
 			{"length", "integer", "How many words (default 2).", false},
 			{"prefix", "string", "A first word.", false},
 			{"separator", "string", "What goes between the words (default \"-\").", false}},
@@ -64,7 +66,7 @@ var schemaTypes = []schemaType{
 			{"result", "string", "The password.", true}},
 		requiredDefaults: stringDefaults},
 	{token: RandomIntegerType, desc: "A random whole number from min to max; the number is the resource's ID.",
-		inputs: []schemaProp{keepersProp,
+		inputs: []schemaProp{stringKeepers,
 			{"max", "integer", "The largest number it may be.", false},
 			{"min", "integer", "The smallest number it may be.", false},
 			{"seed", "string", "The same seed and range always give the same number.", false}},
@@ -72,7 +74,7 @@ var schemaTypes = []schemaType{
 		outputs:  []schemaProp{{"result", "integer", "The number.", false}}},
 	{token: RandomIDType, desc: "Random bytes written four ways, each after the prefix; b64Url is the resource's ID.",
 		inputs: []schemaProp{
-			{"byteLength", "integer", "How many random bytes.", false}, keepersProp,
+			{"byteLength", "integer", "How many random bytes.", false}, stringKeepers,
 			{"prefix", "string", "Text put before each rendering, as it is.", false}},
 		required: []string{"byteLength"},
 		outputs: []schemaProp{
@@ -81,17 +83,17 @@ var schemaTypes = []schemaType{
 			{"dec", "string", "The bytes as a big-endian number in decimal.", false},
 			{"hex", "string", "The bytes in lower-case hexadecimal.", false}}},
 	{token: RandomUUIDType, desc: "A random UUID; it is the resource's ID.",
-		inputs:  []schemaProp{keepersProp},
+		inputs:  []schemaProp{stringKeepers},
 		outputs: []schemaProp{{"result", "string", "The UUID.", false}}},
 	{token: RandomShuffleType, desc: "The inputs in a random order; the resource's ID is \"-\".",
 		inputs: []schemaProp{
-			{"inputs", "array", "The strings to shuffle.", false}, keepersProp,
+			{"inputs", "array", "The strings to shuffle.", false}, stringKeepers,
 			{"resultCount", "integer", "How many results (default: as many as inputs; more repeat them).", false},
 			{"seed", "string", "The same seed and inputs always give the same order.", false}},
 		required: []string{"inputs"},
 		outputs:  []schemaProp{{"results", "array", "The shuffled strings.", false}}},
 	{token: RandomBytesType, desc: "Random bytes kept secret; the resource's ID is \"none\".",
-		inputs:   []schemaProp{keepersProp, {"length", "integer", "How many bytes.", false}},
+		inputs:   []schemaProp{stringKeepers, {"length", "integer", "How many bytes.", false}},
 		required: []string{"length"},
 		outputs: []schemaProp{
 			{"base64", "string", "The bytes in padded standard base64.", true},
@@ -202,6 +204,9 @@ func (sp schemaProp) spec() map[string]any {
 	switch sp.typ {
 	case "object":
 		s["additionalProperties"] = map[string]any{"$ref": "pulumi.json#/Any"}
+	case "map":
+		s["type"] = "object"
+		s["additionalProperties"] = map[string]any{"type": "string"}
 	case "array":
 		s["items"] = map[string]any{"type": "string"}
 	}
