@@ -29,7 +29,7 @@ var (
 	keepersProp = schemaProp{"keepers", "object", "Any values; a change to them replaces the resource, and so makes a new value.", false}
 	// stringKeepers are pulumi-random's keepers, a map of strings.
 	stringKeepers = schemaProp{"keepers", "map", "Strings whose change replaces the resource, and so makes a new value.", false}
-	stringProps = []schemaProp{
+	stringProps   = []schemaProp{
 		stringKeepers,
 		{"length", "integer", "How many characters; at least the sum of the min* inputs.", false},
 		{"lower", "boolean", "Whether to use lower-case letters (default true).", false},
