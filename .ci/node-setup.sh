@@ -10,7 +10,7 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "node-setup: node or npm is not installed; the Node.js program tests will be skipped"
   exit 0
 fi
-for prog in langhost/testdata/nodeprog interop/programs/nodeprog interop/programs/nodecommand; do
+for prog in langhost/testdata/nodeprog interop/programs/nodeprog interop/programs/nodecommand interop/programs/noderandom; do
   if [ -f "$prog/node_modules/@pulumi/pulumi/package.json" ]; then
     echo "node-setup: @pulumi/pulumi is already installed in $prog"
     continue

@@ -79,7 +79,10 @@ func TestErrorText(t *testing.T) {
 		})
 		urn := env.URN("random:index:Dice", "d")
 		want := "checking " + string(urn) + ": the random provider has no resource type \"random:index:Dice\" " +
-			"(it manages random:index:Integer, random:index:Pet, random:index:String, random:index:UUID)"
+			"(it manages random:index/randomBytes:RandomBytes, random:index/randomId:RandomId, random:index/randomInteger:RandomInteger, " +
+			"random:index/randomPassword:RandomPassword, random:index/randomPet:RandomPet, random:index/randomShuffle:RandomShuffle, " +
+			"random:index/randomString:RandomString, random:index/randomUuid:RandomUuid, " +
+			"random:index:Integer, random:index:Pet, random:index:String, random:index:UUID)"
 		if err == nil || err.Error() != want || strings.Count(err.Error(), string(urn)) != 1 {
 			t.Errorf("error = %v\nwant    %s", err, want)
 		}

@@ -21,11 +21,11 @@ import (
 // A package with both a built-in provider and a plugin in a plugin folder
 // (here random, whose plugin is the test plugin in a versioned folder):
 // the built-in serves its own types; a type it lacks, and a version only
-// the plugin has, get the plugin. Later runs, which load the provider
+// the plugin has (the built-in claims random 4.x), get the plugin. Later runs, which load the provider
 // resources from the state, keep each resource with its provider.
 func TestBuiltinAndPluginOfOnePackage(t *testing.T) {
 	dir := t.TempDir()
-	log := counted(t, filepath.Join(dir, "resource-random-v4.18.0", plugin.BinaryName("random")))
+	log := counted(t, filepath.Join(dir, "resource-random-v5.0.0", plugin.BinaryName("random")))
 	eng, err := engine.New(engine.Config{
 		Project: "proj", Stack: "dev", Store: memstore.New(),
 		Providers: func() *providers.Registry {
@@ -41,8 +41,8 @@ func TestBuiltinAndPluginOfOnePackage(t *testing.T) {
 	}
 	prog := func(c *engine.Context) error {
 		c.Register(random.StringType, "builtin", engine.Props{"length": 8})
-		c.Register("random:index/randomPet:RandomPet", "pet", engine.Props{"name": "rex"})
-		c.Register(random.IntegerType, "pinned", engine.Props{"name": "n"}, engine.Version("4.18.0"))
+		c.Register("random:index/randomUuid7:RandomUuid7", "pet", engine.Props{"name": "rex"})
+		c.Register(random.IntegerType, "pinned", engine.Props{"name": "n"}, engine.Version("5.0.0"))
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -61,7 +61,7 @@ func TestBuiltinAndPluginOfOnePackage(t *testing.T) {
 			providerOf[r.URN.Name()] = ref.URN.Name()
 		}
 	}
-	want := map[string]string{"builtin": "default", "pet": "default_4_18_0", "pinned": "default_4_18_0"}
+	want := map[string]string{"builtin": "default", "pet": "default_5_0_0", "pinned": "default_5_0_0"}
 	if diff := cmp.Diff(want, providerOf); diff != "" {
 		t.Errorf("each resource's provider (-want +got):\n%s", diff)
 	}
@@ -86,7 +86,7 @@ func TestBuiltinAndPluginOfOnePackage(t *testing.T) {
 		}
 	}
 	slices.Sort(deleted)
-	if diff := cmp.Diff([]string{"builtin", "default", "default_4_18_0", "pet", "pinned", "proj-dev"}, deleted); diff != "" {
+	if diff := cmp.Diff([]string{"builtin", "default", "default_5_0_0", "pet", "pinned", "proj-dev"}, deleted); diff != "" {
 		t.Errorf("destroyed (-want +got):\n%s", diff)
 	}
 }

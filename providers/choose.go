@@ -66,7 +66,7 @@ func (r *Registry) serving(pkg, version, token string) *factoryEntry {
 	defer r.mu.Unlock()
 	for _, resolved := range []bool{false, true} {
 		for _, e := range slices.Backward(r.factories[pkg]) {
-			if want != nil && (e.version.Major != want.Major || e.version.Compare(*want) < 0) {
+			if ok, _ := e.qualifies(want); !ok || r.shunned(e) {
 				continue
 			}
 			if e.resolved == resolved && e.serves(token) {

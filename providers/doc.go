@@ -85,6 +85,13 @@
 //     that later runs, which load it from the state, start the plugin
 //     again.
 //
+// A built-in registered with ClaimMajor stands in for a plugin's whole
+// major line: it qualifies for every version of its major, newer than its
+// own included, but after any plugin that qualifies without the claim.
+// A registry made with PreferPlugins(pkg) passes pkg's built-ins over:
+// only a plugin serves it, and without one the lookup fails with a
+// *NoFactoryError that names the command installing it.
+//
 // A plugin at exactly the built-in's version cannot stand in for it: the
 // registration fails, saying so. A resource with an explicit provider
 // gets that provider's package version by the same rules, without the

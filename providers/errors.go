@@ -79,12 +79,16 @@ type NoFactoryError struct {
 	Version   string
 	Available []FactoryInfo
 	Packages  []string
+	// PluginPreferred says the registered factories were passed over
+	// because plugins are preferred for the package (see PreferPlugins).
+	PluginPreferred bool
 	// ResolveErr is why the registry's Resolver found nothing, if it has
 	// one.
 	ResolveErr error
 }
 
-// Error names the package and version and lists what is available.
+// Error names the package and version, lists what is available, and says
+// which plugin to install.
 func (e *NoFactoryError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no provider for package %q", e.Package)
@@ -92,7 +96,11 @@ func (e *NoFactoryError) Error() string {
 		fmt.Fprintf(&b, " compatible with version %s (same major version, not older)", e.Version)
 	}
 	if len(e.Available) > 0 {
-		b.WriteString("; available versions:")
+		if e.PluginPreferred {
+			b.WriteString("; plugins are preferred for it, so its registered versions are not used:")
+		} else {
+			b.WriteString("; available versions:")
+		}
 		for i, info := range e.Available {
 			if i > 0 {
 				b.WriteByte(',')
@@ -108,8 +116,21 @@ func (e *NoFactoryError) Error() string {
 	if e.ResolveErr != nil {
 		fmt.Fprintf(&b, "; the plugin resolver failed: %v", e.ResolveErr)
 	}
-	b.WriteString("; register a factory for it with Registry.RegisterFactory or install the plugin")
+	fmt.Fprintf(&b, "; %q installs its plugin", e.InstallCommand())
+	if len(e.Available) == 0 {
+		b.WriteString(", or register a factory for it with Registry.RegisterFactory")
+	}
 	return b.String()
+}
+
+// InstallCommand is the Pulumi CLI command that installs the package's
+// plugin at the version asked for (the latest when none was).
+func (e *NoFactoryError) InstallCommand() string {
+	cmd := "pulumi plugin install resource " + e.Package
+	if e.Version != "" {
+		cmd += " v" + strings.TrimPrefix(e.Version, "v")
+	}
+	return cmd
 }
 
 // Unwrap returns the resolver's error, if any.

@@ -61,6 +61,24 @@ type factoryEntry struct {
 	// resolved is set for an entry the Resolver found (a plugin), rather
 	// than one the host registered.
 	resolved bool
+	// claimsMajor is set for an entry that serves every version of its
+	// major version, newer ones included (see ClaimMajor).
+	claimsMajor bool
+}
+
+// qualifies reports whether the entry may serve version want (nil: any),
+// and whether only by its claim (see ClaimMajor): it is older than want.
+func (e *factoryEntry) qualifies(want *Version) (ok, byClaim bool) {
+	if want == nil {
+		return true, false
+	}
+	if e.version.Major != want.Major {
+		return false, false
+	}
+	if e.version.Compare(*want) >= 0 {
+		return true, false
+	}
+	return e.claimsMajor, e.claimsMajor
 }
 
 // serves reports whether the entry's provider serves token.
@@ -83,6 +101,18 @@ func Tokens(tokens ...string) FactoryOption {
 			e.tokens[t] = true
 		}
 	}
+}
+
+// ClaimMajor declares that the factory serves every version of its major
+// version, newer ones included: a built-in provider that stands in for a
+// plugin's whole major line (pulumi-random 4.x) serves a program that
+// asks for any 4.x release. A factory that qualifies only by its claim
+// (the version asked for is newer than its own) comes after every other
+// that qualifies, plugins the Resolver found included, so that a plugin
+// found for a token the built-in does not serve (see ChooseVersion) is
+// chosen at the version it was found at.
+func ClaimMajor() FactoryOption {
+	return func(e *factoryEntry) { e.claimsMajor = true }
 }
 
 // build starts an instance, named name in panics and errors, and
@@ -161,7 +191,8 @@ func (r *Registry) insertLocked(e *factoryEntry) {
 
 // Lookup chooses among the registered factories of pkg the one to serve
 // version: the newest with the same major version that is not older than
-// version. An empty version accepts any. Releases are preferred: a
+// version, else one that claims that major version (see ClaimMajor). An
+// empty version accepts any. Releases are preferred: a
 // prerelease is chosen only when no release qualifies; and the factories
 // the host registered are preferred to plugins the Resolver found, so that
 // a built-in provider wins over a plugin of the same package wherever it
@@ -190,10 +221,12 @@ func (r *Registry) lookup(pkg, version string) (*factoryEntry, error) {
 	defer r.mu.Unlock()
 	entries := r.factories[pkg]
 	// The best of each rank: registered releases, registered
-	// prereleases, resolved releases, resolved prereleases.
-	var best [4]*factoryEntry
+	// prereleases, resolved releases, resolved prereleases, and those
+	// that qualify only by their claim.
+	var best [5]*factoryEntry
 	for _, e := range slices.Backward(entries) {
-		if want != nil && (e.version.Major != want.Major || e.version.Compare(*want) < 0) {
+		ok, byClaim := e.qualifies(want)
+		if !ok || r.shunned(e) {
 			continue
 		}
 		rank := 0
@@ -202,6 +235,9 @@ func (r *Registry) lookup(pkg, version string) (*factoryEntry, error) {
 		}
 		if e.resolved {
 			rank += 2
+		}
+		if byClaim {
+			rank = 4
 		}
 		if best[rank] == nil {
 			best[rank] = e
@@ -212,7 +248,7 @@ func (r *Registry) lookup(pkg, version string) (*factoryEntry, error) {
 			return e, nil
 		}
 	}
-	nf := &NoFactoryError{Package: pkg, Version: version}
+	nf := &NoFactoryError{Package: pkg, Version: version, PluginPreferred: r.preferPlugin[pkg]}
 	for _, e := range entries {
 		nf.Available = append(nf.Available, e.info)
 	}

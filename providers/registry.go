@@ -38,6 +38,9 @@ import (
 type Registry struct {
 	resolver Resolver
 	newID    func() resource.ID
+	// preferPlugin holds the packages whose registered factories are
+	// passed over for a plugin (see PreferPlugins).
+	preferPlugin map[string]bool
 
 	mu        sync.Mutex
 	closed    bool
@@ -61,6 +64,29 @@ type Option func(*Registry)
 // WithResolver sets the hook the registry asks for a factory when no
 // registered one is compatible with the version wanted.
 func WithResolver(res Resolver) Option { return func(r *Registry) { r.resolver = res } }
+
+// PreferPlugins makes the registry serve the given packages with plugins
+// the Resolver finds, never with the factories the host registered for
+// them: for a user who wants a provider's real plugin rather than the
+// built-in provider that stands in for it (random, command). Without a
+// plugin for such a package, its lookups fail with a *NoFactoryError that
+// says which plugin to install.
+func PreferPlugins(pkgs ...string) Option {
+	return func(r *Registry) {
+		if r.preferPlugin == nil {
+			r.preferPlugin = map[string]bool{}
+		}
+		for _, p := range pkgs {
+			r.preferPlugin[p] = true
+		}
+	}
+}
+
+// shunned reports whether e is a registered factory of a package whose
+// plugins are preferred (see PreferPlugins).
+func (r *Registry) shunned(e *factoryEntry) bool {
+	return !e.resolved && r.preferPlugin[e.info.Package]
+}
 
 // WithIDs sets how the registry makes the IDs of provider resources it
 // creates (outside previews). The default is a random UUID; tests that want

@@ -104,7 +104,7 @@ func TestProgramErrorOnce(t *testing.T) {
 		t.Fatalf("gw up: %v; want exit status 1\n%s", err, out)
 	}
 	want := `error: the program failed: resource "extra": default provider for package random: ` +
-		"random:index:Pett is not served by the built-in provider random@1.0.0 (did you mean random:index:Pet?)"
+		"random:index:Pett is not served by the built-in provider random@4.21.1 (did you mean random:index:Pet?)"
 	if strings.Count(string(out), "random:index:Pett") != 1 || !strings.Contains(string(out), want) {
 		t.Errorf("the output does not end with the cause, once (%q):\n%s", want, out)
 	}
@@ -147,7 +147,7 @@ new Pet("extra", { length: 2 });
 	}
 	code, out := gwIn(t, dir, nil, "up", "--yes")
 	want := `error: the program failed: Error: failed to register new resource extra [random:index:Pett]: resource "extra": ` +
-		"default provider for package random: random:index:Pett is not served by the built-in provider random@1.0.0 (did you mean random:index:Pet?)"
+		"default provider for package random: random:index:Pett is not served by the built-in provider random@4.21.1 (did you mean random:index:Pet?)"
 	if code != exitError || !strings.Contains(out, want) || strings.Count(out, "random:index:Pett is not served") != 1 {
 		t.Errorf("status %d; want 1 and the cause once (%q):\n%s", code, want, out)
 	}

@@ -14,15 +14,17 @@ type options struct {
 	stack      string
 	stateURL   string
 	pluginDirs []string
-	config     []string
-	secrets    []string
-	targets    []string
-	parallel   int
-	refresh    bool
-	json       bool
-	yes        bool
-	showSames  bool
-	debug      bool
+	// preferPlugins: --prefer-plugin, else $GW_PREFER_PLUGINS
+	preferPlugins []string
+	config        []string
+	secrets       []string
+	targets       []string
+	parallel      int
+	refresh       bool
+	json          bool
+	yes           bool
+	showSames     bool
+	debug         bool
 	// continueOnError: up and destroy --continue-on-error
 	continueOnError bool
 	// discardPending: refresh --discard-pending-creates
@@ -149,6 +151,7 @@ func stateFlags(fs *pflag.FlagSet, o *options) {
 func operationFlags(fs *pflag.FlagSet, o *options) {
 	stateFlags(fs, o)
 	fs.StringArrayVar(&o.pluginDirs, "plugin-dir", nil, "a `folder` of pulumi-resource-<name> plugins (repeatable; PATH is searched after)")
+	fs.StringArrayVar(&o.preferPlugins, "prefer-plugin", nil, "serve this `package` (random, command) with its plugin, never gw's built-in provider (repeatable; default: $GW_PREFER_PLUGINS, comma-separated)")
 	fs.StringArrayVar(&o.targets, "target", nil, "only the resource with this `URN` (repeatable)")
 	fs.StringArrayVar(&o.excludes, "exclude", nil, "leave the resource with this `URN` alone (repeatable)")
 	fs.BoolVar(&o.targetDependents, "target-dependents", false, "extend --target and --exclude to the resources that depend on those named")

@@ -180,7 +180,7 @@ func openSession(ctx context.Context, inv *invocation) (_ *session, err error) {
 	}
 	s.eng, err = engine.New(engine.Config{
 		Project: o.project, Stack: o.stack, Store: s.store, Config: config, OnEvent: onEvent,
-		Providers: func() *providers.Registry { return registry(pluginOpts) },
+		Providers: func() *providers.Registry { return registry(pluginOpts, preferPlugins(o)) },
 	})
 	return s, err
 }
@@ -235,15 +235,31 @@ func pluginOptions(o *options, proj project, config map[string]resource.Property
 }
 
 // registry holds the built-in providers and finds every other package's
-// plugin on demand.
-func registry(opts plugin.Options) *providers.Registry {
-	r := providers.NewRegistry(providers.WithResolver(plugin.Resolver(opts)))
+// plugin on demand, and the plugins of the packages in prefer instead of
+// their built-in providers.
+func registry(opts plugin.Options, prefer []string) *providers.Registry {
+	r := providers.NewRegistry(providers.WithResolver(plugin.Resolver(opts)), providers.PreferPlugins(prefer...))
 	for _, register := range []func(*providers.Registry) error{local.Register, random.Register, commandprovider.Register} {
 		if err := register(r); err != nil {
 			panic(err) // the built-in providers' versions are constants: this cannot fail
 		}
 	}
 	return r
+}
+
+// preferPlugins are the packages --prefer-plugin names, else those
+// $GW_PREFER_PLUGINS lists, separated by commas.
+func preferPlugins(o *options) []string {
+	if len(o.preferPlugins) > 0 {
+		return o.preferPlugins
+	}
+	var pkgs []string
+	for p := range strings.SplitSeq(os.Getenv("GW_PREFER_PLUGINS"), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return pkgs
 }
 
 // operation is what one of preview, up, refresh, destroy and import

@@ -1,5 +1,6 @@
 // Package random is a built-in provider of random values: strings,
-// integers, UUIDs and pet names. It takes no configuration. Register it in
+// integers, UUIDs and pet names, and pulumi-random's types (below). It
+// takes no configuration. Register it in
 // a providers.Registry with Register, or use New directly. In a program,
 // declare its resources with the typed constructors NewString, NewInteger,
 // NewUUID and NewPet, whose arguments and outputs are Go structs naming the
@@ -58,4 +59,16 @@
 // Outputs: the inputs with defaults and result, the name, such as
 // "brave-otter". Import ID: the name with its words separated by "-"; leading
 // words that are not adjectives from the provider's list become the prefix.
+//
+// # pulumi-random's types
+//
+// The provider also serves the resource types of pulumi-random 4.x, so
+// that programs written with its SDKs run unchanged: RandomPetType,
+// RandomStringType, RandomPasswordType, RandomIntegerType, RandomIDType,
+// RandomUUIDType, RandomShuffleType and RandomBytesType, with the inputs,
+// outputs, defaults, secrets, IDs and import IDs pulumi-random documents
+// (the repository's COMPATIBILITY.md says what differs). Their checked
+// inputs are what the program gave; the defaults appear in the outputs.
+// Register records the provider at PulumiVersion too, claiming every 4.x
+// version, and GetSchema answers package random at that version.
 package random

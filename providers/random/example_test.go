@@ -36,3 +36,22 @@ func Example() {
 	// words: 3
 	// update-replace true
 }
+
+// pulumi-random's types: a RandomId's ID is its b64Url, after the prefix,
+// and its other renderings carry the prefix too.
+func Example_pulumiRandom() {
+	ctx := context.Background()
+	p := random.New()
+	urn := resource.NewURN("dev", "demo", "", random.RandomIDType, "server-id")
+	inputs := resource.PropertyMap{"byteLength": resource.NewNumber(4), "prefix": resource.NewString("srv-")}
+	created, err := p.Create(ctx, providers.CreateRequest{URN: urn, Inputs: inputs})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(created.ID) == created.Outputs["b64Url"].StringValue())
+	fmt.Println(strings.HasPrefix(created.Outputs["hex"].StringValue(), "srv-"), len(created.Outputs["hex"].StringValue()))
+	// Output:
+	// true
+	// true 12
+}

@@ -21,7 +21,7 @@ type integerKind struct{}
 
 func (integerKind) keys() []string { return []string{"min", "max", "seed", "keepers"} }
 
-func (integerKind) read(r *reader) func() (resource.PropertyValue, error) {
+func (integerKind) readResult(r *reader) func() (resource.PropertyValue, error) {
 	r.keepers()
 	lo := r.RequiredInt("min", -maxExact, maxExact)
 	hi := r.RequiredInt("max", -maxExact, maxExact)
@@ -63,7 +63,7 @@ func randomIn(lo, hi int64, seed props.Field[string]) (int64, error) {
 var integerID = regexp.MustCompile(`^\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*,\s*(-?\d+)\s*)?$`)
 
 // parseID adopts "N" (min and max are N too) or "N,MIN,MAX".
-func (integerKind) parseID(id string) (resource.PropertyMap, resource.PropertyValue, error) {
+func (integerKind) parseResult(id string) (resource.PropertyMap, resource.PropertyValue, error) {
 	m := integerID.FindStringSubmatch(id)
 	if m == nil {
 		return nil, resource.PropertyValue{}, fmt.Errorf("the ID of an Integer to import is %q, want the number, or the number, min and max separated by commas (\"7\" or \"7,1,10\")", id)
@@ -95,7 +95,7 @@ type uuidKind struct{}
 
 func (uuidKind) keys() []string { return []string{"keepers"} }
 
-func (uuidKind) read(r *reader) func() (resource.PropertyValue, error) {
+func (uuidKind) readResult(r *reader) func() (resource.PropertyValue, error) {
 	r.keepers()
 	if r.Unknown() || len(r.Failures()) > 0 {
 		return nil
@@ -115,7 +115,7 @@ func newUUID() string {
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // parseID adopts the ID as the UUID, written in lower case.
-func (uuidKind) parseID(id string) (resource.PropertyMap, resource.PropertyValue, error) {
+func (uuidKind) parseResult(id string) (resource.PropertyMap, resource.PropertyValue, error) {
 	if !uuidPattern.MatchString(id) {
 		return nil, resource.PropertyValue{}, fmt.Errorf("the ID of a UUID to import is %q, want a UUID such as 2f1c7a4e-8b1d-4c5e-9f3a-0d6b7e8c9a10", id)
 	}

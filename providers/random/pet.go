@@ -16,7 +16,7 @@ type petKind struct{}
 
 func (petKind) keys() []string { return []string{"length", "separator", "prefix", "keepers"} }
 
-func (petKind) read(r *reader) func() (resource.PropertyValue, error) {
+func (petKind) readResult(r *reader) func() (resource.PropertyValue, error) {
 	r.keepers()
 	length := r.IntDefault("length", 1, maxPetLength, 2)
 	sep := r.StrDefault("separator", "-")
@@ -55,7 +55,7 @@ func petName(length int, sep, prefix string) (string, error) {
 // words that could not have been generated (before the adjectives that
 // precede a known animal) are taken as the prefix; the rest count towards
 // the length.
-func (petKind) parseID(id string) (resource.PropertyMap, resource.PropertyValue, error) {
+func (petKind) parseResult(id string) (resource.PropertyMap, resource.PropertyValue, error) {
 	words := strings.Split(id, "-")
 	if slices.Contains(words, "") {
 		return nil, resource.PropertyValue{}, fmt.Errorf("the ID of a Pet to import is %q, want its name: words separated by \"-\", such as \"brave-otter\"", id)

@@ -3,7 +3,9 @@ package random
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -27,27 +29,35 @@ const (
 	PetType     = "random:index:Pet"
 )
 
-// Register registers the provider's factory in r under Package at Version,
-// declaring the types it serves (providers.Tokens): a plugin of the same
+// Register registers the provider's factory in r twice: under Package at
+// Version, and at PulumiVersion claiming every 4.x version
+// (providers.ClaimMajor), so that a program written with pulumi-random's
+// SDKs, which asks for the SDK's own version, gets it. Both declare the
+// types the provider serves (providers.Tokens): a plugin of the same
 // package serves the program's other types of it.
 func Register(r *providers.Registry) error {
-	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
-		return New(), nil
-	}, providers.Tokens(StringType, IntegerType, UUIDType, PetType))
+	f := func(context.Context) (providers.Provider, error) { return New(), nil }
+	tokens := providers.Tokens(Tokens()...)
+	return errors.Join(
+		r.RegisterFactory(Package, Version, f, tokens),
+		r.RegisterFactory(Package, PulumiVersion, f, tokens, providers.ClaimMajor()),
+	)
+}
+
+// Tokens returns every resource type the provider serves, sorted.
+func Tokens() []string {
+	return slices.Sorted(maps.Keys(New().(*provider).types))
 }
 
 // New returns the random provider. It takes no configuration and is safe
 // for concurrent use.
 func New() providers.Provider {
-	return &provider{
-		types: map[string]kind{
-			StringType:  stringKind{},
-			IntegerType: integerKind{},
-			UUIDType:    uuidKind{},
-			PetType:     petKind{},
-		},
-		deleted: map[resource.ID]bool{},
-	}
+	types := pulumiKinds()
+	types[StringType] = own{stringKind{}}
+	types[IntegerType] = own{integerKind{}}
+	types[UUIDType] = own{uuidKind{}}
+	types[PetType] = own{petKind{}}
+	return &provider{types: types, deleted: map[string]bool{}}
 }
 
 // kind is what one resource type adds to the lifecycle the types share.
@@ -57,10 +67,24 @@ type kind interface {
 	// read validates the inputs r holds and fills in r.Out()'s defaults.
 	// When no input is unknown it returns the function that generates a
 	// value.
-	read(r *reader) func() (resource.PropertyValue, error)
+	read(r *reader) func() (value, error)
 	// parseID turns an import ID into the (unchecked) inputs and the value
 	// it stands for.
-	parseID(id string) (resource.PropertyMap, resource.PropertyValue, error)
+	parseID(id string) (resource.PropertyMap, value, error)
+	// computed lists the outputs a generated value sets: unknown in a
+	// preview, kept by Update.
+	computed() []string
+	// inputDefaults says whether the checked inputs carry the defaults
+	// (groundwork's own types) or only what the program gave
+	// (pulumi-random's, whose defaults appear in the outputs only).
+	inputDefaults() bool
+}
+
+// value is what a kind generates: the outputs it adds to the inputs with
+// their defaults, and the resource's ID ("" for a fresh opaque one).
+type value struct {
+	id      resource.ID
+	outputs resource.PropertyMap
 }
 
 // provider runs the lifecycle every random type shares: the value is made
@@ -68,13 +92,24 @@ type kind interface {
 // and Read returns what was recorded.
 //
 // A random value exists nowhere but in the state, so the provider
-// remembers the IDs it deleted and Read reports those gone; any other ID
-// it reads is reported as recorded.
+// remembers the resources it deleted (by URN, ID and value: several
+// pulumi-random types share one ID) and Read reports those gone; any other
+// resource it reads is reported as recorded.
 type provider struct {
 	types map[string]kind
 
 	mu      sync.Mutex
-	deleted map[resource.ID]bool
+	deleted map[string]bool
+}
+
+// deletedKey names a resource that Delete removed.
+func deletedKey(k kind, urn resource.URN, id resource.ID, outputs resource.PropertyMap) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%s", urn, id)
+	for _, key := range k.computed() {
+		fmt.Fprintf(&b, "\x00%v", outputs[resource.PropertyKey(key)].Mappable())
+	}
+	return b.String()
 }
 
 func (p *provider) lookup(urn resource.URN) (kind, error) {
@@ -90,20 +125,41 @@ func (p *provider) lookup(urn resource.URN) (kind, error) {
 	return nil, fmt.Errorf("the %s provider has no resource type %q (it manages %s)", Package, t, strings.Join(known, ", "))
 }
 
+// checked reads inputs as the type's Check does: the failures, the
+// checked inputs to record, the inputs with every default (the outputs
+// before a value is generated), and the generator (nil when an input is
+// unknown or wrong).
+func checked(k kind, inputs resource.PropertyMap) (failures []providers.CheckFailure, in, withDefaults resource.PropertyMap, generate func() (value, error)) {
+	r := newReader(inputs)
+	r.Only(k.keys()...)
+	generate = k.read(r)
+	if len(r.Failures()) > 0 {
+		return r.Failures(), inputs, r.Out(), nil
+	}
+	in = r.Out()
+	if !k.inputDefaults() {
+		in = inputs.Copy()
+		if in == nil {
+			in = resource.PropertyMap{}
+		}
+	}
+	if r.Unknown() {
+		generate = nil
+	}
+	return nil, in, r.Out(), generate
+}
+
 func (p *provider) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
 	k, err := p.lookup(req.URN)
 	if err != nil {
 		return providers.CheckResponse{}, err
 	}
-	r := newReader(req.News)
-	r.Only(k.keys()...)
-	k.read(r)
-	if len(r.Failures()) > 0 {
-		return providers.CheckResponse{Inputs: req.News, Failures: r.Failures()}, nil
-	}
-	return providers.CheckResponse{Inputs: r.Out()}, nil
+	failures, in, _, _ := checked(k, req.News)
+	return providers.CheckResponse{Inputs: in, Failures: failures}, nil
 }
 
+// Diff compares the inputs with their defaults, so that leaving an input
+// out and giving its default are the same.
 func (p *provider) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
 	k, err := p.lookup(req.URN)
 	if err != nil {
@@ -113,7 +169,9 @@ func (p *provider) Diff(ctx context.Context, req providers.DiffRequest) (provide
 	if len(olds) == 0 {
 		olds = req.OldOutputs
 	}
-	return props.Diff(olds, req.NewInputs, k.keys(), k.keys()...), nil
+	_, _, olds, _ = checked(k, props.Pick(olds, k.keys()))
+	_, _, news, _ := checked(k, req.NewInputs)
+	return props.Diff(olds, news, k.keys(), k.keys()...), nil
 }
 
 func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
@@ -121,27 +179,33 @@ func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (pro
 	if err != nil {
 		return providers.CreateResponse{}, err
 	}
-	r := newReader(req.Inputs)
-	r.Only(k.keys()...)
-	generate := k.read(r)
-	if len(r.Failures()) > 0 {
-		return providers.CreateResponse{}, props.FailuresError(req.URN, r.Failures())
+	failures, _, outs, generate := checked(k, req.Inputs)
+	if len(failures) > 0 {
+		return providers.CreateResponse{}, props.FailuresError(req.URN, failures)
 	}
-	outs := r.Out().Copy()
+	outs = outs.Copy()
 	if req.Preview {
-		outs["result"] = resource.NewUnknown()
+		for _, key := range k.computed() {
+			outs[resource.PropertyKey(key)] = resource.NewUnknown()
+		}
 		return providers.CreateResponse{Outputs: outs}, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
 	}
-	if r.Unknown() {
+	if generate == nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: the inputs have unknown values outside a preview", req.URN)
 	}
-	if outs["result"], err = generate(); err != nil {
+	v, err := generate()
+	if err != nil {
 		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
 	}
-	return providers.CreateResponse{ID: newID(), Outputs: outs}, nil
+	maps.Copy(outs, v.outputs)
+	id := v.id
+	if id == "" {
+		id = newID()
+	}
+	return providers.CreateResponse{ID: id, Outputs: outs}, nil
 }
 
 // newID returns an opaque ID that is unique in practice: the values
@@ -158,30 +222,31 @@ func (p *provider) Update(ctx context.Context, req providers.UpdateRequest) (pro
 	if err != nil {
 		return providers.UpdateResponse{}, err
 	}
-	r := newReader(req.NewInputs)
-	r.Only(k.keys()...)
-	k.read(r)
-	if len(r.Failures()) > 0 {
-		return providers.UpdateResponse{}, props.FailuresError(req.URN, r.Failures())
+	failures, _, outs, _ := checked(k, req.NewInputs)
+	if len(failures) > 0 {
+		return providers.UpdateResponse{}, props.FailuresError(req.URN, failures)
 	}
-	result, ok := req.OldOutputs["result"]
-	if !ok {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: the recorded outputs have no result to keep", req.URN)
+	outs = outs.Copy()
+	for _, key := range k.computed() {
+		v, ok := req.OldOutputs[resource.PropertyKey(key)]
+		if !ok {
+			return providers.UpdateResponse{}, fmt.Errorf("update %s: the recorded outputs have no %s to keep", req.URN, key)
+		}
+		outs[resource.PropertyKey(key)] = v
 	}
-	outs := r.Out().Copy()
-	outs["result"] = result
 	return providers.UpdateResponse{Outputs: outs}, nil
 }
 
 func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
-	if _, err := p.lookup(req.URN); err != nil {
+	k, err := p.lookup(req.URN)
+	if err != nil {
 		return providers.DeleteResponse{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
 	}
 	p.mu.Lock()
-	p.deleted[req.ID] = true
+	p.deleted[deletedKey(k, req.URN, req.ID, req.Outputs)] = true
 	p.mu.Unlock()
 	return providers.DeleteResponse{}, nil
 }
@@ -189,36 +254,34 @@ func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (pro
 // Read returns the recorded state for a refresh. For an import (no
 // recorded state) the ID is the value to adopt; each type's documentation
 // says how it is written. The imported resource keeps that ID unless the
-// value is secret, in which case it gets a fresh opaque one.
+// type says otherwise (a secret must not stay in an ID).
 func (p *provider) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
 	k, err := p.lookup(req.URN)
 	if err != nil {
 		return providers.ReadResponse{}, err
 	}
-	p.mu.Lock()
-	gone := p.deleted[req.ID]
-	p.mu.Unlock()
-	if gone {
-		return providers.ReadResponse{}, nil
-	}
 	if len(req.State) > 0 {
+		p.mu.Lock()
+		gone := p.deleted[deletedKey(k, req.URN, req.ID, req.State)]
+		p.mu.Unlock()
+		if gone {
+			return providers.ReadResponse{}, nil
+		}
 		return providers.ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: req.State}, nil
 	}
-	inputs, result, err := k.parseID(string(req.ID))
+	inputs, v, err := k.parseID(string(req.ID))
 	if err != nil {
 		return providers.ReadResponse{}, fmt.Errorf("import %s: %w", req.URN, err)
 	}
-	r := newReader(inputs)
-	k.read(r)
-	if len(r.Failures()) > 0 {
-		return providers.ReadResponse{}, fmt.Errorf("import %s: %w", req.URN, props.FailuresError(req.URN, r.Failures()))
+	failures, in, outs, _ := checked(k, inputs)
+	if len(failures) > 0 {
+		return providers.ReadResponse{}, fmt.Errorf("import %s: %w", req.URN, props.FailuresError(req.URN, failures))
 	}
-	outs := r.Out().Copy()
-	outs["result"] = result
-	id := req.ID
-	if result.IsSecret() {
-		// The ID is recorded in plain text; a secret must not stay in it.
+	outs = outs.Copy()
+	maps.Copy(outs, v.outputs)
+	id := v.id
+	if id == "" {
 		id = newID()
 	}
-	return providers.ReadResponse{ID: id, Inputs: r.Out(), Outputs: outs}, nil
+	return providers.ReadResponse{ID: id, Inputs: in, Outputs: outs}, nil
 }

@@ -40,7 +40,7 @@ type charClass struct {
 	chars   []rune
 }
 
-func (stringKind) read(r *reader) func() (resource.PropertyValue, error) {
+func (stringKind) readResult(r *reader) func() (resource.PropertyValue, error) {
 	r.keepers()
 	length := r.RequiredInt("length", 1, maxStringLength)
 	special := r.Str("overrideSpecial")
@@ -146,7 +146,7 @@ func intn(n int64) (int64, error) {
 
 // parseID adopts the ID itself as the string. Its length is the ID's and
 // the other inputs take their defaults.
-func (stringKind) parseID(id string) (resource.PropertyMap, resource.PropertyValue, error) {
+func (stringKind) parseResult(id string) (resource.PropertyMap, resource.PropertyValue, error) {
 	if id == "" {
 		return nil, resource.PropertyValue{}, fmt.Errorf("the ID of a String to import is the string itself, and it is empty")
 	}
