@@ -10,8 +10,10 @@
 // pulumi-command's command:local:Command and command:local:run, with the
 // inputs, outputs and defaults of pulumi-command's releases 1.0.0 to
 // Version, so that programs written with pulumi-command's SDKs run
-// unchanged. Register records it at Version: a program that asks for any
-// of those releases gets the built-in. pulumi-command's remote types
+// unchanged. Register records it at Version, claiming the major version
+// (providers.ClaimMajor): a program that asks for any 1.x release gets
+// the built-in unless the user prefers the plugin
+// (providers.PreferPlugins). pulumi-command's remote types
 // (command:remote:*) are not served; the registry gives them to the
 // pulumi-resource-command plugin. GetSchema answers the package schema of
 // the types served.

@@ -471,7 +471,7 @@ func TestRegisterClaimsVersion1(t *testing.T) {
 	if err := command.Register(r); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{"", "1.0.0", "1.1.0", "1.2.1"} {
+	for _, v := range []string{"", "1.0.0", "1.1.0", "1.2.1", "1.3.0"} {
 		for _, token := range []string{command.LocalCommandType, command.RunFunction, command.CommandType} {
 			got, err := r.ChooseVersion(ctx, command.Package, v, token)
 			if err != nil || got != v {

@@ -38,7 +38,7 @@ const (
 func Register(r *providers.Registry) error {
 	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
 		return New(), nil
-	}, providers.Tokens(CommandType, LocalCommandType, RunFunction))
+	}, providers.Tokens(CommandType, LocalCommandType, RunFunction), providers.ClaimMajor())
 }
 
 // New returns the command provider. It takes no configuration and is safe
