@@ -11,6 +11,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/groundwork-iac/groundwork v0.0.0-00010101000000-000000000000
 	github.com/groundwork-iac/groundwork/langhost/inline v0.0.0-00010101000000-000000000000
+	github.com/pulumi/pulumi-random/sdk/v4 v4.18.4
 	github.com/pulumi/pulumi/sdk/v3 v3.220.0
 )
 

@@ -12,10 +12,8 @@
 //	go run . -preview        # show what would change
 //	go run . -destroy        # tear it all down
 //
-// The program registers groundwork's own type tokens (random:index:Pet
-// and friends) with ctx.RegisterResource: the built-in provider does not
-// answer those of the pulumi-random package, whose Go SDK would declare
-// random:index/randomPet:RandomPet.
+// The program is written with pulumi-random's generated Go SDK, as for
+// the Pulumi CLI; the built-in random provider answers its types.
 package main
 
 import (
@@ -27,6 +25,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	pulumirandom "github.com/pulumi/pulumi-random/sdk/v4/go/random"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 
@@ -122,50 +121,31 @@ func run(ctx context.Context, o options, out io.Writer) (*engine.Result, error) 
 	}
 }
 
-// Pet is a random:index:Pet as the Go SDK sees it.
-type Pet struct {
-	pulumi.CustomResourceState
-	Result pulumi.StringOutput `pulumi:"result"`
-	Length pulumi.IntOutput    `pulumi:"length"`
-}
-
-// Integer is a random:index:Integer.
-type Integer struct {
-	pulumi.CustomResourceState
-	Result pulumi.IntOutput `pulumi:"result"`
-}
-
-// String is a random:index:String; its result is always secret.
-type String struct {
-	pulumi.CustomResourceState
-	Result pulumi.StringOutput `pulumi:"result"`
-}
-
 // mascot is the program, an ordinary Pulumi Go SDK program: the pet's
 // name feeds the password's keepers, so the password is replaced with
 // the pet.
 func mascot(ctx *pulumi.Context) error {
 	cfg := config.New(ctx, "")
-	var pet Pet
-	if err := ctx.RegisterResource(random.PetType, "mascot", pulumi.Map{
-		"length": pulumi.Int(cfg.RequireInt("words")),
-	}, &pet); err != nil {
+	pet, err := pulumirandom.NewRandomPet(ctx, "mascot", &pulumirandom.RandomPetArgs{
+		Length: pulumi.Int(cfg.RequireInt("words")),
+	})
+	if err != nil {
 		return err
 	}
-	var lucky Integer
-	if err := ctx.RegisterResource(random.IntegerType, "lucky", pulumi.Map{
-		"min": pulumi.Int(1), "max": pulumi.Int(99),
-	}, &lucky); err != nil {
+	lucky, err := pulumirandom.NewRandomInteger(ctx, "lucky", &pulumirandom.RandomIntegerArgs{
+		Min: pulumi.Int(1), Max: pulumi.Int(99),
+	})
+	if err != nil {
 		return err
 	}
-	var password String
-	if err := ctx.RegisterResource(random.StringType, "password", pulumi.Map{
-		"length":  pulumi.Int(20),
-		"keepers": pulumi.Map{"pet": pet.Result},
-	}, &password); err != nil {
+	password, err := pulumirandom.NewRandomPassword(ctx, "password", &pulumirandom.RandomPasswordArgs{
+		Length:  pulumi.Int(20),
+		Keepers: pulumi.StringMap{"pet": pet.ID().ToStringOutput()},
+	})
+	if err != nil {
 		return err
 	}
-	ctx.Export("mascot", pet.Result)
+	ctx.Export("mascot", pet.ID())
 	ctx.Export("lucky", lucky.Result)
 	ctx.Export("password", password.Result)
 	return nil

@@ -22,7 +22,7 @@ import (
 func changes(res *engine.Result) []string {
 	var out []string
 	for _, st := range res.Steps {
-		if st.Op == engine.StepSame || st.Op == engine.StepOutputs || !strings.HasPrefix(st.URN.Type(), "random:index:") {
+		if st.Op == engine.StepSame || st.Op == engine.StepOutputs || !strings.HasPrefix(st.URN.Type(), "random:") {
 			continue
 		}
 		out = append(out, string(st.Op)+" "+st.URN.Name())
