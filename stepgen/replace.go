@@ -74,6 +74,7 @@ func (g *Generator) startDependents(w *work) (Actions, error) {
 			}
 		}
 	}
+	w.dbr.candidates = append(w.dbr.candidates, g.leftoverDependents(w.old, w.dbr.candidates)...)
 	w.dbr.counted = make(map[*resource.State]bool, len(w.dbr.candidates))
 	for _, s := range w.dbr.candidates {
 		w.dbr.counted[s] = true
@@ -118,7 +119,7 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 			continue
 		}
 		d.next++
-		if g.deletedByAnother(w, dep) {
+		if !dep.Delete && g.deletedByAnother(w, dep) {
 			markReplaced(d.replaced, dep)
 			continue
 		}
@@ -176,7 +177,11 @@ func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 	// conservative answer keeps the old resource from being deleted while
 	// something still needs it.
 	if a.Err != nil || a.Diff.Replace() || a.Diff.Changes == resource.DiffUnknown {
-		markReplaced(w.dbr.replaced, dep)
+		if !dep.Delete {
+			// A live record's reference names the live resource,
+			// not an old copy marked for deletion.
+			markReplaced(w.dbr.replaced, dep)
+		}
 		w.dbr.doomed = append(w.dbr.doomed, dep)
 	}
 	return g.nextDependent(w)
@@ -201,7 +206,7 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	}
 	g.endCascade(w)
 	for _, dep := range d.doomed {
-		if dep.Protect && !g.takenOver[dep] {
+		if dep.Protect && !dep.Delete && !g.takenOver[dep] {
 			// Replacing it would delete it: refuse, as for a protected
 			// resource replaced directly, before anything is deleted.
 			w.refusal = &ProtectedError{URN: dep.URN, Action: "replace", For: w.new.URN}
@@ -227,6 +232,14 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 		if d.copies[dep] {
 			if del := g.deleteOldCopy(dep); del != nil {
 				steps = append(steps, del)
+			}
+			continue
+		}
+		if dep.Delete {
+			if doomed[dep] {
+				if del := g.deleteLeftover(w, dep); del != nil {
+					steps = append(steps, del)
+				}
 			}
 			continue
 		}

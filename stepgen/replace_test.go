@@ -540,3 +540,60 @@ func TestCascadeWaitsForARegisteredDependent(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteBeforeReplaceDeletesOldCopiesOfDependents: an old copy an
+// earlier update marked for deletion and left (its delete never ran) still
+// exists, and its record may depend on a resource now replaced
+// delete-before-replace. The cascade treats it as it treats a live
+// dependent: diffed with the replaced inputs unknown, and, replaced, deleted
+// before the resource (it was to go anyway), not after the program, when
+// the resource it refers to is already gone.
+//
+//	a: replaced delete-before-replace
+//	b (old copy, marked): input from a → deleted in the cascade
+//	c (old copy, marked): dependsOn a only → stays until after the program
+//	b, c (live): no tie to a
+func TestDeleteBeforeReplaceDeletesOldCopiesOfDependents(t *testing.T) {
+	marked := func(s *resource.State) { s.Delete, s.ID = true, s.ID+"-old" }
+	old := []*resource.State{
+		recorded("a", map[string]any{"x": 1}),
+		recorded("b", map[string]any{"k": 2}),
+		recorded("b", map[string]any{"a": "id-a"}, inputFrom("a", urn("a")), marked),
+		recorded("c", nil),
+		recorded("c", nil, dependsOn(urn("a")), marked),
+	}
+	dbr := replaceKeys("x")
+	dbr.DeleteBeforeReplace = true
+	var copyDiff providers.DiffRequest
+	prov := &providers.Func{DiffF: func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+		if req.ID == "id-b-old" {
+			copyDiff = req
+			return replaceKeys("a"), nil
+		}
+		return diffBy(map[string]resource.DiffResult{"a": dbr})(ctx, req)
+	}}
+	h := newHost(t, stepgen.Config{Old: old}, prov)
+	chains := h.mustRegister(goal("a", map[string]any{"x": 2}))
+	if diff := cmp.Diff([]string{"check a", "diff a", "check a", "diff b"}, h.callNames()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([][]string{{"delete-replaced b", "delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
+		t.Fatalf("chains (-want +got):\n%s", diff)
+	}
+	if del := chains[0][0]; del.Old != old[2] || del.New != nil || del.JournalOp() != resource.OperationDeleting {
+		t.Errorf("the cascade's first delete is of %+v (new %v, journal %q); want b's old copy, deleted through its provider",
+			del.Old, del.New, del.JournalOp())
+	}
+	if want := props(map[string]any{"a": resource.NewUnknown()}); !cmp.Equal(copyDiff.NewInputs, want) {
+		t.Errorf("the old copy's diff got inputs %v, want %v", copyDiff.NewInputs, want)
+	}
+	h.mustRegister(goal("b", map[string]any{"k": 2}))
+	h.mustRegister(goal("c", nil))
+	layers, err := h.deletes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]string{{"delete-replaced c"}}, antichainNames(layers)); diff != "" {
+		t.Errorf("deletes after the program (-want +got):\n%s", diff)
+	}
+}
