@@ -131,14 +131,16 @@ var knownDifferences = []knownDifference{
 				return c.onlyDeletesDiffer(d.URN)
 			case compare.KindFailed:
 				// The failure that stopped one engine's deletes was
-				// of a delete the other had not started.
-				ledger := c.ref.Ledger
+				// of a delete the other had not started, or the
+				// other stopped before the refused delete of a
+				// protected resource.
+				run := c.ref
 				if d.Engine != "pulumi" {
-					ledger = c.gw.Ledger
+					run = c.gw
 				}
-				return c.onlyDeletesDiffer(d.URN) && slices.ContainsFunc(ledger, func(e world.Entry) bool {
+				return c.onlyDeletesDiffer(d.URN) && (slices.ContainsFunc(run.Ledger, func(e world.Entry) bool {
 					return e.URN == d.URN && e.Op == spec.OpDelete && e.Failed
-				})
+				}) || c.refusedDeleteAlone(run, d.URN))
 			}
 			return false
 		},
@@ -428,14 +430,15 @@ func failedDelete(ledger []world.Entry) bool {
 }
 
 // onlyDeletesDiffer reports whether the two engines' operations on urn
-// differ only by deletes at their ends: one engine deleted an object (or
-// failed to) that the other had not got to.
+// differ only by deletes: at their ends, one engine deleted an object (or
+// failed to) that the other had not got to; or, between two copies under
+// urn, each engine started the delete of another one first.
 func (c *runContext) onlyDeletesDiffer(urn string) bool {
 	ops := func(ledger []world.Entry) []world.Entry {
 		var out []world.Entry
 		for _, e := range ledger {
 			if e.URN == urn {
-				out = append(out, world.Entry{Op: e.Op, URN: e.URN, Failed: e.Failed})
+				out = append(out, e)
 			}
 		}
 		return out
@@ -444,13 +447,24 @@ func (c *runContext) onlyDeletesDiffer(urn string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	if !slices.Equal(a, b[:len(a)]) {
-		return false
-	}
-	for _, e := range b[len(a):] {
-		if e.Op != spec.OpDelete {
+	for i, e := range b {
+		if i >= len(a) {
+			if e.Op != spec.OpDelete {
+				return false
+			}
+			continue
+		}
+		if f := a[i]; f.Op != e.Op || f.Failed != e.Failed || (f.ID != e.ID && e.Op != spec.OpDelete) {
 			return false
 		}
 	}
-	return len(b) > len(a)
+	return true
+}
+
+// refusedDeleteAlone reports whether run's engine refused to delete urn, a
+// protected resource, and neither engine called a provider on it.
+func (c *runContext) refusedDeleteAlone(run *drive.Run, urn string) bool {
+	touched := func(e world.Entry) bool { return e.URN == urn }
+	return strings.Contains(run.Err, urn) && strings.Contains(run.Err, "protected") &&
+		!slices.ContainsFunc(c.ref.Ledger, touched) && !slices.ContainsFunc(c.gw.Ledger, touched)
 }

@@ -67,6 +67,7 @@ func TestKnownDifferencesByCause(t *testing.T) {
 		{"protected-dependency-copies-kept-dependency", "protected-dependency-copies-kept", false},
 		{"snapshot-check-fails-on-parent-and-child-retyped", "snapshot-check-fails-on-parent-and-child-renames", false},
 		{"deletes-beside-a-failure-failed-steps", "deletes-beside-a-failure-under-bounded-parallelism", true},
+		{"deletes-beside-a-failure-other-copy", "deletes-beside-a-failure-under-bounded-parallelism", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
