@@ -552,7 +552,8 @@ func TestCascadeWaitsForARegisteredDependent(t *testing.T) {
 //	a: replaced delete-before-replace
 //	b (old copy, marked): input from a → deleted in the cascade
 //	c (old copy, marked): dependsOn a only → stays until after the program
-//	b, c (live): no tie to a
+//	d (old copy, marked): input from b's old copy → deleted first
+//	b, c, d (live): no tie to a
 func TestDeleteBeforeReplaceDeletesOldCopiesOfDependents(t *testing.T) {
 	marked := func(s *resource.State) { s.Delete, s.ID = true, s.ID+"-old" }
 	old := []*resource.State{
@@ -561,26 +562,34 @@ func TestDeleteBeforeReplaceDeletesOldCopiesOfDependents(t *testing.T) {
 		recorded("b", map[string]any{"a": "id-a"}, inputFrom("a", urn("a")), marked),
 		recorded("c", nil),
 		recorded("c", nil, dependsOn(urn("a")), marked),
+		recorded("d", nil),
+		recorded("d", map[string]any{"b": "id-b-old"}, inputFrom("b", urn("b")), marked),
 	}
 	dbr := replaceKeys("x")
 	dbr.DeleteBeforeReplace = true
 	var copyDiff providers.DiffRequest
 	prov := &providers.Func{DiffF: func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
-		if req.ID == "id-b-old" {
+		switch req.ID {
+		case "id-b-old":
 			copyDiff = req
 			return replaceKeys("a"), nil
+		case "id-d-old":
+			if !req.NewInputs["b"].IsUnknown() {
+				t.Errorf("d's old copy was diffed with b %v, want unknown: b's old copy is replaced", req.NewInputs["b"])
+			}
+			return replaceKeys("b"), nil
 		}
 		return diffBy(map[string]resource.DiffResult{"a": dbr})(ctx, req)
 	}}
 	h := newHost(t, stepgen.Config{Old: old}, prov)
 	chains := h.mustRegister(goal("a", map[string]any{"x": 2}))
-	if diff := cmp.Diff([]string{"check a", "diff a", "check a", "diff b"}, h.callNames()); diff != "" {
+	if diff := cmp.Diff([]string{"check a", "diff a", "check a", "diff b", "diff d"}, h.callNames()); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([][]string{{"delete-replaced b", "delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
+	if diff := cmp.Diff([][]string{{"delete-replaced d", "delete-replaced b", "delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
 		t.Fatalf("chains (-want +got):\n%s", diff)
 	}
-	if del := chains[0][0]; del.Old != old[2] || del.New != nil || del.JournalOp() != resource.OperationDeleting {
+	if del := chains[0][1]; del.Old != old[2] || del.New != nil || del.JournalOp() != resource.OperationDeleting {
 		t.Errorf("the cascade's first delete is of %+v (new %v, journal %q); want b's old copy, deleted through its provider",
 			del.Old, del.New, del.JournalOp())
 	}
@@ -589,6 +598,7 @@ func TestDeleteBeforeReplaceDeletesOldCopiesOfDependents(t *testing.T) {
 	}
 	h.mustRegister(goal("b", map[string]any{"k": 2}))
 	h.mustRegister(goal("c", nil))
+	h.mustRegister(goal("d", nil))
 	layers, err := h.deletes()
 	if err != nil {
 		t.Fatal(err)
