@@ -40,12 +40,22 @@ var knownDifferences = []knownDifference{
 		// COMPATIBILITY.md: "An interrupted delete-before-replace is not
 		// deleted again". The reference engine deletes once more, through
 		// the provider, the old copy a delete-before-replace already
-		// deleted, when a create-before-delete replacement follows.
+		// deleted, when a create-before-delete replacement follows. When
+		// the program injects a failure of that delete, the reference
+		// engine's update fails on it.
 		name: "double-delete-after-interrupted-dbr", deliberate: true, goOn: true,
 		match: func(c *runContext, d compare.Difference) bool {
 			switch {
 			case d.Kind == compare.KindOps:
 				return c.onlyExtraDeletesOfPending(d.URN)
+			case d.Kind == compare.KindFailed && d.Engine == "pulumi":
+				return c.refFailedOnlyDeletingPending(d.URN)
+			case d.Kind == compare.KindOutcome:
+				return c.gw.Err == "" && c.refFailedOnlyDeletingPending("")
+			case d.Kind == compare.KindState && resource.URN(d.URN).Type() == resource.RootStackType:
+				// The failed update kept the stack's outputs of
+				// the one before.
+				return d.Field == "outputs" && c.gw.Err == "" && c.refFailedOnlyDeletingPending("")
 			case d.Kind == compare.KindInvariant && d.Engine == "pulumi":
 				for _, e := range c.ref.Ledger {
 					if e.Missing && e.Op == spec.OpDelete && c.pendingBefore(e.ID) &&
@@ -69,6 +79,19 @@ var knownDifferences = []knownDifference{
 		},
 	},
 	{
+		// COMPATIBILITY.md: "A delete-before-replace cascade that deletes
+		// an old copy leaves the live resource alone". The reference
+		// engine's cascade, deleting an old copy marked for deletion that
+		// depended on the resource replaced, marks the copy's URN as
+		// deleted; the live resource under that URN, registered, is then
+		// created again beside itself, and the reference engine's own
+		// snapshot check stops the update on the duplicate.
+		name: "cascade-deletes-an-old-copy-not-its-resource", deliberate: true, goOn: false,
+		match: func(c *runContext, d compare.Difference) bool {
+			return d.Kind == compare.KindInvalid && d.Engine == "pulumi" && c.refDuplicatedAfterCopyDelete()
+		},
+	},
+	{
 		// COMPATIBILITY.md: "Every old copy a protected resource may
 		// still use is kept". Of the copies marked for deletion under
 		// the URN a protected resource that stays depends on, the
@@ -80,7 +103,7 @@ var knownDifferences = []knownDifference{
 			case compare.KindOps:
 				return c.onlyExtraDeletesOfKeptCopies(d.URN)
 			case compare.KindState:
-				return d.Field == "" && c.keptCopy(d.URN, d.ID)
+				return d.Field == "" && c.keptFor(d.URN, d.ID)
 			case compare.KindFailed:
 				// The reference engine's delete of a kept copy failed.
 				return d.Engine == "pulumi" && slices.ContainsFunc(c.ref.Ledger, func(e world.Entry) bool {
@@ -106,6 +129,18 @@ var knownDifferences = []knownDifference{
 				return d.Field == ""
 			case compare.KindOps:
 				return c.onlyDeletesDiffer(d.URN)
+			case compare.KindFailed:
+				// The failure that stopped one engine's deletes was
+				// of a delete the other had not started, or the
+				// other stopped before the refused delete of a
+				// protected resource.
+				run := c.ref
+				if d.Engine != "pulumi" {
+					run = c.gw
+				}
+				return c.onlyDeletesDiffer(d.URN) && (slices.ContainsFunc(run.Ledger, func(e world.Entry) bool {
+					return e.URN == d.URN && e.Op == spec.OpDelete && e.Failed
+				}) || c.refusedDeleteAlone(run, d.URN))
 			}
 			return false
 		},
@@ -148,7 +183,7 @@ func (c *runContext) onlyExtraDeletesOfPending(urn string) bool {
 		if e.URN != urn {
 			continue
 		}
-		if e.Op == spec.OpDelete && e.Missing && c.pendingBefore(e.ID) {
+		if e.Op == spec.OpDelete && (e.Missing || e.Failed) && c.pendingBefore(e.ID) {
 			extra = true
 			continue
 		}
@@ -160,6 +195,27 @@ func (c *runContext) onlyExtraDeletesOfPending(urn string) bool {
 		}
 	}
 	return extra && strings.Join(ref, "\n") == strings.Join(gw, "\n")
+}
+
+// refFailedOnlyDeletingPending reports whether every injected failure that
+// fired in the reference's run (at least one, on urn unless urn is "") was
+// of a delete of an object already deleted (pending replacement before the
+// run), and none fired in groundwork's.
+func (c *runContext) refFailedOnlyDeletingPending(urn string) bool {
+	if slices.ContainsFunc(c.gw.Ledger, func(e world.Entry) bool { return e.Failed }) {
+		return false
+	}
+	found := false
+	for _, e := range c.ref.Ledger {
+		if !e.Failed {
+			continue
+		}
+		if e.Op != spec.OpDelete || !c.pendingBefore(e.ID) {
+			return false
+		}
+		found = found || urn == "" || e.URN == urn
+	}
+	return found
 }
 
 // keptCopy reports whether groundwork kept, and the reference engine
@@ -179,13 +235,7 @@ func (c *runContext) keptCopy(urn, id string) bool {
 			kept, keptURN = true, r.URN
 		}
 	}
-	deleted := false // or tried to
-	for _, e := range c.ref.Ledger {
-		if e.Op == spec.OpDelete && e.ID == id {
-			deleted = true
-		}
-	}
-	if !kept || !deleted {
+	if !kept || !c.refLetGo(id) {
 		return false
 	}
 	// A record that stays though the program did not register it (a
@@ -217,6 +267,37 @@ func (c *runContext) renamedTo(from, to string) bool {
 	})
 }
 
+// refLetGo reports whether the reference engine deleted the object id (or
+// tried to), or let it go without a provider call (retain-on-delete).
+func (c *runContext) refLetGo(id string) bool {
+	if slices.ContainsFunc(c.ref.Ledger, func(e world.Entry) bool { return e.Op == spec.OpDelete && e.ID == id }) {
+		return true
+	}
+	retained := slices.ContainsFunc(c.ref.Before, func(r drive.Record) bool { return r.ID == id && r.RetainOnDelete })
+	return retained && !slices.ContainsFunc(c.ref.State, func(r drive.Record) bool { return r.ID == id })
+}
+
+// keptFor reports whether groundwork kept, and the reference engine let
+// go, the object id under urn: a copy kept for a protected dependent (see
+// keptCopy), or a live resource the program no longer registers that such
+// a copy depends on — the copy still exists, so what it uses stays.
+func (c *runContext) keptFor(urn, id string) bool {
+	if c.keptCopy(urn, id) {
+		return true
+	}
+	if c.i >= len(c.p.Versions) || !c.refLetGo(id) ||
+		!slices.ContainsFunc(c.gw.State, func(r drive.Record) bool { return r.ID == id && r.URN == urn && !r.Delete }) ||
+		slices.Contains(slices.Collect(maps.Values(c.p.URNs(c.i))), resource.URN(urn)) {
+		return false
+	}
+	for _, r := range c.gw.State {
+		if r.Delete && slices.Contains(compare.Dependencies(&r), urn) && c.keptCopy(r.URN, r.ID) {
+			return true
+		}
+	}
+	return false
+}
+
 // onlyExtraDeletesOfKeptCopies reports whether the reference's operations
 // on urn are groundwork's plus deletes of copies groundwork kept for a
 // protected dependent (see keptCopy).
@@ -227,7 +308,7 @@ func (c *runContext) onlyExtraDeletesOfKeptCopies(urn string) bool {
 		if e.URN != urn {
 			continue
 		}
-		if e.Op == spec.OpDelete && c.keptCopy(urn, e.ID) {
+		if e.Op == spec.OpDelete && c.keptFor(urn, e.ID) {
 			extra = true
 			continue
 		}
@@ -239,6 +320,42 @@ func (c *runContext) onlyExtraDeletesOfKeptCopies(urn string) bool {
 		}
 	}
 	return extra && slices.Equal(ref, gw)
+}
+
+// refDuplicatedAfterCopyDelete reports whether the reference's state
+// failed its check on a duplicate URN under which, in this run, it deleted
+// an old copy marked for deletion and then created an object, beside a
+// live record it held there before the run; groundwork records one live
+// resource under the URN.
+func (c *runContext) refDuplicatedAfterCopyDelete() bool {
+	const dup = "duplicate resource "
+	i := strings.Index(c.ref.Invalid, dup)
+	if i < 0 || c.gw.Invalid != "" {
+		return false
+	}
+	urn := strings.Fields(c.ref.Invalid[i+len(dup):])[0]
+	copyDeleted, created := false, false
+	for _, e := range c.ref.Ledger {
+		switch {
+		case e.URN == urn && e.Op == spec.OpDelete && !e.Failed && slices.ContainsFunc(c.ref.Before, func(r drive.Record) bool {
+			return r.URN == urn && r.ID == e.ID && r.Delete
+		}):
+			copyDeleted = true
+		case e.URN == urn && e.Op == spec.OpCreate && copyDeleted:
+			created = true
+		}
+	}
+	live := func(r drive.Record) bool { return r.URN == urn && !r.Delete }
+	if !created || !slices.ContainsFunc(c.ref.Before, live) {
+		return false
+	}
+	n := 0
+	for _, r := range c.gw.State {
+		if live(r) {
+			n++
+		}
+	}
+	return n == 1
 }
 
 // holds reports whether st records urn.
@@ -288,8 +405,11 @@ func (c *runContext) refSnapshotMixedURN() bool {
 			(r.Name != missing.Name() && !slices.ContainsFunc(r.Aliases, func(a spec.Alias) bool { return a.Name == missing.Name() })) {
 			continue
 		}
+		// The missing URN has the child's type: its own, or the one it
+		// had before an alias retyped it too.
+		typed := slices.ContainsFunc(r.Aliases, func(a spec.Alias) bool { return a.Type != "" && a.Type == missing.Type() })
 		for _, rec := range c.gw.State {
-			if u := resource.URN(rec.URN); u.IsValid() && u.Name() == r.Name && u.Type() == missing.Type() {
+			if u := resource.URN(rec.URN); u.IsValid() && u.Name() == r.Name && (typed || u.Type() == missing.Type()) {
 				return true
 			}
 		}
@@ -310,14 +430,15 @@ func failedDelete(ledger []world.Entry) bool {
 }
 
 // onlyDeletesDiffer reports whether the two engines' operations on urn
-// differ only by successful deletes at their ends: one engine deleted an
-// object the other had not got to.
+// differ only by deletes: at their ends, one engine deleted an object (or
+// failed to) that the other had not got to; or, between two copies under
+// urn, each engine started the delete of another one first.
 func (c *runContext) onlyDeletesDiffer(urn string) bool {
 	ops := func(ledger []world.Entry) []world.Entry {
 		var out []world.Entry
 		for _, e := range ledger {
 			if e.URN == urn {
-				out = append(out, world.Entry{Op: e.Op, URN: e.URN, Failed: e.Failed})
+				out = append(out, e)
 			}
 		}
 		return out
@@ -326,13 +447,24 @@ func (c *runContext) onlyDeletesDiffer(urn string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	if !slices.Equal(a, b[:len(a)]) {
-		return false
-	}
-	for _, e := range b[len(a):] {
-		if e.Op != spec.OpDelete || e.Failed {
+	for i, e := range b {
+		if i >= len(a) {
+			if e.Op != spec.OpDelete {
+				return false
+			}
+			continue
+		}
+		if f := a[i]; f.Op != e.Op || f.Failed != e.Failed || (f.ID != e.ID && e.Op != spec.OpDelete) {
 			return false
 		}
 	}
-	return len(b) > len(a)
+	return true
+}
+
+// refusedDeleteAlone reports whether run's engine refused to delete urn, a
+// protected resource, and neither engine called a provider on it.
+func (c *runContext) refusedDeleteAlone(run *drive.Run, urn string) bool {
+	touched := func(e world.Entry) bool { return e.URN == urn }
+	return strings.Contains(run.Err, urn) && strings.Contains(run.Err, "protected") &&
+		!slices.ContainsFunc(c.ref.Ledger, touched) && !slices.ContainsFunc(c.gw.Ledger, touched)
 }

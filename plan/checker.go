@@ -53,8 +53,8 @@ func (c *Checker) Outputs(urn resource.URN, olds, news resource.PropertyMap) err
 
 // Step holds the next step on a resource to the plan: a resource the plan
 // does not hold may only stay the same; otherwise the step must be allowed
-// by the next planned one (Allows), a planned replacement taken in either
-// order (otherOrder). A replacement planned and found to be
+// by the next planned one (Allows), or be one of the replacement steps
+// planned next (takeFromGroup). A replacement planned and found to be
 // an update or a same drops the rest of the replacement's steps.
 func (c *Checker) Step(urn resource.URN, op Op) error {
 	left, seen := c.left[urn]
@@ -79,7 +79,12 @@ func (c *Checker) Step(urn resource.URN, op Op) error {
 	if len(left) == 0 {
 		return &ViolationError{URN: urn, Op: op}
 	}
-	left = otherOrder(left, op)
+	if !Allows(left[0], op) {
+		if rest, ok := takeFromGroup(left, op); ok {
+			c.left[urn] = rest
+			return nil
+		}
+	}
 	planned := left[0]
 	left = left[1:]
 	if !Allows(planned, op) {
@@ -102,27 +107,47 @@ func replacing(op Op) bool {
 	return op == OpCreateReplacement || op == OpReplace || op == OpDeleteReplaced
 }
 
-// otherOrder returns left with a planned replacement put in the other
-// order when op starts the replacement that way: a delete-before-create
-// (delete-replaced, then create) taken as a create-before-delete
-// (create-replacement, replace, then delete-replaced), or the reverse.
-// Whether a resource whose old copy depended on one replaced
-// delete-before-replace is itself replaced before or after that
-// cascade reaches it depends on when the program registers it, which a
-// preview cannot know; the resource's own deleteBeforeReplace is held by
-// its goal. Otherwise left is returned as it is.
-func otherOrder(left []Op, op Op) []Op {
-	switch {
-	case op == OpCreateReplacement && len(left) >= 2 && left[0] == OpDeleteReplaced && left[1] == OpCreate:
-		return append([]Op{OpCreateReplacement, OpReplace, OpDeleteReplaced}, left[2:]...)
-	case op == OpDeleteReplaced && len(left) >= 2 && left[0] == OpCreateReplacement && left[1] == OpReplace:
-		rest := slices.Clone(left[2:])
-		if i := slices.Index(rest, OpDeleteReplaced); i >= 0 {
-			rest = slices.Delete(rest, i, i+1)
-		}
-		return append([]Op{OpDeleteReplaced, OpCreate}, rest...)
+// takeFromGroup takes op out of the replacement steps planned next (the
+// leading run of creates, create-replacements, replaces and deletes in
+// left) when the next planned step does not allow it, and returns the
+// rest. What the steps of a resource's replacement, and the deletes of its
+// old copies, come in order of is the schedule's doing: whether a
+// resource whose old copy depended on one replaced delete-before-replace
+// is registered before or after that cascade reaches it, which a preview
+// cannot know. So op may be any of them, and a replacement may be taken in
+// the other order: a create where create-replacement, replace were planned
+// (delete-before-create taken for create-before-delete), or a
+// create-replacement where a create was (the reverse), its replace then
+// expected. The resource's own deleteBeforeReplace is held by its goal.
+func takeFromGroup(left []Op, op Op) ([]Op, bool) {
+	n := 0
+	for n < len(left) && grouped(left[n]) {
+		n++
 	}
-	return left
+	if !grouped(op) || n == 0 {
+		return nil, false
+	}
+	group, rest := slices.Clone(left[:n]), left[n:]
+	switch i := slices.Index(group, op); {
+	case i >= 0:
+		group = slices.Delete(group, i, i+1)
+	case op == OpCreate && slices.Contains(group, OpCreateReplacement):
+		i := slices.Index(group, OpCreateReplacement)
+		group = slices.Delete(group, i, i+1)
+		if j := slices.Index(group, OpReplace); j >= 0 {
+			group = slices.Delete(group, j, j+1)
+		}
+	case op == OpCreateReplacement && slices.Contains(group, OpCreate):
+		group[slices.Index(group, OpCreate)] = OpReplace
+	default:
+		return nil, false
+	}
+	return append(group, rest...), true
+}
+
+// grouped reports whether op is a step of a replacement or a delete.
+func grouped(op Op) bool {
+	return op == OpCreate || op == OpCreateReplacement || op == OpReplace || op == OpDeleteReplaced || op == OpDelete
 }
 
 // withoutReplacement drops the rest of a planned replacement that turned

@@ -21,7 +21,9 @@ import (
 // TestDeleteOrderProperty checks the delete rule of the package
 // documentation on random programs: an old snapshot of up to six
 // resources tied by every kind of dependency (dependsOn, property
-// dependencies that replace or update, parent, deletedWith), then a
+// dependencies that replace or update, parent, deletedWith), some with an
+// old copy an earlier run left marked for deletion and ties of its own
+// (checkCopiesDeleteOrder holds those to the rule too), then a
 // program that keeps, updates, replaces (create-before-delete or
 // delete-before-replace) or removes each, with new dependencies. A host
 // plays the engine with random latency: it registers each resource once
@@ -52,12 +54,13 @@ func manyChecks(t *testing.T) func() {
 	if n := os.Getenv("GROUNDWORK_RAPID_CHECKS"); n != "" {
 		checks = n
 	}
-	explicit := false
-	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "rapid.checks" })
-	if explicit {
+	// A value other than the default was given on the command line (this
+	// function sets the flag back to the default when a test ends).
+	f := flag.Lookup("rapid.checks")
+	prev := f.Value.String()
+	if prev != f.DefValue {
 		return func() {}
 	}
-	prev := flag.Lookup("rapid.checks").Value.String()
 	if err := flag.Set("rapid.checks", checks); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +73,9 @@ type orderRes struct {
 	name string
 	old  *resource.State
 	new  *orderGoal
+	// copy is an old copy an earlier run marked for deletion and left
+	// (its delete never ran), with dependencies of its own, or nil.
+	copy *resource.State
 }
 
 type orderGoal struct {
@@ -121,6 +127,9 @@ func drawOrderProgram(t *rapid.T) *orderProgram {
 		}
 		r.old = recorded(r.name, inputs, opts...)
 		r.old.ID = resource.ID("id-" + r.name)
+		if rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("copy?%d", i)) == 0 {
+			r.copy = drawOldCopy(t, p, r.name, parents[i])
+		}
 		p.res = append(p.res, r)
 	}
 	for i, r := range p.res {
@@ -157,6 +166,33 @@ func drawOrderProgram(t *rapid.T) *orderProgram {
 		r.new = g
 	}
 	return p
+}
+
+// drawOldCopy draws the old copy of resource name an earlier run left:
+// its own ties to the resources before it (their old copies, where they
+// have one, as a copy's references name copies first).
+func drawOldCopy(t *rapid.T, p *orderProgram, name string, parent int) *resource.State {
+	inputs := map[string]any{"rv": "0", "v": "0"}
+	opts := []func(*resource.State){func(s *resource.State) { s.Delete, s.ID = true, resource.ID("id-"+name+"-old") }}
+	if parent >= 0 {
+		opts = append(opts, childOf(p.res[parent].old.URN))
+	}
+	for j, dep := range p.res {
+		ju := dep.old.URN
+		switch rapid.IntRange(0, orderKinds-1).Draw(t, fmt.Sprintf("copydep%s-%d", name, j)) {
+		case 1:
+			opts = append(opts, dependsOn(ju))
+		case 2:
+			inputs[fmt.Sprintf("rp%d", j)] = "0"
+			opts = append(opts, inputFrom(fmt.Sprintf("rp%d", j), ju))
+		case 3:
+			inputs[fmt.Sprintf("p%d", j)] = "0"
+			opts = append(opts, inputFrom(fmt.Sprintf("p%d", j), ju))
+		case 4:
+			opts = append(opts, func(s *resource.State) { s.DeletedWith = ju })
+		}
+	}
+	return recorded(name, inputs, opts...)
 }
 
 // refersTo lists the resources g waits for before it is registered.
@@ -204,6 +240,8 @@ type orderHost struct {
 	// run holds to a plan (Config.Plan): the run stops there.
 	refused *plan.ViolationError
 	holding bool
+	// deletesAt is when the host asked for the deletes after the program.
+	deletesAt int
 }
 
 func (h *orderHost) Provider(string, string) (providers.Provider, error) { return h.prov, nil }
@@ -240,6 +278,9 @@ func runOrderProgramWith(t *rapid.T, p *orderProgram, cfg stepgen.Config) (*step
 	var old []*resource.State
 	for _, r := range p.res {
 		old = append(old, r.old)
+		if r.copy != nil {
+			old = append(old, r.copy)
+		}
 	}
 	cfg.Stack, cfg.Project, cfg.Old = testStack, testProject, old
 	gen, err := stepgen.New(cfg)
@@ -254,7 +295,7 @@ func runOrderProgramWith(t *rapid.T, p *orderProgram, cfg stepgen.Config) (*step
 		moves := h.moves()
 		if len(moves) == 0 {
 			if !deletesAsked && h.programDone() && h.gen.Settled() {
-				deletesAsked = true
+				deletesAsked, h.deletesAt = true, h.seq
 				if _, err := h.gen.Deletes(); err != nil {
 					if errors.As(err, &h.refused) && cfg.Plan != nil {
 						break
@@ -283,6 +324,7 @@ func runOrderProgramWith(t *rapid.T, p *orderProgram, cfg stepgen.Config) (*step
 		t.Fatalf("the generator never settled")
 	}
 	h.checkDeleteOrder()
+	h.checkCopiesDeleteOrder()
 	return gen, nil
 }
 
@@ -495,6 +537,47 @@ func (h *orderHost) checkDeleteOrder() {
 				}
 				h.t.Fatalf("%s was deleted (%s, started at %d) before %s, which depended on it, was deleted (%s, ended at %d; registered at %d); steps:\n%s",
 					x.name, xDel.step.Op, xDel.start, d.name, dDel.step.Op, dDel.end, at, b.String())
+			}
+		}
+	}
+}
+
+// checkCopiesDeleteOrder checks the delete rule for the old copies an
+// earlier run left: such a copy and what it refers to (the old copy under
+// that URN, if one, else the live record) both deleted, the copy goes
+// first, unless what it refers to went in a delete-before-replace
+// cascade and the copy's tie to it would not replace it (dependsOn, an
+// updating input, parent, deletedWith): the cascade keeps such a
+// dependent, as it keeps a live one the program does not register.
+func (h *orderHost) checkCopiesDeleteOrder() {
+	for _, d := range h.p.res {
+		if d.copy == nil {
+			continue
+		}
+		dDel := h.deletedBy[d.copy.ID]
+		if dDel == nil {
+			continue
+		}
+		for _, x := range h.p.res {
+			target := x.old
+			if x.copy != nil {
+				target = x.copy
+			}
+			xDel := h.deletedBy[target.ID]
+			if x == d || xDel == nil || !dependsOnOld(d.copy, x.old.URN) {
+				continue
+			}
+			replacing := false
+			for k, deps := range d.copy.PropertyDependencies {
+				replacing = replacing || (strings.HasPrefix(string(k), "r") && slices.Contains(deps, x.old.URN))
+			}
+			inCascade := xDel.issued < h.deletesAt
+			if !replacing && inCascade {
+				continue
+			}
+			if dDel.end >= xDel.start {
+				h.t.Fatalf("%s's old copy %s was deleted (%s %s, started at %d) before the old copy of %s, which depended on it, was deleted (%s, ended at %d)",
+					x.name, target.ID, xDel.step.Op, xDel.step.URN().Name(), xDel.start, d.name, dDel.step.Op, dDel.end)
 			}
 		}
 	}

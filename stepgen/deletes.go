@@ -53,7 +53,7 @@ func (g *Generator) Deletes() ([][]*Step, error) {
 	g.blockers = nil
 	if len(protected) > 0 {
 		sched := newDeleteSchedule(append(slices.Clone(doomed), protected...), g.components.deleteDependencies)
-		doomed, g.refused = g.spareDependencies(doomed, protected)
+		doomed, g.refused = g.spareDependencies(doomed, protected, sched.floor)
 		g.blockers, floor = sched.blockers(doomed, g.refused), sched.floor
 	} else {
 		g.refused = nil

@@ -395,6 +395,34 @@ func TestDeletesProtected(t *testing.T) {
 			want:     [][]string{{"delete r"}}, refused: []string{"p"},
 		},
 		{
+			// The reference engine follows q's old record, and skips
+			// r's delete: it comes after p's refused one (r sits
+			// below p in the graph of what goes, as s does).
+			name: "through the old record of a resource registered again, what is scheduled after it stays",
+			old: []*resource.State{
+				recorded("r", nil),
+				recorded("q", nil, dependsOn(urn("r"))),
+				recorded("s", nil, dependsOn(urn("q"))),
+				recorded("p", nil, protect, dependsOn(urn("s"))),
+			},
+			register: []string{"q"},
+			refused:  []string{"p"},
+		},
+		{
+			// The same walk reaches the protected component g, q's
+			// parent in the last snapshot: the reference engine never
+			// gets to its refused delete.
+			name: "a protected resource reached through the old record of one registered again has no refusal of its own",
+			old: []*resource.State{
+				{Type: group, URN: groupURN("g"), Protect: true},
+				recorded("q", nil, func(s *resource.State) { s.Parent = groupURN("g") }),
+				recorded("s", nil, dependsOn(urn("q"))),
+				recorded("p", nil, protect, dependsOn(urn("s"))),
+			},
+			register: []string{"q"},
+			refused:  []string{"p"},
+		},
+		{
 			name: "the old copy of a dependency replaced in this run stays",
 			old: []*resource.State{
 				recorded("a", nil),

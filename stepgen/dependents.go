@@ -12,7 +12,8 @@ import (
 // dependent the program registered before the cascade reached it, waits
 // for one whose registration is still being decided, and deletes the old
 // copy of one replaced create-before-delete before the resource it
-// depended on.
+// depended on; and which old copies left by an earlier run are among the
+// dependents.
 
 // parked is a delete-before-replace cascade waiting for the decision of a
 // dependent's registration.
@@ -147,4 +148,62 @@ func (g *Generator) deletedByAnother(w *work, dep *resource.State) bool {
 	}
 	w.dbr.needs = append(w.dbr.needs, del)
 	return true
+}
+
+// leftoverDependents returns the old copies marked for deletion by an
+// earlier run (whose deletes never ran) that depend on old or on one of
+// its live dependents, and on them in turn: they still exist, and their
+// records refer to what the cascade may delete. The cascade diffs them
+// like live dependents (the reference engine's cascade walks the last
+// snapshot's graph, copies included), and deletes those that would be
+// replaced before old, instead of after the program, when old is gone.
+func (g *Generator) leftoverDependents(old *resource.State, live []*resource.State) []*resource.State {
+	reached := map[resource.URN]bool{}
+	markReplaced(reached, old)
+	for _, s := range live {
+		markReplaced(reached, s)
+	}
+	var out []*resource.State
+	taken := map[*resource.State]bool{}
+	for grew := true; grew; {
+		grew = false
+		for _, c := range g.condemned[:g.leftovers] {
+			if taken[c] || !c.Custom {
+				continue
+			}
+			dependent := false
+			forEachDependency(c, func(u resource.URN) { dependent = dependent || reached[u] })
+			if dependent {
+				taken[c], grew = true, true
+				out = append(out, c)
+				markReplaced(reached, c)
+			}
+		}
+	}
+	return out
+}
+
+// deleteLeftover returns the delete of dep, an old copy an earlier run
+// left marked for deletion, taking it out of the deletes after the
+// program; or nil, with w's deletes made to follow it, when another
+// cascade deletes it already. Like the delete of an old copy replaced in
+// this run, it does not become the last step on the resource.
+func (g *Generator) deleteLeftover(w *work, dep *resource.State) *Step {
+	if del := g.copyDeletes[dep]; del != nil {
+		w.dbr.needs = append(w.dbr.needs, del)
+		return nil
+	}
+	i := slices.Index(g.condemned[:g.leftovers], dep)
+	if i < 0 {
+		return nil
+	}
+	g.condemned = slices.Delete(g.condemned, i, i+1)
+	g.leftovers--
+	del := g.step(OpDeleteReplaced, dep.URN, dep, nil, nil)
+	del.more().aside = true
+	if g.copyDeletes == nil {
+		g.copyDeletes = map[*resource.State]*Step{}
+	}
+	g.copyDeletes[dep] = del
+	return del
 }

@@ -70,7 +70,10 @@
 //     the program; any other step (an update that no longer refers to X,
 //     an unchanged resource) ends before X's delete starts;
 //   - one that another delete-before-replace deleted is not deleted again:
-//     X's delete follows that delete.
+//     X's delete follows that delete;
+//   - an old copy an earlier run marked for deletion and left (its delete
+//     never ran) is diffed like one not registered, and deleted first if
+//     it would be replaced, instead of after the program.
 //
 // A dependent that is neither replaced nor registered when X's delete is
 // decided stays, referring to the old X while X is replaced (what

@@ -148,10 +148,12 @@ type Generator struct {
 	// cascades are the delete-before-replace cascades under way, parked
 	// those waiting for a dependent's registration to be decided, and
 	// cascadeDeletes the delete a cascade issued for each dependent it
-	// deleted (dependents.go).
+	// deleted, and copyDeletes for each old copy left by an earlier run
+	// (dependents.go).
 	cascades       []*work
 	parked         []parked
 	cascadeDeletes map[resource.URN]*Step
+	copyDeletes    map[*resource.State]*Step
 	// declared holds, for each registration of this run that declared
 	// aliases, the URNs they name: its children inherit them.
 	declared map[resource.URN][]resource.URN

@@ -44,7 +44,7 @@ func TestPlanHoldsWhateverTheSchedule(t *testing.T) {
 			if reachedByCascade(p, recorded)[refused.URN] && cascadeTook(refused) {
 				return
 			}
-			rt.Fatalf("the plan refused: %v", refused)
+			rt.Fatalf("the plan refused: %v (planned for it: %v)", refused, recorded.Resources[refused.URN].Ops)
 		}
 		if err := again.PlanKept(); err != nil {
 			rt.Fatalf("the plan was not kept: %v", err)
@@ -52,9 +52,9 @@ func TestPlanHoldsWhateverTheSchedule(t *testing.T) {
 	})
 }
 
-// reachedByCascade lists the resources whose recorded copy depended,
-// directly or through others, on one the plan replaces
-// delete-before-replace.
+// reachedByCascade lists the resources whose recorded copy (or an old
+// copy an earlier run left) depended, directly or through others, on one
+// the plan replaces delete-before-replace.
 func reachedByCascade(p *orderProgram, pl *plan.Plan) map[resource.URN]bool {
 	reached := map[resource.URN]bool{}
 	var roots []resource.URN
@@ -67,7 +67,8 @@ func reachedByCascade(p *orderProgram, pl *plan.Plan) map[resource.URN]bool {
 		root := roots[len(roots)-1]
 		roots = roots[:len(roots)-1]
 		for _, r := range p.res {
-			if !reached[r.old.URN] && dependsOnOld(r.old, root) {
+			ties := dependsOnOld(r.old, root) || r.copy != nil && dependsOnOld(r.copy, root)
+			if !reached[r.old.URN] && ties {
 				reached[r.old.URN] = true
 				roots = append(roots, r.old.URN)
 			}

@@ -44,16 +44,18 @@ func (g *Generator) refuseDeletes(protected []*resource.State) []*Step {
 //
 // The walk follows the records as this run leaves them: a resource the
 // program registered again leads nowhere, since its new record depends only
-// on what the program registered (the reference engine's walk follows the
-// last snapshot's records, but holds back only the deletes scheduled after
-// the protected resource's, and what a registered resource no longer
-// depends on comes before or beside it). A reference names a live record when there is
+// on what the program registered. The reference engine's walk follows the
+// last snapshot's records, old records of resources registered again
+// included, but holds back only the deletes it schedules after the
+// protected resource's refused one: what that wider walk reaches is spared
+// too when floor, the place in the reference engine's schedule
+// (deleteSchedule), puts it below the protected resource. A reference names a live record when there is
 // one, unless it comes from a copy marked for deletion, which refers to
 // copies marked for deletion first; the old copy of a resource replaced in
 // this run counts as marked, since a record written before the replacement
 // refers to it. Where several copies marked for deletion share a URN, all of
 // them are spared.
-func (g *Generator) spareDependencies(doomed, protected []*resource.State) ([]*resource.State, []*Step) {
+func (g *Generator) spareDependencies(doomed, protected []*resource.State, floor func(*resource.State) int) ([]*resource.State, []*Step) {
 	if len(protected) == 0 {
 		return doomed, nil
 	}
@@ -89,11 +91,38 @@ func (g *Generator) spareDependencies(doomed, protected []*resource.State) ([]*r
 			}
 		})
 	}
+	for _, p := range protected {
+		for d := range idx.reach(p) {
+			if floor(d) < floor(p) {
+				spared[d], depended[d] = true, true
+			}
+		}
+	}
 	refused := slices.DeleteFunc(slices.Clone(protected), func(s *resource.State) bool { return depended[s] })
 	if len(refused) == 0 {
 		refused = protected
 	}
 	return slices.DeleteFunc(doomed, func(s *resource.State) bool { return spared[s] }), g.refuseDeletes(refused)
+}
+
+// reach returns what p depends on, directly or not, in the last snapshot's
+// records: the wider walk of spareDependencies.
+func (r *oldRecords) reach(p *resource.State) map[*resource.State]bool {
+	reached := map[*resource.State]bool{}
+	stack := []*resource.State{p}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		var found []*resource.State
+		forEachDependency(s, func(dep resource.URN) { found = r.appendLookup(found, s, dep) })
+		for _, d := range found {
+			if !reached[d] && d != p {
+				reached[d] = true
+				stack = append(stack, d)
+			}
+		}
+	}
+	return reached
 }
 
 // oldRecords indexes the records of the last snapshot as the walk of

@@ -1,6 +1,7 @@
 package stepgen
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/groundwork-iac/groundwork/providers"
@@ -41,9 +42,12 @@ type dependentsWork struct {
 	counted    map[*resource.State]bool
 	next       int
 	// replaced holds the URNs known to be replaced: the resource itself
-	// and each dependent found to need replacing.
-	replaced map[resource.URN]bool
-	doomed   []*resource.State
+	// and each dependent found to need replacing; replacedCopies those
+	// of the old copies left by an earlier run that the cascade deletes,
+	// which only other such copies refer to.
+	replaced       map[resource.URN]bool
+	replacedCopies map[resource.URN]bool
+	doomed         []*resource.State
 	// needs are the steps the cascade's first delete needs besides those
 	// of what the replacement depends on: the steps of dependents the
 	// program registered (see registeredDependent), each in taken;
@@ -74,6 +78,7 @@ func (g *Generator) startDependents(w *work) (Actions, error) {
 			}
 		}
 	}
+	w.dbr.candidates = append(w.dbr.candidates, g.leftoverDependents(w.old, w.dbr.candidates)...)
 	w.dbr.counted = make(map[*resource.State]bool, len(w.dbr.candidates))
 	for _, s := range w.dbr.candidates {
 		w.dbr.counted[s] = true
@@ -118,11 +123,11 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 			continue
 		}
 		d.next++
-		if g.deletedByAnother(w, dep) {
+		if !dep.Delete && g.deletedByAnother(w, dep) {
 			markReplaced(d.replaced, dep)
 			continue
 		}
-		inputs, affected := withUnknowns(dep, d.replaced)
+		inputs, affected := withUnknowns(dep, d.replacedFor(dep))
 		if !affected {
 			continue
 		}
@@ -140,6 +145,18 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 	acts.Steps = append(acts.Steps, more.Steps...)
 	acts.Replies = append(acts.Replies, more.Replies...)
 	return acts, err
+}
+
+// replacedFor returns the URNs whose replacement makes dep's inputs from
+// them unknown: for an old copy marked for deletion, the doomed copies'
+// too, since its references name copies marked for deletion first.
+func (d *dependentsWork) replacedFor(dep *resource.State) map[resource.URN]bool {
+	if !dep.Delete || len(d.replacedCopies) == 0 {
+		return d.replaced
+	}
+	out := maps.Clone(d.replaced)
+	maps.Copy(out, d.replacedCopies)
+	return out
 }
 
 // withUnknowns returns dep's inputs with every property that depends on a
@@ -176,7 +193,16 @@ func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 	// conservative answer keeps the old resource from being deleted while
 	// something still needs it.
 	if a.Err != nil || a.Diff.Replace() || a.Diff.Changes == resource.DiffUnknown {
-		markReplaced(w.dbr.replaced, dep)
+		if dep.Delete {
+			// A live record's reference names the live resource,
+			// not an old copy marked for deletion.
+			if w.dbr.replacedCopies == nil {
+				w.dbr.replacedCopies = map[resource.URN]bool{}
+			}
+			markReplaced(w.dbr.replacedCopies, dep)
+		} else {
+			markReplaced(w.dbr.replaced, dep)
+		}
 		w.dbr.doomed = append(w.dbr.doomed, dep)
 	}
 	return g.nextDependent(w)
@@ -201,7 +227,7 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	}
 	g.endCascade(w)
 	for _, dep := range d.doomed {
-		if dep.Protect && !g.takenOver[dep] {
+		if dep.Protect && !dep.Delete && !g.takenOver[dep] {
 			// Replacing it would delete it: refuse, as for a protected
 			// resource replaced directly, before anything is deleted.
 			w.refusal = &ProtectedError{URN: dep.URN, Action: "replace", For: w.new.URN}
@@ -227,6 +253,14 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 		if d.copies[dep] {
 			if del := g.deleteOldCopy(dep); del != nil {
 				steps = append(steps, del)
+			}
+			continue
+		}
+		if dep.Delete {
+			if doomed[dep] {
+				if del := g.deleteLeftover(w, dep); del != nil {
+					steps = append(steps, del)
+				}
 			}
 			continue
 		}

@@ -540,3 +540,75 @@ func TestCascadeWaitsForARegisteredDependent(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteBeforeReplaceDeletesOldCopiesOfDependents: an old copy an
+// earlier update marked for deletion and left (its delete never ran) still
+// exists, and its record may depend on a resource now replaced
+// delete-before-replace. The cascade treats it as it treats a live
+// dependent: diffed with the replaced inputs unknown, and, replaced, deleted
+// before the resource (it was to go anyway), not after the program, when
+// the resource it refers to is already gone.
+//
+//	a: replaced delete-before-replace
+//	b (old copy, marked): input from a → deleted in the cascade
+//	c (old copy, marked): dependsOn a only → stays until after the program
+//	d (old copy, marked): input from b's old copy → deleted first
+//	b, c, d (live): no tie to a
+func TestDeleteBeforeReplaceDeletesOldCopiesOfDependents(t *testing.T) {
+	marked := func(s *resource.State) { s.Delete, s.ID = true, s.ID+"-old" }
+	old := []*resource.State{
+		recorded("a", map[string]any{"x": 1}),
+		recorded("b", map[string]any{"k": 2}),
+		recorded("b", map[string]any{"a": "id-a"}, inputFrom("a", urn("a")), marked),
+		recorded("c", nil),
+		recorded("c", nil, dependsOn(urn("a")), marked),
+		recorded("d", nil),
+		recorded("d", map[string]any{"b": "id-b-old"}, inputFrom("b", urn("b")), marked),
+	}
+	dbr := replaceKeys("x")
+	dbr.DeleteBeforeReplace = true
+	var copyDiff providers.DiffRequest
+	prov := &providers.Func{DiffF: func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+		switch req.ID {
+		case "id-b-old":
+			copyDiff = req
+			return replaceKeys("a"), nil
+		case "id-d-old":
+			if !req.NewInputs["b"].IsUnknown() {
+				t.Errorf("d's old copy was diffed with b %v, want unknown: b's old copy is replaced", req.NewInputs["b"])
+			}
+			return replaceKeys("b"), nil
+		}
+		return diffBy(map[string]resource.DiffResult{"a": dbr})(ctx, req)
+	}}
+	h := newHost(t, stepgen.Config{Old: old}, prov)
+	chains := h.mustRegister(goal("a", map[string]any{"x": 2}))
+	if diff := cmp.Diff([]string{"check a", "diff a", "check a", "diff b", "diff d"}, h.callNames()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([][]string{{"delete-replaced d", "delete-replaced b", "delete-replaced a", "create a"}}, opNames(chains)); diff != "" {
+		t.Fatalf("chains (-want +got):\n%s", diff)
+	}
+	if del := chains[0][1]; del.Old != old[2] || del.New != nil || del.JournalOp() != resource.OperationDeleting {
+		t.Errorf("the cascade's first delete is of %+v (new %v, journal %q); want b's old copy, deleted through its provider",
+			del.Old, del.New, del.JournalOp())
+	}
+	if want := props(map[string]any{"a": resource.NewUnknown()}); !cmp.Equal(copyDiff.NewInputs, want) {
+		t.Errorf("the old copy's diff got inputs %v, want %v", copyDiff.NewInputs, want)
+	}
+	// The live b is not touched by the delete of its old copy: its
+	// registration finds it unchanged (the reference engine creates it
+	// again, beside itself).
+	if got := opNames(h.mustRegister(goal("b", map[string]any{"k": 2}))); !cmp.Equal(got, [][]string{{"same b"}}) {
+		t.Errorf("registering b = %v, want it unchanged", got)
+	}
+	h.mustRegister(goal("c", nil))
+	h.mustRegister(goal("d", nil))
+	layers, err := h.deletes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]string{{"delete-replaced c"}}, antichainNames(layers)); diff != "" {
+		t.Errorf("deletes after the program (-want +got):\n%s", diff)
+	}
+}
