@@ -10,7 +10,7 @@ import (
 	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
-	"github.com/groundwork-iac/groundwork/providers/builtin"
+	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -76,8 +76,8 @@ type deployment struct {
 
 	// refs caches parsed provider references (string → providers.Reference).
 	refs sync.Map
-	// builtin serves the "pulumi" package (builtin.go).
-	builtin *builtin.Provider
+	// builtin serves the "pulumi" package (pulumipkg.go).
+	builtin *pulumi.Provider
 	// hooks are the resource hooks the operation knows.
 	hooks hookRegistry
 
@@ -136,7 +136,7 @@ func (d *deployment) noteError(err error) {
 // the deployment's own provider.
 func (d *deployment) Provider(ref, typ string) (providers.Provider, error) {
 	if resource.IsProviderType(typ) {
-		if typ == builtin.ProviderType {
+		if typ == pulumi.ProviderType {
 			return d.builtin, nil
 		}
 		return d.registry, nil
@@ -150,7 +150,7 @@ func (d *deployment) Provider(ref, typ string) (providers.Provider, error) {
 	}
 	p, ok := d.registry.Get(r)
 	if !ok {
-		if r.URN.Type() == builtin.ProviderType {
+		if r.URN.Type() == pulumi.ProviderType {
 			return d.builtin, nil
 		}
 		return nil, fmt.Errorf("provider %s is unknown: it was neither registered in this run nor recorded in the stack's state", ref)
@@ -163,7 +163,7 @@ func (d *deployment) Provider(ref, typ string) (providers.Provider, error) {
 // provider serves the types it declares, a plugin of its package the
 // others); the built-in "pulumi" package has one provider.
 func (d *deployment) ChooseVersion(ctx context.Context, pkg, version, token string) (string, error) {
-	if pkg == builtin.Package {
+	if pkg == pulumi.Package {
 		return version, nil
 	}
 	return d.registry.ChooseVersion(ctx, pkg, version, token)

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/groundwork-iac/groundwork/engine"
-	"github.com/groundwork-iac/groundwork/providers/builtin"
+	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -73,7 +73,7 @@ func TestSDKStackReference(t *testing.T) {
 			t.Errorf("outputs (-want +got):\n%s", diff)
 		}
 		ref := byName(res.Snapshot)["organization/interop/producer"]
-		if ref == nil || ref.Type != builtin.StackReferenceType || !ref.External {
+		if ref == nil || ref.Type != pulumi.StackReferenceType || !ref.External {
 			t.Errorf("the stack reference is recorded as %+v", ref)
 		}
 		noPlaintext(t, dir, "s3cr3t-t0k3n")

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/groundwork-iac/groundwork/providers"
-	"github.com/groundwork-iac/groundwork/providers/builtin"
+	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -138,7 +138,7 @@ func New(cfg Config) *Monitor {
 	for _, p := range cfg.DisableDefaultProviders {
 		// The built-in package has nothing to configure: its default
 		// provider is never refused.
-		if p != builtin.Package {
+		if p != pulumi.Package {
 			m.disabled[p] = true
 		}
 	}

@@ -53,7 +53,7 @@
 // Context.StackReference reads the outputs of another stack of the store,
 // and Context.Get rehydrates a resource of the operation by its URN, both
 // through the "pulumi" package every deployment serves itself (package
-// providers/builtin). Resource hooks (Hook, bound with ResourceHooks) run
+// providers/pulumi). Resource hooks (Hook, bound with ResourceHooks) run
 // before and after a resource's creates, updates and deletes; the state
 // records them by name, so that a resource's delete runs them after the
 // program has stopped declaring it.

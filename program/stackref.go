@@ -5,7 +5,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
-	"github.com/groundwork-iac/groundwork/providers/builtin"
+	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -21,7 +21,7 @@ import (
 // hold fails with a *StackNotFoundError, and a name of another shape with
 // a *StackReferenceError.
 func (c *Context) StackReference(name, stack string, opts ...ResourceOption) *Resource {
-	return c.Read(builtin.StackReferenceType, name, resource.ID(stack), Props{"name": stack}, opts...)
+	return c.Read(pulumi.StackReferenceType, name, resource.ID(stack), Props{"name": stack}, opts...)
 }
 
 // StackOutput returns the future value of the output key of the stack that
@@ -47,7 +47,7 @@ func StackOutput(ref *Resource, key string) Output[resource.PropertyValue] {
 // as a parent, dependency, provider or input like any other; the resource
 // is not registered again. A URN the operation has not produced fails the
 // handle (and the program) with an error wrapping a
-// *builtin.UnknownResourceError.
+// *pulumi.UnknownResourceError.
 func (c *Context) Get(urn resource.URN) *Resource {
 	r := c.newResource(urn.Type(), urn.Name(), false)
 	if !c.pending.add() {
@@ -64,7 +64,7 @@ func (c *Context) Get(urn resource.URN) *Resource {
 // get calls the built-in getResource for urn.
 func (c *Context) get(urn resource.URN) (providers.RegisterResult, error) {
 	resp, err := c.mon.Invoke(c.ctx, monitor.InvokeRequest{
-		Token: builtin.GetResource, Args: resource.PropertyMap{"urn": resource.NewString(string(urn))},
+		Token: pulumi.GetResource, Args: resource.PropertyMap{"urn": resource.NewString(string(urn))},
 	})
 	if err == nil && len(resp.Failures) > 0 {
 		err = fmt.Errorf("%v", resp.Failures)

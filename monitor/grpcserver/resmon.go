@@ -14,7 +14,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/plugin/wire"
-	"github.com/groundwork-iac/groundwork/providers/builtin"
+	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -188,7 +188,7 @@ func (s *resourceMonitor) Invoke(ctx context.Context, req *pulumirpc.ResourceInv
 	// getResource's answer keeps resource references whatever the caller
 	// says: SDKs that predate acceptResources rely on it, as with Pulumi's
 	// engine.
-	keepResources := req.GetAcceptResources() || req.GetTok() == builtin.GetResource
+	keepResources := req.GetAcceptResources() || req.GetTok() == pulumi.GetResource
 	ret, err := wire.MarshalProperties(resp.Return, answerOptions(true, keepResources))
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "invoke %s: sending its result: %v", req.GetTok(), err)

@@ -6,23 +6,23 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/groundwork-iac/groundwork/providers/builtin"
+	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 )
 
 // Every deployment serves the "pulumi" package itself (package
-// providers/builtin): getResource, stack references and stashes. Its
+// providers/pulumi): getResource, stack references and stashes. Its
 // provider resources ("pulumi:providers:pulumi") are answered by the same
 // provider, never by the registry, whatever factories the host holds.
 
 // isBuiltinProvider reports whether a recorded provider resource is one of
 // the built-in package's, which the registry never loads.
-func isBuiltinProvider(s *resource.State) bool { return s.Type == builtin.ProviderType }
+func isBuiltinProvider(s *resource.State) bool { return s.Type == pulumi.ProviderType }
 
 // newBuiltin returns the deployment's provider of the "pulumi" package.
-func (d *deployment) newBuiltin() *builtin.Provider {
-	return builtin.New(builtin.Config{
+func (d *deployment) newBuiltin() *pulumi.Provider {
+	return pulumi.New(pulumi.Config{
 		Resources: (*producedStates)(d),
 		Stacks:    &stackOutputs{store: d.e.cfg.Store, project: d.e.cfg.Project},
 	})

@@ -1,4 +1,4 @@
-package builtin_test
+package pulumi_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/groundwork-iac/groundwork/providers"
-	"github.com/groundwork-iac/groundwork/providers/builtin"
+	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -47,9 +47,9 @@ func urnOf(typ, name string) resource.URN {
 }
 
 func TestStackReference(t *testing.T) {
-	p := builtin.New(builtin.Config{Stacks: other})
+	p := pulumi.New(pulumi.Config{Stacks: other})
 	ctx := context.Background()
-	urn := urnOf(builtin.StackReferenceType, "ref")
+	urn := urnOf(pulumi.StackReferenceType, "ref")
 	want := resource.PropertyMap{
 		"name":              resource.NewString("prod"),
 		"outputs":           resource.NewObject(other["prod"]),
@@ -114,7 +114,7 @@ func TestStackReference(t *testing.T) {
 		}
 	})
 	t.Run("readStackOutputs", func(t *testing.T) {
-		resp, err := p.Invoke(ctx, providers.InvokeRequest{Token: builtin.ReadStackOutputs, Args: resource.PropertyMap{"name": resource.NewString("prod")}})
+		resp, err := p.Invoke(ctx, providers.InvokeRequest{Token: pulumi.ReadStackOutputs, Args: resource.PropertyMap{"name": resource.NewString("prod")}})
 		if err != nil || !resp.Return.DeepEquals(want) {
 			t.Errorf("invoke = %v, %v", resp.Return, err)
 		}
@@ -126,10 +126,10 @@ func TestGetResource(t *testing.T) {
 	state := &resource.State{URN: urn, Type: "test:index:Thing", Custom: true, ID: "id-1",
 		Provider: "urn:pulumi:dev::proj::pulumi:providers:test::default::p1",
 		Outputs:  resource.PropertyMap{"out": resource.NewSecret(resource.NewString("x"))}}
-	p := builtin.New(builtin.Config{Resources: resources{urn: state}})
+	p := pulumi.New(pulumi.Config{Resources: resources{urn: state}})
 	ctx := context.Background()
 
-	resp, err := p.Invoke(ctx, providers.InvokeRequest{Token: builtin.GetResource, Args: resource.PropertyMap{"urn": resource.NewString(string(urn))}})
+	resp, err := p.Invoke(ctx, providers.InvokeRequest{Token: pulumi.GetResource, Args: resource.PropertyMap{"urn": resource.NewString(string(urn))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,8 +143,8 @@ func TestGetResource(t *testing.T) {
 		t.Errorf("getResource = %v, want %v", resp.Return, want)
 	}
 
-	_, err = p.Invoke(ctx, providers.InvokeRequest{Token: builtin.GetResource, Args: resource.PropertyMap{"urn": resource.NewString(string(urnOf("test:index:Thing", "b")))}})
-	var unknown *builtin.UnknownResourceError
+	_, err = p.Invoke(ctx, providers.InvokeRequest{Token: pulumi.GetResource, Args: resource.PropertyMap{"urn": resource.NewString(string(urnOf("test:index:Thing", "b")))}})
+	var unknown *pulumi.UnknownResourceError
 	if !errors.As(err, &unknown) {
 		t.Errorf("getResource of a resource the deployment lacks: %v, want *UnknownResourceError", err)
 	}
@@ -155,9 +155,9 @@ func TestGetResource(t *testing.T) {
 
 func TestProviderResources(t *testing.T) {
 	n := 0
-	p := builtin.New(builtin.Config{NewID: func() resource.ID { n++; return resource.ID("id-" + string(rune('0'+n))) }})
+	p := pulumi.New(pulumi.Config{NewID: func() resource.ID { n++; return resource.ID("id-" + string(rune('0'+n))) }})
 	ctx := context.Background()
-	urn := urnOf(builtin.ProviderType, "default")
+	urn := urnOf(pulumi.ProviderType, "default")
 	cfg := resource.PropertyMap{"anything": resource.NewString("goes")}
 	prev, err := p.Create(ctx, providers.CreateRequest{URN: urn, Inputs: cfg, Preview: true})
 	if err != nil || prev.ID != providers.UnknownID {
@@ -177,9 +177,9 @@ func TestProviderResources(t *testing.T) {
 }
 
 func TestStash(t *testing.T) {
-	p := builtin.New(builtin.Config{})
+	p := pulumi.New(pulumi.Config{})
 	ctx := context.Background()
-	urn := urnOf(builtin.StashType, "s")
+	urn := urnOf(pulumi.StashType, "s")
 	created, err := p.Create(ctx, providers.CreateRequest{URN: urn, Inputs: resource.PropertyMap{"input": resource.NewString("first")}})
 	if err != nil || created.ID == "" || !created.Outputs["output"].DeepEquals(resource.NewString("first")) {
 		t.Fatalf("create = %v %v, %v", created.ID, created.Outputs, err)

@@ -15,7 +15,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 	"github.com/groundwork-iac/groundwork/providers"
-	"github.com/groundwork-iac/groundwork/providers/builtin"
+	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/filestore"
@@ -111,7 +111,7 @@ func TestStackReference(t *testing.T) {
 	for _, r := range last.Resources {
 		types = append(types, r.Type)
 	}
-	if !slices.Contains(types, builtin.ProviderType) || !slices.Contains(types, builtin.StackReferenceType) {
+	if !slices.Contains(types, pulumi.ProviderType) || !slices.Contains(types, pulumi.StackReferenceType) {
 		t.Errorf("dev records %v, want the stack reference and its provider", types)
 	}
 	noPlaintext(t, dir, prodToken)
@@ -214,7 +214,7 @@ func TestGetResourceByURN(t *testing.T) {
 	// The built-in package's default provider is registered (even with
 	// default providers disabled); a is not registered again.
 	wantOps := []string{"create default", "create a", "create default", "create b"}
-	if diff := cmp.Diff(wantOps, enginetest.Ops(res, "pulumi:providers:test", thing, builtin.ProviderType)); diff != "" {
+	if diff := cmp.Diff(wantOps, enginetest.Ops(res, "pulumi:providers:test", thing, pulumi.ProviderType)); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
 	}
 
@@ -222,8 +222,8 @@ func TestGetResourceByURN(t *testing.T) {
 		c.Get(env.URN(thing, "never"))
 		return nil
 	})
-	var unknown *builtin.UnknownResourceError
+	var unknown *pulumi.UnknownResourceError
 	if !errors.As(err, &unknown) {
-		t.Errorf("getting a resource the operation has not registered: %v, want *builtin.UnknownResourceError", err)
+		t.Errorf("getting a resource the operation has not registered: %v, want *pulumi.UnknownResourceError", err)
 	}
 }

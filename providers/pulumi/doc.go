@@ -1,4 +1,4 @@
-// Package builtin is the provider of the "pulumi" package, which every
+// Package pulumi is the provider of the "pulumi" package, which every
 // deployment has built in: the engine serves it itself, without a plugin,
 // and answers the resources and functions the Pulumi SDKs rely on.
 //
@@ -25,4 +25,4 @@
 // The provider knows the deployment through two small interfaces the
 // engine implements: Resources (what this run has registered or read so
 // far) and Stacks (the outputs of the other stacks of the state store).
-package builtin
+package pulumi
