@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/langhost"
 	"github.com/groundwork-iac/groundwork/langhost/inline"
+	"github.com/groundwork-iac/groundwork/plugin"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
@@ -27,7 +28,7 @@ import (
 // The SDK tests deploy the programs under programs/ — one written with
 // Pulumi's Go SDK, one with its Node.js SDK, each a copy of the other —
 // through langhost, against the in-process package "itest" (a fake cloud
-// of things kept in memory); the Go program runs as a binary and inline,
+// of things kept in memory) and the plugins under plugins/; the Go program runs as a binary and inline,
 // in the test's own process. The config key "interop:scenario" selects
 // what a program does.
 
@@ -232,7 +233,7 @@ func (s *sdkStack) engine(config map[string]string) *engine.Engine {
 	eng, err := engine.New(engine.Config{
 		Project: "interop", Stack: s.name, Store: s.store, Config: cfg,
 		Providers: func() *providers.Registry {
-			r := providers.NewRegistry()
+			r := providers.NewRegistry(providers.WithResolver(plugin.Resolver(pluginOptions(s.t, testCtx(s.t), s.lang.procDir, cfg))))
 			p := s.cloud.provider()
 			if err := r.RegisterFactory("itest", "1.0.0", func(context.Context) (providers.Provider, error) { return p, nil }); err != nil {
 				s.t.Fatal(err)

@@ -160,18 +160,7 @@ func wireEngine(t *testing.T, ctx context.Context, progDir string, config map[st
 	t.Helper()
 	config["interop:greeting"] = resource.NewString("hello")
 	config["interop:token"] = resource.NewSecret(resource.NewString("t0k"))
-	logs, err := grpcserver.Start(ctx, grpcserver.Config{Monitor: logsOnly{}, Log: func(m grpcserver.LogMessage) {
-		t.Logf("plugin %s: %s", m.Severity, m.Message)
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logs.Stop() })
-	opts := plugin.Options{
-		Dirs:          append([]string{pluginDir}, dirs...),
-		EngineAddress: logs.Addr(), Dir: progDir, Diagnostics: func(line string) { t.Log("plugin:", line) },
-		Project: "interop", Config: config,
-	}
+	opts := pluginOptions(t, ctx, progDir, config, dirs...)
 	var (
 		mu  sync.Mutex
 		got []string
@@ -196,6 +185,26 @@ func wireEngine(t *testing.T, ctx context.Context, progDir string, config map[st
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(got)
+	}
+}
+
+// pluginOptions are the options plugins start with, as gw starts them: in
+// progDir, with an engine address to log to (a server that lives as long as
+// t) and the stack interop's configuration in their environment; found in
+// the plugin folder and in dirs.
+func pluginOptions(t *testing.T, ctx context.Context, progDir string, config map[string]resource.PropertyValue, dirs ...string) plugin.Options {
+	t.Helper()
+	logs, err := grpcserver.Start(ctx, grpcserver.Config{Monitor: logsOnly{}, Log: func(m grpcserver.LogMessage) {
+		t.Logf("plugin %s: %s", m.Severity, m.Message)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logs.Stop() })
+	return plugin.Options{
+		Dirs:          append([]string{pluginDir}, dirs...),
+		EngineAddress: logs.Addr(), Dir: progDir, Diagnostics: func(line string) { t.Log("plugin:", line) },
+		Project: "interop", Config: config,
 	}
 }
 
