@@ -13,7 +13,9 @@ import (
 // (components a, b and c of the comp plugin; b's input is a's echo, c's is
 // a's childId) and checks what Pulumi's TestConstructNode checks: a's child
 // depends on nothing, b's on a, and c's on a and on a's child, in its
-// dependencies and in those of its input.
+// dependencies and in those of its input; and each component's output
+// "secret", which its provider read from the stack's secret configuration,
+// is recorded as a secret, and is nowhere in the clear in the state.
 //
 // c's child depends on a's child only when the program's SDK passes that
 // dependency on. The engine answers a's registration with the dependencies
@@ -28,7 +30,7 @@ import (
 // "child-c" does not run).
 func TestSDKConstructDependencies(t *testing.T) {
 	eachLanguage(t, func(t *testing.T, lang language) {
-		store, _ := newStore(t)
+		store, dir := newStore(t)
 		s := newSDKStack(t, lang, store, newCloud(), "dev")
 		res := s.mustUp(map[string]string{"scenario": "construct"})
 		rs := byName(res.Snapshot)
@@ -64,6 +66,12 @@ func TestSDKConstructDependencies(t *testing.T) {
 				t.Errorf("%s's input's dependencies (-want +got):\n%s", tt.child, diff)
 			}
 		}
+		for _, name := range []string{"a", "b", "c"} {
+			if r := rs[name]; r == nil || !r.Outputs["secret"].IsSecret() {
+				t.Errorf("%s's output secret is not recorded as a secret: %+v", name, r)
+			}
+		}
+		noPlaintext(t, dir, compSecret)
 		res = s.mustUp(map[string]string{"scenario": "construct"})
 		if c := changes(res); len(c) > 0 {
 			t.Errorf("a rerun changed %v", c)

@@ -222,11 +222,16 @@ func newSDKStack(t *testing.T, lang language, store state.Store, cl *cloud, name
 	return &sdkStack{t: t, lang: lang, name: name, store: store, cloud: cl}
 }
 
+// compSecret is the value of the secret configuration key
+// "interop:secret" of every SDK stack, which the comp plugin's Component
+// answers as an output.
+const compSecret = "c0mp-s3cr3t"
+
 // engine returns an engine whose configuration is config, keyed in the
-// "interop" namespace.
+// "interop" namespace, and the secret "interop:secret".
 func (s *sdkStack) engine(config map[string]string) *engine.Engine {
 	s.t.Helper()
-	cfg := map[string]resource.PropertyValue{}
+	cfg := map[string]resource.PropertyValue{"interop:secret": resource.NewSecret(resource.NewString(compSecret))}
 	for k, v := range config {
 		cfg["interop:"+k] = resource.NewString(v)
 	}

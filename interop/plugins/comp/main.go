@@ -11,8 +11,9 @@
 // (tests/integration/construct_component/testcomponent-go): it echoes its
 // input "echo" and has one child, "child-<name>", a thing of the suite's
 // in-process package "itest" whose value is that input, and whose ID it
-// answers as "childId". What the child depends on is what the engine and
-// the SDKs made of the program's dependencies.
+// answers as "childId", and answers the stack's secret "<project>:secret"
+// as "secret". What the child depends on is what the engine and the SDKs
+// made of the program's dependencies.
 package main
 
 import (
@@ -85,8 +86,9 @@ func constructGreeter(ctx *pulumi.Context, typ, name string, inputs pprovider.Co
 // Component is the component of Pulumi's TestConstruct.
 type Component struct {
 	pulumi.ResourceState
-	Echo    pulumi.Input    `pulumi:"echo"`
-	ChildID pulumi.IDOutput `pulumi:"childId"`
+	Echo    pulumi.Input        `pulumi:"echo"`
+	ChildID pulumi.IDOutput     `pulumi:"childId"`
+	Secret  pulumi.StringOutput `pulumi:"secret"`
 }
 
 // ComponentArgs are a Component's inputs.
@@ -117,6 +119,9 @@ func constructComponent(ctx *pulumi.Context, typ, name string, inputs pprovider.
 	if err := inputs.CopyTo(&args); err != nil {
 		return nil, err
 	}
+	if key := ctx.Project() + ":secret"; !ctx.IsConfigSecret(key) {
+		return nil, fmt.Errorf("comp: the configuration key %s is not secret", key)
+	}
 	c := &Component{}
 	if err := ctx.RegisterComponentResource(typ, name, c, options); err != nil {
 		return nil, err
@@ -126,8 +131,8 @@ func constructComponent(ctx *pulumi.Context, typ, name string, inputs pprovider.
 	if err != nil {
 		return nil, err
 	}
-	c.Echo, c.ChildID = args.Echo, child.ID()
-	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{"echo": c.Echo, "childId": c.ChildID}); err != nil {
+	c.Echo, c.ChildID, c.Secret = args.Echo, child.ID(), config.RequireSecret(ctx, "secret")
+	if err := ctx.RegisterResourceOutputs(c, pulumi.Map{"echo": c.Echo, "childId": c.ChildID, "secret": c.Secret}); err != nil {
 		return nil, err
 	}
 	return pprovider.NewConstructResult(c)
