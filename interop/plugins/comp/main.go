@@ -10,10 +10,10 @@
 // "comp:index:Component" is the component of Pulumi's TestConstruct
 // (tests/integration/construct_component/testcomponent-go): it echoes its
 // input "echo" and has one child, "child-<name>", a thing of the suite's
-// in-process package "itest" whose value is that input, and whose ID it
-// answers as "childId", and answers the stack's secret "<project>:secret"
-// as "secret". What the child depends on is what the engine and the SDKs
-// made of the program's dependencies.
+// in-process package "itest" whose value is that input. It answers the
+// child's ID as "childId" and the stack's secret "<project>:secret" (which
+// must be secret) as "secret". What the child depends on is what the
+// engine and the SDKs made of the program's dependencies.
 package main
 
 import (
