@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/langhost"
 	"github.com/groundwork-iac/groundwork/langhost/inline"
+	"github.com/groundwork-iac/groundwork/plugin"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
@@ -27,7 +28,7 @@ import (
 // The SDK tests deploy the programs under programs/ — one written with
 // Pulumi's Go SDK, one with its Node.js SDK, each a copy of the other —
 // through langhost, against the in-process package "itest" (a fake cloud
-// of things kept in memory); the Go program runs as a binary and inline,
+// of things kept in memory) and the plugins under plugins/; the Go program runs as a binary and inline,
 // in the test's own process. The config key "interop:scenario" selects
 // what a program does.
 
@@ -221,18 +222,23 @@ func newSDKStack(t *testing.T, lang language, store state.Store, cl *cloud, name
 	return &sdkStack{t: t, lang: lang, name: name, store: store, cloud: cl}
 }
 
+// compSecret is the value of the secret configuration key
+// "interop:secret" of every SDK stack, which the comp plugin's Component
+// answers as an output.
+const compSecret = "c0mp-s3cr3t"
+
 // engine returns an engine whose configuration is config, keyed in the
-// "interop" namespace.
+// "interop" namespace, and the secret "interop:secret".
 func (s *sdkStack) engine(config map[string]string) *engine.Engine {
 	s.t.Helper()
-	cfg := map[string]resource.PropertyValue{}
+	cfg := map[string]resource.PropertyValue{"interop:secret": resource.NewSecret(resource.NewString(compSecret))}
 	for k, v := range config {
 		cfg["interop:"+k] = resource.NewString(v)
 	}
 	eng, err := engine.New(engine.Config{
 		Project: "interop", Stack: s.name, Store: s.store, Config: cfg,
 		Providers: func() *providers.Registry {
-			r := providers.NewRegistry()
+			r := providers.NewRegistry(providers.WithResolver(plugin.Resolver(pluginOptions(s.t, testCtx(s.t), s.lang.procDir, cfg))))
 			p := s.cloud.provider()
 			if err := r.RegisterFactory("itest", "1.0.0", func(context.Context) (providers.Provider, error) { return p, nil }); err != nil {
 				s.t.Fatal(err)

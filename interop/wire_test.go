@@ -88,6 +88,10 @@ func (logsOnly) Call(context.Context, monitor.CallRequest) (providers.CallRespon
 //     which it gets only if the engine configures it with the whole of it;
 //   - a read of a dynamic resource, which works only if the read's inputs
 //     (holding the serialized provider) reach the provider;
+//   - a dynamic resource whose ID the provider reads from PULUMI_CONFIG in
+//     its environment (Pulumi's TestPulumiConfig: the key
+//     "pulumi-nodejs:id"), which it finds only if the plugin starts with
+//     the environment Pulumi's engine gives it;
 //   - a remote component of the comp plugin (Pulumi's Go component
 //     provider), whose Construct and Call read the stack's configuration
 //     and its secret keys.
@@ -100,8 +104,9 @@ func TestNodeDynamicProviderAndRemoteComponent(t *testing.T) {
 	defer cancel()
 	files := t.TempDir()
 	eng, diags := wireEngine(t, ctx, progDir, map[string]resource.PropertyValue{
-		"interop:dir":    resource.NewString(files),
-		"interop:prefix": resource.NewString("pre-"),
+		"interop:dir":      resource.NewString(files),
+		"interop:prefix":   resource.NewString("pre-"),
+		"pulumi-nodejs:id": resource.NewString("testing123"),
 	}, filepath.Join(progDir, "node_modules", "@pulumi", "pulumi"))
 	prog := langhost.Node(".")
 	prog.Dir, prog.NoTypeScript = progDir, true
@@ -111,7 +116,7 @@ func TestNodeDynamicProviderAndRemoteComponent(t *testing.T) {
 		t.Fatalf("up: %v\n%s", err, strings.Join(diags(), "\n"))
 	}
 	want := map[string]any{
-		"written": "pre-hello", "readBack": "pre-hello",
+		"written": "pre-hello", "readBack": "pre-hello", "rid": "testing123",
 		"message": "hello, node", "tokenIsSecret": true, "shout": "HELLO!",
 	}
 	if diff := cmp.Diff(want, res.Outputs.Mappable()); diff != "" {
@@ -160,18 +165,7 @@ func wireEngine(t *testing.T, ctx context.Context, progDir string, config map[st
 	t.Helper()
 	config["interop:greeting"] = resource.NewString("hello")
 	config["interop:token"] = resource.NewSecret(resource.NewString("t0k"))
-	logs, err := grpcserver.Start(ctx, grpcserver.Config{Monitor: logsOnly{}, Log: func(m grpcserver.LogMessage) {
-		t.Logf("plugin %s: %s", m.Severity, m.Message)
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logs.Stop() })
-	opts := plugin.Options{
-		Dirs:          append([]string{pluginDir}, dirs...),
-		EngineAddress: logs.Addr(), Dir: progDir, Diagnostics: func(line string) { t.Log("plugin:", line) },
-		Project: "interop", Config: config,
-	}
+	opts := pluginOptions(t, ctx, progDir, config, dirs...)
 	var (
 		mu  sync.Mutex
 		got []string
@@ -196,6 +190,26 @@ func wireEngine(t *testing.T, ctx context.Context, progDir string, config map[st
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(got)
+	}
+}
+
+// pluginOptions are the options plugins start with, as gw starts them: in
+// progDir, with an engine address to log to (a server that lives as long as
+// t) and the stack interop's configuration in their environment; found in
+// the plugin folder and in dirs.
+func pluginOptions(t *testing.T, ctx context.Context, progDir string, config map[string]resource.PropertyValue, dirs ...string) plugin.Options {
+	t.Helper()
+	logs, err := grpcserver.Start(ctx, grpcserver.Config{Monitor: logsOnly{}, Log: func(m grpcserver.LogMessage) {
+		t.Logf("plugin %s: %s", m.Severity, m.Message)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logs.Stop() })
+	return plugin.Options{
+		Dirs:          append([]string{pluginDir}, dirs...),
+		EngineAddress: logs.Addr(), Dir: progDir, Diagnostics: func(line string) { t.Log("plugin:", line) },
+		Project: "interop", Config: config,
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -295,50 +294,6 @@ func (m *Monitor) Call(ctx context.Context, req CallRequest) (providers.CallResp
 		return resp, fmt.Errorf("call %s: %w", req.Token, err)
 	}
 	return resp, nil
-}
-
-// construct sends a remote component to its provider's Construct, which
-// registers the component and its children back through the Monitor.
-func (m *Monitor) construct(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
-	p, err := m.resolve(ctx, goal.Type, goal.Provider, goal.Version)
-	if err != nil {
-		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: %w", goal.Type, goal.Name, err)
-	}
-	resp, err := providers.Construct(ctx, p, providers.ConstructRequest{
-		Type: goal.Type, Name: goal.Name, Parent: goal.Parent, Inputs: goal.Inputs,
-		InputDependencies: goal.PropertyDependencies, Options: goal, Providers: goal.Providers, Host: m, Preview: m.cfg.Preview,
-		Config: m.cfg.Config,
-	})
-	if err != nil {
-		return providers.RegisterResult{}, fmt.Errorf("constructing %s %q: %w", goal.Type, goal.Name, err)
-	}
-	return providers.RegisterResult{URN: resp.URN, Outputs: resp.Outputs, OutputDependencies: outputDependencies(resp)}, nil
-}
-
-// outputDependencies are the dependencies of a constructed component's
-// outputs, as Pulumi's engine answers them: those Construct named, and
-// those of the output values among the outputs. Nil when there are none.
-func outputDependencies(resp providers.ConstructResponse) map[resource.PropertyKey][]resource.URN {
-	var deps map[resource.PropertyKey][]resource.URN
-	add := func(k resource.PropertyKey, urns []resource.URN) {
-		for _, u := range urns {
-			if deps == nil {
-				deps = map[resource.PropertyKey][]resource.URN{}
-			}
-			if !slices.Contains(deps[k], u) {
-				deps[k] = append(deps[k], u)
-			}
-		}
-	}
-	for k, urns := range resp.OutputDependencies {
-		add(k, urns)
-	}
-	for k, v := range resp.Outputs {
-		if v.IsOutput() {
-			add(k, v.OutputValue().Dependencies)
-		}
-	}
-	return deps
 }
 
 // resolve finds the provider serving a type or function token.

@@ -885,30 +885,3 @@ func TestParkedRegistrationsAreNotOvertaken(t *testing.T) {
 		t.Errorf("order reaching the deployer (-want +got):\n%s", diff)
 	}
 }
-
-// TestConstructOutputDependencies: a constructed component's outputs
-// depend on what its provider's Construct said they do and on the
-// dependencies of the output values among them, so that a program passing
-// an output on (Pulumi's TestConstruct: component c's input is component
-// a's childId) makes its consumer depend on a's child too.
-func TestConstructOutputDependencies(t *testing.T) {
-	a, childA, other := urnOf("pkg:index:Comp", "a"), urnOf(thing, "child-a"), urnOf(thing, "other")
-	prov := &providers.Func{ConstructF: func(ctx context.Context, req providers.ConstructRequest) (providers.ConstructResponse, error) {
-		return providers.ConstructResponse{URN: a, Outputs: resource.PropertyMap{
-			"childId": resource.NewString("id-1"),
-			"echo":    resource.NewNumber(42),
-			"viaValue": resource.NewOutput(resource.Output{
-				Element: resource.NewString("v"), Known: true, Dependencies: []resource.URN{other, childA},
-			}),
-		}, OutputDependencies: map[resource.PropertyKey][]resource.URN{"childId": {childA}, "viaValue": {childA}}}, nil
-	}}
-	m := monitor.New(monitor.Config{Deployer: &deployer{}, Providers: &source{p: prov}})
-	res, err := m.RegisterResource(context.Background(), resource.Goal{Type: "pkg:index:Comp", Name: "a", Remote: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[resource.PropertyKey][]resource.URN{"childId": {childA}, "viaValue": {childA, other}}
-	if diff := cmp.Diff(want, res.OutputDependencies); diff != "" {
-		t.Errorf("output dependencies (-want +got):\n%s", diff)
-	}
-}

@@ -18,6 +18,14 @@ class Group extends pulumi.ComponentResource {
     }
 }
 
+// Component is the comp plugin's remote component of Pulumi's
+// TestConstruct: it echoes "echo" and answers its child's ID.
+class Component extends pulumi.ComponentResource {
+    constructor(name, echo, opts) {
+        super("comp:index:Component", name, { echo, childId: undefined }, opts, true);
+    }
+}
+
 const config = new pulumi.Config("interop");
 
 const scenarios = {
@@ -120,6 +128,41 @@ const scenarios = {
         }
         const bad = new Thing("bad", "fail");
         return { a: "two", b: bad.value };
+    },
+
+    // Pulumi's TestConstruct program: b's input is a's output echo, c's
+    // is a's childId, an output of a's child.
+    construct() {
+        const a = new Component("a", 42);
+        new Component("b", a.echo);
+        new Component("c", a.childId);
+        return {};
+    },
+
+    // Sets providers on remote components through transforms, as Pulumi's
+    // transforms/simple does: "res7" is given provider1 and its own
+    // transform swaps it for provider2; a stack transform gives "res10"
+    // provider2.
+    componentProviders() {
+        const provider1 = new pulumi.ProviderResource("comp", "provider1");
+        const provider2 = new pulumi.ProviderResource("comp", "provider2");
+        new Component("res7", 10, {
+            provider: provider1,
+            transforms: [({ type, props, opts }) => {
+                if (type !== "comp:index:Component") {
+                    return undefined;
+                }
+                return { props, opts: pulumi.mergeOptions(opts, { provider: provider2 }) };
+            }],
+        });
+        pulumi.runtime.registerResourceTransform(({ type, props, opts }) => {
+            if (type !== "comp:index:Component") {
+                return undefined;
+            }
+            return { props, opts: pulumi.mergeOptions(opts, { provider: provider2 }) };
+        });
+        new Component("res10", 10);
+        return {};
     },
 };
 

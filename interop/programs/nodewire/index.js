@@ -1,7 +1,8 @@
 // A Pulumi Node.js program of the interop suite (see wire_test.go): a
 // dynamic provider whose settings come from the stack's configuration, a
-// read of the dynamic resource it created, and a remote component of the
-// comp plugin with a method call.
+// read of the dynamic resource it created, a dynamic resource whose ID
+// comes from the provider process's environment, and a remote component of
+// the comp plugin with a method call.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
 
@@ -55,10 +56,28 @@ const made = new File("made", { dir, name: "made.txt", content: "hello" });
 // read's inputs.
 const read = new File("read", { dir, name: "made.txt" }, { id: made.id });
 
+// envID makes a resource whose ID is the key "id" of the dynamic
+// provider's own configuration ("pulumi-nodejs:id"), which it reads from
+// PULUMI_CONFIG in its environment, as Pulumi's TestPulumiConfig does.
+const envID = {
+    async create() {
+        return { id: JSON.parse(process.env.PULUMI_CONFIG).id, outs: {} };
+    },
+};
+
+class EnvID extends pulumi.dynamic.Resource {
+    constructor(name, opts) {
+        super(envID, name, {}, opts);
+    }
+}
+
+const fromEnv = new EnvID("from-env");
+
 const greeter = new Greeter("greeter", { name: "node" });
 
 exports.written = made.written;
 exports.readBack = read.written;
+exports.rid = fromEnv.id;
 exports.message = greeter.message;
 exports.tokenIsSecret = greeter.tokenIsSecret;
 exports.shout = greeter.shout("!").apply(r => r.shout);

@@ -3,7 +3,8 @@
 // and inline (package langhost/inline). The config key "interop:scenario"
 // selects what it does; each scenario exercises a part of the protocol that
 // only a real SDK program reaches (see the interop tests for what each
-// expects). Resources are of the suite's in-process package "itest".
+// expects). Resources are of the suite's in-process package "itest", and
+// remote components of its comp plugin (plugins/comp).
 package scenario
 
 import (
@@ -63,6 +64,10 @@ func Run(ctx *pulumi.Context) error {
 		return nil
 	case "failure":
 		return failure(ctx, cfg.RequireBool("fail"))
+	case "construct":
+		return construct(ctx)
+	case "componentProviders":
+		return componentProviders(ctx)
 	default:
 		return fmt.Errorf("unknown scenario %q", s)
 	}
