@@ -72,8 +72,7 @@ func (d *deployment) run(ctx context.Context, ws *walkStep) error {
 	s := ws.out.Step
 	d.learnStep(s)
 	ws.out = d.maskOutcome(d.apply(ctx, s))
-	var un *UnansweredError
-	if ws.seq != 0 && errors.As(ws.out.Err, &un) {
+	if ws.seq != 0 && isUnanswered(ws.out.Err) {
 		d.leftPending(s)
 		return &stepError{urn: s.URN(), err: ws.out.Err}
 	}
@@ -108,6 +107,16 @@ func (d *deployment) stepEnded(ws *walkStep) error {
 		return jerr
 	}
 	return nil
+}
+
+// isUnanswered reports whether err says a provider did not answer in
+// time (an *UnansweredError).
+func isUnanswered(err error) bool {
+	if err == nil {
+		return false
+	}
+	var un *UnansweredError
+	return errors.As(err, &un)
 }
 
 // asyncJournal is a journal that can call back once an entry is durable
