@@ -131,22 +131,25 @@ type asyncJournal interface {
 // way ws.jerr then holds the journal's error, and for a begin ws.seq its
 // Seq.
 func (d *deployment) append(ctx context.Context, ws *walkStep, e state.Entry) error {
-	answer := func(seq uint64, err error) {
-		if ws.stage == stageBegun {
-			ws.seq = seq
-		}
-		ws.jerr = err
+	aj, ok := d.journal.(asyncJournal)
+	if !ok {
+		ws.journaled(d.journal.Append(ctx, e))
+		return nil
 	}
-	if aj, ok := d.journal.(asyncJournal); ok {
-		return executor.Park(func(resume func()) {
-			aj.AppendAsync(ctx, e, func(seq uint64, err error) {
-				answer(seq, err)
-				resume()
-			})
+	return executor.Park(func(resume func()) {
+		aj.AppendAsync(ctx, e, func(seq uint64, err error) {
+			ws.journaled(seq, err)
+			resume()
 		})
+	})
+}
+
+// journaled takes the journal's answer to the entry ws's visit handed it.
+func (ws *walkStep) journaled(seq uint64, err error) {
+	if ws.stage == stageBegun {
+		ws.seq = seq
 	}
-	answer(d.journal.Append(ctx, e))
-	return nil
+	ws.jerr = err
 }
 
 // starting is what every start of a step does before its begin is
