@@ -463,21 +463,25 @@ func (w *Walker[T]) finish(n *node[T]) *node[T] {
 	return next
 }
 
-// park sets n aside, its visit waiting for p without a worker, and returns
-// the next vertex for this worker, as finish does: the first waiting in
-// the queue, else nil. Then it has p's wait arrange n's resumption.
+// park sets n aside, its visit waiting for p without a worker: it has p's
+// wait arrange n's resumption, then returns the next vertex for this
+// worker, as finish does: the first waiting, else nil. While wait runs
+// (a journal write, say) the worker counts as idle, since it takes a
+// waiting vertex next: a vertex resumed meanwhile waits for it rather
+// than for a new worker.
 func (w *Walker[T]) park(n *node[T], p *parked) *node[T] {
 	w.mu.Lock()
-	var next *node[T]
-	if w.waitingLocked() {
-		next = w.dequeueLocked()
-		w.idle++ // until it visits next
-	} else {
-		w.running--
-	}
+	w.idle++ // it will take a waiting vertex before it visits or stops
 	w.mu.Unlock()
 	p.wait(func() { w.resume(n) })
-	return next
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.waitingLocked() {
+		return w.dequeueLocked()
+	}
+	w.running--
+	w.idle--
+	return nil
 }
 
 // resume hands a parked vertex back to a worker, to be visited again.
@@ -559,8 +563,8 @@ func (*parked) Error() string { return "executor: a parked visit (see Park)" }
 
 // Park is what a Visit returns to wait for something that calls back (a
 // durable write, say) without holding a goroutine. Once the visit has
-// returned, the walker calls wait with resume on a goroutine of its own,
-// and sets the vertex aside: it holds no worker and does not count toward
+// returned, the worker that made it calls wait with resume, and the
+// vertex is set aside: it holds no worker and does not count toward
 // Options.Parallelism. wait must arrange for resume to be called exactly
 // once, from any goroutine, possibly before wait returns; resume hands the
 // vertex back to a worker, which calls Visit again with the same value
