@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -9,72 +10,91 @@ import (
 
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
-	"github.com/groundwork-iac/groundwork/state/filestore"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/state"
+	"github.com/groundwork-iac/groundwork/state/backendstore"
+	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
-// TestLargeOperationsHoldFewGoroutines: a step waiting for the journal
-// holds no goroutine, so creating, updating and destroying thousands of
-// independent resources on the file store (each journal write synced)
-// runs on a few hundred goroutines at most, not one or two per resource.
-func TestLargeOperationsHoldFewGoroutines(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs thousands of steps")
+// gatedBackend, once holding is set, holds every journal append until
+// its gate is closed: a journal whose storage is slow, so that every step
+// waits for durability at once.
+type gatedBackend struct {
+	state.Backend
+	holding atomic.Bool
+	gate    chan struct{}
+}
+
+func (g *gatedBackend) AppendJournal(ctx context.Context, stack state.StackID, token string, p []byte) error {
+	if !g.holding.Load() {
+		return g.Backend.AppendJournal(ctx, stack, token, p)
 	}
-	const n, most = 3000, 300
-	store, err := filestore.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
+	return g.Backend.AppendJournal(ctx, stack, token, p)
+}
+
+// TestStepsWaitingForTheJournalHoldNoGoroutine: a step waiting for its
+// journal entry to be durable holds no goroutine. Thousands of creates
+// whose begins wait on a stalled journal leave a handful of goroutines
+// while they wait, not one per step, and all complete once the journal
+// writes.
+func TestStepsWaitingForTheJournalHoldNoGoroutine(t *testing.T) {
+	const n, most = 2000, 100
+	g := &gatedBackend{Backend: memstore.NewBackend(), gate: make(chan struct{})}
 	env := enginetest.New(t)
-	env.Store = store
-	env.Provider("test", "", newCloud().provider())
-	program := func(gen int) engine.Program {
-		return func(ctx *engine.Context) error {
+	env.Store = backendstore.New(g)
+	var checks atomic.Int64
+	p := noopProvider()
+	p.CheckF = func(_ context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+		// The stack and its provider are recorded: from the first
+		// check on, the journal stalls.
+		g.holding.Store(true)
+		checks.Add(1)
+		return providers.CheckResponse{Inputs: req.News}, nil
+	}
+	env.Provider("bench", "", p)
+	base := runtime.NumGoroutine()
+	type result struct {
+		res *engine.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := env.Up(func(ctx *engine.Context) error {
 			for i := range n {
-				ctx.Register(thing, fmt.Sprintf("r%04d", i), engine.Props{"gen": gen})
+				ctx.Register("bench:index:Thing", fmt.Sprintf("r%04d", i), engine.Props{"i": i})
 			}
 			return nil
+		})
+		done <- result{res, err}
+	}()
+	deadline := time.Now().Add(safety)
+	for checks.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d checks were made", checks.Load(), n)
 		}
+		time.Sleep(time.Millisecond)
 	}
-	ops := []struct {
-		name string
-		run  func() (*engine.Result, error)
-	}{
-		{"create", func() (*engine.Result, error) { return env.Up(program(1)) }},
-		{"update", func() (*engine.Result, error) { return env.Up(program(2)) }},
-		{"destroy", func() (*engine.Result, error) { return env.Destroy() }},
+	// Every step is issued and waits for its begin: sample a while.
+	peak := 0
+	for range 200 {
+		peak = max(peak, runtime.NumGoroutine()-base)
+		time.Sleep(time.Millisecond)
 	}
-	for _, op := range ops {
-		base := runtime.NumGoroutine()
-		var peak atomic.Int64
-		stop := make(chan struct{})
-		sampled := make(chan struct{})
-		go func() {
-			defer close(sampled)
-			tick := time.NewTicker(200 * time.Microsecond)
-			defer tick.Stop()
-			for {
-				peak.Store(max(peak.Load(), int64(runtime.NumGoroutine()-base)))
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-			}
-		}()
-		res, err := op.run()
-		close(stop)
-		<-sampled
-		if err != nil {
-			t.Fatalf("%s: %v", op.name, err)
-		}
-		if got := len(res.Steps); got < n {
-			t.Fatalf("%s took %d steps, want at least %d", op.name, got, n)
-		}
-		if p := peak.Load(); p > most {
-			t.Errorf("%s of %d resources peaked at %d goroutines, want at most %d", op.name, n, p, most)
-		} else {
-			t.Logf("%s of %d resources peaked at %d goroutines", op.name, n, p)
-		}
+	close(g.gate)
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	// The stack itself is created too.
+	if got := r.res.Counts[engine.StepCreate]; got != n+1 {
+		t.Errorf("created %d resources, want %d and the stack", got, n)
+	}
+	if peak > most {
+		t.Errorf("%d creates waiting for the journal held %d goroutines, want at most %d", n, peak, most)
 	}
 }
