@@ -123,13 +123,23 @@ type answer[R any] struct {
 }
 
 // bounded makes one provider call within the operation's bounds (see the
-// top of this file): call runs on a goroutine of its own, and bounded
-// returns its answer, or an error once the operation stops waiting.
+// top of this file), and returns its answer, or an error once the
+// operation stops waiting.
+//
+// A bound costs only where it can fire. When nothing can end the call's
+// context (the operation's context cannot be cancelled and the resource
+// sets no custom timeout), the operation waits for the answer whatever
+// happens, and call runs on the caller's goroutine. Otherwise it runs on
+// a goroutine of its own, which the operation can stop waiting for.
 func bounded[R any](ctx context.Context, d *deployment, cb callBounds, call func(context.Context) (R, error)) (R, error) {
 	var zero R
 	if err := ctx.Err(); err != nil {
 		// Cancelled before the provider was called: nothing happened.
 		return zero, context.Cause(ctx)
+	}
+	if ctx.Done() == nil && cb.timeout <= 0 {
+		resp, err := call(ctx)
+		return resp, unanswered(ctx, cb, d.grace(), err)
 	}
 	// limit is the call's context as the operation sees it; pctx the one
 	// the provider gets.

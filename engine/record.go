@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,43 +15,19 @@ import (
 // What a step leaves behind: its entries in the journal, its record in the
 // operation's Result, and its events.
 
-// journalBegin records that s begins, before its provider is called, and
-// returns once the entry is durable.
-func (d *deployment) journalBegin(ctx context.Context, s *stepgen.Step) (uint64, error) {
-	seq, err := d.journal.Append(ctx, state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: s.New})
-	if err != nil {
-		return 0, fmt.Errorf("recording the start of %s of %s: %w", s.Op, s.URN(), err)
-	}
-	return seq, nil
-}
-
-// journalEnd records how a step ended; seq is its begin's (0 for none).
-// A resource the step brought into existence whose record cannot be
-// written fails the step with an *UnrecordedError naming its ID: an ID
-// is never held only in memory.
-func (d *deployment) journalEnd(o stepgen.Outcome, seq uint64) error {
+// endEntry returns the entry that records how a step ended (seq is its
+// begin's, 0 for none), and whether there is one to record.
+func (d *deployment) endEntry(o stepgen.Outcome, seq uint64) (state.Entry, bool) {
 	if d.journal == nil {
-		return nil
+		return state.Entry{}, false
 	}
 	d.dropUnrecordable(o)
-	err := d.journalOutcome(o, seq)
-	if err == nil {
-		return nil
-	}
-	if n := createdBy(o); n != nil {
-		return &UnrecordedError{URN: n.URN, Type: n.Type, ID: n.ID, Err: err}
-	}
-	return fmt.Errorf("recording the outcome of its %s: %w", o.Step.Op, err)
-}
-
-// journalOutcome appends the entry that records how a step ended.
-func (d *deployment) journalOutcome(o stepgen.Outcome, seq uint64) error {
 	s := o.Step
 	if o.Err != nil && !o.Partial() {
 		if seq == 0 {
-			return nil
+			return state.Entry{}, false
 		}
-		return d.recordEnd(state.Entry{Kind: state.EntryFailure, Begin: seq})
+		return state.Entry{Kind: state.EntryFailure, Begin: seq}, true
 	}
 	old, new := o.Record()
 	e := state.Entry{Kind: state.EntryWrite, Old: old, New: new, Condemn: o.Condemns(), With: s.With()}
@@ -61,9 +36,19 @@ func (d *deployment) journalOutcome(o stepgen.Outcome, seq uint64) error {
 		e.Kind, e.Begin = state.EntrySuccess, seq
 	case old == nil && new == nil && e.With == nil,
 		(s.Op == stepgen.OpSame || s.Op == stepgen.OpOutputs) && sameRecord(old, new):
-		return nil
+		return state.Entry{}, false
 	}
-	return d.recordEnd(e)
+	return e, true
+}
+
+// endFailed is the failure of a step whose end the journal could not
+// record. A resource the step brought into existence fails it with an
+// *UnrecordedError naming its ID: an ID is never held only in memory.
+func endFailed(o stepgen.Outcome, err error) error {
+	if n := createdBy(o); n != nil {
+		return &UnrecordedError{URN: n.URN, Type: n.Type, ID: n.ID, Err: err}
+	}
+	return fmt.Errorf("recording the outcome of its %s: %w", o.Step.Op, err)
 }
 
 // createdBy returns the resource o's step brought into existence (a
@@ -134,14 +119,6 @@ func (e *UnrecordedError) Error() string {
 
 // Unwrap returns why the record could not be written.
 func (e *UnrecordedError) Unwrap() error { return e.Err }
-
-// recordEnd appends a step's end and returns once it is durable. It is
-// appended under the operation's lasting context: the step did run, so its
-// outcome is recorded even once the operation is cancelled.
-func (d *deployment) recordEnd(e state.Entry) error {
-	_, err := d.journal.Append(d.lasting, e)
-	return err
-}
 
 // record adds a step's outcome to the operation's result and reports it.
 func (d *deployment) record(o stepgen.Outcome, took time.Duration) {

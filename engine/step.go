@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -30,33 +32,70 @@ import (
 //     built from its outcome, whose error and init errors are masked
 //     before they are journaled or reported (secrets.go).
 //
+// A visit waits for the journal without holding a goroutine: it hands the
+// entry to the journal and parks (executor.Park), and the journal's
+// callback, once the entry is durable, resumes it where it stopped
+// (walkStep.stage).
+//
 // It returns the step's failure naming its resource, for the walker.
 func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
 	s := ws.out.Step
-	if err := d.starting(ws); err != nil {
-		ws.out = stepgen.Outcome{Step: s, Err: err}
-		return &stepError{urn: s.URN(), err: err}
-	}
-	var seq uint64
-	if d.journal != nil && s.JournalOp() != "" {
-		var err error
-		if seq, err = d.journalBegin(ctx, s); err != nil {
+	switch ws.stage {
+	case stageStart:
+		if err := d.starting(ws); err != nil {
 			ws.out = stepgen.Outcome{Step: s, Err: err}
 			return &stepError{urn: s.URN(), err: err}
 		}
+		if d.journal == nil || s.JournalOp() == "" {
+			return d.run(ctx, ws)
+		}
+		ws.stage = stageBegun
+		if p := d.append(ctx, ws, state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: s.New}); p != nil {
+			return p
+		}
+		fallthrough
+	case stageBegun:
+		if ws.jerr != nil {
+			err := fmt.Errorf("recording the start of %s of %s: %w", s.Op, s.URN(), ws.jerr)
+			ws.out = stepgen.Outcome{Step: s, Err: err}
+			return &stepError{urn: s.URN(), err: err}
+		}
+		return d.run(ctx, ws)
+	default:
+		return d.stepEnded(ws)
 	}
+}
+
+// run applies a step whose begin, if it has one, is durable, and hands
+// its end to the journal.
+func (d *deployment) run(ctx context.Context, ws *walkStep) error {
+	s := ws.out.Step
 	d.learnStep(s)
 	ws.out = d.maskOutcome(d.apply(ctx, s))
-	var un *UnansweredError
-	if seq != 0 && errors.As(ws.out.Err, &un) {
+	if ws.seq != 0 && isUnanswered(ws.out.Err) {
 		d.leftPending(s)
 		return &stepError{urn: s.URN(), err: ws.out.Err}
 	}
 	// The outcome is recorded even once the operation is cancelled: the
 	// step did run.
-	jerr := d.journalEnd(ws.out, seq)
-	if jerr != nil {
-		jerr = &stepError{urn: s.URN(), err: jerr}
+	e, ok := d.endEntry(ws.out, ws.seq)
+	if !ok {
+		return d.stepEnded(ws)
+	}
+	ws.stage = stageEnded
+	if p := d.append(d.lasting, ws, e); p != nil {
+		return p
+	}
+	return d.stepEnded(ws)
+}
+
+// stepEnded returns the failure of a step that has run and whose end, if it
+// has one, is durable (or failed to be written).
+func (d *deployment) stepEnded(ws *walkStep) error {
+	s := ws.out.Step
+	var jerr error
+	if ws.jerr != nil {
+		jerr = &stepError{urn: s.URN(), err: endFailed(ws.out, ws.jerr)}
 	}
 	switch {
 	case ws.out.Err != nil && jerr != nil:
@@ -68,6 +107,49 @@ func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
 		return jerr
 	}
 	return nil
+}
+
+// isUnanswered reports whether err says a provider did not answer in
+// time (an *UnansweredError).
+func isUnanswered(err error) bool {
+	if err == nil {
+		return false
+	}
+	var un *UnansweredError
+	return errors.As(err, &un)
+}
+
+// asyncJournal is a journal that can call back once an entry is durable
+// instead of holding its caller (the stores' journals can).
+type asyncJournal interface {
+	AppendAsync(ctx context.Context, e state.Entry, done func(seq uint64, err error))
+}
+
+// append hands e, the entry ws's visit waits for, to the journal. With a
+// journal that calls back it returns executor.Park: the visit resumes once
+// e is durable. Otherwise it appends e at once and returns nil. Either
+// way ws.jerr then holds the journal's error, and for a begin ws.seq its
+// Seq.
+func (d *deployment) append(ctx context.Context, ws *walkStep, e state.Entry) error {
+	aj, ok := d.journal.(asyncJournal)
+	if !ok {
+		ws.journaled(d.journal.Append(ctx, e))
+		return nil
+	}
+	return executor.Park(func(resume func()) {
+		aj.AppendAsync(ctx, e, func(seq uint64, err error) {
+			ws.journaled(seq, err)
+			resume()
+		})
+	})
+}
+
+// journaled takes the journal's answer to the entry ws's visit handed it.
+func (ws *walkStep) journaled(seq uint64, err error) {
+	if ws.stage == stageBegun {
+		ws.seq = seq
+	}
+	ws.jerr = err
 }
 
 // starting is what every start of a step does before its begin is

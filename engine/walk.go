@@ -28,7 +28,22 @@ type walkStep struct {
 	// began is when the step started, as the time since the operation
 	// began; zero until it starts.
 	began time.Duration
+	// stage is how far the step's visit got (step.go); seq is its begin's
+	// Seq, and jerr what the journal answered the last entry the visit
+	// handed it.
+	stage stepStage
+	seq   uint64
+	jerr  error
 }
+
+// stepStage is how far a step's visit got.
+type stepStage uint8
+
+const (
+	stageStart stepStage = iota // not visited yet
+	stageBegun                  // its begin was handed to the journal
+	stageEnded                  // its end was handed to the journal
+)
 
 // took returns how long the step has run: zero if it never started.
 func (ws *walkStep) took(d *deployment) time.Duration {

@@ -48,6 +48,17 @@
 // cause. A panic in Visit or Ended is recovered and becomes the vertex's
 // failure, as a *PanicError.
 //
+// # Waiting without a goroutine
+//
+// A visit that waits for something that calls back — a durable journal
+// write — returns Park instead of blocking. The walker sets the vertex
+// aside: it holds no worker and does not count toward Parallelism. Once
+// the callback resumes it, a worker visits it again with the same value,
+// which holds how far the visit got; resumed vertices go before vertices
+// never visited, so that what has started ends first, and a resumed
+// vertex is never skipped, since its visit has begun. Finish runs such a
+// visit outside any walker, on the calling goroutine.
+//
 // # Goroutines
 //
 // The Walker owns every goroutine it starts; all of them have finished
@@ -69,12 +80,8 @@
 // vertices added later that need it. Workers are started as visits
 // begin, not as vertices become ready: a worker about to visit starts
 // another only when ready vertices wait and no other worker is idle to
-// take them. So vertices whose visits are quick are walked by a few
-// workers in turn, and vertices whose visits block (provider calls,
-// journal syncs) each get a worker of their own, started by a worker
-// rather than by the goroutine that calls Add. BenchmarkWalk10k, 10,000
-// vertices each needing one added before it, visits doing nothing, 2
-// vCPU at load average 4–6: 0.41–0.84 µs a vertex, unbounded or with
-// parallelism 8; one allocation and 172 bytes a vertex, its index entry
-// included.
+// take them. So vertices whose visits are quick, or park, are walked by a
+// few workers in turn, and vertices whose visits block (a provider call)
+// each get a worker of their own, started by a worker rather than by the
+// goroutine that calls Add.
 package executor

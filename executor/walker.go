@@ -50,7 +50,9 @@ type Options[T any] struct {
 	// Visit does a vertex's work, given its Value. Its error fails the
 	// vertex; it should name the vertex, since Wait returns it as it is. A
 	// panic is recovered and becomes the vertex's failure, as a
-	// *PanicError.
+	// *PanicError. A visit that must wait for something that calls back
+	// (a durable write) returns Park, and is called again, with the same
+	// Value, once it is resumed (see Park).
 	Visit func(ctx context.Context, v *T) error
 	// Ended is told how each vertex ended: nil after a successful visit,
 	// the visit's error, or a *SkippedError for a vertex that was never
@@ -93,11 +95,15 @@ type Walker[T any] struct {
 	// nodes are the vertices by ID. One that ended is represented by ok
 	// when it succeeded, else by a node that holds only how it failed: the
 	// walker keeps nothing else of it.
-	nodes   map[uint64]*node[T]
-	ok      *node[T]
-	queue   []*node[T] // ready vertices waiting for a worker (only at the limit); queue[head:] is live
-	head    int
-	running int // workers
+	nodes map[uint64]*node[T]
+	ok    *node[T]
+	queue []*node[T] // ready vertices waiting for a worker (only at the limit); queue[head:] is live
+	head  int
+	// resumed are parked vertices resumed and waiting for a worker: they
+	// go before the queue, so that what has started ends first.
+	resumed     []*node[T] // resumed[resumedHead:] is live
+	resumedHead int
+	running     int // workers
 	// idle counts the workers not in a visit: each will take a ready
 	// vertex from the queue before it visits anything or stops.
 	idle     int
@@ -120,6 +126,9 @@ type node[T any] struct {
 	// ended; dependents are the nodes that need this one.
 	waits      int32
 	ended, bad bool
+	// started is set once the vertex is first visited: a parked vertex
+	// resumed is visited again, never skipped.
+	started    bool
 	dependents []*node[T]
 	rare       *rareNode[T]
 }
@@ -256,7 +265,10 @@ func (w *Walker[T]) work(n *node[T]) {
 	defer w.workers.Done()
 	for n != nil {
 		w.visiting()
-		w.process(n)
+		if p := w.process(n); p != nil {
+			n = w.park(n, p)
+			continue
+		}
 		n = w.finish(n)
 	}
 }
@@ -268,14 +280,27 @@ func (w *Walker[T]) visiting() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.idle--
-	if w.idle == 0 && w.head < len(w.queue) && (w.limit == 0 || w.running < w.limit) {
+	if w.idle == 0 && w.waitingLocked() && (w.limit == 0 || w.running < w.limit) {
 		w.startLocked(w.dequeueLocked())
 	}
 }
 
-// dequeueLocked removes and returns the first vertex in the queue, which
-// must not be empty.
+// waitingLocked reports whether vertices wait for a worker.
+func (w *Walker[T]) waitingLocked() bool {
+	return w.resumedHead < len(w.resumed) || w.head < len(w.queue)
+}
+
+// dequeueLocked removes and returns the vertex that waited for a worker
+// first, a resumed one before any other; there must be one.
 func (w *Walker[T]) dequeueLocked() *node[T] {
+	if w.resumedHead < len(w.resumed) {
+		n := w.resumed[w.resumedHead]
+		w.resumed[w.resumedHead] = nil
+		if w.resumedHead++; w.resumedHead == len(w.resumed) {
+			w.resumed, w.resumedHead = w.resumed[:0], 0
+		}
+		return n
+	}
 	n := w.queue[w.head]
 	w.queue[w.head] = nil
 	if w.head++; w.head == len(w.queue) {
@@ -284,8 +309,9 @@ func (w *Walker[T]) dequeueLocked() *node[T] {
 	return n
 }
 
-// process visits n, or skips it, and reports how it ended.
-func (w *Walker[T]) process(n *node[T]) {
+// process visits n, or skips it, and reports how it ended; or, when the
+// visit parked, returns what it waits for and reports nothing.
+func (w *Walker[T]) process(n *node[T]) *parked {
 	if skip := w.skipReason(n); skip != nil {
 		w.mu.Lock()
 		n.bad = true
@@ -293,21 +319,30 @@ func (w *Walker[T]) process(n *node[T]) {
 		m.cause, m.label = skip.Cause, skip.Vertex
 		w.mu.Unlock()
 		w.report(n, skip)
-		return
+		return nil
 	}
 	err := w.call(n)
+	if p, ok := err.(*parked); ok {
+		return p
+	}
 	if err != nil {
 		w.mu.Lock()
 		w.failLocked(n, err)
 		w.mu.Unlock()
 	}
 	w.report(n, err)
+	return nil
 }
 
-// skipReason returns why n must not be visited, or nil.
+// skipReason returns why n must not be visited, or nil. A vertex visited
+// already (parked, then resumed) is never skipped: its visit has begun.
 func (w *Walker[T]) skipReason(n *node[T]) *SkippedError {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if n.started {
+		return nil
+	}
+	n.started = true
 	switch {
 	case n.blocked():
 		return &SkippedError{Vertex: w.nameOf(n), Dependency: n.rare.blockedBy, Cause: n.rare.blockCause}
@@ -418,7 +453,7 @@ func (w *Walker[T]) finish(n *node[T]) *node[T] {
 		close(w.drained)
 		w.drained = nil
 	}
-	if next == nil && w.head < len(w.queue) {
+	if next == nil && w.waitingLocked() {
 		next = w.dequeueLocked()
 	}
 	if next == nil {

@@ -49,15 +49,18 @@
 // # The write path
 //
 // Recording a step costs time proportional to the step, never to the
-// stack. Append is the one way to record an entry, and it returns once the
-// entry is durable. The caller encodes the entry on its own goroutine,
-// folds it into the journal's in-memory state (Fold, a pure state machine
+// stack. Append records an entry and returns once it is durable; the
+// stores' journals also take AppendAsync, which records it the same way
+// and calls back once it is durable, so that a step waiting for it holds
+// no goroutine. The caller encodes the entry on its own goroutine, folds
+// it into the journal's in-memory state (Fold, a pure state machine
 // shared by every store) and frames one checksummed record, holding the
 // journal's mutex for the fold and the framing only. Records framed while
-// a batch is being written gather into the next batch, which the first of
-// them writes and syncs, outside the mutex, once the batch ahead is done;
-// every Append in it then returns. A deployment running many steps at
-// once pays one fsync per batch, not per step (group commit). A full
+// a batch is being written gather into the next batch; an appender that
+// finds no batch being written writes and syncs them, outside the mutex,
+// batch after batch until none is left, and each batch's appenders are
+// then answered. A deployment running many steps at once pays one fsync
+// per batch, not per step (group commit). A full
 // snapshot is written only at Commit, or when the journal outgrows a bound
 // proportional to the last snapshot (so the amortized cost per entry stays
 // constant); it replaces the old one atomically and durably, and only then

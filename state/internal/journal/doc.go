@@ -6,11 +6,13 @@
 // the journal, framed records appended after a header that names the
 // snapshot they follow (state/FORMAT.md). Its contract:
 //
-//   - Append(ctx, entry) is the one way to record an entry, and it returns
-//     when the entry is durable: written and, as the Storage promises,
-//     synced. Group commit is internal: the Appends that arrive while a
-//     batch is being written are written together in the next, in one
-//     Storage call, so concurrent steps share one sync.
+//   - Append(ctx, entry) records an entry and returns when it is durable:
+//     written and, as the Storage promises, synced. AppendAsync records
+//     it the same way and calls back instead of waiting, so that a step
+//     waiting for durability holds no goroutine. Group commit is
+//     internal: the entries that arrive while a batch is being written
+//     are written together in the next, in one Storage call, so
+//     concurrent steps share one sync.
 //   - An entry is validated, encoded and folded before it is written; one
 //     that breaks an integrity rule is refused, and its record is never
 //     written.

@@ -58,10 +58,11 @@ type Config struct {
 }
 
 // Journal is the state.Journal of every store: a Fold in memory, framed
-// records in Storage, and group commit between them (see Append):
+// records in Storage, and group commit between them (pipeline.go):
 // whoever appends an entry encodes it, folds it and frames its record
-// into the batch being gathered, whose first Append writes it once the
-// batch ahead is written; then every Append it holds returns.
+// into the batch being gathered; an appender that finds no batch being
+// written writes the batches gathered until none is left, and each
+// batch's appenders are told once it is durable.
 type Journal struct {
 	st    Storage
 	stack state.StackID
@@ -72,7 +73,7 @@ type Journal struct {
 	// mac tags the records when mgr can authenticate. An entry's record is
 	// framed with room for its tag; write seals the batch in order,
 	// chaining from chain, just before it is written, outside mu. mac's
-	// state and chain belong to whoever writes: the Append flushing, or a
+	// state and chain belong to whoever writes: the writer (lead), or a
 	// holder of mu while no flush runs.
 	mac *format.RecordMAC
 
@@ -83,15 +84,18 @@ type Journal struct {
 	// gathering is the batch whose records are being framed into buf;
 	// flushing is the batch being written outside mu (nil for none).
 	gathering, flushing *batch
-	buf, spare          []byte // the records of gathering, and a spare
-	err                 error  // sticky storage error
-	closed              bool
-	started             bool                 // the journal's header is written
-	size                int64                // journal bytes written since the checkpoint
-	limit               int64                // compact when size exceeds this
-	snapSize            int                  // size of the last snapshot written
-	entries             int                  // entries since the last checkpoint
-	chain               [format.MACSize]byte // tag of the last record sealed (with mac)
+	// writing is set while an appender is the journal's writer (see
+	// lead).
+	writing    bool
+	buf, spare []byte // the records of gathering, and a spare
+	err        error  // sticky storage error
+	closed     bool
+	started    bool                 // the journal's header is written
+	size       int64                // journal bytes written since the checkpoint
+	limit      int64                // compact when size exceeds this
+	snapSize   int                  // size of the last snapshot written
+	entries    int                  // entries since the last checkpoint
+	chain      [format.MACSize]byte // tag of the last record sealed (with mac)
 	// base names the snapshot file the journal's header is still to be
 	// written for (its BaseID), with the steps in flight in it (see
 	// start); "" once it is.

@@ -8,66 +8,121 @@ import (
 	"github.com/groundwork-iac/groundwork/state/internal/format"
 )
 
-// This file is how entries reach storage: one path, Append, which returns
-// once its entry is durable. Whoever appends encodes the entry on its own
-// goroutine, then, holding the journal's mutex only for that, folds it and
-// frames its record into the batch being gathered. The first Append of a
-// batch leads it: once the batch before has been written, it takes its
-// batch — its own record and those of the Appends that arrived meanwhile —
-// writes it outside the mutex in one Storage.AppendJournal, durable when
-// it returns (one fsync for the file store), and closes the batch's done
-// channel, which returns every Append the batch holds. Concurrent steps
-// therefore share one sync per batch (group commit), no goroutine but the
-// appending ones is involved, and each Append is woken once (a leader
-// twice: for its turn, and when its batch is durable).
+// This file is how entries reach storage: one path, which AppendAsync and
+// Append share. Whoever appends encodes the entry on its own goroutine,
+// then, holding the journal's mutex only for that, folds it and frames its
+// record into the batch being gathered. If no batch is being written, the
+// appender becomes the journal's writer: it takes the batch — its own
+// record and those of the appends that arrived meanwhile — writes it
+// outside the mutex in one Storage.AppendJournal, durable when it returns
+// (one fsync for the file store), settles it, and goes on writing the
+// batches gathered meanwhile until none is left. Concurrent steps
+// therefore share one sync per batch (group commit), and no goroutine but
+// the appending ones is involved.
+//
+// Settling a batch closes its done channel, which returns every Append
+// waiting in it, and calls the callbacks of the AppendAsyncs it holds: an
+// entry waiting for durability holds a goroutine only when its appender
+// chose to wait (Append).
 
 // batch is a group of records written and synced together.
 type batch struct {
 	done    chan struct{} // closed once the batch is durable, or failed
 	err     error         // why it failed; read after done is closed
 	records int           // records framed into it
+	// waiting are the AppendAsyncs whose records it holds.
+	waiting []waiter
+}
+
+// waiter is an AppendAsync waiting for its entry's batch.
+type waiter struct {
+	seq  uint64
+	done func(seq uint64, err error)
 }
 
 func newBatch() *batch { return &batch{done: make(chan struct{})} }
+
+// notify tells b's AppendAsyncs how b was settled.
+func (b *batch) notify() {
+	for _, w := range b.waiting {
+		if b.err != nil {
+			w.done(0, b.err)
+		} else {
+			w.done(w.seq, nil)
+		}
+	}
+	b.waiting = nil
+}
 
 // Append implements state.Journal: it returns once e is durable. The
 // write it waits for is shared with the entries of other steps, so it is
 // made with ctx stripped of its cancellation (context.WithoutCancel): a
 // cancelled caller does not cut it short for the others.
 func (j *Journal) Append(ctx context.Context, e state.Entry) (uint64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	e.Seq = 0
-	if err := e.Validate(); err != nil {
-		return 0, err
-	}
-	buf := entryBuffers.Get().(*[]byte)
-	defer recycle(buf)
-	payload, newAt, unknowns, err := format.EncodeEntry(ctx, (*buf)[:0], &e, j.mgr)
-	*buf = payload
-	if err != nil {
-		return 0, fmt.Errorf("encoding a journal entry: %w", err)
-	}
-	j.mu.Lock()
-	// The entry's record is written with other steps' entries: the
-	// caller's cancellation must not cut that write short.
-	ctx = context.WithoutCancel(ctx)
-	seq, err := j.enterLocked(ctx, &e, payload, newAt, !unknowns)
-	b := j.gathering
-	lead := b.records == 1
-	j.mu.Unlock()
+	seq, b, err := j.enter(ctx, &e, nil)
 	if err != nil {
 		return 0, err
-	}
-	if lead {
-		j.lead(ctx, b)
 	}
 	<-b.done
 	if b.err != nil {
 		return 0, b.err
 	}
 	return seq, nil
+}
+
+// AppendAsync records e as Append does, without waiting for it: done is
+// called exactly once, with e's Seq once e is durable, or with the error
+// that refused or lost it. It may be called before AppendAsync returns (an
+// entry refused at once, or an appender that wrote the batch itself), and
+// otherwise on the goroutine that wrote e's batch, possibly with the
+// journal's mutex held: done must return quickly and must not call the
+// journal.
+func (j *Journal) AppendAsync(ctx context.Context, e state.Entry, done func(seq uint64, err error)) {
+	if _, _, err := j.enter(ctx, &e, done); err != nil {
+		done(0, err)
+	}
+}
+
+// enter encodes e, folds it and frames its record into the batch being
+// gathered, and returns its Seq and that batch. done, when not nil, is
+// called once the batch is settled. If no batch is being written, the
+// caller writes the batches gathered until none is left before enter
+// returns.
+func (j *Journal) enter(ctx context.Context, e *state.Entry, done func(uint64, error)) (uint64, *batch, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, nil, err
+	}
+	e.Seq = 0
+	if err := e.Validate(); err != nil {
+		return 0, nil, err
+	}
+	buf := entryBuffers.Get().(*[]byte)
+	defer recycle(buf)
+	payload, newAt, unknowns, err := format.EncodeEntry(ctx, (*buf)[:0], e, j.mgr)
+	*buf = payload
+	if err != nil {
+		return 0, nil, fmt.Errorf("encoding a journal entry: %w", err)
+	}
+	j.mu.Lock()
+	// The entry's record is written with other steps' entries: the
+	// caller's cancellation must not cut that write short.
+	ctx = context.WithoutCancel(ctx)
+	seq, err := j.enterLocked(ctx, e, payload, newAt, !unknowns)
+	if err != nil {
+		j.mu.Unlock()
+		return 0, nil, err
+	}
+	b := j.gathering
+	if done != nil {
+		b.waiting = append(b.waiting, waiter{seq: seq, done: done})
+	}
+	lead := !j.writing
+	j.writing = true
+	j.mu.Unlock()
+	if lead {
+		j.lead(ctx)
+	}
+	return seq, b, nil
 }
 
 // enterLocked folds the encoded entry e (payload) and frames its record
@@ -94,31 +149,33 @@ func (j *Journal) enterLocked(ctx context.Context, e *state.Entry, payload []byt
 	return seq, nil
 }
 
-// lead writes batch b once the batch ahead of it has been written, unless
-// a checkpoint or Close wrote its records first.
-func (j *Journal) lead(ctx context.Context, b *batch) {
+// lead is the journal's writer: it writes the batch being gathered, then
+// each batch gathered while it wrote, until none holds a record (a
+// checkpoint or Close may have written them first), and tells each
+// batch's appenders. Called without j.mu, by the appender that set
+// j.writing.
+func (j *Journal) lead(ctx context.Context) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	for j.flushing != nil {
-		ahead := j.flushing
+	for j.gathering.records > 0 {
+		b := j.flushLocked(ctx)
 		j.mu.Unlock()
-		<-ahead.done
+		b.notify()
 		j.mu.Lock()
 	}
-	if j.gathering == b {
-		j.flushLocked(ctx)
-	}
+	j.writing = false
+	j.mu.Unlock()
 }
 
 // flushLocked writes and syncs the batch being gathered, outside the
-// mutex, then compacts the journal if it outgrew its bound. Called with
-// j.mu held and no batch being written; returns with it held.
-func (j *Journal) flushLocked(ctx context.Context) {
+// mutex, then compacts the journal if it outgrew its bound, and returns
+// the batch, settled. Called with j.mu held and no batch being written;
+// returns with it held.
+func (j *Journal) flushLocked(ctx context.Context) *batch {
 	b, data := j.gathering, j.buf
 	j.gathering, j.buf, j.spare = newBatch(), j.spare[:0], nil
 	if j.err != nil {
 		j.settle(b, j.err) // nothing more reaches storage
-		return
+		return b
 	}
 	j.flushing = b
 	j.mu.Unlock()
@@ -133,6 +190,7 @@ func (j *Journal) flushLocked(ctx context.Context) {
 	}
 	j.settle(b, err)
 	j.compactIfDue(ctx)
+	return b
 }
 
 // settle ends batch b: durable when err is nil, failed otherwise.
@@ -162,6 +220,7 @@ func (j *Journal) flushHeldLocked(ctx context.Context) error {
 		j.size += int64(len(j.buf))
 	}
 	j.settle(j.gathering, err)
+	j.gathering.notify()
 	j.gathering, j.buf = newBatch(), j.buf[:0]
 	return err
 }
@@ -169,7 +228,7 @@ func (j *Journal) flushHeldLocked(ctx context.Context) error {
 // compactIfDue folds a journal that has outgrown its bound into a new
 // snapshot. A failed compaction changes nothing durable; it is tried again
 // once the journal has doubled, and Commit reports a lasting problem.
-// Called by the Append that just flushed, with j.mu held and no batch
+// Called by the writer that just flushed, with j.mu held and no batch
 // being written.
 func (j *Journal) compactIfDue(ctx context.Context) {
 	if j.size <= j.limit || j.closed || j.err != nil {
@@ -204,6 +263,7 @@ func (j *Journal) quiesceLocked() {
 // held and no batch being written.
 func (j *Journal) settleGathered() {
 	j.settle(j.gathering, nil)
+	j.gathering.notify()
 	j.gathering, j.buf = newBatch(), j.buf[:0]
 }
 
