@@ -157,6 +157,16 @@ func TestErrorInventory(t *testing.T) {
 				_, err := env.Up(sized(2))
 				return env, err
 			}},
+		{name: "a package with no provider", say: []string{"check provider", `no provider for package "nope"`},
+			urn: func(env *enginetest.Env) resource.URN { return env.URN("pulumi:providers:nope", "default") },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				_, err := env.Up(func(ctx *engine.Context) error {
+					ctx.Register("nope:index:Thing", "web", engine.Props{})
+					return nil
+				})
+				return env, err
+			}},
 		{name: "the program returns what a failed resource told it", is: errQuota, say: []string{"create failed", "quota exceeded"},
 			run: func(t *testing.T) (*enginetest.Env, error) {
 				env := enginetest.New(t)
@@ -260,6 +270,9 @@ func TestErrorInventory(t *testing.T) {
 				t.Fatal("the operation succeeded")
 			}
 			urn := env.URN(thing, "web")
+			if tt.urn != nil {
+				urn = tt.urn(env)
+			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("errors.Is(err, %v) = false; err = %v", tt.is, err)
 			}
