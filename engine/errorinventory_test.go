@@ -110,6 +110,9 @@ func TestErrorInventory(t *testing.T) {
 		as func(error) bool
 		// say is what the operation's error says besides the resource.
 		say []string
+		// skipped names a resource whose step is skipped because web's
+		// failed.
+		skipped string
 	}{
 		{name: "a failed create", is: errQuota, say: []string{"create failed", "quota exceeded"},
 			run: func(t *testing.T) (*enginetest.Env, error) {
@@ -128,6 +131,29 @@ func TestErrorInventory(t *testing.T) {
 			run: func(t *testing.T) (*enginetest.Env, error) {
 				env := deployed(t, failing("delete"))
 				_, err := env.Destroy()
+				return env, err
+			}},
+		{name: "a delete skipped after a failed delete", is: errQuota, say: []string{"delete", "failed", "quota exceeded"}, skipped: "base",
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				first := enginetest.New(t)
+				first.Provider("test", "", failing(""))
+				if _, err := first.Up(func(ctx *engine.Context) error {
+					ctx.Register(thing, "web", engine.Props{}, engine.DependsOn(ctx.Register(thing, "base", engine.Props{})))
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				env := enginetest.New(t)
+				env.Store = first.Store
+				p := failing("")
+				p.DeleteF = func(_ context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+					if req.URN.Name() == "web" {
+						return providers.DeleteResponse{}, errQuota
+					}
+					return providers.DeleteResponse{}, nil
+				}
+				env.Provider("test", "", p)
+				_, err := env.Destroy(engine.ContinueOnError())
 				return env, err
 			}},
 		{name: "a failed read in a refresh", is: errQuota, say: []string{"read failed", "quota exceeded"},
@@ -287,12 +313,21 @@ func TestErrorInventory(t *testing.T) {
 			checkText(t, "the error", err.Error(), urn, 1)
 			var b strings.Builder
 			r := display.New(&b, display.Options{Mode: display.ModePlain, Color: display.ColorNever})
-			summarized := false
+			summarized, sawSkip := false, false
 			for _, ev := range env.Events() {
 				r.Event(ev)
 				switch ev := ev.(type) {
 				case engine.StepFailedEvent:
-					if ev.URN != urn {
+					switch {
+					case ev.Skipped && tt.skipped != "":
+						if ev.URN.Name() == tt.skipped {
+							sawSkip = true
+						}
+						checkText(t, "the skipped StepFailedEvent's message", ev.Message, ev.URN, 0)
+						if strings.Contains(ev.Message, errQuota.Error()) {
+							t.Errorf("the skipped step's message repeats the failure it waited for: %q", ev.Message)
+						}
+					case ev.URN != urn:
 						t.Errorf("a step of %s failed: %s", ev.URN, ev.Message)
 					}
 					checkText(t, "the StepFailedEvent's message", ev.Message, urn, 0)
@@ -309,10 +344,21 @@ func TestErrorInventory(t *testing.T) {
 			if !summarized {
 				t.Error("no SummaryEvent")
 			}
+			if tt.skipped != "" && !sawSkip {
+				t.Errorf("no skipped step of %s", tt.skipped)
+			}
+			skipLine := false
 			for _, line := range strings.Split(b.String(), "\n") {
 				if strings.Contains(line, "failed") && !strings.HasPrefix(line, "Resources: ") || strings.HasPrefix(line, "error: ") {
 					checkText(t, "the display's line", line, urn, 1)
 				}
+				if tt.skipped != "" && strings.Contains(line, "  "+tt.skipped+"  skipped: ") {
+					skipLine = true
+					checkText(t, "the display's line", line, urn, 1)
+				}
+			}
+			if tt.skipped != "" && !skipLine {
+				t.Errorf("the display shows no skipped delete of %s by its type and name:\n%s", tt.skipped, b.String())
 			}
 		})
 	}
