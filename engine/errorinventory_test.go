@@ -121,6 +121,22 @@ func TestErrorInventory(t *testing.T) {
 				_, err := env.Up(sized(1))
 				return env, err
 			}},
+		{name: "a create that fails after the resource came to exist", say: []string{"partially failed", "failed to initialize: not ready"},
+			as: func(err error) bool {
+				var pe *engine.PartialError
+				var ie *providers.InitError
+				return errors.As(err, &pe) && errors.As(err, &ie)
+			},
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				p := failing("")
+				p.CreateF = func(context.Context, providers.CreateRequest) (providers.CreateResponse, error) {
+					return providers.CreateResponse{}, &providers.InitError{ID: "id-1", Reasons: []string{"not ready"}}
+				}
+				env.Provider("test", "", p)
+				_, err := env.Up(sized(1))
+				return env, err
+			}},
 		{name: "a failed update", is: errQuota, say: []string{"update failed", "quota exceeded"},
 			run: func(t *testing.T) (*enginetest.Env, error) {
 				env := deployed(t, failing("update"))
@@ -154,6 +170,18 @@ func TestErrorInventory(t *testing.T) {
 				}
 				env.Provider("test", "", p)
 				_, err := env.Destroy(engine.ContinueOnError())
+				return env, err
+			}},
+		{name: "an import of a resource that does not exist", say: []string{"no physical resource", `"i-404"`},
+			as: func(err error) bool { var e *engine.NotFoundError; return errors.As(err, &e) },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				p := failing("")
+				p.ReadF = func(context.Context, providers.ReadRequest) (providers.ReadResponse, error) {
+					return providers.ReadResponse{}, nil
+				}
+				env.Provider("test", "", p)
+				_, err := env.Engine().Import(context.Background(), []engine.ImportSpec{{Type: thing, Name: "web", ID: "i-404"}})
 				return env, err
 			}},
 		{name: "a failed read in a refresh", is: errQuota, say: []string{"read failed", "quota exceeded"},
@@ -241,6 +269,13 @@ func TestErrorInventory(t *testing.T) {
 			run: func(t *testing.T) (*enginetest.Env, error) {
 				env := deployed(t, failing(""), engine.Protect())
 				_, err := env.Destroy()
+				return env, err
+			}},
+		{name: "a change an operation that expects none would make", say: []string{"would update", "expects no changes"},
+			as: func(err error) bool { var e *engine.ChangesError; return errors.As(err, &e) },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := deployed(t, failing(""))
+				_, err := env.Up(sized(2), engine.ExpectNoChanges())
 				return env, err
 			}},
 		{name: "a failed hook", is: errQuota, say: []string{`beforeCreate hook "h" failed`, "quota exceeded"},
