@@ -245,3 +245,25 @@ func TestValueJSON(t *testing.T) {
 		t.Errorf("valueJSON (-want +got):\n%s", diff)
 	}
 }
+
+// A failed step's line names its resource once: by type and name before a
+// message that does not name it, by the message alone when it names the
+// resource by its URN (a refused delete of a protected resource).
+func TestFailedStepNamesResourceOnce(t *testing.T) {
+	web := step(engine.StepDelete, thing, "web", false, nil, nil)
+	protected := "resource " + string(web.URN) + " is protected and cannot be deleted; remove the protect option (and run an update) first"
+	for _, tc := range []struct {
+		message, want string
+	}{
+		{"delete (id i-1) failed: quota exceeded", "- delete  test:index:Thing  web  failed (5ms): delete (id i-1) failed: quota exceeded\n"},
+		{protected, "- delete  failed (5ms): " + protected + "\n"},
+	} {
+		out := render(t, Options{Mode: ModePlain}, []engine.Event{
+			engine.OperationStartEvent{Operation: engine.OpDestroy, Project: "web", Stack: "dev"},
+			engine.StepFailedEvent{StepEvent: web, Message: tc.message, Duration: 5 * time.Millisecond},
+		})
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("output lacks %q:\n%s", tc.want, out)
+		}
+	}
+}

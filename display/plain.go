@@ -40,7 +40,7 @@ func (r *Renderer) plainEvent(e engine.Event) {
 		if r.m.stepFailed(e) == nil {
 			return
 		}
-		line := stepLine(e.StepEvent)
+		line := failedStepLine(e)
 		if e.Skipped {
 			line += "  skipped: " + indentRest(e.Message, "    ")
 			r.writeLines(r.pal.paint(colorDim, line))
@@ -73,6 +73,17 @@ func stepLine(ev engine.StepEvent) string {
 		typ = ev.URN.Type()
 	}
 	return stepSymbol(ev.Op) + " " + string(ev.Op) + "  " + typ + "  " + ev.URN.Name()
+}
+
+// failedStepLine is the head of a failed or skipped step's line. It names
+// the resource once: by type and name, or, when the message names it by
+// its URN already (an error such as a refused delete of a protected
+// resource names its resource itself), by the message alone.
+func failedStepLine(e engine.StepFailedEvent) string {
+	if e.URN != "" && strings.Contains(e.Message, string(e.URN)) {
+		return stepSymbol(e.Op) + " " + string(e.Op)
+	}
+	return stepLine(e.StepEvent)
 }
 
 // callsProvider reports whether a step does work worth announcing when it

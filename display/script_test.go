@@ -88,12 +88,14 @@ func script(preview bool) []engine.Event {
 	s.Keys = []resource.PropertyKey{"config"}
 	add(ran(s, ms(7), nil)...)
 
-	// A failure, and the resource that needed it, skipped.
+	// A failure, and the resource that needed it, skipped: the messages
+	// do not name their own resource, which the events do (the
+	// operation's error names it once).
 	bad := step(engine.StepCreate, thing, "bad", preview, nil, resource.PropertyMap{"size": num(99)})
 	add(engine.StepStartEvent{StepEvent: bad})
-	add(engine.StepFailedEvent{StepEvent: bad, Message: "quota exceeded\nrequested 99, limit 10", Duration: ms(5)})
+	add(engine.StepFailedEvent{StepEvent: bad, Message: "create failed: quota exceeded\nrequested 99, limit 10", Duration: ms(5)})
 	child := step(engine.StepCreate, thing, "child", preview, nil, resource.PropertyMap{"parent": str("bad")})
-	add(engine.StepFailedEvent{StepEvent: child, Skipped: true, Message: `test:index:Thing "child" was skipped because test:index:Thing "bad" failed`})
+	add(engine.StepFailedEvent{StepEvent: child, Skipped: true, Message: `waits for test:index:Thing "bad", which did not succeed`})
 
 	add(ran(step(engine.StepOutputs, resource.RootStackType, "web-dev", preview, nil, nil), 0, nil)...)
 	add(ran(step(engine.StepDelete, thing, "old", preview, resource.PropertyMap{"size": num(3)}, nil), ms(9), nil)...)
@@ -108,7 +110,7 @@ func script(preview bool) []engine.Event {
 		Counts: map[engine.StepOp]int{
 			engine.StepSame: 1, engine.StepCreate: 1, engine.StepUpdate: 2, engine.StepReplace: 1, engine.StepDelete: 1,
 		},
-		Error: "create of test:index:Thing \"bad\" failed: quota exceeded",
+		Error: string(bad.URN) + ": create failed: quota exceeded\nrequested 99, limit 10",
 	})
 	return evs
 }

@@ -156,16 +156,32 @@ func (d *deployment) summarize(err error) {
 }
 
 // joinDistinct joins the non-nil errors, dropping skips (they repeat a
-// failure already reported) and repeats of the same error value.
+// failure already reported), repeats of the same error value, and errors
+// that only pass on a step's failure listed already (the program returning
+// what a resource's Wait told it): each failure is said once.
 func joinDistinct(errs []error) error {
 	var out []error
 	seen := map[error]bool{}
+	// failures are the step failures listed: a refusal as it is, a
+	// failure the walker reports as the *stepError wrapping it.
+	failures := map[error]bool{}
+	for _, err := range errs {
+		var se *stepError
+		if errors.As(err, &se) {
+			failures[se.err] = true
+		} else if err != nil {
+			failures[err] = true
+		}
+	}
 	for _, err := range errs {
 		if err == nil || seen[err] {
 			continue
 		}
 		var skip *executor.SkippedError
 		if errors.As(err, &skip) {
+			continue
+		}
+		if re := (*reportedError)(nil); errors.As(err, &re) && re.step != nil && failures[re.err] {
 			continue
 		}
 		seen[err] = true

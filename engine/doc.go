@@ -75,6 +75,20 @@
 // Package display renders the stream for terminals, logs and JSON lines.
 // BENCHMARKS.md has the engine's performance figures.
 //
+// # Errors
+//
+// An error about a resource names it once. A step's failure, as the
+// operation returns it (and SummaryEvent.Error carries it), reads
+// "<urn>: <what failed>: <cause>" — "urn:...::web: create failed: quota
+// exceeded" — unless what failed names the resource itself, as the typed
+// errors do (*ProtectedError, *CheckFailedError, *plan.ViolationError,
+// ...): those are passed on as they are. A StepFailedEvent names its
+// resource by its URN field; its Message says what failed without naming
+// it again, except in a typed error's text. An error the program returns
+// that only passes on a step failure the operation reports already (a
+// resource's Wait) is not listed a second time. The causes stay wrapped:
+// errors.Is finds a provider's error, and errors.As the typed ones.
+//
 // # Secrets in messages
 //
 // An operation learns the plaintext of every secret it hands a provider

@@ -74,5 +74,11 @@ func (e *reportedError) StepOutcome() (urn resource.URN, skipped, ok bool) {
 	return e.step.urn, e.step.skipped, true
 }
 
-func (e *reportedError) Error() string { return e.err.Error() }
+// Error names the resource whose step failed, once.
+func (e *reportedError) Error() string {
+	if e.step != nil {
+		return aboutResource(e.step.urn, e.err)
+	}
+	return e.err.Error()
+}
 func (e *reportedError) Unwrap() error { return e.err }

@@ -159,7 +159,7 @@ func (d *deployment) record(o stepgen.Outcome, took time.Duration) {
 	ev := stepEvent(s)
 	ev.Keys = keys
 	if o.Err != nil {
-		d.events.emit(StepFailedEvent{StepEvent: ev, Message: o.Err.Error(), Skipped: o.Skipped, Duration: took})
+		d.events.emit(StepFailedEvent{StepEvent: ev, Message: stepMessage(o.Err, o.Skipped), Skipped: o.Skipped, Duration: took})
 		return
 	}
 	done := StepDoneEvent{StepEvent: ev, Duration: took}

@@ -33,6 +33,15 @@ type DanglingDependentError = stepgen.DanglingDependentError
 // resource that exists, naming the properties that differ.
 type ImportMismatchError = stepgen.ImportMismatchError
 
+// NotFoundError is a read, import or refresh that found no resource with
+// the ID it was given.
+type NotFoundError = stepgen.NotFoundError
+
+// PartialError is a step whose provider failed after the resource came to
+// exist: the resource is recorded with its init errors, and the provider's
+// error is wrapped.
+type PartialError = stepgen.PartialError
+
 // RegistrationError is a registration the engine cannot accept, with the
 // reason.
 type RegistrationError = stepgen.RegistrationError

@@ -77,7 +77,8 @@ func (e *UnknownHookError) Error() string {
 	return fmt.Sprintf("%s has the hook %q bound, which this operation does not know: register it (Context.RegisterHook, or the Hooks option for a destroy) before the resource's steps run", e.URN, e.Name)
 }
 
-// HookError is the failure of a before hook, which failed its step.
+// HookError is the failure of a before hook, which failed its step. Its
+// text does not name the resource: the step's failure does, once.
 type HookError struct {
 	URN  resource.URN
 	Kind resource.HookKind
@@ -86,7 +87,7 @@ type HookError struct {
 }
 
 func (e *HookError) Error() string {
-	return fmt.Sprintf("the %s hook %q of %s failed: %v", e.Kind, e.Name, e.URN, e.Err)
+	return fmt.Sprintf("the %s hook %q failed: %v", e.Kind, e.Name, e.Err)
 }
 
 // Unwrap returns the hook's error.

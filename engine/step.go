@@ -205,13 +205,13 @@ func changes(op stepgen.Op) bool {
 }
 
 // stepError is a step's failure as the operation reports it: the step's
-// resource and what went wrong.
+// resource, named once, and what went wrong.
 type stepError struct {
 	urn resource.URN
 	err error
 }
 
-func (e *stepError) Error() string { return fmt.Sprintf("%s: %v", e.urn, e.err) }
+func (e *stepError) Error() string { return aboutResource(e.urn, e.err) }
 
 // Unwrap returns the underlying error.
 func (e *stepError) Unwrap() error { return e.err }

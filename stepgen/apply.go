@@ -23,6 +23,13 @@ import (
 // fails with its refusal. A provider's partial failure (a resource that
 // came to exist with errors) fails with a *PartialError and an Outcome
 // whose New must still be recorded (Outcome.Partial).
+//
+// An Outcome's error is about the step's resource: its plain errors say
+// what failed and why without naming the resource, which the host names
+// once where it reports the failure (the operation's error, the step's
+// event). Its typed errors (*PartialError, *NotFoundError, ...) name the
+// resource themselves, since they are also read alone; a host adds the
+// resource only to an error that does not name it already.
 func Apply(ctx context.Context, s *Step, src ProviderSource, now func() time.Time) Outcome {
 	a := applier{s: s, src: src, now: now}
 	if err := s.Refused(); err != nil {
@@ -43,7 +50,7 @@ func Apply(ctx context.Context, s *Step, src ProviderSource, now func() time.Tim
 	case OpImport:
 		o = a.importIt(ctx)
 	default:
-		o = Outcome{Err: fmt.Errorf("%s: unknown step operation %q", s.urn, s.Op)}
+		o = Outcome{Err: fmt.Errorf("unknown step operation %q", s.Op)}
 	}
 	o.Step = s
 	return o
@@ -59,17 +66,13 @@ type applier struct {
 func (a applier) provider() (providers.Provider, error) {
 	s := a.s
 	if a.src == nil {
-		return nil, fmt.Errorf("%s: no provider source configured", s.urn)
+		return nil, errors.New("no provider source configured")
 	}
 	st := s.New
 	if st == nil {
 		st = s.Old
 	}
-	p, err := a.src.Provider(st.Provider, st.Type)
-	if err != nil {
-		return nil, fmt.Errorf("resource %s: %w", s.urn, err)
-	}
-	return p, nil
+	return a.src.Provider(st.Provider, st.Type)
 }
 
 // stamped returns n with its times set: Created too when created.
@@ -115,7 +118,7 @@ func (a applier) create(ctx context.Context) Outcome {
 		return a.partial(err, "create")
 	}
 	if resp.ID == "" && !s.Preview {
-		return Outcome{Err: fmt.Errorf("resource %s: provider created it but returned an empty ID", s.urn)}
+		return Outcome{Err: errors.New("the provider created it but returned an empty ID")}
 	}
 	n := a.produced()
 	n.ID = resp.ID
@@ -169,7 +172,7 @@ func (a applier) delete(ctx context.Context) Outcome {
 		Timeout: s.Old.CustomTimeouts.Delete,
 	})
 	if err != nil {
-		return Outcome{Err: fmt.Errorf("deleting %s (id %s): %w", s.urn, s.Old.ID, err)}
+		return Outcome{Err: fmt.Errorf("delete (id %s) failed: %w", s.Old.ID, err)}
 	}
 	return Outcome{New: s.New}
 }
@@ -231,7 +234,7 @@ func (a applier) importIt(ctx context.Context) Outcome {
 	}
 	read, err := p.Read(ctx, providers.ReadRequest{URN: s.urn, ID: s.New.ID})
 	if err != nil {
-		return Outcome{Err: fmt.Errorf("importing %s (id %s): %w", s.urn, s.New.ID, err)}
+		return Outcome{Err: fmt.Errorf("import (id %s) failed: %w", s.New.ID, err)}
 	}
 	if read.ID == "" {
 		return Outcome{Err: &NotFoundError{URN: s.urn, ID: s.New.ID}}
@@ -240,7 +243,7 @@ func (a applier) importIt(ctx context.Context) Outcome {
 	if len(s.New.Inputs) > 0 {
 		chk, err := p.Check(ctx, providers.CheckRequest{URN: s.urn, Olds: read.Inputs, News: s.New.Inputs, RandomSeed: s.importSeed()})
 		if err != nil {
-			return Outcome{Err: fmt.Errorf("importing %s: checking the inputs: %w", s.urn, err)}
+			return Outcome{Err: fmt.Errorf("import: checking the inputs failed: %w", err)}
 		}
 		if len(chk.Failures) > 0 {
 			return Outcome{Err: &CheckFailedError{URN: s.urn, Failures: chk.Failures}}
@@ -248,7 +251,7 @@ func (a applier) importIt(ctx context.Context) Outcome {
 		diff, err := p.Diff(ctx, providers.DiffRequest{URN: s.urn, ID: read.ID, OldInputs: read.Inputs,
 			OldOutputs: read.Outputs, NewInputs: chk.Inputs, IgnoreChanges: s.New.IgnoreChanges})
 		if err != nil {
-			return Outcome{Err: fmt.Errorf("importing %s: diffing the inputs: %w", s.urn, err)}
+			return Outcome{Err: fmt.Errorf("import: diffing the inputs failed: %w", err)}
 		}
 		if diff.Changes == resource.DiffUnknown {
 			diff = inputsDiff(read.Inputs, chk.Inputs)
@@ -276,7 +279,7 @@ func (a applier) partial(err error, verb string) Outcome {
 	s := a.s
 	var ie *providers.InitError
 	if !errors.As(err, &ie) || s.New == nil {
-		return Outcome{Err: fmt.Errorf("%s of %s failed: %w", verb, s.urn, err)}
+		return Outcome{Err: fmt.Errorf("%s failed: %w", verb, err)}
 	}
 	n := a.produced()
 	if ie.ID != "" {

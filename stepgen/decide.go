@@ -1,7 +1,6 @@
 package stepgen
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/providers"
@@ -62,7 +61,7 @@ func (g *Generator) diffCall(w *work) Actions {
 // diffAnswered goes on from a provider Diff's answer.
 func (g *Generator) diffAnswered(w *work, d resource.DiffResult, err error) (Actions, error) {
 	if err != nil {
-		return Actions{}, fmt.Errorf("diffing %s: %w", w.new.URN, err)
+		return Actions{}, callFailed("diffing", w.new.URN, err)
 	}
 	return g.afterDiff(w, d)
 }

@@ -107,3 +107,14 @@ func (e *ImportMismatchError) Error() string {
 	}
 	return fmt.Sprintf("importing %s (id %s): the program's inputs differ from the existing resource in: %s; change the program to match it, then import again", e.URN, e.ID, strings.Join(keys, ", "))
 }
+
+// callFailed is the failure err of a provider call doing what ("checking",
+// "diffing") to the resource urn. It names the resource once: an error
+// that names it already (the registry's, for a provider resource) is
+// passed on as it is.
+func callFailed(what string, urn resource.URN, err error) error {
+	if strings.Contains(err.Error(), string(urn)) {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", what, urn, err)
+}

@@ -420,7 +420,7 @@ func (g *Generator) answer(a Answer) (Actions, error) {
 	switch a.Call.phase {
 	case phaseCheck, phaseRecheck:
 		if a.Err != nil {
-			return Actions{}, fmt.Errorf("checking %s: %w", urn, a.Err)
+			return Actions{}, callFailed("checking", urn, a.Err)
 		}
 		if len(a.Check.Failures) > 0 {
 			return Actions{}, &CheckFailedError{URN: urn, Failures: a.Check.Failures}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A resource whose create fails is named once on each line gw prints of
+// it: the step's line and the error.
+func TestFailedResourceNamedOnce(t *testing.T) {
+	bin := site(t)
+	work := t.TempDir()
+	t.Setenv("GW_PASSPHRASE", "gw-test")
+	inSiteProject(t)
+	// The page's folder is under a file: its create fails.
+	blocker := filepath.Join(work, "blocker")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := gw(t, "up", "--yes", "--state", filepath.Join(work, "state"),
+		"--config", "dir="+filepath.Join(blocker, "www"), "--secret-config", "token=t", "--", bin)
+	t.Logf("status %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	if code != exitError {
+		t.Fatalf("status %d, want %d", code, exitError)
+	}
+	urn := "urn:pulumi:dev::site::local:index:File::page"
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, "page") || strings.HasPrefix(line, "Resources: ") {
+			continue
+		}
+		n := strings.Count(line, urn)
+		n += strings.Count(strings.ReplaceAll(line, urn, ""), "local:index:File  page")
+		if n > 1 {
+			t.Errorf("the line names the page %d times: %q", n, line)
+		}
+		for _, name := range []string{"stepgen", "engine.", "executor", "providers."} {
+			if strings.Contains(line, name) {
+				t.Errorf("the line names %q: %q", name, line)
+			}
+		}
+	}
+}
