@@ -155,6 +155,24 @@ func (d *deployment) summarize(err error) {
 	d.events.emit(ev)
 }
 
+// echoes reports whether err is a program's failure whose only causes are
+// step failures listed already (texts): a program out of process (an SDK
+// program) that logged the error its registration got and exited says
+// nothing new. Such an error has a method LoggedCauses() []string.
+func echoes(err error, texts map[string]bool) bool {
+	var logged interface{ LoggedCauses() []string }
+	if !errors.As(err, &logged) {
+		return false
+	}
+	causes := logged.LoggedCauses()
+	for _, c := range causes {
+		if !texts[c] {
+			return false
+		}
+	}
+	return len(causes) > 0
+}
+
 // joinDistinct joins the non-nil errors, dropping skips (they repeat a
 // failure already reported), repeats of the same error value, and errors
 // that only pass on a step's failure listed already (the program returning
@@ -165,10 +183,13 @@ func joinDistinct(errs []error) error {
 	// failures are the step failures listed: a refusal as it is, a
 	// failure the walker reports as the *stepError wrapping it.
 	failures := map[error]bool{}
+	texts := map[string]bool{} // what those failures say, with or without the resource
 	for _, err := range errs {
 		var se *stepError
 		if errors.As(err, &se) {
 			failures[se.err] = true
+			texts[se.err.Error()] = true
+			texts[se.Error()] = true
 		} else if err != nil {
 			failures[err] = true
 		}
@@ -182,6 +203,9 @@ func joinDistinct(errs []error) error {
 			continue
 		}
 		if re := (*reportedError)(nil); errors.As(err, &re) && re.step != nil && failures[re.err] {
+			continue
+		}
+		if echoes(err, texts) {
 			continue
 		}
 		seen[err] = true

@@ -104,6 +104,11 @@ type ProgramError struct {
 	Reported []string
 }
 
+// LoggedCauses returns the errors the program logged as the cause of its
+// failure (Reported): the engine leaves out a failure whose causes are all
+// step failures it reports itself.
+func (e *ProgramError) LoggedCauses() []string { return e.Reported }
+
 // Error gives the program's crash message if it crashed, the errors it
 // reported if it logged its cause, or else its status and the end of its
 // stderr.

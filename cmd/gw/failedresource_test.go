@@ -25,6 +25,12 @@ func TestFailedResourceNamedOnce(t *testing.T) {
 	if code != exitError {
 		t.Fatalf("status %d, want %d", code, exitError)
 	}
+	// The failure is said twice: on the step's line and in the closing
+	// error, not again as the program's failure (the SDK program logs the
+	// error its registration got, and exits).
+	if n := strings.Count(out, "not a directory"); n != 2 {
+		t.Errorf("the failure is said %d times, want 2 (the step's line and the error)", n)
+	}
 	urn := "urn:pulumi:dev::site::local:index:File::page"
 	for _, line := range strings.Split(out, "\n") {
 		if !strings.Contains(line, "page") || strings.HasPrefix(line, "Resources: ") {

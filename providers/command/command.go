@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/providers/internal/props"
@@ -144,13 +143,13 @@ func (indexCommand) create(ctx context.Context, req providers.CreateRequest) (pr
 		return providers.CreateResponse{Outputs: s.outputs(resource.NewUnknown(), resource.NewUnknown())}, nil
 	}
 	if !s.known() {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: the inputs have unknown values outside a preview", req.URN)
+		return providers.CreateResponse{}, props.ErrUnknownInputs
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
 	stdout, stderr, err := run(ctx, s.invocation("create", s.create.Value, nil))
 	if err != nil {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+		return providers.CreateResponse{}, err
 	}
 	return providers.CreateResponse{ID: newID(), Outputs: s.outputs(resource.NewString(stdout), resource.NewString(stderr))}, nil
 }
@@ -174,7 +173,7 @@ func (indexCommand) update(ctx context.Context, req providers.UpdateRequest) (pr
 		return providers.UpdateResponse{Outputs: s.outputs(resource.NewUnknown(), resource.NewUnknown())}, nil
 	}
 	if !s.known() {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: the inputs have unknown values outside a preview", req.URN)
+		return providers.UpdateResponse{}, props.ErrUnknownInputs
 	}
 	op, line := "update", s.update.Value
 	if !s.update.Set || line == "" {
@@ -184,7 +183,7 @@ func (indexCommand) update(ctx context.Context, req providers.UpdateRequest) (pr
 	defer cancel()
 	stdout, stderr, err := run(ctx, s.invocation(op, line, req.OldOutputs))
 	if err != nil {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
+		return providers.UpdateResponse{}, err
 	}
 	return providers.UpdateResponse{Outputs: s.outputs(resource.NewString(stdout), resource.NewString(stderr))}, nil
 }
@@ -203,7 +202,7 @@ func (indexCommand) delete(ctx context.Context, req providers.DeleteRequest) (pr
 		ctx, cancel := withTimeout(ctx, req.Timeout)
 		defer cancel()
 		if _, _, err := run(ctx, s.invocation("delete", s.delete.Value, req.Outputs)); err != nil {
-			return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+			return providers.DeleteResponse{}, err
 		}
 	}
 	return providers.DeleteResponse{}, nil

@@ -257,7 +257,7 @@ func (localCommand) create(ctx context.Context, req providers.CreateRequest) (pr
 		return providers.CreateResponse{Outputs: s.outputs(s.inputs, s.unknownResult())}, nil
 	}
 	if !s.known() {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: the inputs have unknown values outside a preview", req.URN)
+		return providers.CreateResponse{}, props.ErrUnknownInputs
 	}
 	res := result{stdout: resource.NewString(""), stderr: resource.NewString("")}
 	if s.create.Set {
@@ -265,7 +265,7 @@ func (localCommand) create(ctx context.Context, req providers.CreateRequest) (pr
 		defer cancel()
 		var err error
 		if res, err = s.exec(ctx, "create", s.create.Value, nil); err != nil {
-			return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+			return providers.CreateResponse{}, err
 		}
 	}
 	return providers.CreateResponse{ID: hexID(req.URN.Name()), Outputs: s.outputs(s.inputs, res)}, nil
@@ -291,7 +291,7 @@ func (localCommand) update(ctx context.Context, req providers.UpdateRequest) (pr
 		return providers.UpdateResponse{Outputs: s.outputs(s.inputs, prev)}, nil
 	}
 	if !s.known() {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: the inputs have unknown values outside a preview", req.URN)
+		return providers.UpdateResponse{}, props.ErrUnknownInputs
 	}
 	if !line.Set {
 		return providers.UpdateResponse{Outputs: s.outputs(s.inputs, prev)}, nil
@@ -300,7 +300,7 @@ func (localCommand) update(ctx context.Context, req providers.UpdateRequest) (pr
 	defer cancel()
 	res, err := s.exec(ctx, op, line.Value, req.OldOutputs)
 	if err != nil {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
+		return providers.UpdateResponse{}, err
 	}
 	return providers.UpdateResponse{Outputs: s.outputs(s.inputs, res)}, nil
 }
@@ -316,7 +316,7 @@ func (localCommand) delete(ctx context.Context, req providers.DeleteRequest) (pr
 		ctx, cancel := withTimeout(ctx, req.Timeout)
 		defer cancel()
 		if _, _, err := run(ctx, s.invocation("delete", s.delete.Value, req.Outputs)); err != nil {
-			return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+			return providers.DeleteResponse{}, err
 		}
 	}
 	return providers.DeleteResponse{}, nil

@@ -120,7 +120,7 @@ func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (pro
 		return providers.DeleteResponse{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+		return providers.DeleteResponse{}, err
 	}
 	resp, err := t.delete(ctx, req)
 	if err == nil {

@@ -78,11 +78,11 @@ func (dirType) Create(ctx context.Context, req providers.CreateRequest) (provide
 		return providers.CreateResponse{Outputs: s.outputs(req.Inputs)}, nil
 	}
 	if req.Inputs.ContainsUnknowns() {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: the inputs have unknown values outside a preview", req.URN)
+		return providers.CreateResponse{}, props.ErrUnknownInputs
 	}
 	abs, err := makeDir(s)
 	if err != nil {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+		return providers.CreateResponse{}, err
 	}
 	return providers.CreateResponse{ID: resource.ID(abs), Outputs: s.outputs(req.Inputs)}, nil
 }
@@ -119,13 +119,13 @@ func (dirType) Update(ctx context.Context, req providers.UpdateRequest) (provide
 		return providers.UpdateResponse{Outputs: s.outputs(req.NewInputs)}, nil
 	}
 	if req.NewInputs.ContainsUnknowns() {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: the inputs have unknown values outside a preview", req.URN)
+		return providers.UpdateResponse{}, props.ErrUnknownInputs
 	}
 	if abs, err := filepath.Abs(s.path.Value); err == nil && abs != string(req.ID) {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: the path moved from %s to %s, which needs a replacement, not an update", req.URN, req.ID, abs)
 	}
 	if _, err := makeDir(s); err != nil {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
+		return providers.UpdateResponse{}, err
 	}
 	return providers.UpdateResponse{Outputs: s.outputs(req.NewInputs)}, nil
 }
@@ -140,7 +140,7 @@ func (dirType) Delete(ctx context.Context, req providers.DeleteRequest) (provide
 	}
 	entries, rerr := os.ReadDir(path)
 	if rerr != nil || len(entries) == 0 {
-		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+		return providers.DeleteResponse{}, err
 	}
 	names := make([]string, 0, 3)
 	for _, e := range entries[:min(3, len(entries))] {

@@ -194,18 +194,18 @@ func (t fileType) Create(ctx context.Context, req providers.CreateRequest) (prov
 		return providers.CreateResponse{Outputs: outs}, err
 	}
 	if req.Inputs.ContainsUnknowns() {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: the inputs have unknown values outside a preview", req.URN)
+		return providers.CreateResponse{}, props.ErrUnknownInputs
 	}
 	abs, err := filepath.Abs(s.path.Value)
 	if err != nil {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+		return providers.CreateResponse{}, err
 	}
 	data, err := s.data(ctx, t.src)
 	if err != nil {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+		return providers.CreateResponse{}, err
 	}
 	if err := writeFile(abs, data, fs.FileMode(s.mode.Value), false); err != nil {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+		return providers.CreateResponse{}, err
 	}
 	return providers.CreateResponse{ID: resource.ID(abs), Outputs: s.outputs(req.Inputs, data, true)}, nil
 }
@@ -232,21 +232,21 @@ func (t fileType) Update(ctx context.Context, req providers.UpdateRequest) (prov
 		return providers.UpdateResponse{Outputs: outs}, err
 	}
 	if req.NewInputs.ContainsUnknowns() {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: the inputs have unknown values outside a preview", req.URN)
+		return providers.UpdateResponse{}, props.ErrUnknownInputs
 	}
 	abs, err := filepath.Abs(s.path.Value)
 	if err != nil {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
+		return providers.UpdateResponse{}, err
 	}
 	if abs != string(req.ID) {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: the path moved from %s to %s, which needs a replacement, not an update", req.URN, req.ID, abs)
 	}
 	data, err := s.data(ctx, t.src)
 	if err != nil {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
+		return providers.UpdateResponse{}, err
 	}
 	if err := writeFile(abs, data, fs.FileMode(s.mode.Value), true); err != nil {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
+		return providers.UpdateResponse{}, err
 	}
 	return providers.UpdateResponse{Outputs: s.outputs(req.NewInputs, data, true)}, nil
 }
@@ -257,12 +257,12 @@ func (fileType) Delete(ctx context.Context, req providers.DeleteRequest) (provid
 	case errors.Is(err, fs.ErrNotExist):
 		return providers.DeleteResponse{}, nil // already gone
 	case err != nil:
-		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+		return providers.DeleteResponse{}, err
 	case info.IsDir():
 		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %s is now a directory, not the file that was created; remove it by hand", req.URN, req.ID)
 	}
 	if err := os.Remove(string(req.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+		return providers.DeleteResponse{}, err
 	}
 	return providers.DeleteResponse{}, nil
 }

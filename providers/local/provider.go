@@ -98,7 +98,7 @@ func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (pro
 		return providers.CreateResponse{}, err
 	}
 	if err := ctx.Err(); err != nil && !req.Preview {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+		return providers.CreateResponse{}, err
 	}
 	return r.Create(ctx, req)
 }
@@ -120,7 +120,7 @@ func (p *provider) Update(ctx context.Context, req providers.UpdateRequest) (pro
 		return providers.UpdateResponse{}, err
 	}
 	if err := ctx.Err(); err != nil && !req.Preview {
-		return providers.UpdateResponse{}, fmt.Errorf("update %s: %w", req.URN, err)
+		return providers.UpdateResponse{}, err
 	}
 	return r.Update(ctx, req)
 }
@@ -131,7 +131,7 @@ func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (pro
 		return providers.DeleteResponse{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+		return providers.DeleteResponse{}, err
 	}
 	if req.ID == "" {
 		return providers.DeleteResponse{}, fmt.Errorf("delete %s: the ID is empty", req.URN)

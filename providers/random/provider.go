@@ -191,14 +191,14 @@ func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (pro
 		return providers.CreateResponse{Outputs: outs}, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+		return providers.CreateResponse{}, err
 	}
 	if generate == nil {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: the inputs have unknown values outside a preview", req.URN)
+		return providers.CreateResponse{}, props.ErrUnknownInputs
 	}
 	v, err := generate()
 	if err != nil {
-		return providers.CreateResponse{}, fmt.Errorf("create %s: %w", req.URN, err)
+		return providers.CreateResponse{}, err
 	}
 	maps.Copy(outs, v.outputs)
 	id := v.id
@@ -243,7 +243,7 @@ func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (pro
 		return providers.DeleteResponse{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %w", req.URN, err)
+		return providers.DeleteResponse{}, err
 	}
 	p.mu.Lock()
 	p.deleted[deletedKey(k, req.URN, req.ID, req.Outputs)] = true
@@ -271,7 +271,7 @@ func (p *provider) Read(ctx context.Context, req providers.ReadRequest) (provide
 	}
 	inputs, v, err := k.parseID(string(req.ID))
 	if err != nil {
-		return providers.ReadResponse{}, fmt.Errorf("import %s: %w", req.URN, err)
+		return providers.ReadResponse{}, err
 	}
 	failures, in, outs, _ := checked(k, inputs)
 	if len(failures) > 0 {

@@ -8,6 +8,7 @@
 package props
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -63,3 +64,8 @@ func Diff(olds, news resource.PropertyMap, keys []string, replaces ...string) re
 	}
 	return res
 }
+
+// ErrUnknownInputs is a Create's or Update's error when the inputs hold
+// values not known yet outside a preview: the engine sends unknowns only
+// to a preview's Check and Diff.
+var ErrUnknownInputs = errors.New("the inputs have unknown values outside a preview")
