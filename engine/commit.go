@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/plan"
 )
 
@@ -202,7 +203,7 @@ func joinDistinct(errs []error) error {
 		if errors.As(err, &skip) {
 			continue
 		}
-		if re := (*reportedError)(nil); errors.As(err, &re) && re.step != nil && failures[re.err] {
+		if re := (*monitor.ReportedError)(nil); errors.As(err, &re) && re.URN != "" && failures[re.Err] {
 			continue
 		}
 		if echoes(err, texts) {

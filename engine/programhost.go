@@ -47,38 +47,8 @@ func (d *deployment) newRunner(ctx context.Context) *program.Runner {
 // operation's context ended.
 type unreturnedError = program.UnreturnedError
 
-// reportedError marks an error the deployment has already counted, so the
-// program API does not report it twice (see monitor.Reported).
-type reportedError struct {
-	err  error
-	step *stepOutcome // set when err is the outcome of the resource's step
-}
-
 // stepOutcome is how the step of a registration that failed ended.
 type stepOutcome struct {
 	urn     resource.URN
 	skipped bool // never ran, because a resource it needs did not succeed
 }
-
-// DeploymentReported marks the error as one the deployment has reported
-// (see monitor.Reported).
-func (e *reportedError) DeploymentReported() {}
-
-// StepOutcome reports, when the error is the outcome of the resource's
-// step, the resource's URN and whether the step was skipped rather than
-// failed (see monitor.StepOutcome).
-func (e *reportedError) StepOutcome() (urn resource.URN, skipped, ok bool) {
-	if e.step == nil {
-		return "", false, false
-	}
-	return e.step.urn, e.step.skipped, true
-}
-
-// Error names the resource whose step failed, once.
-func (e *reportedError) Error() string {
-	if e.step != nil {
-		return aboutResource(e.step.urn, e.err)
-	}
-	return e.err.Error()
-}
-func (e *reportedError) Unwrap() error { return e.err }

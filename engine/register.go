@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -75,11 +76,15 @@ func (d *deployment) handleRequest(ctx context.Context, r *request) {
 
 // post hands a request to the loop; done is called with its outcome, once,
 // possibly before post returns. Errors the deployment has already counted
-// reach done wrapped in a *reportedError.
+// reach done as a *monitor.ReportedError.
 func (d *deployment) post(r *request, done func(providers.RegisterResult, error)) {
 	r.done = func(res regResult) {
 		if res.err != nil {
-			done(res.res, &reportedError{err: res.err, step: res.step})
+			re := &monitor.ReportedError{Err: res.err}
+			if res.step != nil {
+				re.URN, re.Skipped = res.step.urn, res.step.skipped
+			}
+			done(res.res, re)
 			return
 		}
 		done(res.res, nil)
@@ -101,7 +106,7 @@ func (d *deployment) send(ctx context.Context, r *request) (providers.RegisterRe
 	case o := <-ch:
 		return o.res, o.err
 	case <-ctx.Done():
-		return providers.RegisterResult{}, &reportedError{err: context.Cause(ctx)}
+		return providers.RegisterResult{}, &monitor.ReportedError{Err: context.Cause(ctx)}
 	}
 }
 

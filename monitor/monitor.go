@@ -512,34 +512,52 @@ func (m *Monitor) defaultConfig(pkg string) resource.PropertyMap {
 	return out
 }
 
+// ReportedError is how a Deployer fails a registration whose failure the
+// deployment reports itself, so that the operation fails with it whatever
+// the program does: the resource's step failed, or was skipped because a
+// resource it needs did not succeed (URN names the resource), or the
+// deployment is ending (URN is empty). A server can then tell a program
+// that the deployment is going away, or that a registration whose step did
+// not succeed is answered, rather than hand it an error to report (see
+// monitor/grpcserver); the program API does not report it a second time.
+type ReportedError struct {
+	Err error
+	// URN names the resource when Err is the outcome of its step; the
+	// resource was registered, only its step did not succeed, so an
+	// operation that continues after errors goes on.
+	URN resource.URN
+	// Skipped says the step never ran, because a resource it needs did
+	// not succeed.
+	Skipped bool
+}
+
+// Error names the resource whose step did not succeed, once.
+func (e *ReportedError) Error() string {
+	msg := e.Err.Error()
+	if e.URN == "" || strings.Contains(msg, string(e.URN)) {
+		return msg
+	}
+	return string(e.URN) + ": " + msg
+}
+
+func (e *ReportedError) Unwrap() error { return e.Err }
+
 // Reported reports whether err is a failure the deployment has reported
-// itself — a registration whose step failed, or that was skipped because
-// the deployment is stopping or a resource it needs failed — so that the
-// operation fails with it whatever the program does. A server can then
-// tell a program that the deployment is going away rather than hand it an
-// error to report (see monitor/grpcserver). The Deployer marks such errors
-// with a method DeploymentReported().
+// itself (a *ReportedError).
 func Reported(err error) bool {
-	var r interface{ DeploymentReported() }
+	var r *ReportedError
 	return errors.As(err, &r)
 }
 
 // StepOutcome reports whether err is the outcome of a registered
-// resource's step — it ran and failed, or was skipped because a resource it
-// needs did not succeed — and if so the resource's URN and whether it was
-// skipped. The resource was registered; only its step did not succeed, so
-// an operation that continues after errors goes on, and a server tells the
-// program so instead of ending its requests (see monitor/grpcserver). The
-// Deployer marks such errors with a method
-// StepOutcome() (urn resource.URN, skipped, ok bool).
+// resource's step (a *ReportedError naming the resource), and if so the
+// resource's URN and whether the step was skipped.
 func StepOutcome(err error) (urn resource.URN, skipped, ok bool) {
-	var o interface {
-		StepOutcome() (resource.URN, bool, bool)
-	}
-	if !errors.As(err, &o) {
+	var r *ReportedError
+	if !errors.As(err, &r) || r.URN == "" {
 		return "", false, false
 	}
-	return o.StepOutcome()
+	return r.URN, r.Skipped, true
 }
 
 // NoProviderError reports a custom resource that names no provider while

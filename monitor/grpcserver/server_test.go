@@ -275,11 +275,6 @@ func TestRegisterResourceKeepsOutputValuesOfRemoteComponents(t *testing.T) {
 	}
 }
 
-// reported is an error the deployment has reported itself.
-type reported struct{ error }
-
-func (reported) DeploymentReported() {}
-
 // TestReportedFailuresAnswerUnavailable: a registration whose failure the
 // deployment has reported itself (its step failed) is answered Unavailable,
 // as Pulumi's engine answers once a failure has stopped the deployment, so
@@ -287,7 +282,7 @@ func (reported) DeploymentReported() {}
 // the failed resource's outputs when told of the failure as an error).
 func TestReportedFailuresAnswerUnavailable(t *testing.T) {
 	fm := &fakeMonitor{registerF: func(context.Context, resource.Goal) (providers.RegisterResult, error) {
-		return providers.RegisterResult{}, fmt.Errorf("registering: %w", reported{errors.New("create of x failed")})
+		return providers.RegisterResult{}, fmt.Errorf("registering: %w", &monitor.ReportedError{Err: errors.New("create of x failed")})
 	}}
 	_, c := start(t, grpcserver.Config{Monitor: fm})
 	_, err := c.mon.RegisterResource(ctxT(t), &pulumirpc.RegisterResourceRequest{Type: "pkg:index:Thing", Name: "x", Custom: true})
@@ -296,16 +291,6 @@ func TestReportedFailuresAnswerUnavailable(t *testing.T) {
 	}
 }
 
-// stepEnded is an error the deployment reports as the outcome of a
-// resource's step (see monitor.StepOutcome).
-type stepEnded struct {
-	reported
-	urn     resource.URN
-	skipped bool
-}
-
-func (e stepEnded) StepOutcome() (resource.URN, bool, bool) { return e.urn, e.skipped, true }
-
 // TestStepOutcomesWithContinueOnError: in an operation that goes on after
 // errors, a registration whose step failed or was skipped is answered as
 // the Pulumi engine answers it — its URN, no outputs, the result FAIL or
@@ -313,8 +298,8 @@ func (e stepEnded) StepOutcome() (resource.URN, bool, bool) { return e.urn, e.sk
 // without ContinueOnError, keeps its error.
 func TestStepOutcomesWithContinueOnError(t *testing.T) {
 	const urn = resource.URN("urn:pulumi:dev::p::pkg:index:Thing::x")
-	failed := stepEnded{reported: reported{errors.New("create of x failed")}, urn: urn}
-	skipped := stepEnded{reported: reported{errors.New("x skipped: needed y did not succeed")}, urn: urn, skipped: true}
+	failed := &monitor.ReportedError{Err: errors.New("create failed"), URN: urn}
+	skipped := &monitor.ReportedError{Err: errors.New("skipped: needed y did not succeed"), URN: urn, Skipped: true}
 	tests := []struct {
 		name            string
 		continueOnError bool
@@ -327,7 +312,7 @@ func TestStepOutcomesWithContinueOnError(t *testing.T) {
 		{"failed step wrapped, continuing", true, fmt.Errorf("registering: %w", failed), pulumirpc.Result_FAIL, codes.OK},
 		{"failed step, stopping", false, failed, 0, codes.Unavailable},
 		{"skipped step, stopping", false, skipped, 0, codes.Unavailable},
-		{"reported, no step outcome, continuing", true, reported{errors.New("the deployment has finished")}, 0, codes.Unavailable},
+		{"reported, no step outcome, continuing", true, &monitor.ReportedError{Err: errors.New("the deployment has finished")}, 0, codes.Unavailable},
 		{"refused registration, continuing", true, errors.New("the provider said no"), 0, codes.Unknown},
 	}
 	for _, tt := range tests {
