@@ -50,7 +50,9 @@
 // secret the command transforms before printing it cannot be recognised. Each command runs in a process group of its
 // own. When the operation's context is cancelled or its timeout expires,
 // the whole group gets SIGTERM and, two seconds later, SIGKILL, so no
-// process the command started outlives it.
+// process the command started outlives it. On Linux the group also ends
+// if the deployment's process is killed (SIGKILL, the OOM killer) while
+// the command runs.
 //
 // In a preview nothing runs and stdout and stderr are unknown. Read
 // returns the recorded state, since a command's effect cannot be read

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/internal/procgroup"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -79,9 +80,10 @@ func (e *ExitError) Error() string {
 }
 
 // run runs the command and returns its stdout and stderr with trailing
-// newlines trimmed. The command runs in a process group of its own; when
-// ctx ends, the whole group gets SIGTERM, then SIGKILL after killGrace, and
-// run returns an error wrapping ctx's error and its cause.
+// newlines trimmed. The command runs in a process group of its own, which
+// ends with the deployment's process if that is killed while the command
+// runs; when ctx ends, the whole group gets SIGTERM, then SIGKILL after
+// killGrace, and run returns an error wrapping ctx's error and its cause.
 func run(ctx context.Context, inv invocation) (stdout, stderr string, err error) {
 	stdout, stderr, err = runCommand(ctx, inv)
 	// The errors other than an ExitError quote what exec says, which may
@@ -101,7 +103,7 @@ func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err
 	if err := ctx.Err(); err != nil {
 		return "", "", stopped(ctx, inv)
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = inv.dir
 	cmd.Env = os.Environ()
 	for k, v := range inv.env {
@@ -111,25 +113,10 @@ func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err
 	cmd.Stdin = strings.NewReader(inv.stdin)
 	var out, errOut capped
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var escalate *time.Timer
-	cmd.Cancel = func() error {
-		pgid := cmd.Process.Pid
-		escalate = time.AfterFunc(killGrace, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
-		return syscall.Kill(-pgid, syscall.SIGTERM)
-	}
 	cmd.WaitDelay = waitDelay
-	err = cmd.Run()
-	// Run has returned, so Cancel has finished if it ran: escalate is set
-	// exactly when the group was sent SIGTERM.
-	if escalate != nil {
-		escalate.Stop()
-		// Whatever of the group ignored SIGTERM dies now. While a member
-		// lives, no other process can take the group's ID; if none is
-		// left, the kill finds nothing, as process IDs are not handed out
-		// again this soon.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	// The command's process group ends when ctx does, and with the host
+	// if the host is killed while it runs.
+	err = procgroup.Run(ctx, cmd, killGrace)
 	if err != nil && ctx.Err() != nil {
 		return "", "", stopped(ctx, inv)
 	}
