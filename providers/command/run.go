@@ -61,6 +61,24 @@ type ExitError struct {
 	// last 20 lines and 4 KiB, with the plaintext of every secret input
 	// (and of a secret earlier output the command sees) masked.
 	Stderr string
+
+	signal syscall.Signal // the signal that ended the command, 0 for none
+}
+
+// OutcomeUnknown reports whether the command was stopped from outside
+// before it finished: ended by SIGKILL, SIGTERM, SIGINT or SIGHUP (the OOM
+// killer, a service manager stopping the deployment with its commands, a
+// closed terminal). Such a command did part of its work, or all of it, and
+// could not say which: the engine keeps its step as a pending operation,
+// which a refresh resolves, rather than a failure that records nothing.
+// A command that exits with a code, or that a signal of its own making
+// ends (SIGSEGV, SIGABRT), failed.
+func (e *ExitError) OutcomeUnknown() bool {
+	switch e.signal {
+	case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+		return true
+	}
+	return false
 }
 
 func (e *ExitError) Error() string {
@@ -130,7 +148,8 @@ func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err
 	case errors.As(err, &exitErr):
 		e := &ExitError{Op: inv.op, Command: inv.describe(), Code: exitErr.ExitCode(), Stderr: tail(inv.secrets.Mask(stderr))}
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			e.Signal = ws.Signal().String()
+			e.signal = ws.Signal()
+			e.Signal = e.signal.String()
 		}
 		return stdout, stderr, e
 	default:
