@@ -219,9 +219,10 @@ func unanswered(pctx context.Context, cb callBounds, grace time.Duration, err er
 	return &UnansweredError{Method: cb.method, Cause: cause, Grace: grace, Err: err}
 }
 
-// outcomeUnknown is implemented by the errors of a provider adapter that
-// lost its provider before it answered (plugin.CallLostError): whether the
-// call's change happened is unknown.
+// outcomeUnknown is implemented by the errors of a call cut short before
+// its provider could answer: an adapter that lost its provider
+// (plugin.CallLostError), a command stopped by a signal from outside
+// (command.ExitError). Whether the call's change happened is unknown.
 type outcomeUnknown interface {
 	error
 	OutcomeUnknown() bool
@@ -284,7 +285,7 @@ func (e *UnansweredError) Error() string {
 	case errors.As(e.Cause, &te):
 		msg = te.Error()
 	case isOutcomeUnknown(e.Cause):
-		msg = fmt.Sprintf("the provider was lost before it answered the %s (%v)", e.Method, e.Cause)
+		msg = fmt.Sprintf("the %s was cut short before its provider could answer (%v)", e.Method, e.Cause)
 	default:
 		msg = fmt.Sprintf("the operation was cancelled (%v) and the provider did not answer the %s within the grace period of %v", e.Cause, e.Method, e.Grace)
 	}

@@ -6,17 +6,23 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
+
+// slowURN is the URN of the site program's slow command.
+const slowURN = "urn:pulumi:dev::site::command:index:Command::slow"
 
 // TestCtrlCInATerminal presses Ctrl-C during an up in a real terminal,
 // where the key interrupts the terminal's whole foreground process group,
 // not gw alone. Once: gw says that no new step starts and that the steps
 // in flight have their grace period, the slow step finishes (the key did
 // not reach it) and is recorded, and gw exits with status 1. Twice: gw
-// stops at once with status 130 and says so.
+// stops at once with status 130 and says so, the slow command ends with
+// it, and its create stays pending, for the next run to warn of.
 func TestCtrlCInATerminal(t *testing.T) {
 	t.Parallel()
 	bin := site(t)
@@ -26,7 +32,6 @@ func TestCtrlCInATerminal(t *testing.T) {
 	// A trap keeps it (gw still starts with SIGINT's default action, as a
 	// trap's handler does not outlive exec).
 	interruptible := fmt.Sprintf("trap true INT; GW_PASSPHRASE=gw-test %s", gwBinary(t))
-	const slowURN = "urn:pulumi:dev::site::command:index:Command::slow"
 
 	t.Run("once", func(t *testing.T) {
 		dir := siteProject(t)
@@ -81,7 +86,49 @@ func TestCtrlCInATerminal(t *testing.T) {
 				t.Errorf("the screen does not show %q:\n%s", want, s)
 			}
 		}
+		// The command ends with gw, which started it.
+		if pid := recordedPID(t, pidFile); !endsWithin(pid, 10*time.Second) {
+			t.Errorf("the command %d still runs 10s after gw was forced out", pid)
+		}
+		// The command was cut short: what it did is unknown, so the state
+		// must not forget it. It never finished, so it cannot be recorded
+		// as created: its create is pending.
+		if _, recorded := exported(t, dir, env)[slowURN]; recorded {
+			t.Errorf("the create a forced exit cut short is recorded as done")
+		}
+		if pending := pendingURNs(t, dir, env); !slices.Contains(pending, slowURN) {
+			t.Errorf("the create a forced exit cut short is not pending (pending: %v):\n%s", pending, s)
+		}
 	})
+}
+
+// recordedPID is the process ID written in pidFile.
+func recordedPID(t *testing.T, pidFile string) int {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("%s holds %q, not a process ID", pidFile, b)
+	}
+	return pid
+}
+
+// endsWithin reports whether process pid stops running (it is gone or a
+// zombie) within d.
+func endsWithin(pid int, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return true
+		}
+		if _, rest, _ := strings.Cut(string(stat), ") "); strings.HasPrefix(rest, "Z") || strings.HasPrefix(rest, "X") {
+			return true
+		}
+	}
+	return false
 }
 
 // setConfig runs gw config set with args.
@@ -120,6 +167,13 @@ func pendingURNs(t *testing.T, dir string, env []string) []string {
 	if code != 0 {
 		t.Fatalf("stack export: %d %s", code, out)
 	}
+	return exportedPending(t, out)
+}
+
+// exportedPending are the URNs of the pending operations in out, what gw
+// stack export wrote.
+func exportedPending(t *testing.T, out string) []string {
+	t.Helper()
 	var d struct {
 		Deployment struct {
 			Pending []struct {

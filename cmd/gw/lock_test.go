@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -247,9 +248,21 @@ func TestSecondInterruptForces(t *testing.T) {
 			}
 			t.Fatalf("in %d attempts, the operation always ended before the second interrupt", attempt)
 		}
+		// The command was cut short after it started: what it did is
+		// unknown, so its create stays pending, with no ID to look for.
+		code, out, errOut := gw(t, "stack", "export", "--state", stateDir)
+		if code != exitOK {
+			t.Fatalf("stack export after a forced exit: status %d\n%s%s", code, out, errOut)
+		}
+		if pending := exportedPending(t, out); !slices.Contains(pending, slowURN) {
+			t.Errorf("after a forced exit, the create that was running is not pending (pending: %v):\n%s", pending, out)
+		}
 		code, stdout, errOut := gw(t, "up", "--yes", "--state", stateDir, "-c", "slow=true", "--", bin)
 		if code != exitOK || !strings.Contains(stdout, "warning: broke the lock of stack \"site/dev\"") {
 			t.Errorf("up after a forced exit: status %d; want 0 and a warning that it broke the lock\n%s\n%s", code, stdout, errOut)
+		}
+		if !strings.Contains(stdout+errOut, "was interrupted while creating this resource") || !strings.Contains(stdout+errOut, "slow") {
+			t.Errorf("up after a forced exit does not warn of the create it cut short:\n%s\n%s", stdout, errOut)
 		}
 		return
 	}

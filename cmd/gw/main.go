@@ -82,17 +82,24 @@ func main() {
 	os.Exit(code)
 }
 
-// forceExit ends gw at once with code, and everything it started with it.
+// forceExit ends gw at once with code. It ends nothing gw started before
+// gw itself has ended: a command or plugin killed while gw still runs
+// would fail its step, and the engine would record that failure, and so
+// forget a change the step may have made in part. Once gw has ended,
+// nothing more is recorded, and the plugins, programs and commands it
+// started end with it (on Linux: each runs in a process group of its own
+// that ends when the process that started it dies; internal/procgroup).
 func forceExit(code int) {
-	killChildren()
 	os.Exit(code)
 }
 
 // interrupts turns the first interrupt into a graceful cancellation and
-// ends the process at the second (with the plugins, programs and commands
-// it started), until done. A stack left by a forced exit is recoverable: its lock names a process that no longer runs, which
-// the next operation breaks, and the steps that were running come back as
-// pending operations that a refresh resolves.
+// ends the process at the second (and so the plugins, programs and
+// commands it started, see forceExit), until done. A stack left by a
+// forced exit is recoverable as after a kill -9: its lock names a process
+// that no longer runs, which the next operation breaks, and the steps
+// that were running are pending operations that the next operation warns
+// of and a refresh resolves.
 func interrupts(sigs <-chan os.Signal, done <-chan struct{}, cancel context.CancelCauseFunc, stderr io.Writer, exit func(int)) {
 	select {
 	case <-sigs:

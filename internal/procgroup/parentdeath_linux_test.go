@@ -2,6 +2,7 @@ package procgroup_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,12 +18,19 @@ import (
 
 // helperVar makes the test binary the host of TestHostKilled: it starts
 // the script given in the variable as a Process, passes on what the script
-// prints, and waits to be killed.
-const helperVar = "PROCGROUP_TEST_HOST"
+// prints, and waits to be killed. runHelperVar does the same with Run.
+const (
+	helperVar    = "PROCGROUP_TEST_HOST"
+	runHelperVar = "PROCGROUP_TEST_RUN_HOST"
+)
 
 func TestMain(m *testing.M) {
 	if script := os.Getenv(helperVar); script != "" {
 		host(script)
+		return
+	}
+	if script := os.Getenv(runHelperVar); script != "" {
+		runHost(script)
 		return
 	}
 	os.Exit(m.Run())
@@ -35,6 +43,19 @@ func host(script string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	select {}
+}
+
+// runHost runs the script with Run from a goroutine, as a provider's call
+// does, and waits to be killed.
+func runHost(script string) {
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Stdout = os.Stdout
+	go func() {
+		err := procgroup.Run(context.Background(), cmd, time.Minute)
+		fmt.Fprintln(os.Stderr, "the script ended before its host was killed:", err)
+		os.Exit(1)
+	}()
 	select {}
 }
 
@@ -77,9 +98,18 @@ func gone(pids []int, limit time.Duration) []int {
 // can end nothing, the group still ends: the leader, a child of the
 // leader that ignores SIGTERM and SIGHUP, and a grandchild.
 func TestHostKilled(t *testing.T) {
+	hostKilled(t, helperVar)
+}
+
+// hostKilled starts the test binary as a host with helper set to a
+// script that starts a child ignoring SIGTERM and SIGHUP and a
+// grandchild, kills the host with SIGKILL, and checks that the leader,
+// the child and the grandchild end.
+func hostKilled(t *testing.T, helper string) {
+	t.Helper()
 	script := `trap '' TERM HUP; sleep 300 & echo $!; sh -c 'sleep 300 & echo $!; wait' & wait`
 	host := exec.Command(os.Args[0], "-test.run=^$")
-	host.Env = append(os.Environ(), helperVar+"=echo $$; "+script)
+	host.Env = append(os.Environ(), helper+"=echo $$; "+script)
 	out, err := host.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +130,12 @@ func TestHostKilled(t *testing.T) {
 	if left := gone(all, 10*time.Second); len(left) > 0 {
 		t.Errorf("processes %v of the group (leader, child, grandchild: %v) still run 10s after their host was killed", left, all)
 	}
+}
+
+// A group that Run runs ends when its host is killed with SIGKILL, as a
+// Process's does.
+func TestRunHostKilled(t *testing.T) {
+	hostKilled(t, runHelperVar)
 }
 
 // onDyingThread runs f on an OS thread of its own that ends when f

@@ -13,6 +13,13 @@
 //   - When the leader exits on its own, what it left running in its group
 //     gets the same: SIGTERM, then SIGKILL after the grace period.
 //
+// Run is for a command that is run to its end rather than kept running
+// (the built-in command provider's): it waits for the leader as
+// exec.Cmd.Run does, ends the group when its context ends, and leaves
+// alone what the leader left running when it exited on its own (a daemon
+// started on purpose). While the leader runs, its group ends with the
+// host just as a Process's does.
+//
 // Done is closed only when the leader has been reaped and no other member
 // of its group runs. On Linux the leader is left unreaped (a zombie) until
 // then, so that the group's ID, which is the leader's process ID, cannot

@@ -56,13 +56,19 @@
 //
 // A command that exits with a non-zero code fails the operation with an
 // *ExitError carrying the code and the end of its stderr; a failed Create
-// leaves no resource behind. A command that sees a secret (any input is
+// leaves no resource behind. A command stopped from outside before it
+// finished, by SIGKILL, SIGTERM, SIGINT or SIGHUP, may have done part of
+// its work: its *ExitError reports the outcome unknown (OutcomeUnknown),
+// and the engine keeps the step as a pending operation, which a refresh
+// resolves. A command that sees a secret (any input is
 // one) is named "[secret]" in errors, and the plaintext of every secret it
 // was given is masked in the stderr they quote (resource.SecretFilter): a
 // secret the command transforms before printing it cannot be recognised. Each command runs in a process group of its
 // own. When the operation's context is cancelled or its timeout expires,
 // the whole group gets SIGTERM and, two seconds later, SIGKILL, so no
-// process the command started outlives it.
+// process the command started outlives it. On Linux the group also ends
+// if the deployment's process is killed (SIGKILL, the OOM killer) while
+// the command runs.
 //
 // In a preview nothing runs and stdout and stderr are unknown. Read
 // returns the recorded state, since a command's effect cannot be read

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/internal/procgroup"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -68,6 +69,24 @@ type ExitError struct {
 	// last 20 lines and 4 KiB, with the plaintext of every secret input
 	// (and of a secret earlier output the command sees) masked.
 	Stderr string
+
+	signal syscall.Signal // the signal that ended the command, 0 for none
+}
+
+// OutcomeUnknown reports whether the command was stopped from outside
+// before it finished: ended by SIGKILL, SIGTERM, SIGINT or SIGHUP (the OOM
+// killer, a service manager stopping the deployment with its commands, a
+// closed terminal). Such a command did part of its work, or all of it, and
+// could not say which: the engine keeps its step as a pending operation,
+// which a refresh resolves, rather than a failure that records nothing.
+// A command that exits with a code, or that a signal of its own making
+// ends (SIGSEGV, SIGABRT), failed.
+func (e *ExitError) OutcomeUnknown() bool {
+	switch e.signal {
+	case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+		return true
+	}
+	return false
 }
 
 func (e *ExitError) Error() string {
@@ -87,9 +106,10 @@ func (e *ExitError) Error() string {
 }
 
 // run runs the command and returns its stdout and stderr with trailing
-// newlines trimmed. The command runs in a process group of its own; when
-// ctx ends, the whole group gets SIGTERM, then SIGKILL after killGrace, and
-// run returns an error wrapping ctx's error and its cause.
+// newlines trimmed. The command runs in a process group of its own, which
+// ends with the deployment's process if that is killed while the command
+// runs; when ctx ends, the whole group gets SIGTERM, then SIGKILL after
+// killGrace, and run returns an error wrapping ctx's error and its cause.
 func run(ctx context.Context, inv invocation) (stdout, stderr string, err error) {
 	stdout, stderr, err = runCommand(ctx, inv)
 	// The errors other than an ExitError quote what exec says, which may
@@ -112,7 +132,7 @@ func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err
 	if err := ctx.Err(); err != nil {
 		return "", "", stopped(ctx, inv)
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = inv.dir
 	cmd.Env = os.Environ()
 	for k, v := range inv.env {
@@ -122,25 +142,10 @@ func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err
 	cmd.Stdin = strings.NewReader(inv.stdin)
 	var out, errOut capped
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var escalate *time.Timer
-	cmd.Cancel = func() error {
-		pgid := cmd.Process.Pid
-		escalate = time.AfterFunc(killGrace, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
-		return syscall.Kill(-pgid, syscall.SIGTERM)
-	}
 	cmd.WaitDelay = waitDelay
-	err = cmd.Run()
-	// Run has returned, so Cancel has finished if it ran: escalate is set
-	// exactly when the group was sent SIGTERM.
-	if escalate != nil {
-		escalate.Stop()
-		// Whatever of the group ignored SIGTERM dies now. While a member
-		// lives, no other process can take the group's ID; if none is
-		// left, the kill finds nothing, as process IDs are not handed out
-		// again this soon.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	// The command's process group ends when ctx does, and with the host
+	// if the host is killed while it runs.
+	err = procgroup.Run(ctx, cmd, killGrace)
 	if err != nil && ctx.Err() != nil {
 		return "", "", stopped(ctx, inv)
 	}
@@ -154,7 +159,8 @@ func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err
 	case errors.As(err, &exitErr):
 		e := &ExitError{Op: inv.op, Command: inv.describe(), Code: exitErr.ExitCode(), Stderr: tail(inv.secrets.Mask(stderr))}
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			e.Signal = ws.Signal().String()
+			e.signal = ws.Signal()
+			e.Signal = e.signal.String()
 		}
 		return stdout, stderr, e
 	default:
