@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -25,8 +25,8 @@ const maxCalls = 256
 // A program that registers thousands of resources at once has thousands of
 // calls waiting for one of the maxCalls workers: each waits as the vertex
 // holding the call alone, and its answer is allocated once it is made.
-func (d *deployment) newCaller() *executor.Walker[*stepgen.Call] {
-	return executor.New(executor.Options[*stepgen.Call]{
+func (d *deployment) newCaller() *dag.Walker[*stepgen.Call] {
+	return dag.New(dag.Options[*stepgen.Call]{
 		Parallelism:     maxCalls,
 		ContinueOnError: true,
 		Visit: func(ctx context.Context, c **stepgen.Call) error {
@@ -44,7 +44,7 @@ func (d *deployment) newCaller() *executor.Walker[*stepgen.Call] {
 
 // call has the calls walker make c.
 func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
-	if err := d.calls.Add(ctx, executor.Vertex[*stepgen.Call]{Value: c}); err != nil {
+	if err := d.calls.Add(ctx, dag.Vertex[*stepgen.Call]{Value: c}); err != nil {
 		d.inbox.post(&stepgen.Answer{Call: c, Err: err})
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/plan"
 )
@@ -199,7 +199,7 @@ func joinDistinct(errs []error) error {
 		if err == nil || seen[err] {
 			continue
 		}
-		var skip *executor.SkippedError
+		var skip *dag.SkippedError
 		if errors.As(err, &skip) {
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/providers/pulumi"
@@ -58,8 +58,8 @@ type deployment struct {
 	gen      *stepgen.Generator
 	// walker runs the steps, calls the provider calls the generator asks
 	// for (walk.go, calls.go).
-	walker *executor.Walker[walkStep]
-	calls  *executor.Walker[*stepgen.Call]
+	walker *dag.Walker[walkStep]
+	calls  *dag.Walker[*stepgen.Call]
 	mon    *monitor.Monitor
 	events *eventSink
 	start  time.Time

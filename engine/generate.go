@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -194,7 +194,7 @@ func stepOutcomeOf(r stepgen.Reply) *stepOutcome {
 	if r.Step == nil {
 		return nil
 	}
-	var skip *executor.SkippedError
+	var skip *dag.SkippedError
 	if !errors.As(r.Err, &skip) {
 		return &stepOutcome{urn: r.Step.URN()}
 	}

@@ -103,7 +103,7 @@
 // Steps (Step) are plain data: an operation, the old and new state, an ID,
 // the IDs of the steps it needs (Needs) and of the step on the same
 // resource it comes after (After) — edges a DAG walker such as
-// executor.Walker waits on — and the pending operation it stands for while
+// dag.Walker waits on — and the pending operation it stands for while
 // it runs (JournalOp). No step applies itself: Apply, the one place a step
 // meets its provider, returns its Outcome (the state it produced, and what
 // the journal records: Outcome.Record), which the host gives to Done. Ask

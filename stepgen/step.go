@@ -147,7 +147,7 @@ func (s *Step) importSeed() []byte {
 // URN returns the URN of the resource the step acts on.
 func (s *Step) URN() resource.URN { return s.urn }
 
-// String names the step's resource, as the executor names vertices.
+// String names the step's resource, as the dag walker names vertices.
 func (s *Step) String() string { return string(s.urn) }
 
 // Applied reports whether the step calls a provider that changes the

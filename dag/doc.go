@@ -1,4 +1,4 @@
-// Package executor walks a graph of work that grows while it is walked:
+// Package dag walks a graph of work that grows while it is walked:
 // the deployment's steps, each a vertex that needs the vertices before it.
 //
 // The package is generic. A Walker knows nothing of steps, providers or
@@ -84,4 +84,4 @@
 // few workers in turn, and vertices whose visits block (a provider call)
 // each get a worker of their own, started by a worker rather than by the
 // goroutine that calls Add.
-package executor
+package dag
