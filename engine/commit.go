@@ -21,7 +21,7 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 	execErr := d.walker.Wait()
 	// A call's failure is part of its answer, reported with the
 	// registration it failed.
-	_ = d.calls.Wait()
+	d.calls.wait()
 	failed := opErr != nil || execErr != nil || !d.healthy() || ctx.Err() != nil
 	if err := d.finishStackOutputs(ctx, failed); err != nil {
 		d.noteError(err)

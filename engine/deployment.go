@@ -56,10 +56,10 @@ type deployment struct {
 	lasting  context.Context
 	registry *providers.Registry
 	gen      *stepgen.Generator
-	// walker runs the steps, calls the provider calls the generator asks
-	// for (walk.go, calls.go).
+	// walker runs the steps (walk.go), calls makes the provider calls
+	// the generator asks for (calls.go).
 	walker *dag.Walker[walkStep]
-	calls  *dag.Walker[*stepgen.Call]
+	calls  *callPool
 	mon    *monitor.Monitor
 	events *eventSink
 	start  time.Time

@@ -56,7 +56,7 @@
 // The step generator (package stepgen) is a pure state machine. One
 // goroutine, the engine loop, owns it and feeds it events: the monitor's
 // registrations, provider answers and step outcomes. The generator answers
-// with actions: provider calls to make, which a walker of their own makes,
+// with actions: provider calls to make, which a pool of workers makes,
 // steps to run, and replies to registrations. Steps are plain data
 // carrying the IDs of the steps they need and the step they come after;
 // the step walker (dag.Walker) runs each once those have ended, and

@@ -15,7 +15,7 @@ import (
 // to a provider call (calls.go), the outcome of a step (walk.go), or a task
 // of the operation's body (asking for the deletes, waiting until nothing is
 // outstanding) — and the loop hands it to the generator and carries out
-// the Actions that come back: provider calls go to the calls walker, steps
+// the Actions that come back: provider calls go to the call pool, steps
 // to the step walker, replies to the registrations waiting for them.
 // Whoever posts an event never waits for the loop, the loop takes
 // everything waiting at each wake-up, and it never waits on a provider or
