@@ -22,9 +22,9 @@ import (
 // the journal itself.
 
 // event is one thing the loop hands to the generator: a *request, a
-// *stepgen.Answer, a *stepgen.Outcome, or a task. The inbox holds
-// thousands of them at once when a program registers faster than the loop
-// takes them, so an event is one interface value, two words.
+// *stepgen.Answer, a *stepgen.Outcome, or a task. It is one interface
+// value rather than a struct with a field for each, so that an inbox
+// holding thousands of events stays small.
 type event any
 
 // task is something the operation's body has the loop do.

@@ -34,7 +34,8 @@
 // says so (Call.DiffAfterCheck) and carries the Diff request but for the
 // checked inputs; the engine makes both calls on one goroutine and answers
 // them together (Answer.Diffed), and the generator goes on from the Diff
-// without asking for it. A host that ignores the field is asked as before.
+// without asking for it. A host that ignores the field is asked for the
+// Diff in a call of its own.
 //
 // A replacement is re-checked without the old inputs and then, by default,
 // created before the old copy is deleted: the create's record marks the
