@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
 
-	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -16,37 +19,152 @@ import (
 // than a busy machine can run them.
 const maxCalls = 256
 
-// newCaller returns the walker that makes the provider calls the generator
-// asks for: each call is a vertex that needs nothing, made by Visit, which
-// posts its answer to the loop. A call never fails as a vertex: its error is
-// part of its answer. One that is skipped (the operation was cancelled) is
-// answered with the reason.
+// callPool makes the provider calls the generator asks for, at most limit
+// at once, in the order they were added: the calls are independent of one
+// another, so the pool is a queue and a bounded number of workers, and a
+// call waiting in the queue holds no goroutine.
 //
-// A program that registers thousands of resources at once has thousands of
-// calls waiting for one of the maxCalls workers: each waits as the vertex
-// holding the call alone, and its answer is allocated once it is made.
-func (d *deployment) newCaller() *executor.Walker[*stepgen.Call] {
-	return executor.New(executor.Options[*stepgen.Call]{
-		Parallelism:     maxCalls,
-		ContinueOnError: true,
-		Visit: func(ctx context.Context, c **stepgen.Call) error {
-			d.inbox.post(d.ask(ctx, *c))
-			return nil
-		},
-		Ended: func(c **stepgen.Call, err error) {
-			if err != nil {
-				d.inbox.post(&stepgen.Answer{Call: *c, Err: err})
-			}
-		},
-		Name: func(c **stepgen.Call) string { return string((*c).Reg.URN) },
-	})
+// Workers are started as calls begin rather than as they are added: a
+// worker about to make a call starts another when calls wait and no other
+// worker is idle to take them. So quick calls are made by a few workers
+// in turn, and calls that block (a slow provider) each get a worker of
+// their own, up to limit. A worker stops when the queue is empty.
+//
+// A call is made by make, which answers it. A call whose context is
+// cancelled before a worker takes it is not made: refuse answers it with
+// the context's cause. A panic in make is recovered and refuses the call
+// with a *callPanicError. The pool owns its workers: wait returns once
+// every call added has been answered and every worker has ended.
+type callPool struct {
+	limit  int
+	make   func(context.Context, *stepgen.Call)
+	refuse func(*stepgen.Call, error)
+
+	mu      sync.Mutex
+	queue   []queuedCall
+	running int // workers
+	idle    int // workers not making a call: each takes one from the queue or stops
+	closed  bool
+	wg      sync.WaitGroup
 }
 
-// call has the calls walker make c.
-func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
-	if err := d.calls.Add(ctx, executor.Vertex[*stepgen.Call]{Value: c}); err != nil {
-		d.inbox.post(&stepgen.Answer{Call: c, Err: err})
+// queuedCall is a call waiting for a worker, with the context it is made
+// under.
+type queuedCall struct {
+	ctx  context.Context
+	call *stepgen.Call
+}
+
+// newCallPool returns the pool of the deployment's provider calls: each
+// answer, or the error that stopped its call, goes to the loop.
+func (d *deployment) newCallPool() *callPool {
+	return &callPool{
+		limit: maxCalls,
+		make:  func(ctx context.Context, c *stepgen.Call) { d.inbox.post(d.ask(ctx, c)) },
+		refuse: func(c *stepgen.Call, err error) {
+			d.inbox.post(&stepgen.Answer{Call: c, Err: err})
+		},
 	}
+}
+
+// call has the pool make c under ctx.
+func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
+	if !d.calls.add(ctx, c) {
+		d.inbox.post(&stepgen.Answer{Call: c, Err: errCallsClosed})
+	}
+}
+
+// errCallsClosed answers a call asked for once the operation has stopped
+// taking calls.
+var errCallsClosed = errors.New("the operation has finished; no more provider calls are made")
+
+// add queues c for a worker, starting one if none is idle to take it;
+// false, and c is not queued, once wait has been called.
+func (p *callPool) add(ctx context.Context, c *stepgen.Call) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.queue = append(p.queue, queuedCall{ctx: ctx, call: c})
+	if p.idle == 0 && p.running < p.limit {
+		p.startLocked()
+	}
+	return true
+}
+
+// startLocked starts a worker, idle until it takes a call.
+func (p *callPool) startLocked() {
+	p.running++
+	p.idle++
+	p.wg.Add(1)
+	go p.work()
+}
+
+// wait refuses further calls and returns once every call added has been
+// answered and every worker has ended.
+func (p *callPool) wait() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// work makes the calls waiting in the queue, first added first, until it
+// is empty. Before each call, if it was the last idle worker and calls
+// still wait, it starts another worker (within the bound).
+func (p *callPool) work() {
+	defer p.wg.Done()
+	p.mu.Lock()
+	for len(p.queue) > 0 {
+		q := p.queue[0]
+		p.queue[0] = queuedCall{}
+		p.queue = p.queue[1:]
+		p.idle--
+		if p.idle == 0 && len(p.queue) > 0 && p.running < p.limit {
+			p.startLocked()
+		}
+		p.mu.Unlock()
+		p.run(q)
+		p.mu.Lock()
+		p.idle++
+	}
+	p.running--
+	p.idle--
+	p.mu.Unlock()
+}
+
+// run makes one call, or refuses it if its context is cancelled or make
+// panics.
+func (p *callPool) run(q queuedCall) {
+	if q.ctx.Err() != nil {
+		p.refuse(q.call, context.Cause(q.ctx))
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			p.refuse(q.call, &callPanicError{Value: v, Stack: debug.Stack()})
+		}
+	}()
+	p.make(q.ctx, q.call)
+}
+
+// callPanicError is a panic recovered while the engine made a provider
+// call: a bug in the engine, which fails the call's registration (whose
+// error names the resource).
+type callPanicError struct {
+	Value any    // what was passed to panic
+	Stack []byte // the panicking goroutine's stack
+}
+
+func (e *callPanicError) Error() string {
+	return fmt.Sprintf("panic while making a provider call (a bug in the engine): %v", e.Value)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (e *callPanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
 }
 
 // ask makes the provider call c asks for: an analyzer run is the

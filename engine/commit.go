@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/plan"
 )
@@ -21,7 +21,7 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 	execErr := d.walker.Wait()
 	// A call's failure is part of its answer, reported with the
 	// registration it failed.
-	_ = d.calls.Wait()
+	d.calls.wait()
 	failed := opErr != nil || execErr != nil || !d.healthy() || ctx.Err() != nil
 	if err := d.finishStackOutputs(ctx, failed); err != nil {
 		d.noteError(err)
@@ -199,7 +199,7 @@ func joinDistinct(errs []error) error {
 		if err == nil || seen[err] {
 			continue
 		}
-		var skip *executor.SkippedError
+		var skip *dag.SkippedError
 		if errors.As(err, &skip) {
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/providers/pulumi"
@@ -56,10 +56,10 @@ type deployment struct {
 	lasting  context.Context
 	registry *providers.Registry
 	gen      *stepgen.Generator
-	// walker runs the steps, calls the provider calls the generator asks
-	// for (walk.go, calls.go).
-	walker *executor.Walker[walkStep]
-	calls  *executor.Walker[*stepgen.Call]
+	// walker runs the steps (walk.go), calls makes the provider calls
+	// the generator asks for (calls.go).
+	walker *dag.Walker[walkStep]
+	calls  *callPool
 	mon    *monitor.Monitor
 	events *eventSink
 	start  time.Time

@@ -1,5 +1,5 @@
 // Package engine runs deployments: it wires a provider registry, a step
-// generator, an executor and a monitor around a stack's stored state and
+// generator, a DAG walker and a monitor around a stack's stored state and
 // offers the operations a host needs — Up, Preview, Destroy, Refresh and
 // Import — plus an in-process program API and a typed event stream.
 //
@@ -56,10 +56,10 @@
 // The step generator (package stepgen) is a pure state machine. One
 // goroutine, the engine loop, owns it and feeds it events: the monitor's
 // registrations, provider answers and step outcomes. The generator answers
-// with actions: provider calls to make, which a walker of their own makes,
+// with actions: provider calls to make, which a pool of workers makes,
 // steps to run, and replies to registrations. Steps are plain data
 // carrying the IDs of the steps they need and the step they come after;
-// the step walker (executor.Walker) runs each once those have ended, and
+// the step walker (dag.Walker) runs each once those have ended, and
 // its visit journals the step's begin durably before stepgen.Apply calls
 // the provider, and its end durably before the outcome goes back to the
 // loop, which answers the waiting registration. ARCHITECTURE.md follows

@@ -89,7 +89,7 @@ func deployed(t *testing.T, p providers.Provider, opts ...engine.ResourceOption)
 
 // internalNames are the names of the engine's packages, which no message
 // for a user carries.
-var internalNames = []string{"stepgen", "engine.", "executor", "providers.", "monitor.", "stepError", "*engine", "*stepgen"}
+var internalNames = []string{"stepgen", "engine.", "dag.", "providers.", "monitor.", "stepError", "*engine", "*stepgen"}
 
 // TestErrorInventory: every kind of failure a user meets through the
 // public API names its resource once — by its URN or by its type and

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -28,7 +28,7 @@ func aboutResource(urn resource.URN, err error) string {
 // one — without naming the step's own resource, which the event names, or
 // repeating that step's failure, which its own event reports.
 func stepMessage(err error, skipped bool) string {
-	var skip *executor.SkippedError
+	var skip *dag.SkippedError
 	if !skipped || !errors.As(err, &skip) {
 		return err.Error()
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -15,16 +15,16 @@ import (
 // to a provider call (calls.go), the outcome of a step (walk.go), or a task
 // of the operation's body (asking for the deletes, waiting until nothing is
 // outstanding) — and the loop hands it to the generator and carries out
-// the Actions that come back: provider calls go to the calls walker, steps
+// the Actions that come back: provider calls go to the call pool, steps
 // to the step walker, replies to the registrations waiting for them.
 // Whoever posts an event never waits for the loop, the loop takes
 // everything waiting at each wake-up, and it never waits on a provider or
 // the journal itself.
 
 // event is one thing the loop hands to the generator: a *request, a
-// *stepgen.Answer, a *stepgen.Outcome, or a task. The inbox holds
-// thousands of them at once when a program registers faster than the loop
-// takes them, so an event is one interface value, two words.
+// *stepgen.Answer, a *stepgen.Outcome, or a task. It is one interface
+// value rather than a struct with a field for each, so that an inbox
+// holding thousands of events stays small.
 type event any
 
 // task is something the operation's body has the loop do.
@@ -194,7 +194,7 @@ func stepOutcomeOf(r stepgen.Reply) *stepOutcome {
 	if r.Step == nil {
 		return nil
 	}
-	var skip *executor.SkippedError
+	var skip *dag.SkippedError
 	if !errors.As(r.Err, &skip) {
 		return &stepOutcome{urn: r.Step.URN()}
 	}

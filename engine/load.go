@@ -93,7 +93,7 @@ func (d *deployment) load(ctx context.Context) error {
 		return fmt.Errorf("opening the journal of stack %q: %w", cfg.Stack, err)
 	}
 	d.walker = d.newWalker()
-	d.calls = d.newCaller()
+	d.calls = d.newCallPool()
 	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d, Config: cfg.Config, Preview: d.preview,
 		DisableDefaultProviders: d.opts.disableDefaults, Transforms: d.opts.transforms})
 	return nil

@@ -34,7 +34,7 @@ func (d *deployment) endEntry(o stepgen.Outcome, seq uint64) (state.Entry, bool)
 	switch {
 	case seq != 0:
 		e.Kind, e.Begin = state.EntrySuccess, seq
-	case old == nil && new == nil && e.With == nil,
+	case old == nil && new == nil && len(e.With) == 0,
 		(s.Op == stepgen.OpSame || s.Op == stepgen.OpOutputs) && sameRecord(old, new):
 		return state.Entry{}, false
 	}

@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -47,4 +47,4 @@ type PartialError = stepgen.PartialError
 type RegistrationError = stepgen.RegistrationError
 
 // SkippedError is a step not run because a step it depends on failed.
-type SkippedError = executor.SkippedError
+type SkippedError = dag.SkippedError

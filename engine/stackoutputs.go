@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
@@ -70,7 +70,7 @@ func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error 
 		return err
 	}
 	ws := &walkStep{out: stepgen.Outcome{Step: acts.Steps[0]}}
-	err = executor.Finish(func() error { return d.visit(ctx, ws) })
+	err = dag.Finish(func() error { return d.visit(ctx, ws) })
 	d.record(ws.out, ws.took(d))
 	if err != nil {
 		return fmt.Errorf("recording the stack outputs: %w", ws.out.Err)

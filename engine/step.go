@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -33,7 +33,7 @@ import (
 //     before they are journaled or reported (secrets.go).
 //
 // A visit waits for the journal without holding a goroutine: it hands the
-// entry to the journal and parks (executor.Park), and the journal's
+// entry to the journal and parks (dag.Park), and the journal's
 // callback, once the entry is durable, resumes it where it stopped
 // (walkStep.stage).
 //
@@ -126,7 +126,7 @@ type asyncJournal interface {
 }
 
 // append hands e, the entry ws's visit waits for, to the journal. With a
-// journal that calls back it returns executor.Park: the visit resumes once
+// journal that calls back it returns dag.Park: the visit resumes once
 // e is durable. Otherwise it appends e at once and returns nil. Either
 // way ws.jerr then holds the journal's error, and for a begin ws.seq its
 // Seq.
@@ -136,7 +136,7 @@ func (d *deployment) append(ctx context.Context, ws *walkStep, e state.Entry) er
 		ws.journaled(d.journal.Append(ctx, e))
 		return nil
 	}
-	return executor.Park(func(resume func()) {
+	return dag.Park(func(resume func()) {
 		aj.AppendAsync(ctx, e, func(seq uint64, err error) {
 			ws.journaled(seq, err)
 			resume()

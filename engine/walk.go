@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -54,8 +54,8 @@ func (ws *walkStep) took(d *deployment) time.Duration {
 }
 
 // newWalker returns the walker of the deployment's steps.
-func (d *deployment) newWalker() *executor.Walker[walkStep] {
-	return executor.New(executor.Options[walkStep]{
+func (d *deployment) newWalker() *dag.Walker[walkStep] {
+	return dag.New(dag.Options[walkStep]{
 		Parallelism:     d.opts.parallelism,
 		ContinueOnError: d.opts.continueOnError,
 		Visit:           d.visit,
@@ -68,7 +68,7 @@ func (d *deployment) newWalker() *executor.Walker[walkStep] {
 
 // walk adds a step the generator issued to the walker.
 func (d *deployment) walk(ctx context.Context, s *stepgen.Step) {
-	err := d.walker.Add(ctx, executor.Vertex[walkStep]{ID: s.ID, Needs: s.Needs, After: s.After, Value: walkStep{out: stepgen.Outcome{Step: s}}})
+	err := d.walker.Add(ctx, dag.Vertex[walkStep]{ID: s.ID, Needs: s.Needs, After: s.After, Value: walkStep{out: stepgen.Outcome{Step: s}}})
 	if err == nil {
 		return
 	}
@@ -100,6 +100,6 @@ func (d *deployment) ended(ws *walkStep, err error) {
 
 // isSkip reports whether err says the walker skipped a step.
 func isSkip(err error) bool {
-	var skip *executor.SkippedError
+	var skip *dag.SkippedError
 	return errors.As(err, &skip)
 }

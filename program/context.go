@@ -143,9 +143,7 @@ func (c *Context) fail(err error) {
 }
 
 // isReported reports whether err is one the deployment has reported: its
-// own failure (see monitor.Reported) or a dependency's. It is apart from
-// fail, which every registration calls, because the targets of errors.As
-// escape to the heap.
+// own failure (see monitor.Reported) or a dependency's.
 func isReported(err error) bool {
 	var dep *DependencyError
 	return monitor.Reported(err) || errors.As(err, &dep)

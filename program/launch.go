@@ -23,8 +23,8 @@ import (
 // every resourceOptions once collect has returned it, it is only read.
 var noOptions resourceOptions
 
-// collect applies opts to fresh options; a registration without options
-// shares noOptions, saving an allocation per resource.
+// collect applies opts to fresh options. A registration without options
+// shares noOptions rather than allocating options of its own.
 func collect(opts []ResourceOption) *resourceOptions {
 	if len(opts) == 0 {
 		return &noOptions

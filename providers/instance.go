@@ -296,8 +296,8 @@ func (i *instance) Unwrap() Provider {
 // The calls below are admitted by enter and released when they return. An
 // instance whose configuration had unknowns (a preview) answers what it can
 // without its provider and refuses the rest. They are written out rather
-// than through a shared helper taking closures: each closure cost an
-// allocation on every provider call (BENCHMARKS.md).
+// than through a shared helper taking a closure, which would allocate on
+// every provider call.
 
 func (i *instance) Check(ctx context.Context, req CheckRequest) (CheckResponse, error) {
 	p, st, err := i.enter(ctx, "Check", req.URN)

@@ -10,9 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
-	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/state/memstore"
@@ -377,7 +377,7 @@ func thingSteps(res *engine.Result) []string {
 			continue
 		}
 		line := string(s.Op) + " " + s.URN.Name()
-		var skipped *executor.SkippedError
+		var skipped *dag.SkippedError
 		switch {
 		case errors.As(s.Err, &skipped):
 			line += ": skipped"

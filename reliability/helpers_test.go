@@ -42,7 +42,7 @@ func bounded[T any](t interface{ Fatalf(string, ...any) }, d time.Duration, what
 
 // engineFrame matches a stack frame inside the module's own packages, but
 // not in this test package or the fake world.
-var engineFrame = regexp.MustCompile(`groundwork-iac/groundwork/(engine|executor|stepgen|state|monitor|providers|plugin)[./]`)
+var engineFrame = regexp.MustCompile(`groundwork-iac/groundwork/(engine|dag|stepgen|state|monitor|providers|plugin)[./]`)
 
 // leakedGoroutines returns the stacks of goroutines still running code of
 // the engine's packages, after giving them up to a second to end.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/engine"
-	"github.com/groundwork-iac/groundwork/executor"
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
@@ -80,7 +80,7 @@ func TestStress(t *testing.T) {
 		if s.URN.Type() != thing {
 			continue
 		}
-		var skip *executor.SkippedError
+		var skip *dag.SkippedError
 		var dep *engine.DependencyError
 		switch {
 		case s.Err == nil && s.Op == engine.StepCreate:

@@ -73,17 +73,7 @@
 // in an order where nothing is deleted while a resource that depends on
 // it still exists.
 //
-// The graph is built for large stacks. On a 100,000-resource random DAG
-// (each resource depending on up to three earlier ones, a quarter of them
-// with a parent), measured on a shared 2-core Intel Xeon VM with go1.26
-// (the ranges are from runs under different background load):
-//
-//	BenchmarkNewGraph100k           70-90 ms/op    6.2 MB/op   266 allocs/op
-//	BenchmarkTopologicalOrder100k   4.5-4.7 ms/op  0.9 MB/op     2 allocs/op
-//	BenchmarkAntichains100k         32-40 ms/op    9.0 MB/op   413 allocs/op
-//	BenchmarkDiffEqual (20 keys)    9-10 µs/op       0 B/op      0 allocs/op
-//
-// Most of the cost of NewGraph and Antichains (all 100,000 URNs) is
-// looking URNs up in a map; the graph itself is stored as flat index
-// arrays.
+// The graph is built for large stacks: it is stored as flat index arrays,
+// and most of the cost of building it and of cutting it into antichains
+// is looking URNs up in a map. BENCHMARKS.md has the figures.
 package resource

@@ -119,22 +119,13 @@
 // a codec of its own in state/internal/format: an encoder that appends to
 // one buffer, and a reader over the file's text whose strings share that
 // text. It was chosen over the standard library's encoding/json and over
-// github.com/go-json-experiment/json's jsontext tokenizer by measurement:
-// a snapshot of 10,000 typical resources (9.3 MB, one core), each codec
-// writing and reading the same states:
-//
-//	              encode            decode
-//	this codec    101 ms,       8   187 ms,   230,000 allocations
-//	jsontext      231 ms,  40,000   376 ms,   660,000
-//	encoding/json 384 ms, 930,000   732 ms, 1,340,000
-//
-// jsontext's figures are a lower bound (that decoder read plain values
-// only, not the tagged secrets, assets and references the format also
-// has); encoding/json needs a tree of interface values besides. A
-// snapshot is read on every operation and an entry encoded for every
-// step, so halving both is worth a codec of its own, which the fuzz
-// targets FuzzDecodeSnapshot and FuzzReplayJournal hold to never panic
-// and to read back what it wrote.
+// github.com/go-json-experiment/json's jsontext tokenizer because it
+// writes and reads a snapshot in half their time or less, with far fewer
+// allocations (BENCHMARKS.md has the measurement). A snapshot is read on
+// every operation and an entry encoded for every step, which makes that
+// worth a codec of its own; the fuzz targets FuzzDecodeSnapshot and
+// FuzzReplayJournal hold it to never panic and to read back what it
+// wrote.
 //
 // # Cost
 //

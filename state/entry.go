@@ -72,16 +72,15 @@ type Entry struct {
 	Old *resource.State
 	// New is the resource the entry records; nil for none.
 	New *resource.State
-	// With, when set, points to records that leave the state together
-	// with Old, in this same entry, each matched like Old by URN, ID and
-	// Delete flag. The engine lists the resources deleted with Old's
+	// With lists records that leave the state together with Old, in this
+	// same entry, each matched like Old by URN, ID and Delete flag; empty
+	// for none. The engine lists the resources deleted with Old's
 	// (deletedWith): their records must go exactly when the delete of
 	// Old's resource is recorded, not before it (that delete may fail)
 	// and not after it (a crash in between would leave records naming a
 	// resource that is gone). Only an EntrySuccess or EntryWrite that
-	// removes Old (New nil) may carry With. It is a pointer so that the
-	// Entry every step passes to Append stays small (see BENCHMARKS.md).
-	With *[]*resource.State
+	// removes Old (New nil) may carry With.
+	With []*resource.State
 	// Condemn, on an EntrySuccess or EntryWrite with a live Old and New,
 	// keeps Old recorded but marked Delete, in its place, and records New
 	// after it instead of in its place (under its own URN: a renamed
@@ -90,14 +89,6 @@ type Entry struct {
 	// condemned in the very entry that records its replacement, so never
 	// before the replacement exists, and a failed create leaves it live.
 	Condemn bool
-}
-
-// with returns the records e.With lists, or nil.
-func (e *Entry) with() []*resource.State {
-	if e.With == nil {
-		return nil
-	}
-	return *e.With
 }
 
 // Validate checks the shape of e, independently of any fold: an
@@ -111,7 +102,7 @@ func (e *Entry) Validate() error {
 			return bad("a resource in the entry has no URN")
 		}
 	}
-	if e.With != nil {
+	if len(e.With) > 0 {
 		if err := e.validateWith(); err != nil {
 			return err
 		}
@@ -158,7 +149,7 @@ func (e *Entry) validateWith() error {
 	if e.Old == nil || e.New != nil {
 		return bad("records may leave with Old only in an entry that removes Old (Old set, New nil)")
 	}
-	for _, s := range *e.With {
+	for _, s := range e.With {
 		if s == nil || s.URN == "" {
 			return bad("a record listed in With has no URN")
 		}
@@ -172,7 +163,7 @@ func (e *Entry) validateCondemn() error {
 	switch {
 	case e.Kind != EntrySuccess && e.Kind != EntryWrite:
 		return bad("only a success or write entry may condemn Old")
-	case e.Old == nil || e.New == nil || e.With != nil:
+	case e.Old == nil || e.New == nil || len(e.With) > 0:
 		return bad("an entry that condemns Old needs Old and New, and no With")
 	case e.Old.Delete || e.New.Delete:
 		return bad("an entry that condemns Old needs a live Old and a live New")

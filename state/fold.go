@@ -175,7 +175,7 @@ func (f *Fold) apply(e *Entry, knownValues bool) error {
 			return reject("Old (%s, id %q, delete=%t) is not recorded", e.Old.URN, e.Old.ID, e.Old.Delete)
 		}
 	}
-	if e.With != nil {
+	if len(e.With) > 0 {
 		return f.applyWith(e, p, at)
 	}
 	if e.New != nil && (e.Kind == EntrySuccess || e.Kind == EntryWrite) {
@@ -226,7 +226,7 @@ func (f *Fold) apply(e *Entry, knownValues bool) error {
 // batch is resolved as a whole before anything changes, in O(len(With)),
 // so a rejected entry changes nothing.
 func (f *Fold) applyWith(e *Entry, p *pendingSlot, at *slot) error {
-	with := e.with()
+	with := e.With
 	taken := make(map[*slot]bool, len(with)+1)
 	taken[at] = true
 	slots := make([]*slot, len(with))

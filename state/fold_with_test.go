@@ -21,7 +21,7 @@ func withStack() (s *Snapshot, db, t1, t2, other *resource.State) {
 	return &Snapshot{Resources: []*resource.State{prov, db, t1, t2, other}}, db, t1, t2, other
 }
 
-func withList(rs ...*resource.State) *[]*resource.State { return &rs }
+func withList(rs ...*resource.State) []*resource.State { return rs }
 
 // TestFoldWith: an entry that removes Old removes the records listed in
 // With too, in the same entry; a write does as a success does; an empty

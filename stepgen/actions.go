@@ -36,13 +36,15 @@ type Call struct {
 	Type     string
 	Check    providers.CheckRequest
 	Diff     providers.DiffRequest
-	// DiffAfterCheck, on a Check call, says that the registration will
-	// need a Diff as soon as its Check succeeds, unless the checked inputs
-	// are refused. A caller may make that Diff at once, on the same
-	// goroutine: Diff holds the request with every field but NewInputs,
-	// which are the checked inputs (an empty map for none). It then
-	// answers with Diffed set, and Diff and DiffErr filled in. A caller
-	// that ignores the field gets a Diff call later instead.
+	// DiffAfterCheck, on a Check call, says that the registration needs
+	// a Diff as soon as its Check succeeds without failures. Diff then
+	// holds that Diff's request, complete but for NewInputs, which are
+	// the checked inputs (an empty map for none). A host may make the
+	// Diff right after the Check and answer both at once, with Diffed
+	// set and Diff and DiffErr filled in (Ask does); a host that ignores
+	// the field is asked for the Diff later, in a call of its own. It is
+	// there so that a resource's Check and Diff make one trip through
+	// the host rather than two.
 	DiffAfterCheck bool
 	// New is the checked resource an analyze call is about.
 	New *resource.State

@@ -177,10 +177,8 @@ func TestDeletedWithGroups(t *testing.T) {
 						}
 					}
 					checkGroup(t, ch)
-					if w := first.With(); w != nil {
-						for _, s := range *w {
-							gotWith[first.URN().Name()] = append(gotWith[first.URN().Name()], s.URN.Name())
-						}
+					for _, s := range first.With() {
+						gotWith[first.URN().Name()] = append(gotWith[first.URN().Name()], s.URN.Name())
 					}
 					for _, s := range ch {
 						if o := h.applyOne(s); o.Err != nil {
@@ -215,10 +213,7 @@ func checkGroup(t *testing.T, ch []*stepgen.Step) {
 	if got := result(first); got != "old→nil" {
 		t.Errorf("%s %s records %s, want its record removed", first.Op, first.URN().Name(), got)
 	}
-	var listed []*resource.State
-	if w := first.With(); w != nil {
-		listed = *w
-	}
+	listed := first.With()
 	if len(listed) != len(ch)-1 {
 		t.Errorf("%s lists %d records in With, and its chain has %d more steps", first.URN().Name(), len(listed), len(ch)-1)
 		return

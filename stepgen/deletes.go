@@ -295,7 +295,7 @@ func (g *Generator) deleteSteps(doomed []*resource.State, layers [][]int, depend
 				with = append(with, doomed[r])
 				prev = rs
 			}
-			st.more().with = &with
+			st.more().with = with
 		}
 		out = append(out, steps)
 	}

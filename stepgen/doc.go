@@ -34,7 +34,8 @@
 // says so (Call.DiffAfterCheck) and carries the Diff request but for the
 // checked inputs; the engine makes both calls on one goroutine and answers
 // them together (Answer.Diffed), and the generator goes on from the Diff
-// without asking for it. A host that ignores the field is asked as before.
+// without asking for it. A host that ignores the field is asked for the
+// Diff in a call of its own.
 //
 // A replacement is re-checked without the old inputs and then, by default,
 // created before the old copy is deleted: the create's record marks the
@@ -103,7 +104,7 @@
 // Steps (Step) are plain data: an operation, the old and new state, an ID,
 // the IDs of the steps it needs (Needs) and of the step on the same
 // resource it comes after (After) — edges a DAG walker such as
-// executor.Walker waits on — and the pending operation it stands for while
+// dag.Walker waits on — and the pending operation it stands for while
 // it runs (JournalOp). No step applies itself: Apply, the one place a step
 // meets its provider, returns its Outcome (the state it produced, and what
 // the journal records: Outcome.Record), which the host gives to Done. Ask

@@ -18,7 +18,7 @@ func (o oneProvider) Provider(ref, typ string) (providers.Provider, error) { ret
 // provider calls it asks for and Answer them, Apply the steps it issues and
 // give it each Outcome, and pass its replies on to the program; after the
 // program, decide the Deletes and start them. An engine makes the calls concurrently and
-// walks the steps on an executor, each once the steps it needs have
+// walks the steps on a dag.Walker, each once the steps it needs have
 // succeeded; this host does everything in line.
 func ExampleGenerator() {
 	ctx := context.Background()

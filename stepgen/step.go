@@ -110,7 +110,7 @@ type Step struct {
 type stepRare struct {
 	// with, on the delete of a resource others are deleted with, lists
 	// the records that leave the state together with Old (see With).
-	with *[]*resource.State
+	with []*resource.State
 	// seed is the random seed for the Check an import makes.
 	seed []byte
 	// refused is why the generator refused the step: Apply returns it
@@ -147,7 +147,7 @@ func (s *Step) importSeed() []byte {
 // URN returns the URN of the resource the step acts on.
 func (s *Step) URN() resource.URN { return s.urn }
 
-// String names the step's resource, as the executor names vertices.
+// String names the step's resource, as the dag walker names vertices.
 func (s *Step) String() string { return string(s.urn) }
 
 // Applied reports whether the step calls a provider that changes the
@@ -231,7 +231,7 @@ func previewed(s *Step) bool {
 // deletes of those resources need this step, call no provider and record
 // nothing themselves; when this step fails they are skipped, and their
 // records stay.
-func (s *Step) With() *[]*resource.State {
+func (s *Step) With() []*resource.State {
 	if s.rare == nil {
 		return nil
 	}

@@ -41,7 +41,7 @@ func TestFailedResourceNamedOnce(t *testing.T) {
 		if n > 1 {
 			t.Errorf("the line names the page %d times: %q", n, line)
 		}
-		for _, name := range []string{"stepgen", "engine.", "executor", "providers."} {
+		for _, name := range []string{"stepgen", "engine.", "dag.", "providers."} {
 			if strings.Contains(line, name) {
 				t.Errorf("the line names %q: %q", name, line)
 			}

@@ -306,7 +306,7 @@ func planMove(src, dst *state.Snapshot, from, to state.StackID, urns []string, i
 	slices.Reverse(gone)
 	e := state.Entry{Kind: state.EntryWrite, Old: gone[0]}
 	if with := gone[1:]; len(with) > 0 {
-		e.With = &with
+		e.With = with
 	}
 	p.sourceEntries = append(p.sourceEntries, e)
 	return p, nil

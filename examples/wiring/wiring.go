@@ -1,5 +1,5 @@
 // Package wiring deploys a stack with a provider Registry, a Monitor, a step
-// Generator and an executor Walker wired by hand, in the order engine.Up
+// Generator and a dag.Walker wired by hand, in the order engine.Up
 // deploys it: each step names the steps it waits for, and the walker waits.
 package wiring
 
@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
@@ -20,15 +20,15 @@ import (
 type host struct {
 	reg     *providers.Registry
 	gen     *stepgen.Generator
-	walker  *executor.Walker[stepgen.Outcome] // a step, and how it went
-	cond    *sync.Cond                        // signalled whenever a step has ended
+	walker  *dag.Walker[stepgen.Outcome] // a step, and how it went
+	cond    *sync.Cond                   // signalled whenever a step has ended
 	waiting map[*stepgen.Registration]chan stepgen.Reply
 }
 
 // handle carries out actions, cond.L held; it makes provider calls in line.
 func (h *host) handle(ctx context.Context, acts stepgen.Actions) {
 	for _, s := range acts.Steps {
-		if err := h.walker.Add(ctx, executor.Vertex[stepgen.Outcome]{ID: s.ID, Needs: s.Needs, After: s.After, Value: stepgen.Outcome{Step: s}}); err != nil {
+		if err := h.walker.Add(ctx, dag.Vertex[stepgen.Outcome]{ID: s.ID, Needs: s.Needs, After: s.After, Value: stepgen.Outcome{Step: s}}); err != nil {
 			h.handle(ctx, h.gen.Done(stepgen.Outcome{Step: s, Err: err}))
 		}
 	}
@@ -70,12 +70,12 @@ func Up(ctx context.Context, reg *providers.Registry, old []*resource.State, pro
 		return err
 	}
 	h := &host{reg: reg, gen: gen, cond: sync.NewCond(new(sync.Mutex)), waiting: map[*stepgen.Registration]chan stepgen.Reply{}}
-	h.walker = executor.New(executor.Options[stepgen.Outcome]{Visit: func(ctx context.Context, o *stepgen.Outcome) error {
+	h.walker = dag.New(dag.Options[stepgen.Outcome]{Visit: func(ctx context.Context, o *stepgen.Outcome) error {
 		*o = stepgen.Apply(ctx, o.Step, reg, time.Now)
 		return o.Err
 	}, Ended: func(o *stepgen.Outcome, err error) { // on the goroutine that ran Visit
 		if err != nil && o.Err == nil { // skipped, or Visit panicked
-			*o = stepgen.Outcome{Step: o.Step, Err: err, Skipped: errors.As(err, new(*executor.SkippedError))}
+			*o = stepgen.Outcome{Step: o.Step, Err: err, Skipped: errors.As(err, new(*dag.SkippedError))}
 		}
 		h.cond.L.Lock()
 		defer h.cond.L.Unlock()

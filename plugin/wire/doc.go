@@ -1,7 +1,7 @@
 // Package wire converts property values to and from the form they take on
 // the Pulumi gRPC wire protocol: google.protobuf.Struct and Value. It is the
 // only place that knows that form; the plugin client and server call it, and
-// nothing in resource, stepgen or executor ever sees a protobuf type.
+// nothing in resource, stepgen or dag ever sees a protobuf type.
 //
 // # What is on the wire
 //

@@ -61,8 +61,8 @@ func EncodeEntry(ctx context.Context, b []byte, en *state.Entry, mgr secrets.Man
 			return nil, -1, false, err
 		}
 	}
-	if en.With != nil {
-		b = appendWith(b, *en.With)
+	if len(en.With) > 0 {
+		b = appendWith(b, en.With)
 	}
 	if en.Condemn && (en.Kind == state.EntrySuccess || en.Kind == state.EntryWrite) {
 		b = append(b, `,"condemn":true`...)
@@ -151,9 +151,7 @@ func (ed *EntryDecoder) Decode(ctx context.Context, payload string, seq uint64, 
 		case "new":
 			new, err = d.raw(0)
 		case "with":
-			var with []*resource.State
-			with, err = d.identities()
-			e.With = &with
+			e.With, err = d.identities()
 		case "condemn":
 			e.Condemn, err = d.flag()
 		default:

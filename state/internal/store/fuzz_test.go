@@ -194,7 +194,7 @@ func TestFuzzSeeds(t *testing.T) {
 		{Kind: state.EntryBegin, Seq: 6, Op: resource.OperationUpdating, Old: b, New: b},
 		// Format 2: a delete that takes another record with it.
 		{Kind: state.EntryBegin, Seq: 7, Op: resource.OperationDeleting, Old: base.Resources[1]},
-		{Kind: state.EntrySuccess, Seq: 8, Begin: 7, Old: base.Resources[1], With: &[]*resource.State{marked}},
+		{Kind: state.EntrySuccess, Seq: 8, Begin: 7, Old: base.Resources[1], With: []*resource.State{marked}},
 	}
 	// A journal of format 1, as an older groundwork wrote it: plain
 	// records, as behind a snapshot without a keyed MAC.

@@ -124,7 +124,7 @@ func BenchmarkJournalStepW1(b *testing.B) {
 
 // BenchmarkJournalConcurrentSteps journals steps from 1,000 goroutines at
 // once with group commit on the file store (real fsyncs), the way the
-// engine's executor does when a program declares many independent
+// engine's step walker does when a program declares many independent
 // resources: each Append waits for the batch that holds its entry. The
 // memory store's sync is free, which isolates the cost of the hand-off
 // between batch leaders and waiters.

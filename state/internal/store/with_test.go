@@ -28,7 +28,7 @@ func withStack() (s *state.Snapshot, db, t1, t2, other *resource.State) {
 	return &state.Snapshot{Resources: []*resource.State{prov, db, t1, t2, other}}, db, t1, t2, other
 }
 
-func withList(rs ...*resource.State) *[]*resource.State { return &rs }
+func withList(rs ...*resource.State) []*resource.State { return rs }
 
 // TestJournalWithCrash records the delete of db with the tables deleted
 // with it, then cuts the journal at every byte: whatever a crash left, the
@@ -267,14 +267,14 @@ func TestEntryWithRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", payload, err)
 		}
-		if (got.With == nil) != (e.With == nil) {
+		if len(got.With) != len(e.With) {
 			t.Fatalf("%s: With read back as %v", payload, got.With)
 		}
 		var want, read []string
-		for _, s := range withOf(e) {
+		for _, s := range e.With {
 			want = append(want, string(s.URN)+"/"+string(s.ID)+"/"+boolName(s.Delete))
 		}
-		for _, s := range withOf(got) {
+		for _, s := range got.With {
 			read = append(read, string(s.URN)+"/"+string(s.ID)+"/"+boolName(s.Delete))
 		}
 		if diff := cmp.Diff(want, read); diff != "" {
@@ -296,12 +296,4 @@ func idsOf(s *state.Snapshot) []string {
 		out = append(out, string(r.ID))
 	}
 	return out
-}
-
-// withOf returns the records e.With lists, or nil.
-func withOf(e state.Entry) []*resource.State {
-	if e.With == nil {
-		return nil
-	}
-	return *e.With
 }

@@ -1,4 +1,4 @@
-// Package executor walks a graph of work that grows while it is walked:
+// Package dag walks a graph of work that grows while it is walked:
 // the deployment's steps, each a vertex that needs the vertices before it.
 //
 // The package is generic. A Walker knows nothing of steps, providers or
@@ -70,12 +70,11 @@
 //
 // # Cost
 //
-// A vertex costs one allocation, its node: 64 bytes of the walker's own
-// and the vertex's Value, held in place, so that a host whose data for a
-// vertex is its Value (the engine's step and the outcome it builds)
-// allocates nothing more for it. What few vertices have —
-// vertices that come After them, a failure — is kept apart and costs one
-// more allocation where it occurs. Once a vertex has ended well the walker
+// A vertex costs one allocation, its node, which holds the vertex's Value
+// in place, so that a host whose data for a vertex is its Value (the
+// engine's step and the outcome it builds) allocates nothing more for it.
+// What few vertices have — vertices that come After them, a failure — is
+// kept apart, allocated where it occurs. Once a vertex has ended well the walker
 // keeps only its ID's entry in an index (no entry for ID zero), for the
 // vertices added later that need it. Workers are started as visits
 // begin, not as vertices become ready: a worker about to visit starts
@@ -84,4 +83,4 @@
 // few workers in turn, and vertices whose visits block (a provider call)
 // each get a worker of their own, started by a worker rather than by the
 // goroutine that calls Add.
-package executor
+package dag

@@ -1,11 +1,11 @@
-package executor_test
+package dag_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 )
 
 // BenchmarkWalk10k adds 10,000 vertices, each needing one added long
@@ -18,9 +18,9 @@ func BenchmarkWalk10k(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				w := executor.New(executor.Options[int]{Parallelism: parallelism, Visit: func(context.Context, *int) error { return nil }})
+				w := dag.New(dag.Options[int]{Parallelism: parallelism, Visit: func(context.Context, *int) error { return nil }})
 				for i := range n {
-					v := executor.Vertex[int]{ID: uint64(i + 1), Value: i}
+					v := dag.Vertex[int]{ID: uint64(i + 1), Value: i}
 					if i > 0 {
 						v.Needs = []uint64{1}
 					}
@@ -55,11 +55,11 @@ func BenchmarkSleepyChains(b *testing.B) {
 	}
 	ctx := context.Background()
 	for b.Loop() {
-		w := executor.New(executor.Options[int]{Visit: visit})
+		w := dag.New(dag.Options[int]{Visit: visit})
 		for c := range chains {
 			for d := range depth {
 				id := uint64(c*depth + d + 1)
-				v := executor.Vertex[int]{ID: id}
+				v := dag.Vertex[int]{ID: id}
 				if d > 0 {
 					v.Needs = []uint64{id - 1}
 				}
@@ -85,7 +85,7 @@ func BenchmarkWalkPaced(b *testing.B) {
 	var sink int
 	b.ReportAllocs()
 	for b.Loop() {
-		w := executor.New(executor.Options[int]{Visit: func(_ context.Context, v *int) error {
+		w := dag.New(dag.Options[int]{Visit: func(_ context.Context, v *int) error {
 			for i := range 200 {
 				sink += i ^ *v
 			}
@@ -95,7 +95,7 @@ func BenchmarkWalkPaced(b *testing.B) {
 			for j := range 1000 {
 				sink += j
 			}
-			if err := w.Add(ctx, executor.Vertex[int]{ID: uint64(i + 1), Value: i}); err != nil {
+			if err := w.Add(ctx, dag.Vertex[int]{ID: uint64(i + 1), Value: i}); err != nil {
 				b.Fatal(err)
 			}
 		}

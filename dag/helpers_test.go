@@ -1,4 +1,4 @@
-package executor_test
+package dag_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 )
 
 // testContext is a safety net: a test whose vertices wait for something
@@ -61,17 +61,17 @@ type recorder struct {
 	mu      sync.Mutex
 	ids     map[string]uint64
 	events  []event
-	skips   map[string]*executor.SkippedError
+	skips   map[string]*dag.SkippedError
 	signals map[string]chan struct{} // closed at a vertex's Ended
 }
 
 func newRecorder() *recorder {
-	return &recorder{ids: map[string]uint64{}, skips: map[string]*executor.SkippedError{}, signals: map[string]chan struct{}{}}
+	return &recorder{ids: map[string]uint64{}, skips: map[string]*dag.SkippedError{}, signals: map[string]chan struct{}{}}
 }
 
 // walker returns a walker with opts whose Visit, Ended and Name are the
 // recorder's.
-func (r *recorder) walker(opts executor.Options[task]) *executor.Walker[task] {
+func (r *recorder) walker(opts dag.Options[task]) *dag.Walker[task] {
 	opts.Visit = func(ctx context.Context, t *task) error {
 		r.log(event{Kind: "visit", Name: t.name})
 		if t.run == nil {
@@ -81,7 +81,7 @@ func (r *recorder) walker(opts executor.Options[task]) *executor.Walker[task] {
 	}
 	opts.Ended = func(t *task, err error) {
 		ev := event{Kind: "done", Name: t.name}
-		var skip *executor.SkippedError
+		var skip *dag.SkippedError
 		if errors.As(err, &skip) {
 			ev.Kind = "skip"
 			r.mu.Lock()
@@ -100,7 +100,7 @@ func (r *recorder) walker(opts executor.Options[task]) *executor.Walker[task] {
 		r.mu.Unlock()
 	}
 	opts.Name = func(t *task) string { return t.name }
-	return executor.New(opts)
+	return dag.New(opts)
 }
 
 func (r *recorder) log(ev event) {
@@ -138,8 +138,8 @@ func (r *recorder) id(name string) uint64 {
 }
 
 // vertex builds the named vertex, needing the vertices named needs.
-func (r *recorder) vertex(name string, run func(context.Context) error, needs ...string) executor.Vertex[task] {
-	v := executor.Vertex[task]{ID: r.id(name), Value: task{name: name, run: run}}
+func (r *recorder) vertex(name string, run func(context.Context) error, needs ...string) dag.Vertex[task] {
+	v := dag.Vertex[task]{ID: r.id(name), Value: task{name: name, run: run}}
 	for _, n := range needs {
 		v.Needs = append(v.Needs, r.id(n))
 	}
@@ -147,7 +147,7 @@ func (r *recorder) vertex(name string, run func(context.Context) error, needs ..
 }
 
 // add adds the named vertex, failing the test if Add refuses it.
-func (r *recorder) add(t *testing.T, w *executor.Walker[task], ctx context.Context, name string, run func(context.Context) error, needs ...string) {
+func (r *recorder) add(t *testing.T, w *dag.Walker[task], ctx context.Context, name string, run func(context.Context) error, needs ...string) {
 	t.Helper()
 	if err := w.Add(ctx, r.vertex(name, run, needs...)); err != nil {
 		t.Fatalf("Add %s: %v", name, err)
@@ -156,7 +156,7 @@ func (r *recorder) add(t *testing.T, w *executor.Walker[task], ctx context.Conte
 
 // chain adds vertices named names, each needing the one before it (the
 // first needing needs).
-func (r *recorder) chain(t *testing.T, w *executor.Walker[task], ctx context.Context, names []string, needs ...string) {
+func (r *recorder) chain(t *testing.T, w *dag.Walker[task], ctx context.Context, names []string, needs ...string) {
 	t.Helper()
 	for _, n := range names {
 		r.add(t, w, ctx, n, nil, needs...)
@@ -197,7 +197,7 @@ func (r *recorder) outcomes(t *testing.T) map[string]string {
 }
 
 // Skip returns the reason the named vertex was skipped, or nil.
-func (r *recorder) Skip(name string) *executor.SkippedError {
+func (r *recorder) Skip(name string) *dag.SkippedError {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.skips[name]
@@ -210,20 +210,20 @@ type failure struct {
 }
 
 // failures breaks Wait's error into a sorted list of summaries, failing the
-// test if it is not an executor.Failures.
+// test if it is not an dag.Failures.
 func failures(t *testing.T, err error) []failure {
 	t.Helper()
 	if err == nil {
 		return nil
 	}
-	var fs *executor.Failures
+	var fs *dag.Failures
 	if !errors.As(err, &fs) {
-		t.Fatalf("Wait returned %T, want *executor.Failures: %v", err, err)
+		t.Fatalf("Wait returned %T, want *dag.Failures: %v", err, err)
 	}
 	var out []failure
 	for _, err := range fs.Errors {
 		f := failure{Err: err.Error()}
-		var pe *executor.PanicError
+		var pe *dag.PanicError
 		if errors.As(err, &pe) {
 			f = failure{Err: fmt.Sprint(pe.Value), Panic: pe.Vertex + " in " + pe.Func}
 		}

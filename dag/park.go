@@ -1,4 +1,4 @@
-package executor
+package dag
 
 // A visit that waits for something that calls back parks instead of
 // blocking its worker (see Park); the walker resumes it, and Finish runs
@@ -11,7 +11,7 @@ type parked struct {
 
 // Error says what a parked visit is: Park's value is not meant to be seen
 // outside the walker.
-func (*parked) Error() string { return "executor: a parked visit (see Park)" }
+func (*parked) Error() string { return "dag: a parked visit (see Park)" }
 
 // Park is what a Visit returns to wait for something that calls back (a
 // durable write, say) without holding a goroutine. Once the visit has

@@ -1,4 +1,4 @@
-package executor_test
+package dag_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 )
 
 // TestFailureStopsTheWalk: without ContinueOnError, the first failure lets
@@ -30,7 +30,7 @@ func TestFailureStopsTheWalk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := testContext(t)
 			r := newRecorder()
-			w := r.walker(executor.Options[task]{Parallelism: tt.parallelism})
+			w := r.walker(dag.Options[task]{Parallelism: tt.parallelism})
 
 			release := make(chan struct{}) // lets the visits in flight finish
 			fail := make(chan struct{})    // lets a1 fail
@@ -105,7 +105,7 @@ func TestContinueOnError(t *testing.T) {
 		t.Run(fmt.Sprintf("parallelism %d", parallelism), func(t *testing.T) {
 			ctx := testContext(t)
 			r := newRecorder()
-			w := r.walker(executor.Options[task]{Parallelism: parallelism, ContinueOnError: true})
+			w := r.walker(dag.Options[task]{Parallelism: parallelism, ContinueOnError: true})
 			failing := func(name string) func(context.Context) error {
 				return func(context.Context) error { return fmt.Errorf("%s: %w", name, errBoom) }
 			}
@@ -159,7 +159,7 @@ func TestContinueOnError(t *testing.T) {
 func TestNeedFailsWhileWaiting(t *testing.T) {
 	ctx := testContext(t)
 	r := newRecorder()
-	w := r.walker(executor.Options[task]{Parallelism: 1, ContinueOnError: true})
+	w := r.walker(dag.Options[task]{Parallelism: 1, ContinueOnError: true})
 	fail := make(chan struct{})
 	r.add(t, w, ctx, "a", func(ctx context.Context) error {
 		if err := await(ctx, fail, "fail"); err != nil {
@@ -187,7 +187,7 @@ func TestFailureVisibleFromEnded(t *testing.T) {
 		t.Run(fmt.Sprintf("continue on error %v", continueOnError), func(t *testing.T) {
 			ctx := testContext(t)
 			r := newRecorder()
-			var w *executor.Walker[task]
+			var w *dag.Walker[task]
 			r.OnEnded = func(name string, err error) {
 				if name != "a" {
 					return
@@ -200,7 +200,7 @@ func TestFailureVisibleFromEnded(t *testing.T) {
 					t.Errorf("Add from Ended: %v", err)
 				}
 			}
-			w = r.walker(executor.Options[task]{ContinueOnError: continueOnError})
+			w = r.walker(dag.Options[task]{ContinueOnError: continueOnError})
 			r.add(t, w, ctx, "a", func(context.Context) error { return errBoom })
 			mustAwait(t, ctx, r.ended("a"), "a")
 			if diff := cmp.Diff([]failure{{Err: "boom"}}, failures(t, w.Wait())); diff != "" {
@@ -222,7 +222,7 @@ func TestFailureVisibleFromEnded(t *testing.T) {
 func TestEndedBeforeDependents(t *testing.T) {
 	ctx := testContext(t)
 	r := newRecorder()
-	w := r.walker(executor.Options[task]{})
+	w := r.walker(dag.Options[task]{})
 	r.chain(t, w, ctx, []string{"a", "b", "c"})
 	if err := w.Wait(); err != nil {
 		t.Fatalf("Wait: %v", err)
@@ -270,7 +270,7 @@ func TestPanicsAreFailures(t *testing.T) {
 			ctx := testContext(t)
 			r := newRecorder()
 			r.OnEnded = tt.endedFunc
-			w := r.walker(executor.Options[task]{})
+			w := r.walker(dag.Options[task]{})
 			r.add(t, w, ctx, "p1", tt.visit)
 			r.add(t, w, ctx, "p2", nil, "p1")
 			err := w.Wait()
@@ -298,7 +298,7 @@ func TestContextCancellation(t *testing.T) {
 			testCtx := testContext(t)
 			ctx, cancel := context.WithCancelCause(testCtx)
 			r := newRecorder()
-			w := r.walker(executor.Options[task]{Parallelism: 1, ContinueOnError: continueOnError})
+			w := r.walker(dag.Options[task]{Parallelism: 1, ContinueOnError: continueOnError})
 			started := make(chan struct{})
 			r.add(t, w, ctx, "a1", func(ctx context.Context) error {
 				close(started)
@@ -339,7 +339,7 @@ func TestContextCancellation(t *testing.T) {
 func TestWaitIsRepeatable(t *testing.T) {
 	ctx := testContext(t)
 	r := newRecorder()
-	w := r.walker(executor.Options[task]{})
+	w := r.walker(dag.Options[task]{})
 	r.add(t, w, ctx, "a", func(context.Context) error { return fmt.Errorf("a: %w", errBoom) })
 	first := w.Wait()
 	second := w.Wait()
@@ -356,7 +356,7 @@ func TestWaitIsRepeatable(t *testing.T) {
 func TestOnlyVisitIsRequired(t *testing.T) {
 	ctx := testContext(t)
 	var visited []uint64
-	w := executor.New(executor.Options[uint64]{Visit: func(_ context.Context, id *uint64) error {
+	w := dag.New(dag.Options[uint64]{Visit: func(_ context.Context, id *uint64) error {
 		visited = append(visited, *id)
 		if *id == 2 {
 			return errBoom
@@ -364,7 +364,7 @@ func TestOnlyVisitIsRequired(t *testing.T) {
 		return nil
 	}, Parallelism: 1})
 	for id := range uint64(4) {
-		v := executor.Vertex[uint64]{ID: id + 1, Value: id + 1}
+		v := dag.Vertex[uint64]{ID: id + 1, Value: id + 1}
 		if id > 0 {
 			v.Needs = []uint64{id}
 		}

@@ -1,11 +1,11 @@
-package executor_test
+package dag_test
 
 import (
 	"context"
 	"fmt"
 	"sync"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 )
 
 // A diamond: the network first, then the two servers on it in parallel,
@@ -13,7 +13,7 @@ import (
 func Example() {
 	var mu sync.Mutex
 	var order []string
-	w := executor.New(executor.Options[string]{
+	w := dag.New(dag.Options[string]{
 		Visit: func(ctx context.Context, name *string) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -23,7 +23,7 @@ func Example() {
 	})
 	ctx := context.Background()
 	add := func(id uint64, name string, needs ...uint64) {
-		if err := w.Add(ctx, executor.Vertex[string]{ID: id, Needs: needs, Value: name}); err != nil {
+		if err := w.Add(ctx, dag.Vertex[string]{ID: id, Needs: needs, Value: name}); err != nil {
 			panic(err)
 		}
 	}
@@ -43,7 +43,7 @@ func Example() {
 func ExampleOptions_continueOnError() {
 	var mu sync.Mutex
 	ended := map[string]string{}
-	w := executor.New(executor.Options[string]{
+	w := dag.New(dag.Options[string]{
 		ContinueOnError: true,
 		Visit: func(ctx context.Context, name *string) error {
 			if *name == "database" {
@@ -59,7 +59,7 @@ func ExampleOptions_continueOnError() {
 		Name: func(name *string) string { return *name },
 	})
 	ctx := context.Background()
-	for _, v := range []executor.Vertex[string]{
+	for _, v := range []dag.Vertex[string]{
 		{ID: 1, Value: "database"},
 		{ID: 2, Value: "schema", Needs: []uint64{1}},
 		{ID: 3, Value: "bucket"},

@@ -1,4 +1,4 @@
-package executor_test
+package dag_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 )
 
 // parkingVertex is the value of a vertex whose visit parks once, waiting
@@ -31,7 +31,7 @@ func TestParkedVisitsHoldNoGoroutine(t *testing.T) {
 			var mu sync.Mutex
 			var waiting []func()
 			var visits, inVisit, most atomic.Int32
-			w := executor.New(executor.Options[parkingVertex]{
+			w := dag.New(dag.Options[parkingVertex]{
 				Parallelism:     parallelism,
 				ContinueOnError: true,
 				Visit: func(ctx context.Context, v *parkingVertex) error {
@@ -42,7 +42,7 @@ func TestParkedVisitsHoldNoGoroutine(t *testing.T) {
 					visits.Add(1)
 					if !v.parked {
 						v.parked = true
-						return executor.Park(func(resume func()) {
+						return dag.Park(func(resume func()) {
 							mu.Lock()
 							waiting = append(waiting, func() { v.answer = errors.New("answered " + v.name); resume() })
 							mu.Unlock()
@@ -53,7 +53,7 @@ func TestParkedVisitsHoldNoGoroutine(t *testing.T) {
 			})
 			ctx := testContext(t)
 			for i := range n {
-				if err := w.Add(ctx, executor.Vertex[parkingVertex]{ID: uint64(i + 1), Value: parkingVertex{name: fmt.Sprint(i)}}); err != nil {
+				if err := w.Add(ctx, dag.Vertex[parkingVertex]{ID: uint64(i + 1), Value: parkingVertex{name: fmt.Sprint(i)}}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -80,7 +80,7 @@ func TestParkedVisitsHoldNoGoroutine(t *testing.T) {
 				r()
 			}
 			err := w.Wait()
-			var fs *executor.Failures
+			var fs *dag.Failures
 			if !errors.As(err, &fs) || len(fs.Errors) != n {
 				t.Fatalf("Wait returned %v, want the %d answers as failures", err, n)
 			}
@@ -102,17 +102,17 @@ func TestResumedVisitIsNotSkipped(t *testing.T) {
 	var resume func()
 	parkedCh := make(chan struct{})
 	var second bool
-	w := executor.New(executor.Options[parkingVertex]{
+	w := dag.New(dag.Options[parkingVertex]{
 		Visit: func(ctx context.Context, v *parkingVertex) error {
 			if !v.parked {
 				v.parked = true
-				return executor.Park(func(r func()) { resume = r; close(parkedCh) })
+				return dag.Park(func(r func()) { resume = r; close(parkedCh) })
 			}
 			second = true
 			return nil
 		},
 	})
-	if err := w.Add(ctx, executor.Vertex[parkingVertex]{ID: 1}); err != nil {
+	if err := w.Add(ctx, dag.Vertex[parkingVertex]{ID: 1}); err != nil {
 		t.Fatal(err)
 	}
 	mustAwait(t, testContext(t), parkedCh, "the visit to park")
@@ -132,10 +132,10 @@ func TestFinishRunsParkedVisits(t *testing.T) {
 	for _, async := range []bool{false, true} {
 		t.Run(fmt.Sprintf("resumed from another goroutine %v", async), func(t *testing.T) {
 			stage := 0
-			err := executor.Finish(func() error {
+			err := dag.Finish(func() error {
 				stage++
 				if stage < 3 {
-					return executor.Park(func(resume func()) {
+					return dag.Park(func(resume func()) {
 						if async {
 							go resume()
 							return

@@ -1,4 +1,4 @@
-package executor_test
+package dag_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/groundwork-iac/groundwork/executor"
+	"github.com/groundwork-iac/groundwork/dag"
 )
 
 var errBoom = errors.New("boom")
@@ -34,7 +34,7 @@ func TestParallelism(t *testing.T) {
 			ctx := testContext(t)
 			g := newGauge(tt.want)
 			r := newRecorder()
-			w := r.walker(executor.Options[task]{Parallelism: tt.parallelism})
+			w := r.walker(dag.Options[task]{Parallelism: tt.parallelism})
 			for i := range tt.pairs {
 				// Pairs: the second of each waits for the first.
 				r.add(t, w, ctx, fmt.Sprintf("r%d", i), g.hold)
@@ -57,7 +57,7 @@ func TestNeedsOrderVisits(t *testing.T) {
 		t.Run(fmt.Sprintf("parallelism %d", parallelism), func(t *testing.T) {
 			ctx := testContext(t)
 			r := newRecorder()
-			w := r.walker(executor.Options[task]{Parallelism: parallelism})
+			w := r.walker(dag.Options[task]{Parallelism: parallelism})
 			const chains, depth = 6, 4
 			for c := range chains {
 				var names []string
@@ -94,7 +94,7 @@ func TestNeedsOrderVisits(t *testing.T) {
 func TestNeedsWait(t *testing.T) {
 	ctx := testContext(t)
 	r := newRecorder()
-	w := r.walker(executor.Options[task]{})
+	w := r.walker(dag.Options[task]{})
 	release := make(chan struct{})
 	r.add(t, w, ctx, "top", nil)
 	r.add(t, w, ctx, "left", func(ctx context.Context) error { return await(ctx, release, "release") }, "top")
@@ -132,7 +132,7 @@ func TestAddNeverCallsBack(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 	}
-	w := r.walker(executor.Options[task]{ContinueOnError: true})
+	w := r.walker(dag.Options[task]{ContinueOnError: true})
 	r.add(t, w, ctx, "a", func(context.Context) error { return errBoom })
 	mustAwait(t, ctx, r.ended("a"), "a")
 	added := make(chan struct{})
@@ -155,7 +155,7 @@ func TestAddNeverCallsBack(t *testing.T) {
 func TestAddErrors(t *testing.T) {
 	ctx := testContext(t)
 	r := newRecorder()
-	w := r.walker(executor.Options[task]{})
+	w := r.walker(dag.Options[task]{})
 	r.add(t, w, ctx, "a", nil)
 	if err := w.Add(ctx, r.vertex("a", nil)); err == nil {
 		t.Error("a second vertex with a's ID was accepted")
@@ -166,7 +166,7 @@ func TestAddErrors(t *testing.T) {
 	if err := w.Wait(); err != nil {
 		t.Fatalf("Wait: %v", err)
 	}
-	if err := w.Add(ctx, r.vertex("late", nil)); !errors.Is(err, executor.ErrClosed) {
+	if err := w.Add(ctx, r.vertex("late", nil)); !errors.Is(err, dag.ErrClosed) {
 		t.Errorf("Add after Wait = %v, want ErrClosed", err)
 	}
 	if diff := cmp.Diff(map[string]string{"a": "ok"}, r.outcomes(t)); diff != "" {
@@ -179,7 +179,7 @@ func TestAddErrors(t *testing.T) {
 func TestVertexAddedAfterItsNeedEnded(t *testing.T) {
 	ctx := testContext(t)
 	r := newRecorder()
-	w := r.walker(executor.Options[task]{})
+	w := r.walker(dag.Options[task]{})
 	r.add(t, w, ctx, "a", nil)
 	mustAwait(t, ctx, r.ended("a"), "a")
 	r.add(t, w, ctx, "b", nil, "a")
@@ -197,7 +197,7 @@ func TestConcurrentAdders(t *testing.T) {
 		t.Run(fmt.Sprintf("parallelism %d", parallelism), func(t *testing.T) {
 			ctx := testContext(t)
 			r := newRecorder()
-			w := r.walker(executor.Options[task]{Parallelism: parallelism})
+			w := r.walker(dag.Options[task]{Parallelism: parallelism})
 			const adders, each = 16, 50
 			var wg sync.WaitGroup
 			for i := range adders {
@@ -229,7 +229,7 @@ func TestConcurrentAdders(t *testing.T) {
 
 func TestNoGoroutineLeak(t *testing.T) {
 	before := runtime.NumGoroutine()
-	for _, opts := range []executor.Options[task]{
+	for _, opts := range []dag.Options[task]{
 		{},
 		{Parallelism: 3},
 		{ContinueOnError: true},
