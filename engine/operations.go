@@ -172,7 +172,7 @@ func (d *deployment) deleteUnregistered(ctx context.Context) error {
 		if err != nil {
 			return stepgen.Actions{}, err
 		}
-		if err := d.knowsDeleteHooks(antichains); err != nil {
+		if err := d.knowsDeleteHooks(ctx, antichains); err != nil {
 			return stepgen.Actions{}, err
 		}
 		return g.StartDeletes(), nil

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -21,7 +24,19 @@ type hookRegistry struct {
 	// after holds the after hooks of the components created or updated in
 	// this operation, by URN, until their outputs are registered.
 	after map[resource.URN]pendingAfter
+	// changed, when set, is closed by the next registration, for those
+	// waiting for a hook (see await).
+	changed chan struct{}
 }
+
+// hookWait is how long a step whose resource binds a hook the operation
+// does not know yet waits for a program to register it. The SDKs register
+// hooks asynchronously: Pulumi's Go SDK sends a hook's registration from a
+// goroutine of its own, which only the registrations of resources that
+// bind the hook wait for, so the registration of a hook bound only by a
+// resource the program no longer declares may reach the engine after the
+// program has said it is done.
+const hookWait = 10 * time.Second
 
 // pendingAfter is what a component's after hooks need of its create or
 // update.
@@ -48,7 +63,51 @@ func (r *hookRegistry) register(h *Hook) error {
 		r.byName = map[string]*Hook{}
 	}
 	r.byName[h.Name] = h
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
 	return nil
+}
+
+// await returns the hooks named, waiting up to wait for those not known yet
+// to be registered (calling waiting once, if it does wait), and then
+// failing as lookup does.
+func (r *hookRegistry) await(ctx context.Context, urn resource.URN, names []string, wait time.Duration, waiting func(missing string)) ([]*Hook, error) {
+	var deadline <-chan time.Time
+	for {
+		out, err := r.lookup(urn, names)
+		var unknown *UnknownHookError
+		if err == nil || wait <= 0 || !errors.As(err, &unknown) {
+			return out, err
+		}
+		r.mu.Lock()
+		if _, ok := r.byName[unknown.Name]; ok {
+			// Registered since the lookup: look again.
+			r.mu.Unlock()
+			continue
+		}
+		if r.changed == nil {
+			r.changed = make(chan struct{})
+		}
+		changed := r.changed
+		r.mu.Unlock()
+		if deadline == nil {
+			if waiting != nil {
+				waiting(unknown.Name)
+			}
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			return nil, err
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the hook %q of %s to be registered: %w", unknown.Name, urn, context.Cause(ctx))
+		}
+	}
 }
 
 // lookup returns the hooks named, or an error naming the first unknown.

@@ -65,11 +65,11 @@ func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.O
 		return stepgen.Apply(ctx, s, boundedSource{d}, now)
 	}
 	// Every hook must be known before anything runs.
-	before, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[h.before])
+	before, err := d.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[h.before])
 	if err != nil {
 		return stepgen.Outcome{Step: s, Err: err}
 	}
-	after, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[h.after])
+	after, err := d.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[h.after])
 	if err != nil {
 		return stepgen.Outcome{Step: s, Err: err}
 	}
@@ -122,7 +122,7 @@ func (d *deployment) componentOutputs(ctx context.Context, s *stepgen.Step) {
 	if p.old != nil {
 		args.OldInputs, args.OldOutputs = p.old.Inputs, p.old.Outputs
 	}
-	after, err := d.hooks.lookup(s.New.URN, s.New.Hooks[p.kind])
+	after, err := d.awaitHooks(ctx, s.New.URN, s.New.Hooks[p.kind])
 	if err != nil {
 		d.events.emit(DiagnosticEvent{URN: s.New.URN, Severity: SeverityWarning, Message: err.Error()})
 		return
@@ -173,10 +173,26 @@ func hookArgs(kind resource.HookKind, s *stepgen.Step, n *resource.State) resour
 	return a
 }
 
+// awaitHooks returns the hooks named, bound to the resource urn. A program
+// may still be registering them (see hookWait): unless this is a destroy,
+// which runs no program, a hook not known yet is waited for, and the wait
+// is told as a debug message.
+func (d *deployment) awaitHooks(ctx context.Context, urn resource.URN, names []string) ([]*Hook, error) {
+	wait := hookWait
+	if d.op == OpDestroy {
+		wait = 0
+	}
+	return d.hooks.await(ctx, urn, names, wait, func(missing string) {
+		d.events.emit(DiagnosticEvent{URN: urn, Severity: SeverityDebug,
+			Message: fmt.Sprintf("waiting for the program to register the hook %q", missing)})
+	})
+}
+
 // knowsDeleteHooks checks, before anything is deleted, that the operation
-// knows every hook bound to the resources it is about to delete, so that a
-// destroy without them deletes nothing rather than some.
-func (d *deployment) knowsDeleteHooks(antichains [][]*stepgen.Step) error {
+// knows every hook bound to the resources it is about to delete (waiting
+// for those a program is still registering), so that a destroy without
+// them deletes nothing rather than some.
+func (d *deployment) knowsDeleteHooks(ctx context.Context, antichains [][]*stepgen.Step) error {
 	var errs []error
 	for _, steps := range antichains {
 		for _, s := range steps {
@@ -188,7 +204,7 @@ func (d *deployment) knowsDeleteHooks(antichains [][]*stepgen.Step) error {
 				continue
 			}
 			for _, kind := range []resource.HookKind{h.before, h.after} {
-				if _, err := d.hooks.lookup(h.bound.URN, h.bound.Hooks[kind]); err != nil {
+				if _, err := d.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[kind]); err != nil {
 					errs = append(errs, err)
 				}
 			}

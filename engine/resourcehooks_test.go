@@ -3,10 +3,12 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -282,4 +284,107 @@ func TestDestroyNeedsTheHooksItRuns(t *testing.T) {
 	if got := of(cl.Writes(), "a"); !cmp.Equal(got, []string{"create a", "delete a", "hook afterDelete audit a"}) {
 		t.Errorf("a: %v", got)
 	}
+}
+
+// TestDeleteHooksRegisteredLate: the delete hooks of a resource the program
+// no longer declares may reach the engine after the program has finished
+// (Pulumi's Go SDK registers hooks from goroutines of its own); the engine
+// waits for them, saying so, and runs them around the delete rather than
+// failing it.
+func TestDeleteHooksRegisteredLate(t *testing.T) {
+	cl := newCloud()
+	hl := &hookLog{cl: cl}
+	audit := hl.hook("audit", false, nil)
+	env := enginetest.New(t)
+	env.Provider("test", "", cl.provider())
+	if _, err := env.Up(func(c *engine.Context) error {
+		c.Register(thing, "a", engine.Props{"size": 1},
+			engine.ResourceHooks(resource.HookBeforeDelete, audit), engine.ResourceHooks(resource.HookAfterDelete, audit))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	_, err := env.Up(func(c *engine.Context) error {
+		// The hook is registered only once the engine waits for it, after
+		// the program has returned.
+		wg.Go(func() {
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			for !waitingFor(env, "audit") {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+			}
+			if err := c.RegisterHook(audit); err != nil {
+				t.Errorf("registering the hook: %v", err)
+			}
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("the delete failed: %v", err)
+	}
+	want := []string{"create a", "hook beforeDelete audit a", "delete a", "hook afterDelete audit a"}
+	if got := of(cl.Writes(), "a"); !cmp.Equal(got, want) {
+		t.Errorf("a: %v, want %v", got, want)
+	}
+}
+
+// TestHookNamedByARegistrationRegisteredLate: a registration may name a
+// hook whose own registration has not reached the engine yet (an SDK
+// sends them apart); the step waits for it and runs it.
+func TestHookNamedByARegistrationRegisteredLate(t *testing.T) {
+	cl := newCloud()
+	hl := &hookLog{cl: cl}
+	audit := hl.hook("audit", false, nil)
+	env := enginetest.New(t)
+	env.Provider("test", "", cl.provider())
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	_, err := env.Up(func(c *engine.Context) error {
+		wg.Go(func() {
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			for !waitingFor(env, "audit") {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+			}
+			if err := c.RegisterHook(audit); err != nil {
+				t.Errorf("registering the hook: %v", err)
+			}
+		})
+		_, err := c.Monitor().RegisterResource(c.Context(), resource.Goal{Type: thing, Name: "a", Custom: true,
+			Inputs: resource.PropertyMap{"size": resource.NewNumber(1)},
+			Hooks:  resource.Hooks{resource.HookBeforeCreate: {"audit"}, resource.HookAfterCreate: {"audit"}}})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the create failed: %v", err)
+	}
+	want := []string{"hook beforeCreate audit a", "create a", "hook afterCreate audit a"}
+	if got := of(cl.Writes(), "a"); !cmp.Equal(got, want) {
+		t.Errorf("a: %v, want %v", got, want)
+	}
+}
+
+// waitingFor reports whether the last operation said it waits for the
+// program to register the hook name.
+func waitingFor(env *enginetest.Env, name string) bool {
+	for _, e := range env.Events() {
+		if d, ok := e.(engine.DiagnosticEvent); ok && strings.Contains(d.Message, fmt.Sprintf("register the hook %q", name)) {
+			return true
+		}
+	}
+	return false
 }

@@ -28,7 +28,10 @@ import (
 // it runs the hooks recorded with it, which the operation must know by
 // then — bound to another resource, registered with Context.RegisterHook,
 // or passed with the engine's Hooks option (the only way for a destroy,
-// which runs no program). A step whose hooks the operation does not know
+// which runs no program). A hook's registration may reach the engine after
+// the registration that names it, or after the program has finished (SDKs
+// register hooks asynchronously): a step whose hooks the operation does
+// not know waits up to ten seconds for them (not in a destroy), and then
 // fails before its provider is called. Two different hooks may not share
 // a name in one operation.
 type Hook struct {
