@@ -26,6 +26,7 @@ func (d *deployment) load(ctx context.Context) error {
 		return err
 	}
 	d.base = snap
+	d.learnSnapshot(snap) // before any provider is loaded (secrets.go)
 	d.expectedSteps = len(snap.Resources)
 	for _, op := range snap.PendingOperations {
 		if op.Resource == nil {

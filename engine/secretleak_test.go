@@ -151,6 +151,27 @@ func leakCases() []leakCase {
 			},
 		},
 		{
+			// The provider's secret input is in the state alone: it is
+			// configured from there as the operation loads, before any
+			// step or call hands the input to a provider.
+			name: "Configure of a provider loaded from the state",
+			provider: func() *providers.Func {
+				var configured atomic.Int32
+				return &providers.Func{ConfigureF: func(ctx context.Context, req providers.ConfigureRequest) (providers.ConfigureResponse, error) {
+					if configured.Add(1) == 1 {
+						return providers.ConfigureResponse{}, nil
+					}
+					return providers.ConfigureResponse{}, fmt.Errorf("the API key %s is revoked", plainText(req.Inputs["apiKey"]))
+				}, CreateF: creates}
+			}(),
+			setup: func(ctx *engine.Context) error {
+				p := ctx.Provider("test", "keyed", engine.Props{"apiKey": resource.NewSecret(resource.NewString(leak))})
+				ctx.Register(leakType, "a", engine.Props{}, engine.Provider(p))
+				return nil
+			},
+			program: func(ctx *engine.Context) error { return nil },
+		},
+		{
 			name: "InitError",
 			provider: &providers.Func{CreateF: func(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 				return providers.CreateResponse{}, &providers.InitError{

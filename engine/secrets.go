@@ -4,49 +4,98 @@ import (
 	"slices"
 
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // Secrets are masked at the source. An operation's filter (d.secrets,
 // a *resource.SecretFilter) learns the plaintext of every secret before
-// any provider sees it: the stack's configuration when the operation
-// starts, a step's old and new inputs and old outputs before its provider
-// is called, the outputs it produced once it returns, a call's inputs
-// before Check or Diff. Whatever comes back is masked before anything is
-// built from it: a step's error and the init errors recorded in the state
-// (maskOutcome), a call's error and check failures (maskAnswer), every
-// event's message (maskEvent), and the operation's error (run). The
-// failure of a function applied to a secret is masked where it arises,
-// with the secrets it was given (apply.go), since those may never reach
-// a resource.
+// any provider sees it, each where it enters the operation, once: the
+// stack's configuration when the operation starts, the loaded snapshot's
+// inputs and outputs before any provider is loaded (learnSnapshot), a
+// registration's inputs when they are checked (learnCall), the inputs a
+// Check returns (maskAnswer), and what a step that calls its provider
+// hands it and gets back (learnStep, maskOutcome). Everything else a
+// provider is handed is built from those: an old state is either loaded
+// or left by a step of this operation, a step that calls no provider
+// (same, replace, outputs, discard) leaves registered inputs and old
+// outputs (a component's registered inputs, which no Check sees, are
+// learned by the step), and a Diff's new inputs are a Check's answer. So an unchanged
+// resource costs a walk of its loaded state, its registered and its
+// checked inputs, whatever it holds, and no more.
+//
+// Whatever comes back is masked before anything is built from it: a
+// step's error and the init errors recorded in the state (maskOutcome),
+// a call's error and check failures (maskAnswer), every event's message
+// (maskEvent), and the operation's error (run). The failure of a
+// function applied to a secret is masked where it arises, with the
+// secrets it was given (apply.go), since those may never reach a
+// resource.
 
-// learnStep adds the secrets a step hands its provider.
+// learnSnapshot adds the secrets of the states an operation starts from.
+func (d *deployment) learnSnapshot(snap *state.Snapshot) {
+	for _, s := range snap.Resources {
+		d.learnState(s)
+	}
+	for _, op := range snap.PendingOperations {
+		if op.Resource != nil {
+			d.learnState(op.Resource)
+		}
+	}
+}
+
+// learnState adds the secrets of a state's inputs and outputs.
+func (d *deployment) learnState(s *resource.State) {
+	d.secrets.AddMap(s.Inputs)
+	d.secrets.AddMap(s.Outputs)
+}
+
+// learnStep adds the secrets a step hands its provider. A step that
+// calls none hands nothing; only a component's inputs, which no Check
+// saw, are learned then.
 func (d *deployment) learnStep(s *stepgen.Step) {
+	if !callsProvider(s.Op) {
+		if s.New != nil && !s.New.Custom {
+			d.secrets.AddMap(s.New.Inputs)
+		}
+		return
+	}
 	if s.Old != nil {
-		d.secrets.AddMap(s.Old.Inputs)
-		d.secrets.AddMap(s.Old.Outputs)
+		d.learnState(s.Old)
 	}
 	if s.New != nil {
 		d.secrets.AddMap(s.New.Inputs)
 	}
 }
 
-// learnCall adds the secrets a Check or Diff hands its provider.
-func (d *deployment) learnCall(c *stepgen.Call) {
-	for _, m := range []resource.PropertyMap{c.Check.Olds, c.Check.News, c.Diff.OldInputs, c.Diff.OldOutputs, c.Diff.NewInputs} {
-		d.secrets.AddMap(m)
+// callsProvider says whether applying a step of operation op calls the
+// resource's provider (stepgen.Apply).
+func callsProvider(op stepgen.Op) bool {
+	switch op {
+	case stepgen.OpSame, stepgen.OpReplace, stepgen.OpOutputs, stepgen.OpDiscard:
+		return false
 	}
-	if c.New != nil {
-		d.secrets.AddMap(c.New.Inputs)
+	return true
+}
+
+// learnCall adds the secrets a Check or Diff hands its provider that the
+// operation has not seen: the registered inputs a Check is given. Its old
+// inputs, and a Diff's old state, are an old state's (learned when loaded
+// or when the step that left it ended); a Diff's new inputs are those a
+// Check returned (maskAnswer).
+func (d *deployment) learnCall(c *stepgen.Call) {
+	if c.Kind == stepgen.CallCheck {
+		d.secrets.AddMap(c.Check.News)
 	}
 }
 
-// maskOutcome adds the secrets a step produced and masks what it reports:
+// maskOutcome adds the secrets a step's provider produced and masks what it reports:
 // its error and the init errors of the state it leaves.
 func (d *deployment) maskOutcome(o stepgen.Outcome) stepgen.Outcome {
 	if o.New != nil {
-		d.secrets.AddMap(o.New.Inputs)
-		d.secrets.AddMap(o.New.Outputs)
+		if callsProvider(o.Step.Op) {
+			d.learnState(o.New)
+		}
 		if reasons := maskAll(d.secrets, o.New.InitErrors); reasons != nil {
 			// The state is the step's own copy (stepgen.Apply fills a
 			// fresh one in when a provider reports init errors), but
