@@ -48,11 +48,16 @@ func Pulumi(tb framework.TB, p *spec.Program) *Trace {
 		}
 		w.Begin(i, failures)
 		version := i
+		// The program's calls end with the operation: a deployment that
+		// stopped on a failure answers no more registrations, and a
+		// program left waiting would hold its connection for ever (a long
+		// campaign then runs out of file descriptors).
+		programCtx, stopProgram := context.WithCancel(context.Background())
 		programF := deploytest.NewLanguageRuntimeF(func(_ plugin.RunInfo, mon *deploytest.ResourceMonitor) error {
 			if version == len(p.Versions) {
 				return nil
 			}
-			return runVersion(context.Background(), mon.Client(), p, version)
+			return runVersion(programCtx, mon.Client(), p, version)
 		})
 		opts := framework.TestUpdateOptions{
 			T: tb, SkipDisplayTests: true,
@@ -70,6 +75,7 @@ func Pulumi(tb framework.TB, p *spec.Program) *Trace {
 			return err
 		}
 		next, err := framework.TestOp(op).RunStep(plan.GetProject(), plan.GetTarget(tb, snap), opts, false, nil, validate, "")
+		stopProgram()
 		if opErr != nil {
 			run.Err = opErr.Error()
 		}
