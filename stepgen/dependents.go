@@ -119,10 +119,16 @@ func (g *Generator) registeredDependent(w *work, dep *resource.State, reg *Regis
 
 // deleteOldCopy returns the delete of the old copy of dep that its
 // create-before-delete replacement condemns, taking it out of the deletes
-// after the program, or nil when no such copy is waiting. The delete does
-// not become the last step on the resource: what depends on the resource
-// needs its replacement, not the old copy's delete.
-func (g *Generator) deleteOldCopy(dep *resource.State) *Step {
+// after the program; or nil, with w's deletes made to follow it, when
+// another cascade deletes it already; or nil when no such copy is
+// waiting. The delete does not become the last step on the resource: what
+// depends on the resource needs its replacement, not the old copy's
+// delete.
+func (g *Generator) deleteOldCopy(w *work, dep *resource.State) *Step {
+	if del := g.copyDeletes[dep]; del != nil {
+		w.dbr.needs = append(w.dbr.needs, del)
+		return nil
+	}
 	for i := g.leftovers; i < len(g.condemned); i++ {
 		c := g.condemned[i]
 		if c.URN != dep.URN || c.ID != dep.ID {
@@ -131,9 +137,20 @@ func (g *Generator) deleteOldCopy(dep *resource.State) *Step {
 		g.condemned = slices.Delete(g.condemned, i, i+1)
 		del := g.step(OpDeleteReplaced, c.URN, c, nil, nil)
 		del.more().aside = true
+		g.noteCopyDelete(dep, del)
 		return del
 	}
 	return nil
+}
+
+// noteCopyDelete remembers that a cascade issued del for the old copy
+// dep, so that another cascade that reaches dep follows it instead of
+// passing it by.
+func (g *Generator) noteCopyDelete(dep *resource.State, del *Step) {
+	if g.copyDeletes == nil {
+		g.copyDeletes = map[*resource.State]*Step{}
+	}
+	g.copyDeletes[dep] = del
 }
 
 // deletedByAnother reports whether another delete-before-replace cascade
@@ -201,9 +218,6 @@ func (g *Generator) deleteLeftover(w *work, dep *resource.State) *Step {
 	g.leftovers--
 	del := g.step(OpDeleteReplaced, dep.URN, dep, nil, nil)
 	del.more().aside = true
-	if g.copyDeletes == nil {
-		g.copyDeletes = map[*resource.State]*Step{}
-	}
-	g.copyDeletes[dep] = del
+	g.noteCopyDelete(dep, del)
 	return del
 }

@@ -148,8 +148,9 @@ type Generator struct {
 	// cascades are the delete-before-replace cascades under way, parked
 	// those waiting for a dependent's registration to be decided, and
 	// cascadeDeletes the delete a cascade issued for each dependent it
-	// deleted, and copyDeletes for each old copy left by an earlier run
-	// (dependents.go).
+	// deleted, and copyDeletes for each old copy a cascade deleted (left
+	// by an earlier run, or condemned by a create-before-delete
+	// replacement) (dependents.go).
 	cascades       []*work
 	parked         []parked
 	cascadeDeletes map[resource.URN]*Step

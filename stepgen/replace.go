@@ -251,7 +251,7 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	for i := len(d.candidates) - 1; i >= 0; i-- {
 		dep := d.candidates[i]
 		if d.copies[dep] {
-			if del := g.deleteOldCopy(dep); del != nil {
+			if del := g.deleteOldCopy(w, dep); del != nil {
 				steps = append(steps, del)
 			}
 			continue

@@ -612,3 +612,35 @@ func TestDeleteBeforeReplaceDeletesOldCopiesOfDependents(t *testing.T) {
 		t.Errorf("deletes after the program (-want +got):\n%s", diff)
 	}
 }
+
+// TestTwoCascadesReachOneReplacedDependent: c depends on a and on b and
+// is replaced create-before-delete; then a and b are each replaced
+// delete-before-replace. a's cascade deletes c's old copy before a; b's
+// cascade finds that delete already issued and must follow it too, or b
+// is deleted while c's old copy still refers to it.
+func TestTwoCascadesReachOneReplacedDependent(t *testing.T) {
+	old := []*resource.State{
+		recorded("a", map[string]any{"x": 1}),
+		recorded("b", map[string]any{"y": 1}),
+		recorded("c", map[string]any{"k": 1, "m": 1, "z": 1}, inputFrom("k", urn("a")), inputFrom("m", urn("b"))),
+	}
+	dbr := replaceKeys("x", "y")
+	dbr.DeleteBeforeReplace = true
+	prov := &providers.Func{DiffF: diffBy(map[string]resource.DiffResult{"a": dbr, "b": dbr, "c": replaceKeys("z")})}
+	h := newHost(t, stepgen.Config{Old: old}, prov)
+	if got := opNames(h.mustRegister(goal("c", map[string]any{"k": 1, "m": 1, "z": 2}))); !cmp.Equal(got, [][]string{{"create-replacement c", "replace c"}}) {
+		t.Fatalf("registering c = %v, want it replaced create-before-delete", got)
+	}
+	aChains := h.mustRegister(goal("a", map[string]any{"x": 2}))
+	if diff := cmp.Diff([][]string{{"delete-replaced c", "delete-replaced a", "create a"}}, opNames(aChains)); diff != "" {
+		t.Fatalf("a's chains (-want +got):\n%s", diff)
+	}
+	copyDelete := aChains[0][0]
+	bChains := h.mustRegister(goal("b", map[string]any{"y": 2}))
+	if diff := cmp.Diff([][]string{{"delete-replaced b", "create b"}}, opNames(bChains)); diff != "" {
+		t.Fatalf("b's chains (-want +got):\n%s", diff)
+	}
+	if delB := bChains[0][0]; !slices.Contains(delB.Needs, copyDelete.ID) {
+		t.Errorf("b's delete needs %v, want the delete of c's old copy (%d) among them", delB.Needs, copyDelete.ID)
+	}
+}
