@@ -530,13 +530,8 @@ func (h *orderHost) checkDeleteOrder() {
 				continue // the generator could not know d would go
 			}
 			if dDel.end >= xDel.start {
-				var b strings.Builder
-				for _, id := range h.order {
-					st := h.steps[id]
-					fmt.Fprintf(&b, "  step %d %s %s needs %v after %v: issued %d, started %d, ended %d\n", id, st.step.Op, st.step.URN().Name(), st.step.Needs, st.step.After, st.issued, st.start, st.end)
-				}
 				h.t.Fatalf("%s was deleted (%s, started at %d) before %s, which depended on it, was deleted (%s, ended at %d; registered at %d); steps:\n%s",
-					x.name, xDel.step.Op, xDel.start, d.name, dDel.step.Op, dDel.end, at, b.String())
+					x.name, xDel.step.Op, xDel.start, d.name, dDel.step.Op, dDel.end, at, h.stepTable())
 			}
 		}
 	}
@@ -576,11 +571,29 @@ func (h *orderHost) checkCopiesDeleteOrder() {
 				continue
 			}
 			if dDel.end >= xDel.start {
-				h.t.Fatalf("%s's old copy %s was deleted (%s %s, started at %d) before the old copy of %s, which depended on it, was deleted (%s, ended at %d)",
-					x.name, target.ID, xDel.step.Op, xDel.step.URN().Name(), xDel.start, d.name, dDel.step.Op, dDel.end)
+				h.t.Fatalf("%s's old copy %s was deleted (%s %s, started at %d) before the old copy of %s, which depended on it, was deleted (%s, ended at %d); steps:\n%s",
+					x.name, target.ID, xDel.step.Op, xDel.step.URN().Name(), xDel.start, d.name, dDel.step.Op, dDel.end, h.stepTable())
 			}
 		}
 	}
+}
+
+// stepTable lists the steps the host ran, with their ties and times.
+func (h *orderHost) stepTable() string {
+	var b strings.Builder
+	for _, id := range h.order {
+		st := h.steps[id]
+		fmt.Fprintf(&b, "  step %d %s %s (id %s) needs %v after %v: issued %d, started %d, ended %d\n", id, st.step.Op, st.step.URN().Name(),
+			oldID(st.step), st.step.Needs, st.step.After, st.issued, st.start, st.end)
+	}
+	return b.String()
+}
+
+func oldID(s *stepgen.Step) resource.ID {
+	if s.Old == nil {
+		return ""
+	}
+	return s.Old.ID
 }
 
 func dependsOnOld(s *resource.State, u resource.URN) bool {

@@ -184,8 +184,11 @@ func (g *Generator) leftoverDependents(old *resource.State, live []*resource.Sta
 	taken := map[*resource.State]bool{}
 	for grew := true; grew; {
 		grew = false
-		for _, c := range g.condemned[:g.leftovers] {
-			if taken[c] || !c.Custom {
+		// Every copy left by an earlier run, including those another
+		// cascade has taken to delete (nextDependent makes this cascade
+		// follow that delete).
+		for _, c := range g.cfg.Old {
+			if !c.Delete || taken[c] || !c.Custom {
 				continue
 			}
 			dependent := false

@@ -127,6 +127,13 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 			markReplaced(d.replaced, dep)
 			continue
 		}
+		if del := g.copyDeletes[dep]; dep.Delete && del != nil {
+			// An old copy another cascade deletes: this one follows that
+			// delete, and takes the copy as replaced.
+			d.needs = append(d.needs, del)
+			d.markCopyReplaced(dep)
+			continue
+		}
 		inputs, affected := withUnknowns(dep, d.replacedFor(dep))
 		if !affected {
 			continue
@@ -157,6 +164,15 @@ func (d *dependentsWork) replacedFor(dep *resource.State) map[resource.URN]bool 
 	out := maps.Clone(d.replaced)
 	maps.Copy(out, d.replacedCopies)
 	return out
+}
+
+// markCopyReplaced counts dep, an old copy marked for deletion, among the
+// replaced copies: the inputs other copies take from it become unknown.
+func (d *dependentsWork) markCopyReplaced(dep *resource.State) {
+	if d.replacedCopies == nil {
+		d.replacedCopies = map[resource.URN]bool{}
+	}
+	markReplaced(d.replacedCopies, dep)
 }
 
 // withUnknowns returns dep's inputs with every property that depends on a
@@ -196,10 +212,7 @@ func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 		if dep.Delete {
 			// A live record's reference names the live resource,
 			// not an old copy marked for deletion.
-			if w.dbr.replacedCopies == nil {
-				w.dbr.replacedCopies = map[resource.URN]bool{}
-			}
-			markReplaced(w.dbr.replacedCopies, dep)
+			w.dbr.markCopyReplaced(dep)
 		} else {
 			markReplaced(w.dbr.replaced, dep)
 		}

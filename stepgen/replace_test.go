@@ -644,3 +644,44 @@ func TestTwoCascadesReachOneReplacedDependent(t *testing.T) {
 		t.Errorf("b's delete needs %v, want the delete of c's old copy (%d) among them", delB.Needs, copyDelete.ID)
 	}
 }
+
+// TestTwoCascadesReachOneLeftoverCopy: an old copy an earlier run left
+// marked for deletion refers to a and to b, both replaced
+// delete-before-replace. a's cascade deletes the copy before a; b's
+// cascade, started once a's has taken the copy, must find it still and
+// follow that delete, not pass it by and delete b under it.
+func TestTwoCascadesReachOneLeftoverCopy(t *testing.T) {
+	marked := func(s *resource.State) { s.Delete, s.ID = true, s.ID+"-old" }
+	old := []*resource.State{
+		recorded("a", map[string]any{"x": 1}),
+		recorded("b", map[string]any{"y": 1}),
+		recorded("c", nil),
+		recorded("c", map[string]any{"ra": "id-a", "rb": "id-b"}, inputFrom("ra", urn("a")), inputFrom("rb", urn("b")), marked),
+	}
+	dbr := replaceKeys("x", "y")
+	dbr.DeleteBeforeReplace = true
+	var copyDiffs int
+	prov := &providers.Func{DiffF: func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+		if req.ID == "id-c-old" {
+			copyDiffs++
+			return replaceKeys("ra", "rb"), nil
+		}
+		return diffBy(map[string]resource.DiffResult{"a": dbr, "b": dbr})(ctx, req)
+	}}
+	h := newHost(t, stepgen.Config{Old: old}, prov)
+	aChains := h.mustRegister(goal("a", map[string]any{"x": 2}))
+	if diff := cmp.Diff([][]string{{"delete-replaced c", "delete-replaced a", "create a"}}, opNames(aChains)); diff != "" {
+		t.Fatalf("a's chains (-want +got):\n%s", diff)
+	}
+	copyDelete := aChains[0][0]
+	bChains := h.mustRegister(goal("b", map[string]any{"y": 2}))
+	if diff := cmp.Diff([][]string{{"delete-replaced b", "create b"}}, opNames(bChains)); diff != "" {
+		t.Fatalf("b's chains (-want +got):\n%s", diff)
+	}
+	if delB := bChains[0][0]; !slices.Contains(delB.Needs, copyDelete.ID) {
+		t.Errorf("b's delete needs %v, want the delete of c's old copy (%d) among them", delB.Needs, copyDelete.ID)
+	}
+	if copyDiffs != 1 {
+		t.Errorf("c's old copy was diffed %d times, want once: the second cascade follows the first's delete", copyDiffs)
+	}
+}
