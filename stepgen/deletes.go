@@ -52,7 +52,7 @@ func (g *Generator) Deletes() ([][]*Step, error) {
 	var floor func(*resource.State) int
 	g.blockers = nil
 	if len(protected) > 0 {
-		sched := newDeleteSchedule(append(slices.Clone(doomed), protected...), g.components.deleteDependencies)
+		sched := newDeleteSchedule(append(slices.Clone(doomed), protected...), g.components.deleteDependencies, g.leftoverLinks())
 		doomed, g.refused = g.spareDependencies(doomed, protected, sched.floor)
 		g.blockers, floor = sched.blockers(doomed, g.refused), sched.floor
 	} else {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -321,6 +322,13 @@ func TestDeleteFailure(t *testing.T) {
 // resource's delete is refused (Refused), as the reference engine does.
 func TestDeletesProtected(t *testing.T) {
 	protect := func(s *resource.State) { s.Protect = true }
+	// written stamps a record as created and last written by update n.
+	written := func(n int) func(*resource.State) {
+		return func(s *resource.State) {
+			s.Created = fixedNow.Add(time.Duration(n) * time.Hour)
+			s.Modified = s.Created
+		}
+	}
 	child := func(parent string) func(*resource.State) {
 		return func(s *resource.State) {
 			s.URN, s.Parent = resource.NewURN(testStack, testProject, group, thing, s.URN.Name()), groupURN(parent)
@@ -395,6 +403,22 @@ func TestDeletesProtected(t *testing.T) {
 			want:     [][]string{{"delete r"}}, refused: []string{"p"},
 		},
 		{
+			// p is q's child: the reference engine schedules deletes
+			// by the direct dependencies among what goes, so r, which
+			// only q's old record leads to, goes beside p's refused
+			// delete.
+			name: "not through the old record of a parent registered again",
+			old: []*resource.State{
+				recorded("r", nil),
+				recorded("q", nil, dependsOn(urn("r"))),
+				recorded("p", nil, protect, func(s *resource.State) {
+					s.URN, s.Parent = resource.NewURN(testStack, testProject, thing, thing, "p"), urn("q")
+				}),
+			},
+			register: []string{"q"},
+			want:     [][]string{{"delete r"}}, refused: []string{"p"},
+		},
+		{
 			// The reference engine follows q's old record, and skips
 			// r's delete: it comes after p's refused one (r sits
 			// below p in the graph of what goes, as s does).
@@ -450,6 +474,40 @@ func TestDeletesProtected(t *testing.T) {
 			},
 			register: []string{"a"},
 			want:     [][]string{{"delete-replaced a"}}, refused: []string{"p"},
+		},
+		{
+			// An update replaced q and created p against q's new copy,
+			// then failed before deleting the old one. The reference
+			// engine's snapshot holds that old copy after p, so p does
+			// not depend on it: p's refused delete is scheduled beside
+			// r's, and r, which only q's last record leads to, goes.
+			name: "not through a copy left marked for deletion before the record that names its URN was written",
+			old: []*resource.State{
+				recorded("q", nil, written(1), func(s *resource.State) { s.Delete, s.ID = true, "id-q-old" }),
+				recorded("r", nil, written(2)),
+				recorded("q", nil, written(2), dependsOn(urn("r"))),
+				recorded("p", nil, written(2), protect, inputFrom("v", urn("q"))),
+			},
+			register: []string{"q"},
+			want:     [][]string{{"delete-replaced q", "delete r"}}, refused: []string{"p"},
+		},
+		{
+			// s was recorded before q's replacement: in the reference
+			// engine's schedule it depends on q's old copy, so its
+			// refused delete comes before the deletes of that copy and
+			// of r, and r, which q's last record leads to from s,
+			// stays.
+			name: "through a copy left marked for deletion after the record that names its URN was written, what is scheduled after it stays",
+			old: []*resource.State{
+				recorded("q", nil, written(1), func(s *resource.State) { s.Delete, s.ID = true, "id-q-old" }),
+				recorded("r", nil, written(2)),
+				recorded("q", nil, written(2), dependsOn(urn("r"))),
+				// Recorded after q's new copy, as a store may
+				// order it, but written before.
+				recorded("s", nil, written(1), protect, dependsOn(urn("q"))),
+			},
+			register: []string{"q"},
+			want:     [][]string{{"delete-replaced q"}}, refused: []string{"s"},
 		},
 		{
 			// The copy p was created against keeps the URN it had; the

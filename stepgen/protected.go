@@ -2,6 +2,7 @@ package stepgen
 
 import (
 	"slices"
+	"time"
 
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -219,7 +220,11 @@ type deleteSchedule struct {
 	height     []int
 }
 
-func newDeleteSchedule(all []*resource.State, depsOf dependencyFunc) *deleteSchedule {
+// A record depends on another of all only where recordedAgainst says so:
+// the reference engine reads a dependency only on the records before the
+// dependent in its snapshot, where a copy an update left marked for
+// deletion sits after every record that update wrote (see leftoverLinks).
+func newDeleteSchedule(all []*resource.State, depsOf dependencyFunc, recordedAgainst func(from, marked *resource.State) bool) *deleteSchedule {
 	byURN := make(map[resource.URN][]int, len(all))
 	index := make(map[*resource.State]int, len(all))
 	for i, s := range all {
@@ -231,13 +236,45 @@ func newDeleteSchedule(all []*resource.State, depsOf dependencyFunc) *deleteSche
 	for i, s := range all {
 		depsOf(s, func(dep resource.URN) {
 			for _, j := range byURN[dep] {
-				if j != i {
+				if j != i && recordedAgainst(s, all[j]) {
 					dependents[j] = append(dependents[j], i)
 				}
 			}
 		})
 	}
 	return &deleteSchedule{all: all, index: index, dependents: dependents, height: heights(all, dependents)}
+}
+
+// leftoverLinks returns the recordedAgainst test of newDeleteSchedule. A
+// live record written (created or updated) no earlier than the live record
+// of a URN was created refers to that record, not to a copy of the URN an
+// earlier update left marked for deletion: it was written by the update
+// that replaced the copy, or by a later one, and the reference engine's
+// snapshot holds it before that copy. Any other reference (from a marked
+// copy, to a copy marked in this run, or where a record carries no times)
+// is taken as a dependency: a dependency too many only orders deletes more
+// strictly.
+func (g *Generator) leftoverLinks() func(from, marked *resource.State) bool {
+	leftover := make(map[*resource.State]bool, g.leftovers)
+	for _, s := range g.condemned[:g.leftovers] {
+		leftover[s] = true
+	}
+	if len(leftover) == 0 {
+		return func(_, _ *resource.State) bool { return true }
+	}
+	successor := make(map[resource.URN]time.Time, len(g.cfg.Old))
+	for _, s := range g.cfg.Old {
+		if !s.Delete {
+			successor[s.URN] = s.Created
+		}
+	}
+	return func(from, to *resource.State) bool {
+		if from.Delete || !leftover[to] {
+			return true
+		}
+		created := successor[to.URN]
+		return created.IsZero() || from.Modified.IsZero() || from.Modified.Before(created)
+	}
 }
 
 // floor returns s's height in the schedule (0 for a state it does not
