@@ -240,10 +240,15 @@ func pluginOptions(o *options, proj project, config map[string]resource.Property
 
 // registry holds the built-in providers and finds every other package's
 // plugin on demand, and the plugins of the packages in prefer instead of
-// their built-in providers.
+// their built-in providers. The built-in command provider runs commands
+// where the plugins run (opts.Dir, the program's folder), as Pulumi runs
+// pulumi-command's.
 func registry(opts plugin.Options, prefer []string) *providers.Registry {
 	r := providers.NewRegistry(providers.WithResolver(plugin.Resolver(opts)), providers.PreferPlugins(prefer...))
-	for _, register := range []func(*providers.Registry) error{local.Register, random.Register, commandprovider.Register} {
+	registerCommand := func(r *providers.Registry) error {
+		return commandprovider.RegisterWith(r, commandprovider.WorkDir(opts.Dir))
+	}
+	for _, register := range []func(*providers.Registry) error{local.Register, random.Register, registerCommand} {
 		if err := register(r); err != nil {
 			panic(err) // the built-in providers' versions are constants: this cannot fail
 		}
