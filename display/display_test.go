@@ -267,3 +267,44 @@ func TestFailedStepNamesResourceOnce(t *testing.T) {
 		}
 	}
 }
+
+// A diagnostic about a resource names it once in every mode: the renderer
+// puts the type and name before a message that does not name the resource,
+// and leaves them out when the message names it already, by its URN or by
+// type::name.
+func TestDiagnosticNamesResourceOnce(t *testing.T) {
+	web := urn(thing, "web")
+	for _, tc := range []struct {
+		name, message, want string
+	}{
+		{"plain message", "the disk is almost full", "warning: test:index:Thing web: the disk is almost full"},
+		{"message with the URN", "resource " + string(web) + " is old", "warning: resource " + string(web) + " is old"},
+		{"message with type::name", "test:index:Thing::web is old", "warning: test:index:Thing::web is old"},
+	} {
+		for _, mode := range []Mode{ModePlain, ModeInteractive} {
+			t.Run(tc.name+"/"+mode.String(), func(t *testing.T) {
+				out := render(t, Options{Mode: mode, Width: 500, Color: ColorNever}, []engine.Event{
+					engine.OperationStartEvent{Operation: engine.OpUp, Project: "web", Stack: "dev"},
+					engine.DiagnosticEvent{URN: web, Severity: engine.SeverityWarning, Message: tc.message},
+					engine.SummaryEvent{Operation: engine.OpUp},
+				})
+				lines := strings.Split(out, "\n")
+				if mode == ModeInteractive {
+					lines = finalFrame(out)
+				}
+				found := false
+				for _, l := range lines {
+					if strings.Contains(l, "warning:") {
+						found = true
+						if got := strings.TrimSpace(l); got != tc.want {
+							t.Errorf("diagnostic line\n got %q\nwant %q", got, tc.want)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("no diagnostic line in:\n%s", out)
+				}
+			})
+		}
+	}
+}

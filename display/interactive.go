@@ -92,9 +92,7 @@ func (r *Renderer) interactiveEvent(e engine.Event) (stop *liveFrame) {
 		if rw := r.m.byURN[e.URN]; rw != nil {
 			rw.diags = append(rw.diags, line)
 		} else {
-			if e.URN != "" {
-				line = string(e.Severity) + ": " + e.URN.Type() + " " + e.URN.Name() + ": " + e.Message
-			}
+			line = string(e.Severity) + ": " + about(e.URN, e.Message) + e.Message
 			r.m.general = append(r.m.general, line)
 		}
 	case engine.SummaryEvent:

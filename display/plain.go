@@ -55,10 +55,7 @@ func (r *Renderer) plainEvent(e engine.Event) {
 		if e.Severity == engine.SeverityDebug && !r.opts.ShowDebug {
 			return
 		}
-		about := ""
-		if e.URN != "" {
-			about = e.URN.Type() + " " + e.URN.Name() + ": "
-		}
+		about := about(e.URN, e.Message)
 		r.writeLines(r.pal.paint(severityColor(e.Severity), string(e.Severity)+": "+about+indentRest(e.Message, "    ")))
 	case engine.SummaryEvent:
 		r.writeLines(append([]string{""}, r.m.summaryLines(e, r.pal)...)...)
@@ -76,14 +73,30 @@ func stepLine(ev engine.StepEvent) string {
 }
 
 // failedStepLine is the head of a failed or skipped step's line. It names
-// the resource once: by type and name, or, when the message names it by
-// its URN already (an error such as a refused delete of a protected
-// resource names its resource itself), by the message alone.
+// the resource once: by type and name, or, when the message names it
+// already (an error such as a refused delete of a protected resource names
+// its resource itself), by the message alone.
 func failedStepLine(e engine.StepFailedEvent) string {
-	if e.URN != "" && strings.Contains(e.Message, string(e.URN)) {
+	if namesResource(e.Message, e.URN) {
 		return stepSymbol(e.Op) + " " + string(e.Op)
 	}
 	return stepLine(e.StepEvent)
+}
+
+// about is what goes before a message about a resource so that the line
+// names it once: its type and name, or nothing when there is no resource
+// or the message names it already.
+func about(urn resource.URN, message string) string {
+	if urn == "" || namesResource(message, urn) {
+		return ""
+	}
+	return urn.Type() + " " + urn.Name() + ": "
+}
+
+// namesResource reports whether a message names a resource: by its URN or
+// by the type::name it ends with.
+func namesResource(message string, urn resource.URN) bool {
+	return urn != "" && strings.Contains(message, urn.Type()+"::"+urn.Name())
 }
 
 // callsProvider reports whether a step does work worth announcing when it

@@ -268,8 +268,8 @@ func checkRandomState(t *testing.T, rs map[string]*resource.State, provider, ver
 	}
 }
 
-// pulumiRandomSchema is pulumi-random v4.18.4's published schema of its
-// eight resource types, as Pulumi's schema package binds it (one line per
+// pulumiRandomSchema is pulumi-random v4.21.1's published schema of its
+// ten resource types, as Pulumi's schema package binds it (one line per
 // type, printed by programs/schemacheck): the names, types and required
 // inputs and outputs, and the secret outputs (marked "*").
 var pulumiRandomSchema = []string{
@@ -280,13 +280,15 @@ var pulumiRandomSchema = []string{
 	"random:index/randomPet:RandomPet inputs=keepers:Optional<Input<Map<Input<string>>>>,length:Optional<Input<integer>>,prefix:Optional<Input<string>>,separator:Optional<Input<string>> outputs=keepers:Optional<Map<string>>,length:integer!,prefix:Optional<string>,separator:string!",
 	"random:index/randomShuffle:RandomShuffle inputs=inputs:Input<Array<Input<string>>>!,keepers:Optional<Input<Map<Input<string>>>>,resultCount:Optional<Input<integer>>,seed:Optional<Input<string>> outputs=inputs:Array<string>!,keepers:Optional<Map<string>>,resultCount:Optional<integer>,results:Array<string>!,seed:Optional<string>",
 	"random:index/randomString:RandomString inputs=keepers:Optional<Input<Map<Input<string>>>>,length:Input<integer>!,lower:Optional<Input<boolean>>,minLower:Optional<Input<integer>>,minNumeric:Optional<Input<integer>>,minSpecial:Optional<Input<integer>>,minUpper:Optional<Input<integer>>,number:Optional<Input<boolean>>,numeric:Optional<Input<boolean>>,overrideSpecial:Optional<Input<string>>,special:Optional<Input<boolean>>,upper:Optional<Input<boolean>> outputs=keepers:Optional<Map<string>>,length:integer!,lower:boolean!,minLower:integer!,minNumeric:integer!,minSpecial:integer!,minUpper:integer!,number:boolean!,numeric:boolean!,overrideSpecial:Optional<string>,result:string!,special:boolean!,upper:boolean!",
+	"random:index/randomUuid4:RandomUuid4 inputs=keepers:Optional<Input<Map<Input<string>>>> outputs=keepers:Optional<Map<string>>,result:string!",
+	"random:index/randomUuid7:RandomUuid7 inputs=keepers:Optional<Input<Map<Input<string>>>> outputs=keepers:Optional<Map<string>>,result:string!",
 	"random:index/randomUuid:RandomUuid inputs=keepers:Optional<Input<Map<Input<string>>>> outputs=keepers:Optional<Map<string>>,result:string!",
 }
 
 // TestPulumiRandomSchema binds the schema the built-in random provider
 // answers with Pulumi's own schema package, as SDK generators do: it
 // binds, it is package random at the version the built-in claims, and its
-// eight pulumi-random types bind exactly as pulumi-random's published
+// ten pulumi-random types bind exactly as pulumi-random's published
 // schema does; groundwork's own types bind too.
 func TestPulumiRandomSchema(t *testing.T) {
 	bin := filepath.Join(pluginDir, "schemacheck", "schemacheck")

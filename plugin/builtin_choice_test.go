@@ -41,7 +41,8 @@ func TestBuiltinAndPluginOfOnePackage(t *testing.T) {
 	}
 	prog := func(c *engine.Context) error {
 		c.Register(random.StringType, "builtin", engine.Props{"length": 8})
-		c.Register("random:index/randomUuid7:RandomUuid7", "pet", engine.Props{"name": "rex"})
+		// A type of a newer plugin, which the built-in lacks.
+		c.Register("random:index/randomWord:RandomWord", "pet", engine.Props{"name": "rex"})
 		c.Register(random.IntegerType, "pinned", engine.Props{"name": "n"}, engine.Version("5.0.0"))
 		return nil
 	}

@@ -1,6 +1,7 @@
 package plugin_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,9 +16,10 @@ import (
 )
 
 // The built-in providers' plugin binaries (cmd/pulumi-resource-*) start
-// and report their versions.
+// and report their versions: random and command those of the Pulumi
+// providers they stand in for, as their schemas do.
 func TestBuiltinPlugins(t *testing.T) {
-	for pkg, version := range map[string]string{local.Package: local.Version, random.Package: random.Version, command.Package: command.Version} {
+	for pkg, version := range map[string]string{local.Package: local.Version, random.Package: random.PulumiVersion, command.Package: command.Version} {
 		t.Run(pkg, func(t *testing.T) {
 			p, err := plugin.Launch(t.Context(), pkg, plugin.Options{Dirs: []string{binDir}})
 			if err != nil {
@@ -29,6 +31,20 @@ func TestBuiltinPlugins(t *testing.T) {
 			}
 			if _, err := providers.Configure(t.Context(), p, providers.ConfigureRequest{AcceptSecrets: true, AcceptResources: true}); err != nil {
 				t.Errorf("Configure: %v", err)
+			}
+			if pkg == local.Package {
+				return // it has no schema
+			}
+			resp, err := providers.GetSchema(t.Context(), p, providers.GetSchemaRequest{})
+			if err != nil {
+				t.Fatalf("GetSchema: %v", err)
+			}
+			var schema struct{ Name, Version string }
+			if err := json.Unmarshal(resp.Schema, &schema); err != nil {
+				t.Fatalf("the schema: %v", err)
+			}
+			if schema.Name != pkg || schema.Version != version {
+				t.Errorf("the schema is of %s %s, want %s %s", schema.Name, schema.Version, pkg, version)
 			}
 		})
 	}

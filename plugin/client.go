@@ -25,6 +25,11 @@ type Options struct {
 	// Dirs are folders searched for the plugin binary, in order, before
 	// PATH (see Find).
 	Dirs []string
+	// PluginCache, if set, is Pulumi's plugin cache (see PulumiPluginCache),
+	// searched after Dirs and before PATH: the plugins `pulumi plugin
+	// install` installed are found there, and an error for a plugin not
+	// found names that command.
+	PluginCache string
 	// EngineAddress is the address of the engine's gRPC services; it is
 	// the plugin's last argument, omitted when empty. Plugins built with
 	// Pulumi's SDKs need one (they log through the engine); plugins built
@@ -117,11 +122,11 @@ var (
 
 // Launch finds the plugin of package name (see Find) and starts it.
 func Launch(ctx context.Context, name string, opts Options) (*Provider, error) {
-	path, err := Find(name, opts.Dirs...)
-	if err != nil {
-		return nil, err
+	cs := candidates(name, opts.searchDirs())
+	if len(cs) == 0 {
+		return nil, opts.notFound(name, "")
 	}
-	return Start(ctx, name, path, opts)
+	return Start(ctx, name, cs[0].path, opts)
 }
 
 // Start starts the plugin binary at path for package name: it runs it with

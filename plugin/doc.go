@@ -8,10 +8,14 @@
 // Find looks for the binary in the configured plugin folders, in order: in
 // each folder itself, then in its versioned subfolders
 // ("resource-<package>-v<version>/", the layout of Pulumi's plugin cache),
-// newest first; and then on PATH. Resolver does the same on behalf of a
-// providers.Registry (see providers.WithResolver), choosing a binary whose
-// version is compatible with the one wanted; Factory makes a
-// providers.Factory that launches a named plugin.
+// newest first, passing over one still being installed; and then on PATH.
+// Resolver and Launch also search Options.PluginCache, Pulumi's plugin
+// cache (PulumiPluginCache: $PULUMI_HOME/plugins or ~/.pulumi/plugins,
+// where `pulumi plugin install` puts plugins), after the folders and
+// before PATH. Resolver does so on behalf of a providers.Registry (see
+// providers.WithResolver), choosing a binary whose version is compatible
+// with the one wanted; Factory makes a providers.Factory that launches a
+// named plugin.
 //
 // # Launching and the port handshake
 //

@@ -33,9 +33,13 @@ type NotFoundError struct {
 	Searched []string
 	// Rejected lists binaries found at versions that do not qualify.
 	Rejected []string
+	// PluginCache is Pulumi's plugin cache when it was searched (see
+	// Options.PluginCache): `pulumi plugin install` puts plugins there.
+	PluginCache string
 }
 
-// Error names the binary, the version wanted and where it was looked for.
+// Error names the binary, the version wanted and where it was looked for,
+// and says how to install it (InstallHint).
 func (e *NotFoundError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no plugin binary %s", BinaryName(e.Package))
@@ -46,8 +50,52 @@ func (e *NotFoundError) Error() string {
 	if len(e.Rejected) > 0 {
 		fmt.Fprintf(&b, " (found incompatible: %s)", strings.Join(e.Rejected, ", "))
 	}
-	b.WriteString("; install the plugin or add its folder to the plugin folders")
+	b.WriteString("; " + e.InstallHint())
 	return b.String()
+}
+
+// InstallHint says how to install the plugin where it will be found: with
+// the Pulumi CLI when Pulumi's plugin cache was searched, else by putting
+// the binary in a plugin folder or on PATH.
+func (e *NotFoundError) InstallHint() string {
+	if e.PluginCache != "" {
+		cmd := "pulumi plugin install resource " + e.Package
+		if e.Version != "" {
+			cmd += " v" + strings.TrimPrefix(e.Version, "v")
+		}
+		return fmt.Sprintf("%q installs its plugin in Pulumi's plugin cache, or put %s in a plugin folder or on PATH", cmd, BinaryName(e.Package))
+	}
+	return fmt.Sprintf("put %s in a plugin folder or on PATH", BinaryName(e.Package))
+}
+
+// PulumiPluginCache returns the folder where the Pulumi CLI installs
+// plugins: $PULUMI_HOME/plugins, else .pulumi/plugins in the user's home
+// folder. Each plugin is in a folder of its own,
+// resource-<pkg>-v<version>/pulumi-resource-<pkg>, as Find and Resolver
+// look for it. The folder need not exist.
+func PulumiPluginCache() (string, error) {
+	if home := os.Getenv("PULUMI_HOME"); home != "" {
+		return filepath.Join(home, "plugins"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("finding Pulumi's plugin folder: %w; set PULUMI_HOME", err)
+	}
+	return filepath.Join(home, ".pulumi", "plugins"), nil
+}
+
+// searchDirs are the folders searched before PATH: Dirs, then the plugin
+// cache.
+func (o Options) searchDirs() []string {
+	if o.PluginCache == "" {
+		return o.Dirs
+	}
+	return append(slices.Clip(o.Dirs), o.PluginCache)
+}
+
+// notFound is the error for a plugin of pkg not found in o's folders.
+func (o Options) notFound(pkg, version string) *NotFoundError {
+	return &NotFoundError{Package: pkg, Version: version, Searched: searched(o.searchDirs()), PluginCache: o.PluginCache}
 }
 
 // candidate is a plugin binary found on disk, with the version its folder
@@ -59,7 +107,8 @@ type candidate struct {
 // candidates lists the binaries of pkg in search order: for each folder,
 // the binary in it, then those in versioned subfolders
 // ("resource-<pkg>-v<version>/", the layout of Pulumi's plugin cache),
-// newest first; then the binary on PATH.
+// newest first, leaving out those still being installed; then the binary
+// on PATH.
 func candidates(pkg string, dirs []string) []candidate {
 	bin := BinaryName(pkg)
 	var out []candidate
@@ -97,7 +146,7 @@ func versioned(dir, pkg, bin string) []candidate {
 		}
 		v, err := providers.ParseVersion(strings.TrimPrefix(e.Name(), prefix))
 		path := filepath.Join(dir, e.Name(), bin)
-		if err != nil || !isExecutable(path) {
+		if err != nil || !isExecutable(path) || partial(filepath.Join(dir, e.Name())) {
 			continue
 		}
 		fs = append(fs, found{candidate{path: path, version: v.String()}, v})
@@ -108,6 +157,14 @@ func versioned(dir, pkg, bin string) []candidate {
 		out[i] = f.c
 	}
 	return out
+}
+
+// partial reports whether the plugin in folder dir is still being
+// installed: the Pulumi CLI marks it with a file dir.partial until the
+// installation is complete.
+func partial(dir string) bool {
+	_, err := os.Stat(dir + ".partial")
+	return err == nil
 }
 
 func isExecutable(path string) bool {
@@ -151,8 +208,8 @@ func pathFactory(name, path string, opts Options) providers.Factory {
 }
 
 // Resolver returns a providers.Resolver (see providers.WithResolver) that
-// finds plugin binaries on demand, searching opts.Dirs and PATH as Find
-// does, without starting any. A binary in a versioned folder
+// finds plugin binaries on demand, searching opts.Dirs, opts.PluginCache
+// and PATH as Find does, without starting any. A binary in a versioned folder
 // ("resource-<pkg>-v<version>/") has that folder's version; any other
 // binary's version is known only once it runs.
 //
@@ -175,9 +232,9 @@ func Resolver(opts Options) providers.Resolver {
 			}
 			want = &v
 		}
-		nf := &NotFoundError{Package: pkg, Version: version, Searched: searched(opts.Dirs)}
+		nf := opts.notFound(pkg, version)
 		var unknown *candidate
-		for _, c := range candidates(pkg, opts.Dirs) {
+		for _, c := range candidates(pkg, opts.searchDirs()) {
 			if c.version == "" {
 				if unknown == nil {
 					unknown = &c

@@ -88,7 +88,8 @@ type NoFactoryError struct {
 }
 
 // Error names the package and version, lists what is available, and says
-// which plugin to install.
+// which plugin to install: as the resolver's error says, when it has an
+// InstallHint method (a plugin resolver's does), else with InstallCommand.
 func (e *NoFactoryError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "no provider for package %q", e.Package)
@@ -115,6 +116,12 @@ func (e *NoFactoryError) Error() string {
 	}
 	if e.ResolveErr != nil {
 		fmt.Fprintf(&b, "; the plugin resolver failed: %v", e.ResolveErr)
+	}
+	var hinted interface{ InstallHint() string }
+	if errors.As(e.ResolveErr, &hinted) {
+		// The resolver's error says how to install the plugin where
+		// the resolver looks for it.
+		return b.String()
 	}
 	fmt.Fprintf(&b, "; %q installs its plugin", e.InstallCommand())
 	if len(e.Available) == 0 {

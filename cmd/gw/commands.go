@@ -150,7 +150,7 @@ func stateFlags(fs *pflag.FlagSet, o *options) {
 // operationFlags are the flags of every engine operation.
 func operationFlags(fs *pflag.FlagSet, o *options) {
 	stateFlags(fs, o)
-	fs.StringArrayVar(&o.pluginDirs, "plugin-dir", nil, "a `folder` of pulumi-resource-<name> plugins (repeatable; PATH is searched after)")
+	fs.StringArrayVar(&o.pluginDirs, "plugin-dir", nil, "a `folder` of pulumi-resource-<name> plugins (repeatable; Pulumi's plugin cache and PATH are searched after)")
 	fs.StringArrayVar(&o.preferPlugins, "prefer-plugin", nil, "serve this `package` (random, command) with its plugin, never gw's built-in provider (repeatable; default: $GW_PREFER_PLUGINS, comma-separated)")
 	fs.StringArrayVar(&o.targets, "target", nil, "only the resource with this `URN` (repeatable)")
 	fs.StringArrayVar(&o.excludes, "exclude", nil, "leave the resource with this `URN` alone (repeatable)")

@@ -217,7 +217,8 @@ func stackConfigValues(ctx context.Context, o *options, dir string) (map[string]
 // pluginOptions says how plugins are found and started: in the
 // --plugin-dir folders, then (for a Node.js project) in the program's own
 // @pulumi/pulumi package, which holds the Node.js dynamic provider's
-// plugin, then on PATH; in the program's folder, with the stack's
+// plugin, then in Pulumi's plugin cache (where `pulumi plugin install`
+// puts them), then on PATH; in the program's folder, with the stack's
 // settings in their environment.
 func pluginOptions(o *options, proj project, config map[string]resource.PropertyValue, engineAddr string, diag func(string)) (plugin.Options, error) {
 	dir, _, err := programDir(proj)
@@ -228,18 +229,26 @@ func pluginOptions(o *options, proj project, config map[string]resource.Property
 	if proj.Runtime == "nodejs" {
 		dirs = append(dirs, filepath.Join(dir, "node_modules", "@pulumi", "pulumi"))
 	}
+	// Without a home folder (and PULUMI_HOME) there is no plugin cache to
+	// search; the other folders still are.
+	cache, _ := plugin.PulumiPluginCache()
 	return plugin.Options{
-		Dirs: dirs, EngineAddress: engineAddr, Diagnostics: diag, Dir: dir,
+		Dirs: dirs, PluginCache: cache, EngineAddress: engineAddr, Diagnostics: diag, Dir: dir,
 		Project: o.project, Config: config, RuntimeOptions: proj.Options,
 	}, nil
 }
 
 // registry holds the built-in providers and finds every other package's
 // plugin on demand, and the plugins of the packages in prefer instead of
-// their built-in providers.
+// their built-in providers. The built-in command provider runs commands
+// where the plugins run (opts.Dir, the program's folder), as Pulumi runs
+// pulumi-command's.
 func registry(opts plugin.Options, prefer []string) *providers.Registry {
 	r := providers.NewRegistry(providers.WithResolver(plugin.Resolver(opts)), providers.PreferPlugins(prefer...))
-	for _, register := range []func(*providers.Registry) error{local.Register, random.Register, commandprovider.Register} {
+	registerCommand := func(r *providers.Registry) error {
+		return commandprovider.RegisterWith(r, commandprovider.WorkDir(opts.Dir))
+	}
+	for _, register := range []func(*providers.Registry) error{local.Register, random.Register, registerCommand} {
 		if err := register(r); err != nil {
 			panic(err) // the built-in providers' versions are constants: this cannot fail
 		}

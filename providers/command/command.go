@@ -86,9 +86,10 @@ func (s spec) known() bool {
 	return true
 }
 
-// invocation is how to run line in the spec's directory and environment.
-func (s spec) invocation(op, line string, prev resource.PropertyMap) invocation {
-	inv := invocation{op: op, line: line, shell: s.shell.Value, dir: s.dir.Value, env: s.env.Value, stdin: s.stdin.Value, secret: s.secret, secrets: s.secrets}
+// invocation is how to run line in the spec's directory (see workDir) and
+// environment.
+func (s spec) invocation(wd, op, line string, prev resource.PropertyMap) invocation {
+	inv := invocation{op: op, line: line, shell: s.shell.Value, dir: workDir(wd, s.dir.Value), env: s.env.Value, stdin: s.stdin.Value, secret: s.secret, secrets: s.secrets}
 	for _, e := range [][2]string{{"stdout", StdoutEnv}, {"stderr", StderrEnv}} {
 		if pv := prev[resource.PropertyKey(e[0])]; pv.ContainsSecrets() {
 			// A secret earlier output the command sees is masked too.
@@ -115,8 +116,9 @@ func (s spec) outputs(stdout, stderr resource.PropertyValue) resource.PropertyMa
 	return out
 }
 
-// indexCommand implements groundwork's own command:index:Command.
-type indexCommand struct{}
+// indexCommand implements groundwork's own command:index:Command. wd is the
+// provider's working folder (see WorkDir).
+type indexCommand struct{ wd string }
 
 func (indexCommand) check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
 	s, failures := readSpec(req.News)
@@ -134,7 +136,7 @@ func (indexCommand) diff(ctx context.Context, req providers.DiffRequest) (provid
 	return props.Diff(olds, req.NewInputs, inputKeys, "triggers"), nil
 }
 
-func (indexCommand) create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+func (c indexCommand) create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 	s, failures := readSpec(req.Inputs)
 	if len(failures) > 0 {
 		return providers.CreateResponse{}, props.FailuresError(req.URN, failures)
@@ -147,7 +149,7 @@ func (indexCommand) create(ctx context.Context, req providers.CreateRequest) (pr
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
-	stdout, stderr, err := run(ctx, s.invocation("create", s.create.Value, nil))
+	stdout, stderr, err := run(ctx, s.invocation(c.wd, "create", s.create.Value, nil))
 	if err != nil {
 		return providers.CreateResponse{}, err
 	}
@@ -157,7 +159,7 @@ func (indexCommand) create(ctx context.Context, req providers.CreateRequest) (pr
 // update runs the update command, or the create command if there is none,
 // when an input it depends on changed; otherwise it records the new inputs
 // and keeps the old outputs.
-func (indexCommand) update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+func (c indexCommand) update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
 	s, failures := readSpec(req.NewInputs)
 	if len(failures) > 0 {
 		return providers.UpdateResponse{}, props.FailuresError(req.URN, failures)
@@ -181,7 +183,7 @@ func (indexCommand) update(ctx context.Context, req providers.UpdateRequest) (pr
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
-	stdout, stderr, err := run(ctx, s.invocation(op, line, req.OldOutputs))
+	stdout, stderr, err := run(ctx, s.invocation(c.wd, op, line, req.OldOutputs))
 	if err != nil {
 		return providers.UpdateResponse{}, err
 	}
@@ -189,7 +191,7 @@ func (indexCommand) update(ctx context.Context, req providers.UpdateRequest) (pr
 }
 
 // delete runs the delete command, if there is one.
-func (indexCommand) delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+func (c indexCommand) delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
 	inputs := req.Inputs
 	if len(inputs) == 0 {
 		inputs = props.Pick(req.Outputs, inputKeys)
@@ -201,7 +203,7 @@ func (indexCommand) delete(ctx context.Context, req providers.DeleteRequest) (pr
 	if s.delete.Set && s.delete.Value != "" {
 		ctx, cancel := withTimeout(ctx, req.Timeout)
 		defer cancel()
-		if _, _, err := run(ctx, s.invocation("delete", s.delete.Value, req.Outputs)); err != nil {
+		if _, _, err := run(ctx, s.invocation(c.wd, "delete", s.delete.Value, req.Outputs)); err != nil {
 			return providers.DeleteResponse{}, err
 		}
 	}

@@ -27,8 +27,9 @@
 //     it, an update runs create again.
 //   - delete (string, optional): the command line run by Delete. Without
 //     it, deleting the resource runs nothing.
-//   - dir (string, optional): the working directory of the commands
-//     (default: the deployment's).
+//   - dir (string, optional): the working directory of the commands;
+//     a relative one is taken from the provider's working folder, which
+//     is also the default (WorkDir; without it, this process's).
 //   - environment (object of strings, optional): variables added to the
 //     deployment's environment for the commands.
 //   - stdin (string, optional): what the commands read on standard input.

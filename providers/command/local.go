@@ -95,9 +95,9 @@ func (b localBase) known() bool {
 // invocation is how to run line, with prev the outputs of the command that
 // ran before (nil for none): /bin/sh -c line unless an interpreter is
 // given.
-func (b localBase) invocation(op, line string, prev resource.PropertyMap) invocation {
+func (b localBase) invocation(wd, op, line string, prev resource.PropertyMap) invocation {
 	inv := invocation{op: op, line: line, shell: true, interpreter: b.interpreter.Value, trimOne: true,
-		dir: b.dir.Value, env: b.env.Value, stdin: b.stdin.Value, secret: b.secret, secrets: b.secrets}
+		dir: workDir(wd, b.dir.Value), env: b.env.Value, stdin: b.stdin.Value, secret: b.secret, secrets: b.secrets}
 	if !b.addPrevious.Value {
 		return inv
 	}
@@ -143,11 +143,13 @@ func recorded(outputs resource.PropertyMap) result {
 	return result{stdout: outputs["stdout"], stderr: outputs["stderr"], assets: outputs["assets"], archive: outputs["archive"]}
 }
 
-// exec runs line and collects the files the asset and archive paths name.
-// Start from what was recorded before: an output the command does not
-// produce again keeps its recorded value, as in pulumi-command.
-func (b localBase) exec(ctx context.Context, op, line string, prev resource.PropertyMap) (result, error) {
-	stdout, stderr, err := run(ctx, b.invocation(op, line, prev))
+// exec runs line in its folder (see workDir) and collects the files the
+// asset and archive paths name there. Start from what was recorded before:
+// an output the command does not produce again keeps its recorded value,
+// as in pulumi-command.
+func (b localBase) exec(ctx context.Context, wd, op, line string, prev resource.PropertyMap) (result, error) {
+	inv := b.invocation(wd, op, line, prev)
+	stdout, stderr, err := run(ctx, inv)
 	if err != nil {
 		return result{}, err
 	}
@@ -156,7 +158,7 @@ func (b localBase) exec(ctx context.Context, op, line string, prev resource.Prop
 	if !b.assetPaths.Set && !b.archivePaths.Set {
 		return res, nil
 	}
-	dir := b.dir.Value
+	dir := inv.dir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
 			return result{}, fmt.Errorf("the %s command ran, but its working directory is unknown: %w", op, err)
@@ -226,8 +228,9 @@ func (s localSpec) known() bool {
 }
 
 // localCommand implements command:local:Command as pulumi-command v1 does.
-// The inputs are recorded as given; every input may be left out.
-type localCommand struct{}
+// The inputs are recorded as given; every input may be left out. wd is the
+// provider's working folder (see WorkDir).
+type localCommand struct{ wd string }
 
 func (localCommand) check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
 	if _, failures := readLocalSpec(req.News); len(failures) > 0 {
@@ -248,7 +251,7 @@ func (localCommand) diff(ctx context.Context, req providers.DiffRequest) (provid
 
 // create runs the create command, if there is one. The ID is the
 // resource's name and eight random hex digits, as pulumi-command makes it.
-func (localCommand) create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+func (c localCommand) create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 	s, failures := readLocalSpec(req.Inputs)
 	if len(failures) > 0 {
 		return providers.CreateResponse{}, props.FailuresError(req.URN, failures)
@@ -264,7 +267,7 @@ func (localCommand) create(ctx context.Context, req providers.CreateRequest) (pr
 		ctx, cancel := withTimeout(ctx, req.Timeout)
 		defer cancel()
 		var err error
-		if res, err = s.exec(ctx, "create", s.create.Value, nil); err != nil {
+		if res, err = s.exec(ctx, c.wd, "create", s.create.Value, nil); err != nil {
 			return providers.CreateResponse{}, err
 		}
 	}
@@ -274,7 +277,7 @@ func (localCommand) create(ctx context.Context, req providers.CreateRequest) (pr
 // update runs the update command, or the create command if there is none
 // (nothing if neither is given), whatever input changed, with the recorded
 // stdout and stderr in the environment.
-func (localCommand) update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+func (c localCommand) update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
 	s, failures := readLocalSpec(req.NewInputs)
 	if len(failures) > 0 {
 		return providers.UpdateResponse{}, props.FailuresError(req.URN, failures)
@@ -298,7 +301,7 @@ func (localCommand) update(ctx context.Context, req providers.UpdateRequest) (pr
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
-	res, err := s.exec(ctx, op, line.Value, req.OldOutputs)
+	res, err := s.exec(ctx, c.wd, op, line.Value, req.OldOutputs)
 	if err != nil {
 		return providers.UpdateResponse{}, err
 	}
@@ -307,7 +310,7 @@ func (localCommand) update(ctx context.Context, req providers.UpdateRequest) (pr
 
 // delete runs the recorded delete command, if any, with the recorded
 // stdout and stderr in the environment.
-func (localCommand) delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+func (c localCommand) delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
 	s, failures := readLocalSpec(props.Pick(req.Outputs, localCommandKeys))
 	if len(failures) > 0 {
 		return providers.DeleteResponse{}, props.FailuresError(req.URN, failures)
@@ -315,7 +318,7 @@ func (localCommand) delete(ctx context.Context, req providers.DeleteRequest) (pr
 	if s.delete.Set {
 		ctx, cancel := withTimeout(ctx, req.Timeout)
 		defer cancel()
-		if _, _, err := run(ctx, s.invocation("delete", s.delete.Value, req.Outputs)); err != nil {
+		if _, _, err := run(ctx, s.invocation(c.wd, "delete", s.delete.Value, req.Outputs)); err != nil {
 			return providers.DeleteResponse{}, err
 		}
 	}

@@ -35,22 +35,43 @@ const (
 // declaring the types it serves (providers.Tokens): a plugin of the same
 // package serves the program's other types of it (pulumi-command's remote
 // types).
-func Register(r *providers.Registry) error {
+func Register(r *providers.Registry) error { return RegisterWith(r) }
+
+// RegisterWith is Register with options for the provider (see New).
+func RegisterWith(r *providers.Registry, opts ...Option) error {
 	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
-		return New(), nil
+		return New(opts...), nil
 	}, providers.Tokens(CommandType, LocalCommandType, RunFunction), providers.ClaimMajor())
+}
+
+// Option configures the provider.
+type Option func(*provider)
+
+// WorkDir is the folder a command without a dir input runs in, and the one
+// a relative dir is taken from (default: this process's working folder).
+// Pulumi starts pulumi-command in the program's folder, where its commands
+// then run: a host that runs a project's program elsewhere than its own
+// working folder passes the program's folder.
+func WorkDir(dir string) Option {
+	return func(p *provider) { p.wd = dir }
 }
 
 // New returns the command provider. It takes no configuration and is safe
 // for concurrent use.
-func New() providers.Provider {
-	return &provider{deleted: map[resource.ID]bool{}}
+func New(opts ...Option) providers.Provider {
+	p := &provider{deleted: map[resource.ID]bool{}}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
 }
 
-// provider runs commands. What a command did exists only in the state, so
-// the provider remembers the IDs it deleted and Read reports those gone;
-// any other ID it reads is reported as recorded.
+// provider runs commands, in wd unless their dir input says otherwise.
+// What a command did exists only in the state, so the provider remembers
+// the IDs it deleted and Read reports those gone; any other ID it reads is
+// reported as recorded.
 type provider struct {
+	wd      string
 	mu      sync.Mutex
 	deleted map[resource.ID]bool
 }
@@ -65,19 +86,19 @@ type lifecycle interface {
 }
 
 // typeOf returns the implementation of the URN's type.
-func typeOf(urn resource.URN) (lifecycle, error) {
+func (p *provider) typeOf(urn resource.URN) (lifecycle, error) {
 	switch t := urn.Type(); t {
 	case CommandType:
-		return indexCommand{}, nil
+		return indexCommand{wd: p.wd}, nil
 	case LocalCommandType:
-		return localCommand{}, nil
+		return localCommand{wd: p.wd}, nil
 	default:
 		return nil, fmt.Errorf("the %s provider has no resource type %q (it manages %s and %s)", Package, t, CommandType, LocalCommandType)
 	}
 }
 
 func (p *provider) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
-	t, err := typeOf(req.URN)
+	t, err := p.typeOf(req.URN)
 	if err != nil {
 		return providers.CheckResponse{}, err
 	}
@@ -87,7 +108,7 @@ func (p *provider) Check(ctx context.Context, req providers.CheckRequest) (provi
 // Diff reports changes key by key; a change of triggers replaces the
 // resource, any other change updates it.
 func (p *provider) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
-	t, err := typeOf(req.URN)
+	t, err := p.typeOf(req.URN)
 	if err != nil {
 		return providers.DiffResponse{}, err
 	}
@@ -97,7 +118,7 @@ func (p *provider) Diff(ctx context.Context, req providers.DiffRequest) (provide
 // Create runs the create command; outside a preview a command that fails
 // creates nothing.
 func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
-	t, err := typeOf(req.URN)
+	t, err := p.typeOf(req.URN)
 	if err != nil {
 		return providers.CreateResponse{}, err
 	}
@@ -106,7 +127,7 @@ func (p *provider) Create(ctx context.Context, req providers.CreateRequest) (pro
 
 // Update runs the update (or create) command, as the type says when.
 func (p *provider) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
-	t, err := typeOf(req.URN)
+	t, err := p.typeOf(req.URN)
 	if err != nil {
 		return providers.UpdateResponse{}, err
 	}
@@ -115,7 +136,7 @@ func (p *provider) Update(ctx context.Context, req providers.UpdateRequest) (pro
 
 // Delete runs the delete command, if any, and remembers the ID as gone.
 func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
-	t, err := typeOf(req.URN)
+	t, err := p.typeOf(req.URN)
 	if err != nil {
 		return providers.DeleteResponse{}, err
 	}
@@ -134,7 +155,7 @@ func (p *provider) Delete(ctx context.Context, req providers.DeleteRequest) (pro
 // Read returns the recorded state: what a command did cannot be read back.
 // For the same reason a command cannot be imported.
 func (p *provider) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
-	if _, err := typeOf(req.URN); err != nil {
+	if _, err := p.typeOf(req.URN); err != nil {
 		return providers.ReadResponse{}, err
 	}
 	p.mu.Lock()
@@ -154,7 +175,7 @@ func (p *provider) Invoke(ctx context.Context, req providers.InvokeRequest) (pro
 	if req.Token != RunFunction {
 		return providers.InvokeResponse{}, fmt.Errorf("the %s provider has no function %q (it has %s)", Package, req.Token, RunFunction)
 	}
-	return invokeRun(ctx, req)
+	return invokeRun(ctx, p.wd, req)
 }
 
 // newID returns an opaque, unique ID.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -237,4 +238,14 @@ func (c *capped) String() string {
 		return c.b.String() + fmt.Sprintf("\n[groundwork: output cut after %d bytes]", maxOutput)
 	}
 	return c.b.String()
+}
+
+// workDir is the folder a command with the dir input dir runs in, given
+// the provider's working folder wd: dir, taken relative to wd when it is
+// relative; wd when dir is empty. "" is this process's working folder.
+func workDir(wd, dir string) string {
+	if wd == "" || filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join(wd, dir)
 }

@@ -65,7 +65,8 @@
 // The provider also serves the resource types of pulumi-random 4.x, so
 // that programs written with its SDKs run unchanged: RandomPetType,
 // RandomStringType, RandomPasswordType, RandomIntegerType, RandomIDType,
-// RandomUUIDType, RandomShuffleType and RandomBytesType, with the inputs,
+// RandomUUIDType, RandomUUID4Type, RandomUUID7Type, RandomShuffleType and
+// RandomBytesType, with the inputs,
 // outputs, defaults, secrets, IDs and import IDs pulumi-random documents
 // (the repository's COMPATIBILITY.md says what differs). Their checked
 // inputs are what the program gave; the defaults appear in the outputs.

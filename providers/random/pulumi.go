@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
@@ -27,6 +28,8 @@ const (
 	RandomIntegerType  = "random:index/randomInteger:RandomInteger"
 	RandomIDType       = "random:index/randomId:RandomId"
 	RandomUUIDType     = "random:index/randomUuid:RandomUuid"
+	RandomUUID4Type    = "random:index/randomUuid4:RandomUuid4"
+	RandomUUID7Type    = "random:index/randomUuid7:RandomUuid7"
 	RandomShuffleType  = "random:index/randomShuffle:RandomShuffle"
 	RandomBytesType    = "random:index/randomBytes:RandomBytes"
 )
@@ -40,6 +43,8 @@ func pulumiKinds() map[string]kind {
 		RandomIntegerType:  randomInteger{},
 		RandomIDType:       randomID{},
 		RandomUUIDType:     randomUUID{},
+		RandomUUID4Type:    randomUUID{},
+		RandomUUID7Type:    randomUUID{v7: true},
 		RandomShuffleType:  randomShuffle{},
 		RandomBytesType:    randomBytes{},
 	}
@@ -269,16 +274,25 @@ func (randomInteger) parseID(id string) (resource.PropertyMap, value, error) {
 	return inputs, integerValue(int64(n.NumberValue())), nil
 }
 
-// randomUUID is RandomUuid: its ID is the UUID.
-type randomUUID struct{ pulumiKind }
+// randomUUID is RandomUuid and RandomUuid4 (a version 4 UUID), or
+// RandomUuid7 when v7 is set (a version 7 UUID, which begins with the time
+// it was made): its ID is the UUID. Any UUID can be imported as any of
+// them.
+type randomUUID struct {
+	pulumiKind
+	v7 bool
+}
 
 func (randomUUID) keys() []string { return []string{"keepers"} }
 
 func (randomUUID) computed() []string { return []string{"result"} }
 
-func (randomUUID) read(r *reader) func() (value, error) {
+func (u randomUUID) read(r *reader) func() (value, error) {
 	if generate := (uuidKind{}).readResult(r); generate == nil {
 		return nil
+	}
+	if u.v7 {
+		return func() (value, error) { return uuidValue(newUUID7(time.Now())), nil }
 	}
 	return func() (value, error) { return uuidValue(newUUID()), nil }
 }

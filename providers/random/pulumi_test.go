@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/crypto/bcrypt"
@@ -152,6 +153,27 @@ func TestPulumiTypes(t *testing.T) {
 			}
 		},
 	}, {
+		typ: random.RandomUUID4Type, inputs: resource.PropertyMap{"keepers": keepers("a")},
+		fixed: resource.PropertyMap{"keepers": keepers("a")}, generated: []string{"result"},
+		ok: func(t *testing.T, id resource.ID, outs resource.PropertyMap) {
+			if s := outs["result"].StringValue(); !uuidV4.MatchString(s) || string(id) != s {
+				t.Errorf("ID %q, result %q: want a version 4 UUID as both", id, s)
+			}
+		},
+	}, {
+		typ: random.RandomUUID7Type, inputs: resource.PropertyMap{},
+		fixed: resource.PropertyMap{}, generated: []string{"result"},
+		ok: func(t *testing.T, id resource.ID, outs resource.PropertyMap) {
+			s := outs["result"].StringValue()
+			if !uuidV7.MatchString(s) || string(id) != s {
+				t.Fatalf("ID %q, result %q: want a version 7 UUID as both", id, s)
+			}
+			ms, err := strconv.ParseInt(strings.ReplaceAll(s[:13], "-", ""), 16, 64)
+			if made := time.UnixMilli(ms); err != nil || time.Since(made) < 0 || time.Since(made) > time.Minute {
+				t.Errorf("result %q was made at %v, want the time of its creation", s, made)
+			}
+		},
+	}, {
 		typ: random.RandomShuffleType, inputs: resource.PropertyMap{"inputs": strs("a", "b", "c", "d")},
 		fixed: resource.PropertyMap{"inputs": strs("a", "b", "c", "d")}, generated: []string{"results"},
 		ok: func(t *testing.T, id resource.ID, outs resource.PropertyMap) {
@@ -274,6 +296,8 @@ func TestPulumiCheckFailures(t *testing.T) {
 		{"pet of no words", random.RandomPetType, resource.PropertyMap{"length": num(0)}, []string{"length"}},
 		{"uuid takes only keepers", random.RandomUUIDType, resource.PropertyMap{"length": num(1)}, []string{"length"}},
 		{"keepers not an object", random.RandomUUIDType, resource.PropertyMap{"keepers": str("x")}, []string{"keepers"}},
+		{"uuid4 takes only keepers", random.RandomUUID4Type, resource.PropertyMap{"length": num(1)}, []string{"length"}},
+		{"uuid7 takes only keepers", random.RandomUUID7Type, resource.PropertyMap{"keepers": str("x"), "length": num(1)}, []string{"length", "keepers"}},
 		{"unknowns in a preview", random.RandomShuffleType, resource.PropertyMap{"inputs": resource.NewArray(str("a"), resource.NewUnknown()), "seed": resource.NewUnknown()}, nil},
 	}
 	for _, tt := range tests {
@@ -370,6 +394,8 @@ func TestPulumiImport(t *testing.T) {
 		{random.RandomIDType, "AQID", "AQID", resource.PropertyMap{"byteLength": num(3)}, resource.PropertyMap{"hex": str("010203"), "dec": str("66051"), "b64Std": str("AQID")}},
 		{random.RandomIDType, "web-,AQID", "web-AQID", resource.PropertyMap{"byteLength": num(3), "prefix": str("web-")}, resource.PropertyMap{"hex": str("web-010203"), "b64Url": str("web-AQID")}},
 		{random.RandomUUIDType, "2f1c7a4e-8b1d-4c5e-9f3a-0d6b7e8c9a10", "2f1c7a4e-8b1d-4c5e-9f3a-0d6b7e8c9a10", resource.PropertyMap{}, resource.PropertyMap{"result": str("2f1c7a4e-8b1d-4c5e-9f3a-0d6b7e8c9a10")}},
+		{random.RandomUUID4Type, "7E4436DA-7C71-486E-A57C-830B25FFF7BD", "7e4436da-7c71-486e-a57c-830b25fff7bd", resource.PropertyMap{}, resource.PropertyMap{"result": str("7e4436da-7c71-486e-a57c-830b25fff7bd")}},
+		{random.RandomUUID7Type, "0197ad85-fe6e-7e92-a2f5-7550daa83030", "0197ad85-fe6e-7e92-a2f5-7550daa83030", resource.PropertyMap{}, resource.PropertyMap{"result": str("0197ad85-fe6e-7e92-a2f5-7550daa83030")}},
 		{random.RandomBytesType, "AQID", "none", resource.PropertyMap{"length": num(3)}, resource.PropertyMap{"hex": resource.NewSecret(str("010203")), "base64": resource.NewSecret(str("AQID"))}},
 	}
 	for _, tt := range tests {
@@ -394,6 +420,7 @@ func TestPulumiImport(t *testing.T) {
 	for _, bad := range []struct{ typ, id string }{
 		{random.RandomIntegerType, "7"}, {random.RandomIntegerType, "11,1,10"}, {random.RandomIDType, "!!"},
 		{random.RandomBytesType, "not base64"}, {random.RandomShuffleType, "-"}, {random.RandomUUIDType, "x"},
+		{random.RandomUUID4Type, "7e4436da"}, {random.RandomUUID7Type, "not-a-uuid"},
 	} {
 		if _, err := p.Read(t.Context(), providers.ReadRequest{URN: urnOf(bad.typ), ID: resource.ID(bad.id)}); err == nil {
 			t.Errorf("import of %s %q succeeded, want an error", bad.typ, bad.id)
@@ -435,6 +462,8 @@ func TestPulumiConformance(t *testing.T) {
 		{random.RandomIntegerType, resource.PropertyMap{"min": num(1), "max": num(1 << 40)}, resource.PropertyMap{"min": num(1), "max": num(1 << 40), "keepers": keepers("a")}, false},
 		{random.RandomIDType, resource.PropertyMap{"byteLength": num(8)}, resource.PropertyMap{"byteLength": num(8), "prefix": str("x")}, false},
 		{random.RandomUUIDType, resource.PropertyMap{}, resource.PropertyMap{"keepers": keepers("a")}, false},
+		{random.RandomUUID4Type, resource.PropertyMap{}, resource.PropertyMap{"keepers": keepers("a")}, false},
+		{random.RandomUUID7Type, resource.PropertyMap{}, resource.PropertyMap{"keepers": keepers("a")}, false},
 		{random.RandomShuffleType, resource.PropertyMap{"inputs": strs("a", "b")}, resource.PropertyMap{"inputs": strs("a", "b"), "resultCount": num(1)}, true},
 		{random.RandomBytesType, resource.PropertyMap{"length": num(8)}, resource.PropertyMap{"length": num(9)}, true},
 	}

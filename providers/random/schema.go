@@ -85,6 +85,12 @@ var schemaTypes = []schemaType{
 	{token: RandomUUIDType, desc: "A random UUID; it is the resource's ID.",
 		inputs:  []schemaProp{stringKeepers},
 		outputs: []schemaProp{{"result", "string", "The UUID.", false}}},
+	{token: RandomUUID4Type, desc: "A random version 4 UUID; it is the resource's ID.",
+		inputs:  []schemaProp{stringKeepers},
+		outputs: []schemaProp{{"result", "string", "The UUID.", false}}},
+	{token: RandomUUID7Type, desc: "A version 7 UUID (the time it was made, then random bits); it is the resource's ID.",
+		inputs:  []schemaProp{stringKeepers},
+		outputs: []schemaProp{{"result", "string", "The UUID.", false}}},
 	{token: RandomShuffleType, desc: "The inputs in a random order; the resource's ID is \"-\".",
 		inputs: []schemaProp{
 			{"inputs", "array", "The strings to shuffle.", false}, stringKeepers,

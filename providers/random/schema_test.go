@@ -53,6 +53,8 @@ func TestGetSchema(t *testing.T) {
 		random.RandomIntegerType:  {[]string{"max", "min", "result"}, nil},
 		random.RandomIDType:       {[]string{"b64Std", "b64Url", "byteLength", "dec", "hex"}, nil},
 		random.RandomUUIDType:     {[]string{"result"}, nil},
+		random.RandomUUID4Type:    {[]string{"result"}, nil},
+		random.RandomUUID7Type:    {[]string{"result"}, nil},
 		random.RandomShuffleType:  {[]string{"inputs", "results"}, nil},
 		random.RandomBytesType:    {[]string{"base64", "hex", "length"}, []string{"base64", "hex"}},
 	}
