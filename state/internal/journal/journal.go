@@ -212,7 +212,9 @@ func (j *Journal) ready(ctx context.Context) error {
 		return err
 	}
 	if j.base != nil {
-		return j.start(ctx)
+		// The header is the first record of the journal every later entry
+		// is written to: the caller's cancellation must not cut it short.
+		return j.start(context.WithoutCancel(ctx))
 	}
 	return nil
 }
