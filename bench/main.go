@@ -51,6 +51,7 @@ func main() {
 		asJSON  = flag.Bool("json", false, "print one JSON object per line")
 		seed    = flag.Int64("seed", 1, "seed of W5's random graph")
 		profile = flag.String("profile", "", "write each measured operation's CPU and allocation profiles to this folder")
+		cancel  = flag.Bool("cancellable", false, "run each operation under a context that can be cancelled, as gw does (the engine then bounds each provider call)")
 		child   = flag.String("child", "", "internal: run one phase of a measurement in this process")
 	)
 	flag.Usage = usage
@@ -118,7 +119,7 @@ func main() {
 		for _, o := range ops {
 			var prev *Measurement
 			for _, size := range ns {
-				m, err := measure(spec{Workload: w.name, Op: o, N: size, Store: st, Seed: *seed}, *runs, *profile)
+				m, err := measure(spec{Workload: w.name, Op: o, N: size, Store: st, Seed: *seed, Cancellable: *cancel}, *runs, *profile)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "bench: %s %s n=%d: %v\n", w.name, o, size, err)
 					failed = true

@@ -26,6 +26,9 @@ type spec struct {
 	N        int    `json:"n"`
 	Store    string `json:"store"`
 	Seed     int64  `json:"seed"`
+	// Cancellable runs the operation under a context that can be
+	// cancelled (as gw's is), where the engine bounds each provider call.
+	Cancellable bool `json:"cancellable,omitempty"`
 	// Phase is "setup" (prepare the state the operation starts from, in
 	// Dir) or "measure" (prepare it too if the store is in memory, then
 	// run and measure the operation). Set by the parent.

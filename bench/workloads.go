@@ -87,7 +87,9 @@ func (b *bench) up(program engine.Program) (*engine.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return eng.Up(context.Background(), program)
+	ctx, cancel := b.context()
+	defer cancel()
+	return eng.Up(ctx, program)
 }
 
 func (b *bench) preview(program engine.Program) (*engine.Result, error) {
@@ -95,7 +97,9 @@ func (b *bench) preview(program engine.Program) (*engine.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return eng.Preview(context.Background(), program)
+	ctx, cancel := b.context()
+	defer cancel()
+	return eng.Preview(ctx, program)
 }
 
 func (b *bench) destroy() (*engine.Result, error) {
@@ -103,7 +107,18 @@ func (b *bench) destroy() (*engine.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return eng.Destroy(context.Background())
+	ctx, cancel := b.context()
+	defer cancel()
+	return eng.Destroy(ctx)
+}
+
+// context is the operation's context: one that cannot be cancelled, or
+// with -cancellable one that can (and is not).
+func (b *bench) context() (context.Context, context.CancelFunc) {
+	if b.s.Cancellable {
+		return context.WithCancel(context.Background())
+	}
+	return context.Background(), func() {}
 }
 
 // snapshotSize is the size of the stack's stored snapshot (none for the

@@ -105,3 +105,30 @@ func BenchmarkWalkPaced(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/vertex")
 }
+
+// BenchmarkWalkParked10k walks 10,000 independent vertices whose visit
+// parks twice, as a step does for its begin and end entries in the
+// journal, each wait resuming it at once.
+func BenchmarkWalkParked10k(b *testing.B) {
+	const n = 10_000
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		w := dag.New(dag.Options[int]{Visit: func(_ context.Context, parks *int) error {
+			if *parks == 2 {
+				return nil
+			}
+			*parks++
+			return dag.Park(func(resume func()) { resume() })
+		}})
+		for i := range n {
+			if err := w.Add(ctx, dag.Vertex[int]{ID: uint64(i + 1)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/vertex")
+}

@@ -4,14 +4,12 @@ package dag
 // blocking its worker (see Park); the walker resumes it, and Finish runs
 // such a visit outside any walker.
 
-// parked is what a visit that parked waits for.
-type parked struct {
-	wait func(resume func())
-}
+// parked is what a visit that parked waits for: the wait it was given.
+type parked func(resume func())
 
 // Error says what a parked visit is: Park's value is not meant to be seen
 // outside the walker.
-func (*parked) Error() string { return "dag: a parked visit (see Park)" }
+func (parked) Error() string { return "dag: a parked visit (see Park)" }
 
 // Park is what a Visit returns to wait for something that calls back (a
 // durable write, say) without holding a goroutine. Once the visit has
@@ -24,7 +22,7 @@ func (*parked) Error() string { return "dag: a parked visit (see Park)" }
 // visit keeps how far it got. A resumed vertex is visited even once its
 // context is cancelled or the walk stopped: its visit had begun. Ended is
 // called once the visit returns anything but Park.
-func Park(wait func(resume func())) error { return &parked{wait: wait} }
+func Park(wait func(resume func())) error { return parked(wait) }
 
 // Finish runs a visit outside any walker, on the calling goroutine: each
 // time it parks, Finish waits until it is resumed and calls it again. It
@@ -32,12 +30,12 @@ func Park(wait func(resume func())) error { return &parked{wait: wait} }
 func Finish(visit func() error) error {
 	for {
 		err := visit()
-		p, ok := err.(*parked)
+		wait, ok := err.(parked)
 		if !ok {
 			return err
 		}
 		resumed := make(chan struct{})
-		p.wait(func() { close(resumed) })
+		wait(func() { close(resumed) })
 		<-resumed
 	}
 }
@@ -48,11 +46,16 @@ func Finish(visit func() error) error {
 // (a journal write, say) the worker counts as idle, since it takes a
 // waiting vertex next: a vertex resumed meanwhile waits for it rather
 // than for a new worker.
-func (w *Walker[T]) park(n *node[T], p *parked) *node[T] {
+func (w *Walker[T]) park(n *node[T], wait parked) *node[T] {
 	w.mu.Lock()
 	w.idle++ // it will take a waiting vertex before it visits or stops
+	if n.resumeFn == nil {
+		// Made once per vertex, however often it parks.
+		n.resumeFn = func() { w.resume(n) }
+	}
+	resume := n.resumeFn
 	w.mu.Unlock()
-	p.wait(func() { w.resume(n) })
+	wait(resume)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.waitingLocked() {

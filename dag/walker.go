@@ -130,7 +130,10 @@ type node[T any] struct {
 	// resumed is visited again, never skipped.
 	started    bool
 	dependents []*node[T]
-	rare       *rareNode[T]
+	// resumeFn hands the vertex back to a worker once a visit that
+	// parked may go on (see park); nil until it first parks.
+	resumeFn func()
+	rare     *rareNode[T]
 }
 
 // rareNode is what few vertices have.
@@ -311,7 +314,7 @@ func (w *Walker[T]) dequeueLocked() *node[T] {
 
 // process visits n, or skips it, and reports how it ended; or, when the
 // visit parked, returns what it waits for and reports nothing.
-func (w *Walker[T]) process(n *node[T]) *parked {
+func (w *Walker[T]) process(n *node[T]) parked {
 	if skip := w.skipReason(n); skip != nil {
 		w.mu.Lock()
 		n.bad = true
@@ -322,8 +325,8 @@ func (w *Walker[T]) process(n *node[T]) *parked {
 		return nil
 	}
 	err := w.call(n)
-	if p, ok := err.(*parked); ok {
-		return p
+	if wait, ok := err.(parked); ok {
+		return wait
 	}
 	if err != nil {
 		w.mu.Lock()

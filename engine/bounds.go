@@ -73,39 +73,27 @@ type boundedProvider struct {
 }
 
 func (b *boundedProvider) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
-	return bounded(ctx, b.d, callBounds{method: "check"}, func(ctx context.Context) (providers.CheckResponse, error) {
-		return b.p.Check(ctx, req)
-	})
+	return bounded(ctx, b.d, callBounds{method: "check"}, b.p, req, providers.Provider.Check)
 }
 
 func (b *boundedProvider) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
-	return bounded(ctx, b.d, callBounds{method: "diff"}, func(ctx context.Context) (providers.DiffResponse, error) {
-		return b.p.Diff(ctx, req)
-	})
+	return bounded(ctx, b.d, callBounds{method: "diff"}, b.p, req, providers.Provider.Diff)
 }
 
 func (b *boundedProvider) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
-	return bounded(ctx, b.d, callBounds{method: "read"}, func(ctx context.Context) (providers.ReadResponse, error) {
-		return b.p.Read(ctx, req)
-	})
+	return bounded(ctx, b.d, callBounds{method: "read"}, b.p, req, providers.Provider.Read)
 }
 
 func (b *boundedProvider) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
-	return bounded(ctx, b.d, callBounds{method: "create", timeout: req.Timeout, changes: true}, func(ctx context.Context) (providers.CreateResponse, error) {
-		return b.p.Create(ctx, req)
-	})
+	return bounded(ctx, b.d, callBounds{method: "create", timeout: req.Timeout, changes: true}, b.p, req, providers.Provider.Create)
 }
 
 func (b *boundedProvider) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
-	return bounded(ctx, b.d, callBounds{method: "update", timeout: req.Timeout, changes: true}, func(ctx context.Context) (providers.UpdateResponse, error) {
-		return b.p.Update(ctx, req)
-	})
+	return bounded(ctx, b.d, callBounds{method: "update", timeout: req.Timeout, changes: true}, b.p, req, providers.Provider.Update)
 }
 
 func (b *boundedProvider) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
-	return bounded(ctx, b.d, callBounds{method: "delete", timeout: req.Timeout, changes: true}, func(ctx context.Context) (providers.DeleteResponse, error) {
-		return b.p.Delete(ctx, req)
-	})
+	return bounded(ctx, b.d, callBounds{method: "delete", timeout: req.Timeout, changes: true}, b.p, req, providers.Provider.Delete)
 }
 
 // callBounds describes one provider call: its method, its custom timeout
@@ -122,25 +110,34 @@ type answer[R any] struct {
 	err  error
 }
 
-// bounded makes one provider call within the operation's bounds (see the
-// top of this file), and returns its answer, or an error once the
-// operation stops waiting.
+// bounded makes one provider call, call(p, ctx, req), within the
+// operation's bounds (see the top of this file), and returns its answer,
+// or an error once the operation stops waiting.
 //
 // A bound costs only where it can fire. When nothing can end the call's
 // context (the operation's context cannot be cancelled and the resource
 // sets no custom timeout), the operation waits for the answer whatever
-// happens, and call runs on the caller's goroutine. Otherwise it runs on
-// a goroutine of its own, which the operation can stop waiting for.
-func bounded[R any](ctx context.Context, d *deployment, cb callBounds, call func(context.Context) (R, error)) (R, error) {
+// happens, and the call runs on the caller's goroutine. Otherwise it runs
+// on a goroutine of its own, which the operation can stop waiting for.
+// (call is a method expression and req a value, so that only this second
+// path allocates what the goroutine holds.)
+func bounded[Q, R any](ctx context.Context, d *deployment, cb callBounds, p providers.Provider, req Q, call func(providers.Provider, context.Context, Q) (R, error)) (R, error) {
 	var zero R
 	if err := ctx.Err(); err != nil {
 		// Cancelled before the provider was called: nothing happened.
 		return zero, context.Cause(ctx)
 	}
 	if ctx.Done() == nil && cb.timeout <= 0 {
-		resp, err := call(ctx)
+		resp, err := call(p, ctx, req)
 		return resp, unanswered(ctx, cb, d.grace(), err)
 	}
+	return boundedApart(ctx, d, cb, func(ctx context.Context) (R, error) { return call(p, ctx, req) })
+}
+
+// boundedApart runs call on a goroutine of its own and waits for its
+// answer within the operation's bounds.
+func boundedApart[R any](ctx context.Context, d *deployment, cb callBounds, call func(context.Context) (R, error)) (R, error) {
+	var zero R
 	// limit is the call's context as the operation sees it; pctx the one
 	// the provider gets.
 	limit, pctx := ctx, ctx

@@ -50,18 +50,18 @@ func (d *deployment) learnState(s *resource.State) {
 	d.secrets.AddMap(s.Outputs)
 }
 
-// learnStep adds the secrets a step hands its provider. A step that
-// calls none hands nothing; only a component's inputs, which no Check
-// saw, are learned then.
+// learnStep adds the secrets a step hands its provider that the
+// operation has not seen: its new inputs (a Read's or an import's are
+// registered inputs no Check saw). Its old state is loaded or left by a
+// step of this operation, learned then. A step that calls no provider
+// hands nothing; only a component's inputs, which no Check saw, are
+// learned then.
 func (d *deployment) learnStep(s *stepgen.Step) {
 	if !callsProvider(s.Op) {
 		if s.New != nil && !s.New.Custom {
 			d.secrets.AddMap(s.New.Inputs)
 		}
 		return
-	}
-	if s.Old != nil {
-		d.learnState(s.Old)
 	}
 	if s.New != nil {
 		d.secrets.AddMap(s.New.Inputs)

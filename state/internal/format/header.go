@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/groundwork-iac/groundwork/state"
 )
@@ -49,8 +48,15 @@ func BaseIDOfText(text string) string {
 			return AlgHMAC + ":" + hex.EncodeToString(seal.sum)
 		}
 	}
+	// Hashed through a small buffer: the file can be megabytes, and
+	// converting it to a []byte would copy it whole.
 	h := sha256.New()
-	io.WriteString(h, text)
+	buf := make([]byte, 32<<10)
+	for text != "" {
+		n := copy(buf, text)
+		h.Write(buf[:n])
+		text = text[n:]
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

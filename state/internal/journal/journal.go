@@ -96,10 +96,10 @@ type Journal struct {
 	snapSize   int                  // size of the last snapshot written
 	entries    int                  // entries since the last checkpoint
 	chain      [format.MACSize]byte // tag of the last record sealed (with mac)
-	// base names the snapshot file the journal's header is still to be
-	// written for (its BaseID), with the steps in flight in it (see
-	// start); "" once it is.
-	base     string
+	// base is the snapshot file the journal's header is still to be
+	// written for, with the steps in flight in it (see start); nil once
+	// it is.
+	base     *snapshotFile
 	inFlight []state.InFlight
 	// encoded holds the snapshot encodings of the states entries recorded
 	// since the last checkpoint, for the next one to copy.
@@ -150,11 +150,29 @@ func Open(ctx context.Context, cfg Config) (*Journal, error) {
 // the snapshot alone, which is what a header with no entries would have
 // replayed to.
 func (j *Journal) continueFrom(data string) {
-	j.base, j.inFlight = format.BaseIDOfText(data), nil
+	j.base, j.inFlight = &snapshotFile{text: data}, nil
 	j.snapSize = len(data)
 	j.size = 0
 	j.limit = j.limitFactor*int64(len(data)) + j.limitExtra
 	j.entries = 0
+}
+
+// snapshotFile holds the bytes of a stored snapshot file, as read (text)
+// or as written (data), for the header of the journal that continues it.
+// The header names the file by its BaseID, which is computed only when
+// the header is written: for a snapshot with no MAC that is a hash of the
+// whole file, which an operation that records nothing never needs.
+type snapshotFile struct {
+	text string
+	data []byte
+}
+
+// id is the file's BaseID.
+func (f *snapshotFile) id() string {
+	if f.data != nil {
+		return format.BaseID(f.data)
+	}
+	return format.BaseIDOfText(f.text)
 }
 
 // start writes the header of a journal on the snapshot file j.base names (see
@@ -164,7 +182,7 @@ func (j *Journal) continueFrom(data string) {
 // been handed to storage since the checkpoint, whose flushLocked waited
 // for the last flush); an error is sticky, as for every storage error.
 func (j *Journal) start(ctx context.Context) error {
-	header := format.HeaderRecord(j.base, j.nextSeq, j.inFlight, j.mac)
+	header := format.HeaderRecord(j.base.id(), j.nextSeq, j.inFlight, j.mac)
 	if err := j.st.WriteJournal(ctx, header); err != nil {
 		j.err = fmt.Errorf("starting the journal of stack %q: %w", j.stack, err)
 		return j.err
@@ -173,7 +191,7 @@ func (j *Journal) start(ctx context.Context) error {
 		copy(j.chain[:], header[len(header)-format.MACSize:])
 	}
 	j.started = true
-	j.base, j.inFlight = "", nil
+	j.base, j.inFlight = nil, nil
 	j.size += int64(len(header))
 	return nil
 }
@@ -193,8 +211,10 @@ func (j *Journal) ready(ctx context.Context) error {
 	if err := j.usable(); err != nil {
 		return err
 	}
-	if j.base != "" {
-		return j.start(ctx)
+	if j.base != nil {
+		// The header is the first record of the journal every later entry
+		// is written to: the caller's cancellation must not cut it short.
+		return j.start(context.WithoutCancel(ctx))
 	}
 	return nil
 }
@@ -253,7 +273,7 @@ func (j *Journal) checkpointLocked(ctx context.Context, lazy bool) (*state.Snaps
 	j.size = 0
 	j.limit = j.limitFactor*int64(len(data)) + j.limitExtra
 	j.entries = 0
-	j.base, j.inFlight = format.BaseID(data), inFlight
+	j.base, j.inFlight = &snapshotFile{data: data}, inFlight
 	if !lazy {
 		if err := j.start(ctx); err != nil {
 			return nil, err
@@ -289,7 +309,7 @@ func (j *Journal) Commit(ctx context.Context) (*state.Snapshot, error) {
 	// Every step has ended: the operation's renames settle in the
 	// snapshot it leaves.
 	settled := j.fold.Settle()
-	if !settled && j.entries == 0 && (j.started || j.base != "") {
+	if !settled && j.entries == 0 && (j.started || j.base != nil) {
 		// Nothing since the last checkpoint: the stored snapshot is the
 		// fold already, and rewriting it would make an unchanged rerun
 		// cost a full snapshot write.

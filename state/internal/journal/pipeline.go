@@ -104,9 +104,6 @@ func (j *Journal) enter(ctx context.Context, e *state.Entry, done func(uint64, e
 		return 0, nil, fmt.Errorf("encoding a journal entry: %w", err)
 	}
 	j.mu.Lock()
-	// The entry's record is written with other steps' entries: the
-	// caller's cancellation must not cut that write short.
-	ctx = context.WithoutCancel(ctx)
 	seq, err := j.enterLocked(ctx, e, payload, newAt, !unknowns)
 	if err != nil {
 		j.mu.Unlock()
@@ -120,7 +117,9 @@ func (j *Journal) enter(ctx context.Context, e *state.Entry, done func(uint64, e
 	j.writing = true
 	j.mu.Unlock()
 	if lead {
-		j.lead(ctx)
+		// The entry's record is written with other steps' entries: the
+		// caller's cancellation must not cut that write short.
+		j.lead(context.WithoutCancel(ctx))
 	}
 	return seq, b, nil
 }
