@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -19,6 +17,7 @@ import (
 	"github.com/groundwork-iac/groundwork/display"
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
+	"github.com/groundwork-iac/groundwork/internal/leaktest"
 	"github.com/groundwork-iac/groundwork/migrate"
 	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/plugin"
@@ -281,12 +280,8 @@ func TestSecretsDoNotLeak(t *testing.T) {
 					t.Fatalf("setup: %v", err)
 				}
 			}
-			var found []string
-			look := func(where, text string) {
-				if strings.Contains(text, leak) {
-					found = append(found, fmt.Sprintf("%s:\n%s", where, text))
-				}
-			}
+			finder := leaktest.New(leak)
+			look := finder.Look
 			// A preview that saves its plan (but for the plugin, which
 			// the end of an operation closes), then the update.
 			if !tc.plugin && previewWithPlan(t, env, tc.program, look) {
@@ -312,15 +307,13 @@ func TestSecretsDoNotLeak(t *testing.T) {
 				t.Errorf("the plugin's stderr as the host prints it:\n%s\nwant the line quoting the secret, masked", strings.Join(printed, "\n"))
 			}
 			mu.Unlock()
-			look("the state folder", readTree(t, root))
+			finder.LookInFolder(t, "the state folder", root)
 			exported, xerr := migrate.ExportStack(ctx, store, env.StackID(), migrate.ToOptions{Passphrase: "pass"})
 			if xerr != nil {
 				t.Fatalf("exporting the stack: %v", xerr)
 			}
 			look("the export", string(exported))
-			if len(found) > 0 {
-				t.Errorf("the secret's plaintext %q is in\n%s", leak, strings.Join(found, "\n\n"))
-			}
+			finder.Check(t)
 			if tc.wraps != nil && !tc.wraps(err) {
 				t.Errorf("error = %#v; want it to wrap the error its source made", err)
 			}
@@ -376,27 +369,6 @@ func lookAtEvents(look func(where, text string), op string, eventsOf func() []en
 	look(op+" events", all.String())
 	look(op+" plain display", plain.String())
 	look(op+" JSON display", jsonOut.String())
-}
-
-// readTree returns every file under root, named, one after the other.
-func readTree(t *testing.T, root string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "== %s\n%s\n", path, data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // buildTestPlugin builds the plugin package's test plugin into a folder of

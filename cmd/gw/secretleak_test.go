@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/groundwork-iac/groundwork/internal/leaktest"
 )
 
 // gwLeak is the secret every case of TestGWSecretsDoNotLeak hands a provider
@@ -79,12 +79,8 @@ func TestGWSecretsDoNotLeak(t *testing.T) {
 						t.Fatal(err)
 					}
 					state := filepath.Join(work, "state")
-					var found []string
-					look := func(where, text string) {
-						if strings.Contains(text, gwLeak) {
-							found = append(found, fmt.Sprintf("%s:\n%s", where, text))
-						}
-					}
+					finder := leaktest.New(gwLeak)
+					look := finder.Look
 					run := func(args ...string) (int, string) {
 						cmd := exec.Command(gw, args...)
 						cmd.Dir = work
@@ -129,33 +125,10 @@ func TestGWSecretsDoNotLeak(t *testing.T) {
 						t.Errorf("gw up's output does not show the secret masked:\n%s", out)
 					}
 					run("stack", "export", "--state", state)
-					look("the state folder", readFolder(t, state))
-					if len(found) > 0 {
-						t.Errorf("the secret's plaintext %q is in\n%s", gwLeak, strings.Join(found, "\n\n"))
-					}
+					finder.LookInFolder(t, "the state folder", state)
+					finder.Check(t)
 				})
 			}
 		})
 	}
-}
-
-// readFolder returns every file under root, named, one after the other.
-func readFolder(t *testing.T, root string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "== %s\n%s\n", path, data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
