@@ -10,10 +10,7 @@ import (
 // A resource whose create fails is named once on each line gw prints of
 // it: the step's line and the error.
 func TestFailedResourceNamedOnce(t *testing.T) {
-	bin := site(t)
-	work := t.TempDir()
-	t.Setenv("GW_PASSPHRASE", "gw-test")
-	inSiteProject(t)
+	bin, work := inSiteWorkspace(t)
 	// The page's folder is under a file: its create fails.
 	blocker := filepath.Join(work, "blocker")
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {

@@ -368,10 +368,7 @@ func TestFirstInterruptEndsAStubbornProgram(t *testing.T) {
 // TestUpPipedIntoHead runs "gw up --json | head -3": gw outlives the pipe's
 // reader, finishes the update and leaves no lock behind.
 func TestUpPipedIntoHead(t *testing.T) {
-	bin := site(t)
-	work := t.TempDir()
-	t.Setenv("GW_PASSPHRASE", "gw-test")
-	inSiteProject(t)
+	bin, work := inSiteWorkspace(t)
 	stateDir := filepath.Join(work, "state")
 	line := fmt.Sprintf("%q up --json --yes --state %q --config dir=%q --secret-config token=t -- %q | head -3",
 		gwBinary(t), stateDir, work, bin)

@@ -99,6 +99,19 @@ func inSiteProject(t *testing.T) string {
 	return dir
 }
 
+// inSiteWorkspace builds the site program, moves into a project folder of
+// its own (inSiteProject), and sets the passphrase for the gw the test
+// runs in-process; it returns the program and a folder for the test's
+// state and files.
+func inSiteWorkspace(t *testing.T) (bin, work string) {
+	t.Helper()
+	bin = site(t)
+	work = t.TempDir()
+	t.Setenv("GW_PASSPHRASE", "gw-test")
+	inSiteProject(t)
+	return bin, work
+}
+
 // siteProject makes a project folder for the site program, for tests that
 // run the built gw in it (and so may run in parallel).
 func siteProject(t *testing.T) string {
@@ -115,10 +128,7 @@ func siteProject(t *testing.T) string {
 }
 
 func TestDeploySite(t *testing.T) {
-	bin := site(t)
-	work := t.TempDir()
-	t.Setenv("GW_PASSPHRASE", "gw-test")
-	inSiteProject(t)
+	bin, work := inSiteWorkspace(t)
 	stateDir := filepath.Join(work, "state")
 	common := []string{"--state", stateDir, "--config", "dir=" + work, "--secret-config", "token=t0k3n"}
 	withProgram := func(op string, extra ...string) []string {
@@ -358,10 +368,7 @@ func TestProgramDir(t *testing.T) {
 // hook's resource nor what that resource needs (here, everything), and
 // says which hook and what to do.
 func TestDestroyWithADeleteHook(t *testing.T) {
-	bin := site(t)
-	work := t.TempDir()
-	t.Setenv("GW_PASSPHRASE", "gw-test")
-	inSiteProject(t)
+	bin, work := inSiteWorkspace(t)
 	stateDir := filepath.Join(work, "state")
 	hookLog := filepath.Join(work, "hooks.log")
 	page := filepath.Join(work, "index.html")

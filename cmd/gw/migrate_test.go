@@ -14,11 +14,8 @@ import (
 // update of the imported stack changes nothing, and a second import is
 // refused unless --force.
 func TestStackExportImport(t *testing.T) {
-	bin := site(t)
-	work := t.TempDir()
-	t.Setenv("GW_PASSPHRASE", "gw-test")
+	bin, work := inSiteWorkspace(t)
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "the pulumi passphrase")
-	inSiteProject(t)
 	from, to := filepath.Join(work, "from"), filepath.Join(work, "to")
 	exported := filepath.Join(work, "dev.json")
 

@@ -14,10 +14,7 @@ import (
 // applied, the pet's name (unknown when planning) being whatever it
 // turns out.
 func TestSavedPlan(t *testing.T) {
-	bin := site(t)
-	work := t.TempDir()
-	t.Setenv("GW_PASSPHRASE", "gw-test")
-	inSiteProject(t)
+	bin, work := inSiteWorkspace(t)
 	state := filepath.Join(work, "state")
 	planFile := filepath.Join(work, "plan.json")
 	dirA, dirB := filepath.Join(work, "a"), filepath.Join(work, "b")

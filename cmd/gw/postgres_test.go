@@ -41,10 +41,7 @@ func TestStateInPostgres(t *testing.T) {
 		}
 	})
 
-	bin := site(t)
-	work := t.TempDir()
-	t.Setenv("GW_PASSPHRASE", "gw-test")
-	inSiteProject(t)
+	bin, work := inSiteWorkspace(t)
 	common := []string{"--state", u.String(), "--config", "dir=" + work, "--secret-config", "token=t0k3n"}
 	code, out, errOut := gw(t, append(append([]string{"up", "--yes"}, common...), "--", bin)...)
 	if code != 0 {

@@ -11,10 +11,7 @@ import (
 // TestPreviewRefresh deletes the site's page out of band: only a preview
 // with --refresh sees that up would create it again, and neither writes.
 func TestPreviewRefresh(t *testing.T) {
-	bin := site(t)
-	work := t.TempDir()
-	t.Setenv("GW_PASSPHRASE", "gw-test")
-	inSiteProject(t)
+	bin, work := inSiteWorkspace(t)
 	stateDir := filepath.Join(work, "state")
 	if code, out, errOut := gw(t, "up", "--yes", "--state", stateDir, "-c", "dir="+work, "--secret-config", "token=t", "--", bin); code != exitOK {
 		t.Fatalf("up: %d\n%s%s", code, out, errOut)
@@ -45,10 +42,7 @@ func TestPreviewRefresh(t *testing.T) {
 // its provider returned an ID survives a refresh, which warns of it with
 // its type and inputs, until refresh --discard-pending-creates drops it.
 func TestRefreshKeepsAnUnresolvablePendingCreate(t *testing.T) {
-	bin := site(t)
-	work := t.TempDir()
-	t.Setenv("GW_PASSPHRASE", "gw-test")
-	inSiteProject(t)
+	bin, work := inSiteWorkspace(t)
 	stateDir := filepath.Join(work, "state")
 	if code, out, errOut := gw(t, "up", "--yes", "--state", stateDir, "-c", "dir="+work, "--secret-config", "token=t", "--", bin); code != exitOK {
 		t.Fatalf("up: %d\n%s%s", code, out, errOut)
