@@ -107,7 +107,11 @@ func TestCountsAgree(t *testing.T) {
 	}
 }
 
-func TestCountsOfACancelledUpdateAgree(t *testing.T) {
+// upCancelledDuringB runs an update of a, b (which needs a) and c (which
+// needs b) that is cancelled, with the cause "interrupted", while b is
+// being created: b's create finishes and is recorded, c is never started.
+func upCancelledDuringB(t *testing.T) (*enginetest.Env, *engine.Result, error) {
+	t.Helper()
 	c := newCloud()
 	env := newEnv(t, c)
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -124,6 +128,11 @@ func TestCountsOfACancelledUpdateAgree(t *testing.T) {
 		p.Register(thing, "c", engine.Props{"b": b.Output("id")})
 		return nil
 	})
+	return env, res, err
+}
+
+func TestCountsOfACancelledUpdateAgree(t *testing.T) {
+	env, res, err := upCancelledDuringB(t)
 	var ce *engine.CancelledError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want a *CancelledError", err)

@@ -42,24 +42,7 @@ func TestErrorText(t *testing.T) {
 		}
 	})
 	t.Run("a cancelled update", func(t *testing.T) {
-		c := newCloud()
-		env := newEnv(t, c)
-		ctx, cancel := context.WithCancelCause(context.Background())
-		defer cancel(nil)
-		// The operation is interrupted while b is being created: b's
-		// create finishes and is recorded, c is never started.
-		c.onCreate = func(_ context.Context, name string) error {
-			if name == "b" {
-				cancel(errors.New("interrupted"))
-			}
-			return nil
-		}
-		_, err := env.Engine().Up(ctx, func(p *engine.Context) error {
-			a := p.Register(thing, "a", engine.Props{})
-			b := p.Register(thing, "b", engine.Props{"a": a.Output("id")})
-			p.Register(thing, "c", engine.Props{"b": b.Output("id")})
-			return nil
-		})
+		_, _, err := upCancelledDuringB(t)
 		want := "the update was cancelled (interrupted): no new step was started; " +
 			"the steps already running finished, and the state records every change made (create: 3)"
 		if err == nil || err.Error() != want {

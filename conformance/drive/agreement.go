@@ -9,7 +9,6 @@ import (
 	"github.com/groundwork-iac/groundwork/conformance/world"
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/internal/agreement"
-	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/state/memstore"
 )
 
@@ -36,13 +35,7 @@ func Agreement(ctx context.Context, p *spec.Program) []string {
 	var events []engine.Event
 	eng, err := engine.New(engine.Config{
 		Project: spec.Project, Stack: spec.Stack, Store: store,
-		Providers: func() *providers.Registry {
-			r := providers.NewRegistry()
-			_ = r.RegisterFactory(spec.Package, "1.0.0", func(context.Context) (providers.Provider, error) {
-				return groundworkProvider(w), nil
-			})
-			return r
-		},
+		Providers: groundworkProviders(w),
 		OnEvent: func(ev engine.Event) {
 			mu.Lock()
 			events = append(events, ev)

@@ -33,13 +33,7 @@ func Groundwork(ctx context.Context, p *spec.Program) *Trace {
 	failed := map[string]bool{}
 	eng, err := engine.New(engine.Config{
 		Project: spec.Project, Stack: spec.Stack, Store: store,
-		Providers: func() *providers.Registry {
-			r := providers.NewRegistry()
-			_ = r.RegisterFactory(spec.Package, "1.0.0", func(context.Context) (providers.Provider, error) {
-				return groundworkProvider(w), nil
-			})
-			return r
-		},
+		Providers: groundworkProviders(w),
 		OnEvent: func(ev engine.Event) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -198,6 +192,18 @@ func groundworkProps(m resource.PropertyMap) map[string]string {
 		out[string(k)] = value(v.Mappable())
 	}
 	return out
+}
+
+// groundworkProviders returns the registries of an engine that deploys to
+// w: the test package's provider, at version 1.0.0.
+func groundworkProviders(w *world.World) func() *providers.Registry {
+	return func() *providers.Registry {
+		r := providers.NewRegistry()
+		_ = r.RegisterFactory(spec.Package, "1.0.0", func(context.Context) (providers.Provider, error) {
+			return groundworkProvider(w), nil
+		})
+		return r
+	}
 }
 
 // groundworkProvider adapts the world to groundwork's provider interface.
