@@ -64,7 +64,7 @@ func TestErrorText(t *testing.T) {
 		want := "checking " + string(urn) + ": the random provider has no resource type \"random:index:Dice\" " +
 			"(it manages random:index/randomBytes:RandomBytes, random:index/randomId:RandomId, random:index/randomInteger:RandomInteger, " +
 			"random:index/randomPassword:RandomPassword, random:index/randomPet:RandomPet, random:index/randomShuffle:RandomShuffle, " +
-			"random:index/randomString:RandomString, random:index/randomUuid:RandomUuid, " +
+			"random:index/randomString:RandomString, random:index/randomUuid4:RandomUuid4, random:index/randomUuid7:RandomUuid7, random:index/randomUuid:RandomUuid, " +
 			"random:index:Integer, random:index:Pet, random:index:String, random:index:UUID)"
 		if err == nil || err.Error() != want || strings.Count(err.Error(), string(urn)) != 1 {
 			t.Errorf("error = %v\nwant    %s", err, want)
