@@ -21,7 +21,8 @@ import (
 // TestAgreementCampaign holds groundwork to the promise that a preview
 // predicts the update, on the campaign's generated programs: every
 // version of every program is previewed with a plan and then updated with
-// that plan (drive.Agreement says what is compared). Any refusal or
+// that plan (drive.Agreement says what is compared, and which refusal a
+// delete-before-replace cascade may make). Any other refusal or
 // disagreement fails the test, with the line that replays it; with
 // GROUNDWORK_CONFORMANCE_REDUCE=dir each is reduced to a minimal program
 // written there. GROUNDWORK_CONFORMANCE_AGREEMENT_PROGRAMS sets the number
