@@ -31,7 +31,8 @@ type Deployer interface {
 }
 
 // ProviderSource resolves a provider reference to a live provider, for
-// invokes, calls and constructs.
+// invokes, calls and constructs. A *providers.Registry is one, and so is
+// the *providers.Source an engine gives its steps.
 type ProviderSource interface {
 	Provider(ref string, typ string) (providers.Provider, error)
 }
@@ -84,7 +85,8 @@ type chooseKey [3]string
 // VersionChooser is implemented by a ProviderSource that knows which
 // version of a package's provider serves a token, such as a registry
 // holding a built-in provider that serves some of its package's types
-// and a plugin that serves the others (providers.Registry.ChooseVersion).
+// and a plugin that serves the others (providers.Registry.ChooseVersion,
+// providers.Source.ChooseVersion).
 // The Monitor asks it which version a default provider must have; without
 // it, a default provider has the version the registration asks for.
 type VersionChooser interface {
