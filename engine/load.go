@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/monitor"
+	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -100,6 +101,10 @@ func (d *deployment) load(ctx context.Context) error {
 		DisableDefaultProviders: d.opts.disableDefaults, Transforms: d.opts.transforms})
 	return nil
 }
+
+// The monitor asks its provider source which version a default provider
+// must have when the source can say (monitor.VersionChooser).
+var _ monitor.VersionChooser = (*providers.Source)(nil)
 
 // now is the clock steps are stamped with.
 func now() time.Time { return time.Now() }

@@ -87,3 +87,45 @@ func TestSourceChooseVersion(t *testing.T) {
 		t.Errorf("ChooseVersion of another package: err = %v, want the registry's %v", err, want)
 	}
 }
+
+// A Source loads the recorded providers of every package but the fixed
+// one into its registry, which would otherwise hold an instance of the
+// fixed package's provider that no factory can start.
+func TestSourceLoadLeavesTheFixedPackageOut(t *testing.T) {
+	ctx := context.Background()
+	pulumiURN := resource.NewURN("dev", "proj", "", providers.ProviderType("pulumi"), "default")
+	cloudURN := resource.NewURN("dev", "proj", "", providers.ProviderType("cloud"), "default")
+	states := []*resource.State{
+		{URN: pulumiURN, Type: providers.ProviderType("pulumi"), ID: "p1", Custom: true},
+		{URN: cloudURN, Type: providers.ProviderType("cloud"), ID: "c1", Custom: true},
+	}
+	tests := []struct {
+		name       string
+		load       func(*providers.Registry) error
+		wantPulumi bool
+	}{
+		{name: "the registry", load: func(r *providers.Registry) error { return r.Load(ctx, states) }, wantPulumi: true},
+		{name: "a source serving pulumi", load: func(r *providers.Registry) error {
+			return r.Serving("pulumi", &providers.Func{}).Load(ctx, states)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := providers.NewRegistry()
+			if err := reg.RegisterFactory("cloud", "1.0.0", func(context.Context) (providers.Provider, error) {
+				return &providers.Func{}, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.load(reg); err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if _, ok := reg.Get(providers.NewReference(cloudURN, "c1")); !ok {
+				t.Error("the cloud provider was not loaded")
+			}
+			if _, ok := reg.Get(providers.NewReference(pulumiURN, "p1")); ok != tt.wantPulumi {
+				t.Errorf("the registry holds the pulumi provider: %v, want %v", ok, tt.wantPulumi)
+			}
+		})
+	}
+}
