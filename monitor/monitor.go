@@ -513,10 +513,11 @@ func (m *Monitor) defaultConfig(pkg string) resource.PropertyMap {
 // deployment reports itself, so that the operation fails with it whatever
 // the program does: the resource's step failed, or was skipped because a
 // resource it needs did not succeed (URN names the resource), or the
-// deployment is ending or the registration's context ended (URN is empty). A server can then tell a program
-// that the deployment is going away, or that a registration whose step did
-// not succeed is answered, rather than hand it an error to report (see
-// monitor/grpcserver); the program API does not report it a second time.
+// deployment is ending or the registration's context ended (URN is
+// empty). A server can then tell a program that the deployment is going
+// away, or that a registration whose step did not succeed is answered,
+// rather than hand it an error to report (see monitor/grpcserver); the
+// program API does not report it a second time.
 type ReportedError struct {
 	Err error
 	// URN names the resource when Err is the outcome of its step; the
