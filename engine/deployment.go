@@ -3,14 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
-	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -74,10 +72,10 @@ type deployment struct {
 	waiters  map[*stepgen.Registration]func(regResult)
 	settling []chan struct{}
 
-	// refs caches parsed provider references (string → providers.Reference).
-	refs sync.Map
-	// builtin serves the "pulumi" package (pulumipkg.go).
-	builtin *pulumi.Provider
+	// source is the registry with the deployment's own provider serving
+	// the "pulumi" package (pulumipkg.go): the one provider source of the
+	// steps, the calls and the monitor.
+	source *providers.Source
 	// hooks are the resource hooks the operation knows.
 	hooks hookRegistry
 
@@ -130,55 +128,8 @@ func (d *deployment) noteError(err error) {
 	d.mu.Unlock()
 }
 
-// Provider resolves a provider reference for steps, calls and the monitor:
-// provider resources are served by the registry itself, and the built-in
-// "pulumi" package (its provider resources and the references to them) by
-// the deployment's own provider.
+// Provider resolves a provider reference for steps and calls (see
+// providers.Source.Provider).
 func (d *deployment) Provider(ref, typ string) (providers.Provider, error) {
-	if resource.IsProviderType(typ) {
-		if typ == pulumi.ProviderType {
-			return d.builtin, nil
-		}
-		return d.registry, nil
-	}
-	if ref == "" {
-		return nil, fmt.Errorf("no provider for a resource of type %s", typ)
-	}
-	r, err := d.parseReference(ref)
-	if err != nil {
-		return nil, err
-	}
-	p, ok := d.registry.Get(r)
-	if !ok {
-		if r.URN.Type() == pulumi.ProviderType {
-			return d.builtin, nil
-		}
-		return nil, fmt.Errorf("provider %s is unknown: it was neither registered in this run nor recorded in the stack's state", ref)
-	}
-	return p, nil
-}
-
-// ChooseVersion implements monitor.VersionChooser: the registry knows
-// which version of a package's provider serves a token (a built-in
-// provider serves the types it declares, a plugin of its package the
-// others); the built-in "pulumi" package has one provider.
-func (d *deployment) ChooseVersion(ctx context.Context, pkg, version, token string) (string, error) {
-	if pkg == pulumi.Package {
-		return version, nil
-	}
-	return d.registry.ChooseVersion(ctx, pkg, version, token)
-}
-
-// parseReference parses a provider reference, remembering the result: every
-// provider call and step resolves one, and nearly all name the same few.
-func (d *deployment) parseReference(ref string) (providers.Reference, error) {
-	if r, ok := d.refs.Load(ref); ok {
-		return r.(providers.Reference), nil
-	}
-	r, err := providers.ParseReference(ref)
-	if err != nil {
-		return providers.Reference{}, err
-	}
-	d.refs.Store(ref, r)
-	return r, nil
+	return d.source.Provider(ref, typ)
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/monitor"
+	"github.com/groundwork-iac/groundwork/providers"
+	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
@@ -39,7 +41,7 @@ func (d *deployment) load(ctx context.Context) error {
 		d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityWarning, Message: msg})
 	}
 	d.registry = cfg.Providers()
-	d.builtin = d.newBuiltin()
+	d.source = d.registry.Serving(pulumi.Package, d.newBuiltin())
 	for _, h := range d.opts.hooks {
 		if err := d.hooks.register(h); err != nil {
 			return err
@@ -47,11 +49,11 @@ func (d *deployment) load(ctx context.Context) error {
 	}
 	var provs []*resource.State
 	for _, s := range snap.Resources {
-		if s.IsProvider() && !isBuiltinProvider(s) {
+		if s.IsProvider() {
 			provs = append(provs, s)
 		}
 	}
-	if err := d.registry.Load(ctx, provs); err != nil {
+	if err := d.source.Load(ctx, provs); err != nil {
 		return fmt.Errorf("loading the stack's providers: %w", err)
 	}
 	targets, excludes, err := d.targets(snap)
@@ -95,10 +97,14 @@ func (d *deployment) load(ctx context.Context) error {
 	}
 	d.walker = d.newWalker()
 	d.calls = d.newCallPool()
-	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d, Config: cfg.Config, Preview: d.preview,
+	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d.source, Config: cfg.Config, Preview: d.preview,
 		DisableDefaultProviders: d.opts.disableDefaults, Transforms: d.opts.transforms})
 	return nil
 }
+
+// The monitor asks its provider source which version a default provider
+// must have when the source can say (monitor.VersionChooser).
+var _ monitor.VersionChooser = (*providers.Source)(nil)
 
 // now is the clock steps are stamped with.
 func now() time.Time { return time.Now() }

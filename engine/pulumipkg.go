@@ -13,12 +13,10 @@ import (
 
 // Every deployment serves the "pulumi" package itself (package
 // providers/pulumi): getResource, stack references and stashes. Its
-// provider resources ("pulumi:providers:pulumi") are answered by the same
-// provider, never by the registry, whatever factories the host holds.
-
-// isBuiltinProvider reports whether a recorded provider resource is one of
-// the built-in package's, which the registry never loads.
-func isBuiltinProvider(s *resource.State) bool { return s.Type == pulumi.ProviderType }
+// provider resources ("pulumi:providers:pulumi") and the references to
+// them are answered by the same provider, which the deployment's provider
+// source (providers.Source, load.go) serves in place of the registry,
+// whatever factories the host holds.
 
 // newBuiltin returns the deployment's provider of the "pulumi" package.
 func (d *deployment) newBuiltin() *pulumi.Provider {

@@ -110,12 +110,7 @@ func (d *deployment) send(ctx context.Context, r *request) (providers.RegisterRe
 	}
 }
 
-// RegisterResource implements monitor.Deployer.
-func (d *deployment) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
-	return d.send(ctx, &request{kind: reqRegister, goal: &goal})
-}
-
-// RegisterResourceAsync implements monitor.AsyncDeployer: the deployment
+// RegisterResourceAsync implements monitor.Deployer: the deployment
 // takes goal over, and done is called once the resource's step has
 // completed (or the registration failed).
 func (d *deployment) RegisterResourceAsync(_ context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {

@@ -10,10 +10,10 @@ import (
 )
 
 // printingDeployer stands in for the engine: it prints each registration
-// and gives it an ID.
+// and answers it at once with an ID.
 type printingDeployer struct{}
 
-func (printingDeployer) RegisterResource(_ context.Context, goal resource.Goal) (providers.RegisterResult, error) {
+func (printingDeployer) RegisterResourceAsync(_ context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
 	fmt.Printf("register %s %s %v", goal.Type, goal.Name, goal.Inputs)
 	if goal.Provider != "" {
 		ref, _ := providers.ParseReference(goal.Provider)
@@ -21,7 +21,7 @@ func (printingDeployer) RegisterResource(_ context.Context, goal resource.Goal) 
 	}
 	fmt.Println()
 	urn := resource.NewURN("dev", "site", "", goal.Type, goal.Name)
-	return providers.RegisterResult{URN: urn, ID: resource.ID(goal.Name + "-1")}, nil
+	done(providers.RegisterResult{URN: urn, ID: resource.ID(goal.Name + "-1")}, nil)
 }
 
 func (printingDeployer) RegisterResourceOutputs(context.Context, resource.URN, resource.PropertyMap) error {

@@ -17,29 +17,22 @@ import (
 // by handing each one to its step generator and answering when the
 // resource's step has completed.
 type Deployer interface {
-	// RegisterResource registers a custom or component resource and
-	// returns once its step has completed.
-	RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error)
+	// RegisterResourceAsync registers a custom or component resource. It
+	// takes goal over and calls done exactly once, from any goroutine and
+	// possibly before it returns, when the resource's step has completed
+	// or the registration failed. It must not wait for other
+	// registrations: the Monitor continues the registrations parked on a
+	// default provider one after another, from one goroutine.
+	RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error))
 	// RegisterResourceOutputs records a component's outputs.
 	RegisterResourceOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error
 	// ReadResource records an external resource read by ID.
 	ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error)
 }
 
-// AsyncDeployer is implemented by a Deployer that can answer a registration
-// through a callback, so that the caller need not wait for the step.
-type AsyncDeployer interface {
-	// RegisterResourceAsync registers a resource as RegisterResource does.
-	// It takes goal over and calls done exactly once, from any goroutine
-	// and possibly before it returns, when the resource's step has
-	// completed or the registration failed. It must not wait for other
-	// registrations: the Monitor continues the registrations parked on a
-	// default provider one after another, from one goroutine.
-	RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error))
-}
-
 // ProviderSource resolves a provider reference to a live provider, for
-// invokes, calls and constructs.
+// invokes, calls and constructs. A *providers.Registry is one, and so is
+// the *providers.Source an engine gives its steps.
 type ProviderSource interface {
 	Provider(ref string, typ string) (providers.Provider, error)
 }
@@ -92,7 +85,8 @@ type chooseKey [3]string
 // VersionChooser is implemented by a ProviderSource that knows which
 // version of a package's provider serves a token, such as a registry
 // holding a built-in provider that serves some of its package's types
-// and a plugin that serves the others (providers.Registry.ChooseVersion).
+// and a plugin that serves the others (providers.Registry.ChooseVersion,
+// providers.Source.ChooseVersion).
 // The Monitor asks it which version a default provider must have; without
 // it, a default provider has the version the registration asks for.
 type VersionChooser interface {
@@ -144,43 +138,45 @@ func New(cfg Config) *Monitor {
 	return m
 }
 
-// RegisterResource registers a resource and waits for its step.
+// RegisterResource registers a resource and waits for its step: it is
+// RegisterResourceAsync and a wait for done that watches ctx. When ctx ends
+// first, it returns a *ReportedError with no URN wrapping ctx's cause, and
+// the registration's answer, whenever it comes, is dropped.
 func (m *Monitor) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
-	for _, t := range m.cfg.Transforms {
-		if err := t(ctx, &goal); err != nil {
-			return providers.RegisterResult{}, fmt.Errorf("transforming %s %q: %w", goal.Type, goal.Name, err)
-		}
-	}
-	return m.registerTransformed(ctx, goal)
+	return wait(ctx, func(done func(providers.RegisterResult, error)) {
+		m.RegisterResourceAsync(ctx, &goal, done)
+	})
 }
 
-// registerTransformed registers a resource whose transforms have run.
-func (m *Monitor) registerTransformed(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
-	if goal.Remote {
-		return m.construct(ctx, goal)
+// wait starts a registration with start and waits for its answer or for
+// ctx to end. The answer's channel has room for it, so a late answer
+// leaves nothing blocked.
+func wait(ctx context.Context, start func(done func(providers.RegisterResult, error))) (providers.RegisterResult, error) {
+	type outcome struct {
+		res providers.RegisterResult
+		err error
 	}
-	if goal.Custom && !resource.IsProviderType(goal.Type) {
-		ref, err := m.providerFor(ctx, goal.Type, goal.Provider, goal.Version)
-		if err != nil {
-			return providers.RegisterResult{}, providerError(goal, err)
-		}
-		goal.Provider = ref
+	ch := make(chan outcome, 1)
+	start(func(res providers.RegisterResult, err error) { ch <- outcome{res, err} })
+	select {
+	case o := <-ch:
+		return o.res, o.err
+	case <-ctx.Done():
+		return providers.RegisterResult{}, &ReportedError{Err: context.Cause(ctx)}
 	}
-	return m.cfg.Deployer.RegisterResource(ctx, goal)
 }
 
 // RegisterResourceAsync registers a resource without waiting for its step:
 // done is called exactly once with the outcome, from any goroutine and
 // possibly before RegisterResourceAsync returns. It takes goal over.
 //
-// When the Deployer is an AsyncDeployer, no goroutine waits for the step.
-// A registration whose package's default provider is still being
-// registered is parked and continued, in arrival order, by the goroutine
-// registering that provider; that registration runs under the context of
-// the registration that started it, and a parked one is answered when it
-// has settled (with its failure, if it failed). Otherwise (a remote
-// component, a Deployer that is not asynchronous) a goroutine does the
-// waiting and ends when done has been called.
+// No goroutine waits for the step. A registration whose package's default
+// provider is still being registered is parked and continued, in arrival
+// order, by the goroutine registering that provider; that registration
+// runs under the context of the registration that started it, and a parked
+// one is answered when it has settled (with its failure, if it failed). A
+// remote component is constructed on a goroutine of its own, which ends
+// when done has been called.
 func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
 	for _, t := range m.cfg.Transforms {
 		if err := t(ctx, goal); err != nil {
@@ -188,9 +184,8 @@ func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal
 			return
 		}
 	}
-	ad, ok := m.cfg.Deployer.(AsyncDeployer)
-	if goal.Remote || !ok {
-		go func() { done(m.registerTransformed(ctx, *goal)) }()
+	if goal.Remote {
+		go func() { done(m.construct(ctx, *goal)) }()
 		return
 	}
 	if goal.Custom && !resource.IsProviderType(goal.Type) {
@@ -207,13 +202,13 @@ func (m *Monitor) RegisterResourceAsync(ctx context.Context, goal *resource.Goal
 					return
 				}
 				goal.Provider = ref
-				ad.RegisterResourceAsync(ctx, goal, done)
+				m.cfg.Deployer.RegisterResourceAsync(ctx, goal, done)
 			})
 			return
 		}
 		goal.Provider = ref
 	}
-	ad.RegisterResourceAsync(ctx, goal, done)
+	m.cfg.Deployer.RegisterResourceAsync(ctx, goal, done)
 }
 
 // providerError names the resource whose provider could not be had.
@@ -407,9 +402,8 @@ func (m *Monitor) afterDefault(ctx context.Context, typ, version string, then fu
 
 // defaultProvider registers the default provider of a package and version
 // the first time it is needed; concurrent callers wait for that one
-// registration. Every synchronous custom registration passes here (the
-// asynchronous ones look with providerNow and wait with afterDefault), so
-// the common path is kept small: the registration itself is in
+// registration. Reads, invokes and calls pass here (registrations look with
+// providerNow and wait with afterDefault); the registration itself is in
 // registerDefault.
 func (m *Monitor) defaultProvider(ctx context.Context, pkg, version string) (string, error) {
 	key := packageVersion{pkg, version}
@@ -470,11 +464,14 @@ func (m *Monitor) registerDefaultResource(ctx context.Context, pkg, version stri
 	if version != "" {
 		inputs["version"] = resource.NewString(version)
 	}
-	res, err := m.cfg.Deployer.RegisterResource(ctx, resource.Goal{
+	goal := &resource.Goal{
 		Type:   providers.ProviderType(pkg),
 		Name:   providers.DefaultProviderName(version),
 		Custom: true,
 		Inputs: inputs,
+	}
+	res, err := wait(ctx, func(done func(providers.RegisterResult, error)) {
+		m.cfg.Deployer.RegisterResourceAsync(ctx, goal, done)
 	})
 	if err != nil {
 		return "", fmt.Errorf("default provider for package %s: %w", pkg, err)
@@ -516,10 +513,11 @@ func (m *Monitor) defaultConfig(pkg string) resource.PropertyMap {
 // deployment reports itself, so that the operation fails with it whatever
 // the program does: the resource's step failed, or was skipped because a
 // resource it needs did not succeed (URN names the resource), or the
-// deployment is ending (URN is empty). A server can then tell a program
-// that the deployment is going away, or that a registration whose step did
-// not succeed is answered, rather than hand it an error to report (see
-// monitor/grpcserver); the program API does not report it a second time.
+// deployment is ending or the registration's context ended (URN is
+// empty). A server can then tell a program that the deployment is going
+// away, or that a registration whose step did not succeed is answered,
+// rather than hand it an error to report (see monitor/grpcserver); the
+// program API does not report it a second time.
 type ReportedError struct {
 	Err error
 	// URN names the resource when Err is the outcome of its step; the

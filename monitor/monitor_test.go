@@ -44,18 +44,30 @@ type readCall struct {
 
 func urnOf(typ, name string) resource.URN { return resource.NewURN("dev", "proj", "", typ, name) }
 
-func (d *deployer) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
-	isProvider := resource.IsProviderType(goal.Type)
-	if isProvider && d.gate != nil {
-		if d.entered != nil {
-			d.entered <- struct{}{}
-		}
+// RegisterResourceAsync answers at once, except a provider registration
+// held at the gate: a goroutine of the fake waits for the gate (or the
+// context) and answers then.
+func (d *deployer) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
+	if !resource.IsProviderType(goal.Type) || d.gate == nil {
+		done(d.register(*goal))
+		return
+	}
+	if d.entered != nil {
+		d.entered <- struct{}{}
+	}
+	go func() {
 		select {
 		case <-d.gate:
+			done(d.register(*goal))
 		case <-ctx.Done():
-			return providers.RegisterResult{}, context.Cause(ctx)
+			done(providers.RegisterResult{}, context.Cause(ctx))
 		}
-	}
+	}()
+}
+
+// register records goal and answers it.
+func (d *deployer) register(goal resource.Goal) (providers.RegisterResult, error) {
+	isProvider := resource.IsProviderType(goal.Type)
 	d.mu.Lock()
 	d.registered = append(d.registered, goal)
 	d.mu.Unlock()
@@ -762,9 +774,8 @@ func TestNoProviderErrorMessage(t *testing.T) {
 	}
 }
 
-// asyncDeployer is deployer as a monitor.AsyncDeployer: a registration
-// reaches it in the order RegisterResourceAsync is called. arrived, when
-// set, is called with each goal before it is registered.
+// asyncDeployer is deployer with a look at each registration: arrived,
+// when set, is called with each goal before it is registered.
 type asyncDeployer struct {
 	*deployer
 	arrived func(*resource.Goal)
@@ -774,7 +785,7 @@ func (d asyncDeployer) RegisterResourceAsync(ctx context.Context, goal *resource
 	if d.arrived != nil {
 		d.arrived(goal)
 	}
-	done(d.RegisterResource(ctx, *goal))
+	d.deployer.RegisterResourceAsync(ctx, goal, done)
 }
 
 // TestAsyncRegistrationsWaitForDefaultProvider: asynchronous registrations

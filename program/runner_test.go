@@ -32,6 +32,10 @@ func (f *fakeDeployer) RegisterResource(_ context.Context, goal resource.Goal) (
 	return res, nil
 }
 
+func (f *fakeDeployer) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
+	done(f.RegisterResource(ctx, *goal))
+}
+
 func (f *fakeDeployer) RegisterResourceOutputs(_ context.Context, urn resource.URN, outputs resource.PropertyMap) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -92,3 +92,25 @@ func ExampleRegistry() {
 	// found: true default: true
 	// bonjour, monde <nil>
 }
+
+// A Source is a registry with one package served by a provider of the
+// host's own, which the registry never starts: here "pulumi", whose
+// provider resources and the resources they serve reach that provider,
+// while every other package's are the registry's.
+func ExampleRegistry_Serving() {
+	reg := providers.NewRegistry()
+	own := &providers.Func{}
+	src := reg.Serving("pulumi", own)
+
+	p, _ := src.Provider("", providers.ProviderType("pulumi"))
+	fmt.Println(p == own)
+	ref := providers.NewReference(resource.NewURN("dev", "proj", "", providers.ProviderType("pulumi"), "default"), "p1")
+	p, _ = src.Provider(ref.String(), "pulumi:pulumi:StackReference")
+	fmt.Println(p == own)
+	p, _ = src.Provider("", providers.ProviderType("cloud"))
+	fmt.Println(p == reg)
+	// Output:
+	// true
+	// true
+	// true
+}

@@ -22,10 +22,12 @@ type host struct {
 	gen     *stepgen.Generator
 	walker  *dag.Walker[stepgen.Outcome] // a step, and how it went
 	cond    *sync.Cond                   // signalled whenever a step has ended
-	waiting map[*stepgen.Registration]chan stepgen.Reply
+	waiting map[*stepgen.Registration]func(providers.RegisterResult, error)
 }
 
-// handle carries out actions, cond.L held; it makes provider calls in line.
+// handle carries out actions, cond.L held; it makes provider calls in line
+// and answers registrations under cond.L (the Monitor's blocking
+// RegisterResource only hands the answer over).
 func (h *host) handle(ctx context.Context, acts stepgen.Actions) {
 	for _, s := range acts.Steps {
 		if err := h.walker.Add(ctx, dag.Vertex[stepgen.Outcome]{ID: s.ID, Needs: s.Needs, After: s.After, Value: stepgen.Outcome{Step: s}}); err != nil {
@@ -33,7 +35,8 @@ func (h *host) handle(ctx context.Context, acts stepgen.Actions) {
 		}
 	}
 	for _, r := range acts.Replies {
-		h.waiting[r.Reg] <- r
+		h.waiting[r.Reg](r.Result, r.Err)
+		delete(h.waiting, r.Reg)
 	}
 	for _, c := range acts.Calls {
 		next, _ := h.gen.Answer(stepgen.Ask(ctx, c, h.reg)) // an error comes with its reply
@@ -41,19 +44,13 @@ func (h *host) handle(ctx context.Context, acts stepgen.Actions) {
 	}
 }
 
-func (h *host) RegisterResource(ctx context.Context, goal resource.Goal) (providers.RegisterResult, error) {
-	reg, reply := &stepgen.Registration{Goal: &goal}, make(chan stepgen.Reply, 1)
+func (h *host) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
+	reg := &stepgen.Registration{Goal: goal}
 	h.cond.L.Lock()
-	h.waiting[reg] = reply
+	defer h.cond.L.Unlock()
+	h.waiting[reg] = done
 	acts, _ := h.gen.Register(reg) // an error comes with its reply
 	h.handle(ctx, acts)
-	h.cond.L.Unlock()
-	select {
-	case r := <-reply:
-		return r.Result, r.Err
-	case <-ctx.Done():
-		return providers.RegisterResult{}, ctx.Err()
-	}
 }
 
 func (h *host) ReadResource(context.Context, resource.Goal, resource.ID) (providers.RegisterResult, error) {
@@ -69,7 +66,7 @@ func Up(ctx context.Context, reg *providers.Registry, old []*resource.State, pro
 	if err = errors.Join(err, reg.Load(ctx, old)); err != nil {
 		return err
 	}
-	h := &host{reg: reg, gen: gen, cond: sync.NewCond(new(sync.Mutex)), waiting: map[*stepgen.Registration]chan stepgen.Reply{}}
+	h := &host{reg: reg, gen: gen, cond: sync.NewCond(new(sync.Mutex)), waiting: map[*stepgen.Registration]func(providers.RegisterResult, error){}}
 	h.walker = dag.New(dag.Options[stepgen.Outcome]{Visit: func(ctx context.Context, o *stepgen.Outcome) error {
 		*o = stepgen.Apply(ctx, o.Step, reg, time.Now)
 		return o.Err

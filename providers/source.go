@@ -1,0 +1,105 @@
+package providers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/groundwork-iac/groundwork/resource"
+)
+
+// Source is the one provider source of an operation: a Registry, with one
+// package served by a fixed provider that the registry never starts,
+// loads or versions (the engine's built-in "pulumi" package, whose
+// provider belongs to the operation). Steps, provider calls and the
+// monitor all resolve their providers through it.
+//
+// A Source is a view: the Registry, which a host may keep across
+// operations, is left as it is, so each operation brings its own fixed
+// provider. Make one with Registry.Serving. It is safe for concurrent use.
+type Source struct {
+	reg *Registry
+	pkg string
+	p   Provider
+	// refs holds the references parsed so far (string → Reference): every
+	// step and provider call resolves one, and nearly all name the same
+	// few.
+	refs sync.Map
+}
+
+// Serving returns a Source that answers as r does, except for package pkg,
+// which p serves: p answers for pkg's provider resources (type
+// "pulumi:providers:<pkg>") and for every reference to one of them, and
+// pkg's default provider has whatever version is asked for.
+func (r *Registry) Serving(pkg string, p Provider) *Source {
+	return &Source{reg: r, pkg: pkg, p: p}
+}
+
+// Registry returns the registry s serves the other packages from.
+func (s *Source) Registry() *Registry { return s.reg }
+
+// Provider resolves the provider a step or a provider call of a resource
+// of type typ is made with, ref being the resource's provider reference:
+// the fixed provider for its package's provider resources and references,
+// the registry for every other provider resource (see Registry.Provider),
+// and otherwise the instance ref names (see Registry.Get).
+func (s *Source) Provider(ref, typ string) (Provider, error) {
+	if resource.IsProviderType(typ) {
+		if typ == ProviderType(s.pkg) {
+			return s.p, nil
+		}
+		return s.reg, nil
+	}
+	if ref == "" {
+		return nil, fmt.Errorf("no provider for a resource of type %s", typ)
+	}
+	r, err := s.parse(ref)
+	if err != nil {
+		return nil, err
+	}
+	if r.URN.Type() == ProviderType(s.pkg) {
+		return s.p, nil
+	}
+	p, ok := s.reg.Get(r)
+	if !ok {
+		return nil, fmt.Errorf("provider %s is unknown: it was neither registered in this run nor recorded in the stack's state", ref)
+	}
+	return p, nil
+}
+
+// Load loads the recorded provider resources of states into the registry
+// (see Registry.Load), leaving out the fixed package's, which its fixed
+// provider serves.
+func (s *Source) Load(ctx context.Context, states []*resource.State) error {
+	fixed := ProviderType(s.pkg)
+	provs := make([]*resource.State, 0, len(states))
+	for _, st := range states {
+		if st != nil && st.Type != fixed {
+			provs = append(provs, st)
+		}
+	}
+	return s.reg.Load(ctx, provs)
+}
+
+// parse parses a provider reference, remembering the result.
+func (s *Source) parse(ref string) (Reference, error) {
+	if r, ok := s.refs.Load(ref); ok {
+		return r.(Reference), nil
+	}
+	r, err := ParseReference(ref)
+	if err != nil {
+		return Reference{}, err
+	}
+	s.refs.Store(ref, r)
+	return r, nil
+}
+
+// ChooseVersion returns the version a default provider of pkg must be
+// registered at to serve token (see Registry.ChooseVersion); the fixed
+// package has one provider, so its version is the one asked for.
+func (s *Source) ChooseVersion(ctx context.Context, pkg, version, token string) (string, error) {
+	if pkg == s.pkg {
+		return version, nil
+	}
+	return s.reg.ChooseVersion(ctx, pkg, version, token)
+}
