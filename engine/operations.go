@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/program"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
@@ -213,7 +214,7 @@ func (d *deployment) refuse(ctx context.Context, s *stepgen.Step) {
 	ws := &walkStep{out: stepgen.Outcome{Step: s}}
 	err := d.starting(ws)
 	if err == nil {
-		err = stepgen.Apply(ctx, s, d, now).Err // calls no provider: the refusal
+		err = deploy.Apply(ctx, s, d, now).Err // calls no provider: the refusal
 	}
 	d.record(stepgen.Outcome{Step: s, Err: err}, ws.took(d))
 	d.noteError(err)

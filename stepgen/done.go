@@ -79,12 +79,12 @@ func (g *Generator) seal(failed bool) {
 				if r := s.Reg; r != nil && r.first == nil {
 					r.first = s
 				}
-				if previewed(s) {
+				if s.Previewed() {
 					// It calls no provider: the state it
 					// produces is the one it asks for, with
 					// its inputs as outputs, settled now, as
 					// an unchanged resource's is.
-					s.New.Outputs = secureOutputs(s.New, s.New.Inputs)
+					s.New.Outputs = SecureOutputs(s.New, s.New.Inputs)
 				}
 				prev = s.ID
 			}
