@@ -61,9 +61,9 @@ type queuedCall struct {
 func (d *deployment) newCallPool() *callPool {
 	return &callPool{
 		limit: maxCalls,
-		make:  func(ctx context.Context, c *stepgen.Call) { d.inbox.post(d.ask(ctx, c)) },
+		make:  func(ctx context.Context, c *stepgen.Call) { d.inbox.post((*callAnswered)(d.ask(ctx, c))) },
 		refuse: func(c *stepgen.Call, err error) {
-			d.inbox.post(&stepgen.Answer{Call: c, Err: err})
+			d.inbox.post(&callAnswered{Call: c, Err: err})
 		},
 	}
 }
@@ -71,7 +71,7 @@ func (d *deployment) newCallPool() *callPool {
 // call has the pool make c under ctx.
 func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
 	if !d.calls.add(ctx, c) {
-		d.inbox.post(&stepgen.Answer{Call: c, Err: errCallsClosed})
+		d.inbox.post(&callAnswered{Call: c, Err: errCallsClosed})
 	}
 }
 

@@ -76,7 +76,7 @@ func (d *deployment) walk(ctx context.Context, s *stepgen.Step) {
 	out := &stepgen.Outcome{Step: s, Err: err}
 	d.noteError(&stepError{urn: s.URN(), err: err})
 	d.record(*out, 0)
-	d.inbox.post(out)
+	d.inbox.post((*stepEnded)(out))
 }
 
 // ended records how a step ended — run, or skipped — and gives the outcome
@@ -95,7 +95,7 @@ func (d *deployment) ended(ws *walkStep, err error) {
 		d.renamed(ws.out)
 	}
 	d.record(ws.out, ws.took(d))
-	d.inbox.post(&ws.out)
+	d.inbox.post((*stepEnded)(&ws.out))
 }
 
 // isSkip reports whether err says the walker skipped a step.
