@@ -31,7 +31,8 @@ import (
 //	               events and carries out the actions it returns
 //	calls.go       the provider calls (Check, Diff, analyzers) it asks for,
 //	               made by package deploy's Ask
-//	walk.go        the steps it issues, walked in the order their needs set
+//	walk.go        the steps it issues, walked in the order their needs set,
+//	               and the one place a step ends (over)
 //	step.go        one step: journal its begin, apply it (package deploy's
 //	               Apply, where a step meets its provider), journal its end
 //	bounds.go      every provider call of a step or a call, within the

@@ -112,6 +112,9 @@ type stepRare struct {
 	// aside says the step does not become the last on its resource, the
 	// one the steps of the resource's dependents need (deleteOldCopy).
 	aside bool
+	// held says the step is a refused delete the generator hands over
+	// through Refused rather than issues: it is never outstanding.
+	held bool
 }
 
 // more returns the step's rare part, making it on first use.
