@@ -1,6 +1,5 @@
-// Package wiring deploys a stack with a provider Registry, a Monitor, a step
-// Generator and a dag.Walker wired by hand, in the order engine.Up
-// deploys it: each step names the steps it waits for, and the walker waits.
+// Package wiring deploys a stack with a provider Registry, a Monitor, a step Generator and a
+// dag.Walker wired by hand, in engine.Up's order: each step names the steps it waits for.
 package wiring
 
 import (
