@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/providers"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // The provider calls of steps and of the generator's calls are bounded:
@@ -64,7 +64,7 @@ func (b boundedSource) Provider(ref, typ string) (providers.Provider, error) {
 	return bp.(*boundedProvider), nil
 }
 
-var _ stepgen.ProviderSource = boundedSource{}
+var _ deploy.ProviderSource = boundedSource{}
 
 // boundedProvider makes p's calls within the operation's bounds.
 type boundedProvider struct {

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -60,9 +61,9 @@ type queuedCall struct {
 func (d *deployment) newCallPool() *callPool {
 	return &callPool{
 		limit: maxCalls,
-		make:  func(ctx context.Context, c *stepgen.Call) { d.inbox.post(d.ask(ctx, c)) },
+		make:  func(ctx context.Context, c *stepgen.Call) { d.inbox.post((*callAnswered)(d.ask(ctx, c))) },
 		refuse: func(c *stepgen.Call, err error) {
-			d.inbox.post(&stepgen.Answer{Call: c, Err: err})
+			d.inbox.post(&callAnswered{Call: c, Err: err})
 		},
 	}
 }
@@ -70,7 +71,7 @@ func (d *deployment) newCallPool() *callPool {
 // call has the pool make c under ctx.
 func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
 	if !d.calls.add(ctx, c) {
-		d.inbox.post(&stepgen.Answer{Call: c, Err: errCallsClosed})
+		d.inbox.post(&callAnswered{Call: c, Err: errCallsClosed})
 	}
 }
 
@@ -168,14 +169,14 @@ func (e *callPanicError) Unwrap() error {
 }
 
 // ask makes the provider call c asks for: an analyzer run is the
-// engine's own (analyzer.go), a Check or Diff the provider's (stepgen.Ask),
+// engine's own (analyzer.go), a Check or Diff the provider's (deploy.Ask),
 // within the operation's bounds (bounds.go).
 func (d *deployment) ask(ctx context.Context, c *stepgen.Call) *stepgen.Answer {
 	if c.Kind == stepgen.CallAnalyze {
 		return &stepgen.Answer{Call: c, Err: d.analyze(ctx, c.New)}
 	}
 	d.learnCall(c)
-	a := stepgen.Ask(ctx, c, boundedSource{d})
+	a := deploy.Ask(ctx, c, boundedSource{d})
 	d.maskAnswer(&a)
 	return &a
 }

@@ -27,9 +27,12 @@ import (
 //	register.go    the monitor's registrations become events for the loop
 //	generate.go    the loop: the one goroutine that feeds the generator its
 //	               events and carries out the actions it returns
-//	calls.go       the provider calls (Check, Diff, analyzers) it asks for
-//	walk.go        the steps it issues, walked in the order their needs set
-//	step.go        one step: journal its begin, apply it, journal its end
+//	calls.go       the provider calls (Check, Diff, analyzers) it asks for,
+//	               made by package deploy's Ask
+//	walk.go        the steps it issues, walked in the order their needs set,
+//	               and the one place a step ends (over)
+//	step.go        one step: journal its begin, apply it (package deploy's
+//	               Apply, where a step meets its provider), journal its end
 //	bounds.go      every provider call of a step or a call, within the
 //	               grace period and the resource's custom timeouts
 //	record.go      the journal entries, step records and events of a step

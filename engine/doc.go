@@ -60,7 +60,7 @@
 // steps to run, and replies to registrations. Steps are plain data
 // carrying the IDs of the steps they need and the step they come after;
 // the step walker (dag.Walker) runs each once those have ended, and
-// its visit journals the step's begin durably before stepgen.Apply calls
+// its visit journals the step's begin durably before deploy.Apply calls
 // the provider, and its end durably before the outcome goes back to the
 // loop, which answers the waiting registration. ARCHITECTURE.md follows
 // one operation through these stages, one file each. A host that needs

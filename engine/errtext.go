@@ -14,7 +14,7 @@ import (
 // error such as *ProtectedError names its resource, since it is also read
 // alone), and prefixed with the URN when it does not (a provider's failure,
 // which the step generator reports without the resource; see
-// stepgen.Apply).
+// deploy.Apply).
 func aboutResource(urn resource.URN, err error) string {
 	msg := err.Error()
 	if urn == "" || strings.Contains(msg, string(urn)) {

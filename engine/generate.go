@@ -12,23 +12,48 @@ import (
 // This file is the engine loop: the one goroutine that owns the step
 // generator. Everything the generator learns reaches the loop as an event
 // in its inbox — a registration from the monitor (register.go), the answer
-// to a provider call (calls.go), the outcome of a step (walk.go), or a task
-// of the operation's body (asking for the deletes, waiting until nothing is
-// outstanding) — and the loop hands it to the generator and carries out
-// the Actions that come back: provider calls go to the call pool, steps
-// to the step walker, replies to the registrations waiting for them.
-// Whoever posts an event never waits for the loop, the loop takes
+// to a provider call (calls.go), the outcome of a step (walk.go), or a
+// request of the operation's body (asking for the deletes, waiting until
+// nothing is outstanding) — and the loop hands it to the generator and
+// carries out the Actions that come back: provider calls go to the call
+// pool, steps to the step walker, replies to the registrations waiting for
+// them. Whoever posts an event never waits for the loop, the loop takes
 // everything waiting at each wake-up, and it never waits on a provider or
 // the journal itself.
 
-// event is one thing the loop hands to the generator: a *request, a
-// *stepgen.Answer, a *stepgen.Outcome, or a task. It is one interface
-// value rather than a struct with a field for each, so that an inbox
-// holding thousands of events stays small.
-type event any
+// event is one thing the loop hands to the generator. The set is closed:
+// *request, *callAnswered, *stepEnded, settleRequest and *bodyRequest, the
+// types that implement isEvent, each handled by one case of handle. It is one
+// interface value rather than a struct with a field for each, so that an
+// inbox holding thousands of events stays small.
+type event interface{ isEvent() }
 
-// task is something the operation's body has the loop do.
-type task func(ctx context.Context)
+// callAnswered is the answer to a provider call the generator asked for. It
+// is a stepgen.Answer under a name of the loop's, so that a *stepgen.Answer
+// converts to it in place.
+type callAnswered stepgen.Answer
+
+// stepEnded is how a step the generator issued ended: a stepgen.Outcome
+// under a name of the loop's, converted in place as callAnswered is.
+type stepEnded stepgen.Outcome
+
+// settleRequest asks the loop to close the channel once nothing the
+// generator asked for is outstanding (deployment.settle).
+type settleRequest chan struct{}
+
+// bodyRequest has the loop give the generator an event of the operation's
+// body, or ask it something: it runs fn, carries out the actions fn
+// returns, and sends fn's error on done (deployment.do).
+type bodyRequest struct {
+	fn   func(g *stepgen.Generator) (stepgen.Actions, error)
+	done chan error
+}
+
+func (*request) isEvent()      {}
+func (*callAnswered) isEvent() {}
+func (*stepEnded) isEvent()    {}
+func (settleRequest) isEvent() {}
+func (*bodyRequest) isEvent()  {}
 
 // inbox holds the events the loop has yet to handle.
 type inbox struct {
@@ -149,16 +174,22 @@ func (d *deployment) handle(ctx context.Context, ev event) {
 	switch ev := ev.(type) {
 	case *request:
 		d.handleRequest(ctx, ev)
-	case *stepgen.Answer:
-		acts, err := d.gen.Answer(*ev)
+	case *callAnswered:
+		acts, err := d.gen.Answer(stepgen.Answer(*ev))
 		if err != nil {
 			d.noteError(err) // acts hold the failed registration's reply
 		}
 		d.dispatch(ctx, acts)
-	case *stepgen.Outcome:
-		d.dispatch(ctx, d.gen.Done(*ev))
-	case task:
-		ev(ctx)
+	case *stepEnded:
+		d.dispatch(ctx, d.gen.Done(stepgen.Outcome(*ev)))
+	case settleRequest:
+		d.settling = append(d.settling, ev)
+	case *bodyRequest:
+		acts, err := ev.fn(d.gen)
+		if err == nil {
+			d.dispatch(ctx, acts)
+		}
+		ev.done <- err
 	}
 }
 
@@ -208,7 +239,7 @@ func stepOutcomeOf(r stepgen.Reply) *stepOutcome {
 // call it issued answered, every step it issued ended and reported.
 func (d *deployment) settle(ctx context.Context) error {
 	settled := make(chan struct{})
-	if !d.inbox.post(task(func(context.Context) { d.settling = append(d.settling, settled) })) {
+	if !d.inbox.post(settleRequest(settled)) {
 		return errDeploymentOver
 	}
 	select {
@@ -224,13 +255,7 @@ func (d *deployment) settle(ctx context.Context) error {
 // own (the program is over: delete; refresh) or asks it something.
 func (d *deployment) do(ctx context.Context, fn func(g *stepgen.Generator) (stepgen.Actions, error)) error {
 	done := make(chan error, 1)
-	if !d.inbox.post(task(func(ctx context.Context) {
-		acts, err := fn(d.gen)
-		if err == nil {
-			d.dispatch(ctx, acts)
-		}
-		done <- err
-	})) {
+	if !d.inbox.post(&bodyRequest{fn: fn, done: done}) {
 		return errDeploymentOver
 	}
 	select {

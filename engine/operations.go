@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/program"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
@@ -208,14 +209,15 @@ func (d *deployment) deleteUnregistered(ctx context.Context) error {
 // refuse reports a step the generator refused as a failed step. It does
 // not go through the walker: the refusal calls no provider and journals
 // nothing, and it must not stop the steps that can go ahead, as the
-// failure of a step the walker ran would.
+// failure of a step the walker ran would. It ends as every step ends
+// (over).
 func (d *deployment) refuse(ctx context.Context, s *stepgen.Step) {
 	ws := &walkStep{out: stepgen.Outcome{Step: s}}
 	err := d.starting(ws)
 	if err == nil {
-		err = stepgen.Apply(ctx, s, d, now).Err // calls no provider: the refusal
+		err = deploy.Apply(ctx, s, d, now).Err // calls no provider: the refusal
 	}
-	d.record(stepgen.Outcome{Step: s, Err: err}, ws.took(d))
+	d.over(&stepgen.Outcome{Step: s, Err: err}, ws.took(d))
 	d.noteError(err)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
@@ -54,7 +55,7 @@ func (d *deployment) hooksOf(s *stepgen.Step) stepHooks {
 // called), the step, then the after hooks (whose failure is a warning).
 func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
 	if s.Op == stepgen.OpOutputs {
-		o := stepgen.Apply(ctx, s, boundedSource{d}, now)
+		o := deploy.Apply(ctx, s, boundedSource{d}, now)
 		if o.Err == nil {
 			d.componentOutputs(ctx, s)
 		}
@@ -62,7 +63,7 @@ func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.O
 	}
 	h := d.hooksOf(s)
 	if h.bound == nil {
-		return stepgen.Apply(ctx, s, boundedSource{d}, now)
+		return deploy.Apply(ctx, s, boundedSource{d}, now)
 	}
 	// Every hook must be known before anything runs.
 	before, err := d.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[h.before])
@@ -78,7 +79,7 @@ func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.O
 			return stepgen.Outcome{Step: s, Err: &HookError{URN: h.bound.URN, Kind: h.before, Name: hook.Name, Err: err}}
 		}
 	}
-	o := stepgen.Apply(ctx, s, boundedSource{d}, now)
+	o := deploy.Apply(ctx, s, boundedSource{d}, now)
 	if o.Err != nil {
 		return o
 	}

@@ -69,7 +69,7 @@ func (d *deployment) learnStep(s *stepgen.Step) {
 }
 
 // callsProvider says whether applying a step of operation op calls the
-// resource's provider (stepgen.Apply).
+// resource's provider (deploy.Apply).
 func callsProvider(op stepgen.Op) bool {
 	switch op {
 	case stepgen.OpSame, stepgen.OpReplace, stepgen.OpOutputs, stepgen.OpDiscard:
@@ -97,7 +97,7 @@ func (d *deployment) maskOutcome(o stepgen.Outcome) stepgen.Outcome {
 			d.learnState(o.New)
 		}
 		if reasons := maskAll(d.secrets, o.New.InitErrors); reasons != nil {
-			// The state is the step's own copy (stepgen.Apply fills a
+			// The state is the step's own copy (deploy.Apply fills a
 			// fresh one in when a provider reports init errors), but
 			// it is copied again rather than changed in place.
 			n := *o.New

@@ -45,7 +45,9 @@ func (d *deployment) holdStackOutputs(r *request) {
 // finishStackOutputs records the held stack outputs, once every step has
 // ended and the loop has stopped; failed says whether anything failed. It
 // visits the outputs step itself, as the walker would: the walker skips
-// every step after a failure, and this one must be recorded then.
+// every step after a failure, and this one must be recorded then. It ends
+// as every step ends (over), which tells the generator directly, the loop
+// being over.
 func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error {
 	held := d.stackOutputs
 	if held == nil {
@@ -71,7 +73,7 @@ func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error 
 	}
 	ws := &walkStep{out: stepgen.Outcome{Step: acts.Steps[0]}}
 	err = dag.Finish(func() error { return d.visit(ctx, ws) })
-	d.record(ws.out, ws.took(d))
+	d.over(&ws.out, ws.took(d))
 	if err != nil {
 		return fmt.Errorf("recording the stack outputs: %w", ws.out.Err)
 	}

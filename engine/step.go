@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/dag"
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -171,7 +172,7 @@ func (d *deployment) starting(ws *walkStep) error {
 // around it (resourcehooks_run.go).
 func (d *deployment) apply(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
 	if !hooked(s) {
-		return stepgen.Apply(ctx, s, boundedSource{d}, now)
+		return deploy.Apply(ctx, s, boundedSource{d}, now)
 	}
 	return d.applyHooked(ctx, s)
 }

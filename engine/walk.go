@@ -73,10 +73,8 @@ func (d *deployment) walk(ctx context.Context, s *stepgen.Step) {
 		return
 	}
 	// The walker refused it: the step fails without running.
-	out := &stepgen.Outcome{Step: s, Err: err}
 	d.noteError(&stepError{urn: s.URN(), err: err})
-	d.record(*out, 0)
-	d.inbox.post(out)
+	d.over(&stepgen.Outcome{Step: s, Err: err}, 0)
 }
 
 // ended records how a step ended — run, or skipped — and gives the outcome
@@ -94,8 +92,21 @@ func (d *deployment) ended(ws *walkStep, err error) {
 	if ws.out.Err == nil {
 		d.renamed(ws.out)
 	}
-	d.record(ws.out, ws.took(d))
-	d.inbox.post(&ws.out)
+	d.over(&ws.out, ws.took(d))
+}
+
+// over is the one place a step ends, whoever ran it (the walker; refuse,
+// for a delete the generator refused; finishStackOutputs, for the stack's
+// outputs): it records the outcome (the operation's result and the step's
+// event) and tells the generator, through the loop while it runs. Once the
+// loop has returned, the inbox refuses every event and only the
+// operation's body is left to touch the generator: it is told directly,
+// and has nothing left to ask for.
+func (d *deployment) over(o *stepgen.Outcome, took time.Duration) {
+	d.record(*o, took)
+	if !d.inbox.post((*stepEnded)(o)) {
+		d.gen.Done(*o)
+	}
 }
 
 // isSkip reports whether err says the walker skipped a step.

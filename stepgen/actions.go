@@ -41,7 +41,7 @@ type Call struct {
 	// holds that Diff's request, complete but for NewInputs, which are
 	// the checked inputs (an empty map for none). A host may make the
 	// Diff right after the Check and answer both at once, with Diffed
-	// set and Diff and DiffErr filled in (Ask does); a host that ignores
+	// set and Diff and DiffErr filled in (deploy.Ask does); a host that ignores
 	// the field is asked for the Diff later, in a call of its own. It is
 	// there so that a resource's Check and Diff make one trip through
 	// the host rather than two.

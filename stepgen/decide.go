@@ -78,7 +78,7 @@ func (g *Generator) recheck(w *work) *Call {
 
 func (g *Generator) afterDiff(w *work, d resource.DiffResult) (Actions, error) {
 	if d.Changes == resource.DiffUnknown {
-		d = inputsDiff(w.old.Inputs, w.new.Inputs)
+		d = InputsDiff(w.old.Inputs, w.new.Inputs)
 	}
 	if len(d.ChangedKeys) == 0 && d.Changes == resource.DiffSome {
 		d.ChangedKeys = ChangedKeys(d, w.old.Inputs, w.new.Inputs)
@@ -132,7 +132,7 @@ func (g *Generator) decideComponent(w *work) Actions {
 		w.new.Outputs = w.old.Outputs
 		return g.single(w, OpSame)
 	default:
-		w.diff = inputsDiff(w.old.Inputs, w.new.Inputs)
+		w.diff = InputsDiff(w.old.Inputs, w.new.Inputs)
 		w.keys = w.diff.ChangedKeys
 		w.new.Outputs = w.old.Outputs
 		return g.single(w, OpUpdate)

@@ -12,6 +12,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
@@ -474,7 +475,7 @@ func (h *orderHost) finish(s *orderStep) {
 		o = stepgen.Outcome{Step: s.step, Err: errors.New("skipped"), Skipped: true}
 	} else {
 		h.current = s
-		o = stepgen.Apply(context.Background(), s.step, h, now)
+		o = deploy.Apply(context.Background(), s.step, h, now)
 		h.current = nil
 	}
 	s.run, s.ended, s.ok, s.end = false, true, o.Err == nil, h.seq

@@ -585,6 +585,32 @@ func TestDeletesProtected(t *testing.T) {
 	}
 }
 
+// TestRefusedDeleteEndsWithoutAnAction: a host that ends the refused
+// delete of a protected resource as it ends every step, with Done, gets
+// no action back, and the generator stays settled: the refusal was never
+// outstanding.
+func TestRefusedDeleteEndsWithoutAnAction(t *testing.T) {
+	p := recorded("p", nil, func(s *resource.State) { s.Protect = true })
+	h := newHost(t, stepgen.Config{Old: []*resource.State{p}}, &providers.Func{DeleteF: failOnDelete(t)})
+	if _, err := h.deletes(); err != nil {
+		t.Fatal(err)
+	}
+	refused := h.gen.Refused()
+	if len(refused) != 1 || !h.gen.Settled() {
+		t.Fatalf("refused %d deletes, settled %t; want the one of p, settled", len(refused), h.gen.Settled())
+	}
+	o := h.applyOne(refused[0])
+	if o.Err == nil {
+		t.Fatal("the refused delete succeeded")
+	}
+	if acts := h.gen.Done(o); len(acts.Steps)+len(acts.Calls)+len(acts.Replies) != 0 {
+		t.Errorf("Done of the refused delete = %+v, want no actions", acts)
+	}
+	if !h.gen.Settled() {
+		t.Error("the generator is not settled after Done of the refused delete: it counted it as outstanding")
+	}
+}
+
 // TestDeletesWhatIsNamed: targets and excludes limit deletes to what they
 // name; the stack's root and providers are never deleted by a target that
 // does not name them; KeepUnregistered keeps every live resource.

@@ -7,10 +7,10 @@ import (
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// inputsDiff compares old and new inputs directly: the fallback when a
+// InputsDiff compares old and new inputs directly: the fallback when a
 // provider cannot tell, and the whole diff for components and the
 // inputs-only mode.
-func inputsDiff(olds, news resource.PropertyMap) resource.DiffResult {
+func InputsDiff(olds, news resource.PropertyMap) resource.DiffResult {
 	d := olds.Diff(news)
 	if d == nil || !d.AnyChanges() {
 		return resource.DiffResult{Changes: resource.DiffNone}

@@ -105,8 +105,9 @@
 // the IDs of the steps it needs (Needs) and of the step on the same
 // resource it comes after (After) — edges a DAG walker such as
 // dag.Walker waits on — and the pending operation it stands for while
-// it runs (JournalOp). No step applies itself: Apply, the one place a step
-// meets its provider, returns its Outcome (the state it produced, and what
-// the journal records: Outcome.Record), which the host gives to Done. Ask
-// makes the provider calls the generator asks for.
+// it runs (JournalOp). No step applies itself and the package calls no
+// provider: the host does (package deploy's Apply, the one place a step
+// meets its provider, returns its Outcome — the state it produced, and
+// what the journal records: Outcome.Record — which the host gives to Done;
+// its Ask makes the provider calls the generator asks for).
 package stepgen

@@ -79,12 +79,12 @@ func (g *Generator) seal(failed bool) {
 				if r := s.Reg; r != nil && r.first == nil {
 					r.first = s
 				}
-				if previewed(s) {
+				if s.Previewed() {
 					// It calls no provider: the state it
 					// produces is the one it asks for, with
 					// its inputs as outputs, settled now, as
 					// an unchanged resource's is.
-					s.New.Outputs = secureOutputs(s.New, s.New.Inputs)
+					s.New.Outputs = SecureOutputs(s.New, s.New.Inputs)
 				}
 				prev = s.ID
 			}
@@ -142,11 +142,12 @@ func (g *Generator) stepsOf(st *resource.State) []uint64 {
 // registration when the step ends it (or failed it), the replace step that
 // stands for a replacement once its create has ended, and the next
 // antichain of deletes once the current one is over. Every step issued
-// must be reported exactly once.
+// must be reported exactly once. A refused delete (Refused), which the
+// generator never issued, changes nothing: Done returns no actions.
 func (g *Generator) Done(o Outcome) Actions {
 	var acts Actions
 	s := o.Step
-	if s == nil {
+	if s == nil || (s.rare != nil && s.rare.held) {
 		return acts
 	}
 	g.inflight--

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -59,7 +60,7 @@ func ExampleGenerator() {
 			fmt.Printf("  answered %s: id %s\n", r.Reg.URN.Name(), r.Result.ID)
 		}
 		for _, s := range acts.Steps {
-			o := stepgen.Apply(ctx, s, oneProvider{server}, nil)
+			o := deploy.Apply(ctx, s, oneProvider{server}, nil)
 			if o.Err != nil {
 				fmt.Println("  failed:", o.Err)
 			} else {

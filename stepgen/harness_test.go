@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -143,7 +144,7 @@ func newHost(t *testing.T, cfg stepgen.Config, prov *providers.Func) *host {
 	return h
 }
 
-// Provider implements stepgen.ProviderSource.
+// Provider implements deploy.ProviderSource.
 func (h *host) Provider(ref, typ string) (providers.Provider, error) { return h.prov, nil }
 
 // register registers g and answers calls until the generator issues its
@@ -282,7 +283,7 @@ func (h *host) apply(chains [][]*stepgen.Step) []stepgen.Outcome {
 	var outs []stepgen.Outcome
 	for _, ch := range chains {
 		for _, s := range ch {
-			o := stepgen.Apply(context.Background(), s, h, now)
+			o := deploy.Apply(context.Background(), s, h, now)
 			if o.Err != nil {
 				h.t.Fatalf("%s of %s: %v", s.Op, s.URN(), o.Err)
 			}
@@ -299,7 +300,7 @@ func (h *host) apply(chains [][]*stepgen.Step) []stepgen.Outcome {
 // applyOne applies s and returns its outcome, without giving it to the
 // generator.
 func (h *host) applyOne(s *stepgen.Step) stepgen.Outcome {
-	return stepgen.Apply(context.Background(), s, h, now)
+	return deploy.Apply(context.Background(), s, h, now)
 }
 
 // deletes asks for the deletes and returns their antichains as the

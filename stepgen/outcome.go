@@ -6,7 +6,7 @@ import (
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// Outcome is how a step ended: what Apply returns, and the event by which
+// Outcome is how a step ended: what deploy.Apply returns, and the event by which
 // the generator learns it (Generator.Done). A host that did not run the
 // step — it was skipped because something it needed failed, or the
 // operation was cancelled — reports it with Skipped set and Err saying

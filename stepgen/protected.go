@@ -19,7 +19,10 @@ import (
 // their deletes). Such a step calls no provider and records nothing: Apply
 // (and Step.Refused) return its *ProtectedError. A host reports each as a
 // failed step once the deletes that could go ahead have run; a refusal
-// must not stop them, as the failure of a step that ran would.
+// must not stop them, as the failure of a step that ran would. These steps
+// are not outstanding (Settled does not wait for them); a host that ends
+// every step in one place may give their outcomes to Done, which takes
+// note of nothing and returns no actions.
 func (g *Generator) Refused() []*Step { return g.refused }
 
 // refuseDeletes returns the refused deletes of the protected resources.
@@ -31,6 +34,7 @@ func (g *Generator) refuseDeletes(protected []*resource.State) []*Step {
 	for i, s := range protected {
 		st := g.step(OpDelete, s.URN, s, nil, nil)
 		st.refuse(&ProtectedError{URN: s.URN, Action: "delete"})
+		st.more().held = true
 		steps[i] = st
 	}
 	return steps

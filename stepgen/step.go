@@ -45,15 +45,8 @@ const (
 	OpDiscard Op = "discard"
 )
 
-// ProviderSource resolves a provider reference to a live provider when a
-// step is applied. typ is the resource's type, so that a source can answer
-// the registry itself for provider resources.
-type ProviderSource interface {
-	Provider(ref string, typ string) (providers.Provider, error)
-}
-
 // Step is one action on one resource: plain data. The generator issues
-// steps; a host runs each with Apply, once the steps it Needs have
+// steps; a host runs each (deploy.Apply does), once the steps it Needs have
 // succeeded, and feeds how it went back to the generator as an Outcome
 // (Generator.Done). Old is the recorded state the step acts on (nil for a
 // create) and New the state it asks for (nil for a delete). Nothing
@@ -119,6 +112,9 @@ type stepRare struct {
 	// aside says the step does not become the last on its resource, the
 	// one the steps of the resource's dependents need (deleteOldCopy).
 	aside bool
+	// held says the step is a refused delete the generator hands over
+	// through Refused rather than issues: it is never outstanding.
+	held bool
 }
 
 // more returns the step's rare part, making it on first use.
@@ -136,8 +132,8 @@ func (s *Step) refuse(err error) {
 	}
 }
 
-// importSeed returns the random seed for the Check an import makes.
-func (s *Step) importSeed() []byte {
+// ImportSeed returns the random seed for the Check an import makes.
+func (s *Step) ImportSeed() []byte {
 	if s.rare == nil {
 		return nil
 	}
@@ -200,23 +196,23 @@ func (s *Step) Local() bool {
 	case OpDelete, OpDeleteReplaced:
 		return s.Preview || s.JournalOp() == ""
 	case OpRead, OpReadReplacement:
-		return unknownRead(s)
+		return s.UnknownRead()
 	}
 	return false
 }
 
-// unknownRead reports whether s is the read, in a preview, of a resource
+// UnknownRead reports whether s is the read, in a preview, of a resource
 // whose ID the program does not know yet (providers.UnknownID): it calls
 // no provider.
-func unknownRead(s *Step) bool {
+func (s *Step) UnknownRead() bool {
 	return s.Preview && (s.Op == OpRead || s.Op == OpReadReplacement) && s.New.ID == providers.UnknownID
 }
 
-// previewed reports whether s is the create or update of a custom resource
+// Previewed reports whether s is the create or update of a custom resource
 // in a preview, which calls no provider (provider resources excepted: the
 // registry configures them even in a preview): the resource it produces is
 // the one it asks for, with its inputs as outputs.
-func previewed(s *Step) bool {
+func (s *Step) Previewed() bool {
 	switch s.Op {
 	case OpCreate, OpCreateReplacement, OpUpdate:
 		return s.Preview && s.New.Custom && !resource.IsProviderType(s.New.Type)
@@ -250,10 +246,10 @@ func (s *Step) Refused() error {
 	return s.rare.refused
 }
 
-// secureOutputs marks as secret every output the resource lists in
+// SecureOutputs marks as secret every output the resource lists in
 // AdditionalSecretOutputs and every output whose input of the same name was
 // secret, so that a provider that forgets secretness cannot leak a value.
-func secureOutputs(st *resource.State, outputs resource.PropertyMap) resource.PropertyMap {
+func SecureOutputs(st *resource.State, outputs resource.PropertyMap) resource.PropertyMap {
 	var out resource.PropertyMap
 	mark := func(k resource.PropertyKey) {
 		v, ok := outputs[k]
@@ -279,9 +275,9 @@ func secureOutputs(st *resource.State, outputs resource.PropertyMap) resource.Pr
 	return out
 }
 
-// componentOutputs keeps a component's registered outputs across runs until
+// ComponentOutputs keeps a component's registered outputs across runs until
 // the program registers new ones.
-func componentOutputs(old, new *resource.State) resource.PropertyMap {
+func ComponentOutputs(old, new *resource.State) resource.PropertyMap {
 	if new.Outputs != nil {
 		return new.Outputs
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -317,10 +318,10 @@ func TestApplyWithoutProvider(t *testing.T) {
 	h := newHost(t, stepgen.Config{}, nil)
 	s := onlyStep(t, h.mustRegister(goal("a", nil)))
 	failing := sourceFunc(func(ref, typ string) (providers.Provider, error) { return nil, errBoom })
-	if o := stepgen.Apply(context.Background(), s, failing, now); !errors.Is(o.Err, errBoom) {
+	if o := deploy.Apply(context.Background(), s, failing, now); !errors.Is(o.Err, errBoom) {
 		t.Errorf("Apply = %v, want the source's error", o.Err)
 	}
-	if o := stepgen.Apply(context.Background(), s, nil, now); o.Err == nil {
+	if o := deploy.Apply(context.Background(), s, nil, now); o.Err == nil {
 		t.Error("Apply without a provider source succeeded")
 	}
 }
@@ -338,7 +339,7 @@ func TestStepSourceSeesReferenceAndType(t *testing.T) {
 	}}
 	h := newHost(t, stepgen.Config{}, prov)
 	s := onlyStep(t, h.mustRegister(goal("a", nil)))
-	o := stepgen.Apply(context.Background(), s, sourceFunc(func(ref, typ string) (providers.Provider, error) {
+	o := deploy.Apply(context.Background(), s, sourceFunc(func(ref, typ string) (providers.Provider, error) {
 		asked = append(asked, [2]string{ref, typ})
 		return prov, nil
 	}), now)

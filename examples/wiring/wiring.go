@@ -1,6 +1,5 @@
-// Package wiring deploys a stack with a provider Registry, a Monitor, a step
-// Generator and a dag.Walker wired by hand, in the order engine.Up
-// deploys it: each step names the steps it waits for, and the walker waits.
+// Package wiring deploys a stack with a provider Registry, a Monitor, a step Generator and a
+// dag.Walker wired by hand, in engine.Up's order: each step names the steps it waits for.
 package wiring
 
 import (
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/dag"
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
@@ -39,7 +39,7 @@ func (h *host) handle(ctx context.Context, acts stepgen.Actions) {
 		delete(h.waiting, r.Reg)
 	}
 	for _, c := range acts.Calls {
-		next, _ := h.gen.Answer(stepgen.Ask(ctx, c, h.reg)) // an error comes with its reply
+		next, _ := h.gen.Answer(deploy.Ask(ctx, c, h.reg)) // an error comes with its reply
 		h.handle(ctx, next)
 	}
 }
@@ -68,7 +68,7 @@ func Up(ctx context.Context, reg *providers.Registry, old []*resource.State, pro
 	}
 	h := &host{reg: reg, gen: gen, cond: sync.NewCond(new(sync.Mutex)), waiting: map[*stepgen.Registration]func(providers.RegisterResult, error){}}
 	h.walker = dag.New(dag.Options[stepgen.Outcome]{Visit: func(ctx context.Context, o *stepgen.Outcome) error {
-		*o = stepgen.Apply(ctx, o.Step, reg, time.Now)
+		*o = deploy.Apply(ctx, o.Step, reg, time.Now)
 		return o.Err
 	}, Ended: func(o *stepgen.Outcome, err error) { // on the goroutine that ran Visit
 		if err != nil && o.Err == nil { // skipped, or Visit panicked

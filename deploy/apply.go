@@ -1,4 +1,4 @@
-package stepgen
+package deploy
 
 import (
 	"context"
@@ -8,7 +8,15 @@ import (
 
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/stepgen"
 )
+
+// ProviderSource resolves a provider reference to a live provider when a
+// step is applied or a call asked. typ is the resource's type, so that a
+// source can answer the registry itself for provider resources.
+type ProviderSource interface {
+	Provider(ref string, typ string) (providers.Provider, error)
+}
 
 // Apply is the one place a step meets its provider: it performs s, calling
 // the provider its resource names (resolved through src) as the operation
@@ -21,36 +29,36 @@ import (
 //
 // A step that calls no provider (Step.Local) resolves none. A refused step
 // fails with its refusal. A provider's partial failure (a resource that
-// came to exist with errors) fails with a *PartialError and an Outcome
-// whose New must still be recorded (Outcome.Partial).
+// came to exist with errors) fails with a *stepgen.PartialError and an
+// Outcome whose New must still be recorded (Outcome.Partial).
 //
 // An Outcome's error is about the step's resource: its plain errors say
 // what failed and why without naming the resource, which the host names
 // once where it reports the failure (the operation's error, the step's
-// event). Its typed errors (*PartialError, *NotFoundError, ...) name the
-// resource themselves, since they are also read alone; a host adds the
-// resource only to an error that does not name it already.
-func Apply(ctx context.Context, s *Step, src ProviderSource, now func() time.Time) Outcome {
+// event). Its typed errors (*stepgen.PartialError, *stepgen.NotFoundError,
+// ...) name the resource themselves, since they are also read alone; a
+// host adds the resource only to an error that does not name it already.
+func Apply(ctx context.Context, s *stepgen.Step, src ProviderSource, now func() time.Time) stepgen.Outcome {
 	a := applier{s: s, src: src, now: now}
 	if err := s.Refused(); err != nil {
-		return Outcome{Step: s, Err: err}
+		return stepgen.Outcome{Step: s, Err: err}
 	}
-	var o Outcome
+	var o stepgen.Outcome
 	switch s.Op {
-	case OpSame, OpReplace, OpOutputs, OpDiscard:
-		o = Outcome{New: s.New}
-	case OpCreate, OpCreateReplacement:
+	case stepgen.OpSame, stepgen.OpReplace, stepgen.OpOutputs, stepgen.OpDiscard:
+		o = stepgen.Outcome{New: s.New}
+	case stepgen.OpCreate, stepgen.OpCreateReplacement:
 		o = a.create(ctx)
-	case OpUpdate:
+	case stepgen.OpUpdate:
 		o = a.update(ctx)
-	case OpDelete, OpDeleteReplaced:
+	case stepgen.OpDelete, stepgen.OpDeleteReplaced:
 		o = a.delete(ctx)
-	case OpRead, OpReadReplacement, OpRefresh:
+	case stepgen.OpRead, stepgen.OpReadReplacement, stepgen.OpRefresh:
 		o = a.read(ctx)
-	case OpImport:
+	case stepgen.OpImport:
 		o = a.importIt(ctx)
 	default:
-		o = Outcome{Err: fmt.Errorf("unknown step operation %q", s.Op)}
+		o = stepgen.Outcome{Err: fmt.Errorf("unknown step operation %q", s.Op)}
 	}
 	o.Step = s
 	return o
@@ -58,7 +66,7 @@ func Apply(ctx context.Context, s *Step, src ProviderSource, now func() time.Tim
 
 // applier applies one step.
 type applier struct {
-	s   *Step
+	s   *stepgen.Step
 	src ProviderSource
 	now func() time.Time
 }
@@ -94,55 +102,55 @@ func (a applier) produced() *resource.State {
 	return &cp
 }
 
-func (a applier) create(ctx context.Context) Outcome {
+func (a applier) create(ctx context.Context) stepgen.Outcome {
 	s := a.s
 	if !s.New.Custom {
 		n := a.produced()
-		n.Outputs = componentOutputs(s.Old, s.New)
-		return Outcome{New: a.stamped(n, true)}
+		n.Outputs = stepgen.ComponentOutputs(s.Old, s.New)
+		return stepgen.Outcome{New: a.stamped(n, true)}
 	}
-	if previewed(s) {
-		return Outcome{New: s.New}
+	if s.Previewed() {
+		return stepgen.Outcome{New: s.New}
 	}
 	p, err := a.provider()
 	if err != nil {
-		return Outcome{Err: err}
+		return stepgen.Outcome{Err: err}
 	}
 	// Provider resources are created even in a preview: the registry
 	// configures the instance (changing nothing outside) so that the
 	// resources it manages can be checked and diffed.
 	resp, err := p.Create(ctx, providers.CreateRequest{
-		URN: s.urn, Inputs: s.New.Inputs, Timeout: s.New.CustomTimeouts.Create, Preview: s.Preview,
+		URN: s.URN(), Inputs: s.New.Inputs, Timeout: s.New.CustomTimeouts.Create, Preview: s.Preview,
 	})
 	if err != nil {
 		return a.partial(err, "create")
 	}
 	if resp.ID == "" && !s.Preview {
-		return Outcome{Err: errors.New("the provider created it but returned an empty ID")}
+		return stepgen.Outcome{Err: errors.New("the provider created it but returned an empty ID")}
 	}
 	n := a.produced()
 	n.ID = resp.ID
-	n.Outputs = secureOutputs(s.New, resp.Outputs)
+	n.Outputs = stepgen.SecureOutputs(s.New, resp.Outputs)
 	n.InitErrors = nil
-	return Outcome{New: a.stamped(n, true)}
+	return stepgen.Outcome{New: a.stamped(n, true)}
 }
 
-func (a applier) update(ctx context.Context) Outcome {
+func (a applier) update(ctx context.Context) stepgen.Outcome {
 	s := a.s
 	if !s.New.Custom {
 		n := a.produced()
-		n.Outputs = componentOutputs(s.Old, s.New)
-		return Outcome{New: a.stamped(n, false)}
+		n.Outputs = stepgen.ComponentOutputs(s.Old, s.New)
+		return stepgen.Outcome{New: a.stamped(n, false)}
 	}
-	if previewed(s) {
-		return Outcome{New: s.New}
+	if s.Previewed() {
+		return stepgen.Outcome{New: s.New}
 	}
 	p, err := a.provider()
 	if err != nil {
-		return Outcome{Err: err}
+		return stepgen.Outcome{Err: err}
 	}
 	resp, err := p.Update(ctx, providers.UpdateRequest{
-		URN: s.urn, ID: s.Old.ID,
+		URN: s.URN(), ID: s.Old.ID,
 		OldInputs: s.Old.Inputs, OldOutputs: s.Old.Outputs, NewInputs: s.New.Inputs,
 		IgnoreChanges: s.New.IgnoreChanges, Timeout: s.New.CustomTimeouts.Update, Preview: s.Preview,
 	})
@@ -150,19 +158,19 @@ func (a applier) update(ctx context.Context) Outcome {
 		return a.partial(err, "update")
 	}
 	n := a.produced()
-	n.Outputs = secureOutputs(s.New, resp.Outputs)
+	n.Outputs = stepgen.SecureOutputs(s.New, resp.Outputs)
 	n.InitErrors = nil
-	return Outcome{New: a.stamped(n, false)}
+	return stepgen.Outcome{New: a.stamped(n, false)}
 }
 
-func (a applier) delete(ctx context.Context) Outcome {
+func (a applier) delete(ctx context.Context) stepgen.Outcome {
 	s := a.s
 	if s.Preview || s.JournalOp() == "" {
-		return Outcome{New: s.New}
+		return stepgen.Outcome{New: s.New}
 	}
 	p, err := a.provider()
 	if err != nil {
-		return Outcome{Err: err}
+		return stepgen.Outcome{Err: err}
 	}
 	// The provider sees the URN the object was recorded under: a resource
 	// renamed through an alias and replaced in the same run is deleted
@@ -172,30 +180,30 @@ func (a applier) delete(ctx context.Context) Outcome {
 		Timeout: s.Old.CustomTimeouts.Delete,
 	})
 	if err != nil {
-		return Outcome{Err: fmt.Errorf("delete (id %s) failed: %w", s.Old.ID, err)}
+		return stepgen.Outcome{Err: fmt.Errorf("delete (id %s) failed: %w", s.Old.ID, err)}
 	}
-	return Outcome{New: s.New}
+	return stepgen.Outcome{New: s.New}
 }
 
-func (a applier) read(ctx context.Context) Outcome {
+func (a applier) read(ctx context.Context) stepgen.Outcome {
 	s := a.s
-	if unknownRead(s) {
+	if s.UnknownRead() {
 		// There is nothing to read until the ID is known: the resource
 		// is previewed with no outputs, as by the reference engine.
 		n := a.produced()
 		n.Outputs = resource.PropertyMap{}
-		return Outcome{New: n}
+		return stepgen.Outcome{New: n}
 	}
 	p, err := a.provider()
 	if err != nil {
-		return Outcome{Err: err}
+		return stepgen.Outcome{Err: err}
 	}
 	// A read of an external resource sends the program's inputs as both
 	// the inputs and the state, as the reference engine does: they are all
 	// the engine knows of it, and dynamic providers find their serialized
 	// provider there. A refresh sends what was recorded.
-	req := providers.ReadRequest{URN: s.urn, ID: s.New.ID, Inputs: s.New.Inputs, State: s.New.Inputs}
-	if s.Op == OpRefresh && s.Old != nil {
+	req := providers.ReadRequest{URN: s.URN(), ID: s.New.ID, Inputs: s.New.Inputs, State: s.New.Inputs}
+	if s.Op == stepgen.OpRefresh && s.Old != nil {
 		req.ID, req.Inputs, req.State = s.Old.ID, s.Old.Inputs, s.Old.Outputs
 	}
 	resp, err := p.Read(ctx, req)
@@ -203,18 +211,18 @@ func (a applier) read(ctx context.Context) Outcome {
 		return a.partial(err, "read")
 	}
 	if resp.ID == "" {
-		if s.Op == OpRefresh {
-			return Outcome{Gone: true}
+		if s.Op == stepgen.OpRefresh {
+			return stepgen.Outcome{Gone: true}
 		}
-		return Outcome{Err: &NotFoundError{URN: s.urn, ID: req.ID}}
+		return stepgen.Outcome{Err: &stepgen.NotFoundError{URN: s.URN(), ID: req.ID}}
 	}
 	n := a.produced()
 	n.ID = resp.ID
-	n.Outputs = secureOutputs(s.New, resp.Outputs)
-	if s.Op == OpRefresh && resp.Inputs != nil {
+	n.Outputs = stepgen.SecureOutputs(s.New, resp.Outputs)
+	if s.Op == stepgen.OpRefresh && resp.Inputs != nil {
 		n.Inputs = resp.Inputs
 	}
-	o := Outcome{New: a.stamped(n, s.Old == nil || s.Op == OpReadReplacement)}
+	o := stepgen.Outcome{New: a.stamped(n, s.Old == nil || s.Op == stepgen.OpReadReplacement)}
 	if s.Old != nil {
 		if d := s.Old.Outputs.Diff(n.Outputs); d != nil {
 			o.Keys = d.ChangedKeys()
@@ -226,84 +234,84 @@ func (a applier) read(ctx context.Context) Outcome {
 // importIt reads the resource to adopt, checks the program's inputs
 // against it and refuses any difference. A registration that gives no
 // inputs adopts the resource as read.
-func (a applier) importIt(ctx context.Context) Outcome {
+func (a applier) importIt(ctx context.Context) stepgen.Outcome {
 	s := a.s
 	p, err := a.provider()
 	if err != nil {
-		return Outcome{Err: err}
+		return stepgen.Outcome{Err: err}
 	}
-	read, err := p.Read(ctx, providers.ReadRequest{URN: s.urn, ID: s.New.ID})
+	read, err := p.Read(ctx, providers.ReadRequest{URN: s.URN(), ID: s.New.ID})
 	if err != nil {
-		return Outcome{Err: fmt.Errorf("import (id %s) failed: %w", s.New.ID, err)}
+		return stepgen.Outcome{Err: fmt.Errorf("import (id %s) failed: %w", s.New.ID, err)}
 	}
 	if read.ID == "" {
-		return Outcome{Err: &NotFoundError{URN: s.urn, ID: s.New.ID}}
+		return stepgen.Outcome{Err: &stepgen.NotFoundError{URN: s.URN(), ID: s.New.ID}}
 	}
 	inputs := read.Inputs
 	if len(s.New.Inputs) > 0 {
-		chk, err := p.Check(ctx, providers.CheckRequest{URN: s.urn, Olds: read.Inputs, News: s.New.Inputs, RandomSeed: s.importSeed()})
+		chk, err := p.Check(ctx, providers.CheckRequest{URN: s.URN(), Olds: read.Inputs, News: s.New.Inputs, RandomSeed: s.ImportSeed()})
 		if err != nil {
-			return Outcome{Err: fmt.Errorf("import: checking the inputs failed: %w", err)}
+			return stepgen.Outcome{Err: fmt.Errorf("import: checking the inputs failed: %w", err)}
 		}
 		if len(chk.Failures) > 0 {
-			return Outcome{Err: &CheckFailedError{URN: s.urn, Failures: chk.Failures}}
+			return stepgen.Outcome{Err: &stepgen.CheckFailedError{URN: s.URN(), Failures: chk.Failures}}
 		}
-		diff, err := p.Diff(ctx, providers.DiffRequest{URN: s.urn, ID: read.ID, OldInputs: read.Inputs,
+		diff, err := p.Diff(ctx, providers.DiffRequest{URN: s.URN(), ID: read.ID, OldInputs: read.Inputs,
 			OldOutputs: read.Outputs, NewInputs: chk.Inputs, IgnoreChanges: s.New.IgnoreChanges})
 		if err != nil {
-			return Outcome{Err: fmt.Errorf("import: diffing the inputs failed: %w", err)}
+			return stepgen.Outcome{Err: fmt.Errorf("import: diffing the inputs failed: %w", err)}
 		}
 		if diff.Changes == resource.DiffUnknown {
-			diff = inputsDiff(read.Inputs, chk.Inputs)
+			diff = stepgen.InputsDiff(read.Inputs, chk.Inputs)
 		}
 		if diff.Changes == resource.DiffSome {
 			keys := diff.ChangedKeys
 			if len(keys) == 0 {
-				keys = ChangedKeys(diff, read.Inputs, chk.Inputs)
+				keys = stepgen.ChangedKeys(diff, read.Inputs, chk.Inputs)
 			}
-			return Outcome{Err: &ImportMismatchError{URN: s.urn, ID: read.ID, Keys: keys}}
+			return stepgen.Outcome{Err: &stepgen.ImportMismatchError{URN: s.URN(), ID: read.ID, Keys: keys}}
 		}
 		inputs = chk.Inputs
 	}
 	n := a.produced()
 	n.ID = read.ID
 	n.Inputs = inputs
-	n.Outputs = secureOutputs(s.New, read.Outputs)
-	return Outcome{New: a.stamped(n, true)}
+	n.Outputs = stepgen.SecureOutputs(s.New, read.Outputs)
+	return stepgen.Outcome{New: a.stamped(n, true)}
 }
 
 // partial turns a provider's partial failure into a state with init errors,
-// so that the resource is not lost, and fails with a *PartialError; any
-// other error fails the step plainly.
-func (a applier) partial(err error, verb string) Outcome {
+// so that the resource is not lost, and fails with a *stepgen.PartialError;
+// any other error fails the step plainly.
+func (a applier) partial(err error, verb string) stepgen.Outcome {
 	s := a.s
 	var ie *providers.InitError
 	if !errors.As(err, &ie) || s.New == nil {
-		return Outcome{Err: fmt.Errorf("%s failed: %w", verb, err)}
+		return stepgen.Outcome{Err: fmt.Errorf("%s failed: %w", verb, err)}
 	}
 	n := a.produced()
 	if ie.ID != "" {
 		n.ID = ie.ID
 	}
 	if ie.Outputs != nil {
-		n.Outputs = secureOutputs(s.New, ie.Outputs)
+		n.Outputs = stepgen.SecureOutputs(s.New, ie.Outputs)
 	}
 	if ie.Inputs != nil {
 		n.Inputs = ie.Inputs
 	}
 	n.InitErrors = append([]string(nil), ie.Reasons...)
-	return Outcome{New: a.stamped(n, s.Old == nil), Err: &PartialError{URN: s.urn, Op: s.Op, Err: err}}
+	return stepgen.Outcome{New: a.stamped(n, s.Old == nil), Err: &stepgen.PartialError{URN: s.URN(), Op: s.Op, Err: err}}
 }
 
 // Ask is the one place a call meets its provider: it makes the Check or
 // Diff that c asks for, with the provider its resource names (resolved
 // through src), and returns the Answer for Generator.Answer. A Check whose
 // Diff is sure to follow (Call.DiffAfterCheck) is followed by that Diff at
-// once, answered together. An analyzer call (CallAnalyze) is the host's to
-// answer: Ask refuses it.
-func Ask(ctx context.Context, c *Call, src ProviderSource) Answer {
-	a := Answer{Call: c}
-	if c.Kind == CallAnalyze {
+// once, answered together. An analyzer call (stepgen.CallAnalyze) is the
+// host's to answer: Ask refuses it.
+func Ask(ctx context.Context, c *stepgen.Call, src ProviderSource) stepgen.Answer {
+	a := stepgen.Answer{Call: c}
+	if c.Kind == stepgen.CallAnalyze {
 		a.Err = fmt.Errorf("resource %s: no analyzer to ask", c.Reg.URN)
 		return a
 	}
@@ -313,7 +321,7 @@ func Ask(ctx context.Context, c *Call, src ProviderSource) Answer {
 		return a
 	}
 	switch c.Kind {
-	case CallCheck:
+	case stepgen.CallCheck:
 		a.Check, a.Err = p.Check(ctx, c.Check)
 		if !c.DiffAfterCheck || a.Err != nil || len(a.Check.Failures) > 0 {
 			return a
@@ -327,7 +335,7 @@ func Ask(ctx context.Context, c *Call, src ProviderSource) Answer {
 		if a.DiffErr == nil {
 			nameChangedKeys(&a.Diff, req.OldInputs, req.NewInputs)
 		}
-	case CallDiff:
+	case stepgen.CallDiff:
 		a.Diff, a.Err = p.Diff(ctx, c.Diff)
 		if a.Err == nil {
 			nameChangedKeys(&a.Diff, c.Diff.OldInputs, c.Diff.NewInputs)
@@ -343,6 +351,6 @@ func Ask(ctx context.Context, c *Call, src ProviderSource) Answer {
 // generator's, which would otherwise compare the inputs itself.
 func nameChangedKeys(d *resource.DiffResult, olds, news resource.PropertyMap) {
 	if d.Changes == resource.DiffSome && len(d.ChangedKeys) == 0 {
-		d.ChangedKeys = ChangedKeys(*d, olds, news)
+		d.ChangedKeys = stepgen.ChangedKeys(*d, olds, news)
 	}
 }
