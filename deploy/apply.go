@@ -11,12 +11,12 @@ import (
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
-// ProviderSource resolves a provider reference to a live provider when a
-// step is applied or a call asked. typ is the resource's type, so that a
-// source can answer the registry itself for provider resources.
-type ProviderSource interface {
-	Provider(ref string, typ string) (providers.Provider, error)
-}
+// ProviderSource resolves the providers a step is applied and a call asked
+// with.
+//
+// Deprecated: use providers.ProviderSource, the same interface, which
+// package monitor shares.
+type ProviderSource = providers.ProviderSource
 
 // Apply is the one place a step meets its provider: it performs s, calling
 // the provider its resource names (resolved through src) as the operation
@@ -38,7 +38,7 @@ type ProviderSource interface {
 // event). Its typed errors (*stepgen.PartialError, *stepgen.NotFoundError,
 // ...) name the resource themselves, since they are also read alone; a
 // host adds the resource only to an error that does not name it already.
-func Apply(ctx context.Context, s *stepgen.Step, src ProviderSource, now func() time.Time) stepgen.Outcome {
+func Apply(ctx context.Context, s *stepgen.Step, src providers.ProviderSource, now func() time.Time) stepgen.Outcome {
 	a := applier{s: s, src: src, now: now}
 	if err := s.Refused(); err != nil {
 		return stepgen.Outcome{Step: s, Err: err}
@@ -67,7 +67,7 @@ func Apply(ctx context.Context, s *stepgen.Step, src ProviderSource, now func() 
 // applier applies one step.
 type applier struct {
 	s   *stepgen.Step
-	src ProviderSource
+	src providers.ProviderSource
 	now func() time.Time
 }
 
@@ -309,7 +309,7 @@ func (a applier) partial(err error, verb string) stepgen.Outcome {
 // Diff is sure to follow (Call.DiffAfterCheck) is followed by that Diff at
 // once, answered together. An analyzer call (stepgen.CallAnalyze) is the
 // host's to answer: Ask refuses it.
-func Ask(ctx context.Context, c *stepgen.Call, src ProviderSource) stepgen.Answer {
+func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) stepgen.Answer {
 	a := stepgen.Answer{Call: c}
 	if c.Kind == stepgen.CallAnalyze {
 		a.Err = fmt.Errorf("resource %s: no analyzer to ask", c.Reg.URN)

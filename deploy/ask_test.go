@@ -14,7 +14,7 @@ import (
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
-// sourceFunc is a ProviderSource made of a function.
+// sourceFunc is a providers.ProviderSource made of a function.
 type sourceFunc func(ref, typ string) (providers.Provider, error)
 
 func (f sourceFunc) Provider(ref, typ string) (providers.Provider, error) { return f(ref, typ) }

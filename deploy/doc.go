@@ -4,7 +4,7 @@
 // in package engine.
 //
 // Apply performs a step (stepgen.Step) and Ask answers a Check or Diff
-// call (stepgen.Call). Both resolve providers through a ProviderSource the
-// host hands them; neither touches the generator, whose Done and Answer
+// call (stepgen.Call). Both resolve providers through the
+// providers.ProviderSource the host hands them; neither touches the generator, whose Done and Answer
 // the host calls with what they return.
 package deploy

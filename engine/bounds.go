@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/providers"
 )
 
@@ -46,7 +45,7 @@ import (
 // GracePeriod option.
 const DefaultGracePeriod = time.Minute
 
-// boundedSource is the ProviderSource of the steps and calls: every
+// boundedSource is the providers.ProviderSource of the steps and calls: every
 // provider it resolves runs its calls within the operation's bounds.
 type boundedSource struct{ d *deployment }
 
@@ -64,7 +63,7 @@ func (b boundedSource) Provider(ref, typ string) (providers.Provider, error) {
 	return bp.(*boundedProvider), nil
 }
 
-var _ deploy.ProviderSource = boundedSource{}
+var _ providers.ProviderSource = boundedSource{}
 
 // boundedProvider makes p's calls within the operation's bounds.
 type boundedProvider struct {

@@ -30,17 +30,20 @@ type Deployer interface {
 	ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error)
 }
 
-// ProviderSource resolves a provider reference to a live provider, for
-// invokes, calls and constructs. A *providers.Registry is one, and so is
-// the *providers.Source an engine gives its steps.
-type ProviderSource interface {
-	Provider(ref string, typ string) (providers.Provider, error)
-}
+// ProviderSource resolves the providers of invokes, calls and constructs.
+//
+// Deprecated: use providers.ProviderSource, the same interface, which
+// package deploy shares.
+type ProviderSource = providers.ProviderSource
 
 // Config sets up a Monitor.
 type Config struct {
-	Deployer  Deployer
-	Providers ProviderSource
+	// Deployer carries the registrations into the deployment.
+	Deployer Deployer
+	// Providers resolves the providers of invokes, calls and constructs:
+	// a *providers.Registry, or the *providers.Source an engine also
+	// gives its steps.
+	Providers providers.ProviderSource
 	// Config is the stack configuration, keyed "<package>:<key>". A default
 	// provider of a package is configured from the keys of its package.
 	Config map[string]resource.PropertyValue
@@ -82,7 +85,7 @@ type Monitor struct {
 // asked for, token.
 type chooseKey [3]string
 
-// VersionChooser is implemented by a ProviderSource that knows which
+// VersionChooser is implemented by a providers.ProviderSource that knows which
 // version of a package's provider serves a token, such as a registry
 // holding a built-in provider that serves some of its package's types
 // and a plugin that serves the others (providers.Registry.ChooseVersion,

@@ -116,7 +116,7 @@ func (d *deployer) providerGoals() []resource.Goal {
 	return out
 }
 
-// source is a fake monitor.ProviderSource serving one provider and
+// source is a fake providers.ProviderSource serving one provider and
 // recording what it was asked for.
 type source struct {
 	mu    sync.Mutex

@@ -163,7 +163,7 @@ func (r *Registry) Get(ref Reference) (Provider, bool) {
 // of type typ is made with, ref being the resource's provider reference: a
 // provider resource is the registry's own to create, configure and check;
 // any other resource is answered by the instance ref names (see Get). It
-// makes the registry a step generator's provider source and a monitor's.
+// makes the registry a ProviderSource.
 func (r *Registry) Provider(ref, typ string) (Provider, error) {
 	if resource.IsProviderType(typ) {
 		return r, nil

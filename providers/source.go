@@ -8,6 +8,25 @@ import (
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
+// ProviderSource resolves a provider reference to a live provider. typ is
+// the type of the resource the provider is wanted for, so that a source
+// can answer a provider resource (type "pulumi:providers:<pkg>") with the
+// registry itself, which creates, configures and checks provider
+// resources.
+//
+// Package deploy applies steps and asks calls with providers resolved
+// through one, and package monitor resolves the providers of invokes,
+// calls and constructs through one. A *Registry is a ProviderSource, and
+// so is the *Source an operation makes of it with Registry.Serving.
+type ProviderSource interface {
+	Provider(ref, typ string) (Provider, error)
+}
+
+var (
+	_ ProviderSource = (*Registry)(nil)
+	_ ProviderSource = (*Source)(nil)
+)
+
 // Source is the one provider source of an operation: a Registry, with one
 // package served by a fixed provider that the registry never starts,
 // loads or versions (the engine's built-in "pulumi" package, whose
