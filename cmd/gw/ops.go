@@ -240,15 +240,18 @@ func pluginOptions(o *options, proj project, config map[string]resource.Property
 
 // registry holds the built-in providers and finds every other package's
 // plugin on demand, and the plugins of the packages in prefer instead of
-// their built-in providers. The built-in command provider runs commands
+// their built-in providers. The built-in command and local providers work
 // where the plugins run (opts.Dir, the program's folder), as Pulumi runs
-// pulumi-command's.
+// pulumi-command's commands and takes a local file's relative path.
 func registry(opts plugin.Options, prefer []string) *providers.Registry {
 	r := providers.NewRegistry(providers.WithResolver(plugin.Resolver(opts)), providers.PreferPlugins(prefer...))
 	registerCommand := func(r *providers.Registry) error {
 		return commandprovider.RegisterWith(r, commandprovider.WorkDir(opts.Dir))
 	}
-	for _, register := range []func(*providers.Registry) error{local.Register, random.Register, registerCommand} {
+	registerLocal := func(r *providers.Registry) error {
+		return local.RegisterWith(r, local.WorkDir(opts.Dir))
+	}
+	for _, register := range []func(*providers.Registry) error{registerLocal, random.Register, registerCommand} {
 		if err := register(r); err != nil {
 			panic(err) // the built-in providers' versions are constants: this cannot fail
 		}

@@ -43,8 +43,8 @@ func (s dirSpec) outputs(inputs resource.PropertyMap) resource.PropertyMap {
 	return out
 }
 
-// dirType manages local:index:Directory.
-type dirType struct{}
+// dirType manages local:index:Directory, taking relative paths from wd.
+type dirType struct{ wd workDir }
 
 func (dirType) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
 	s, failures := readDirSpec(req.News)
@@ -58,18 +58,18 @@ func (dirType) Check(ctx context.Context, req providers.CheckRequest) (providers
 	return providers.CheckResponse{Inputs: out}, nil
 }
 
-func (dirType) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+func (t dirType) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
 	olds := req.OldInputs
 	if len(olds) == 0 {
 		olds = req.OldOutputs
 	}
 	res := props.Diff(olds, req.NewInputs, dirKeys, "path")
 	s, _ := readDirSpec(req.NewInputs)
-	pathDiff(&res, req.ID, s.path)
+	pathDiff(&res, req.ID, s.path, t.wd)
 	return res, nil
 }
 
-func (dirType) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+func (t dirType) Create(ctx context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
 	s, failures := readDirSpec(req.Inputs)
 	if len(failures) > 0 {
 		return providers.CreateResponse{}, props.FailuresError(req.URN, failures)
@@ -80,7 +80,7 @@ func (dirType) Create(ctx context.Context, req providers.CreateRequest) (provide
 	if req.Inputs.ContainsUnknowns() {
 		return providers.CreateResponse{}, props.ErrUnknownInputs
 	}
-	abs, err := makeDir(s)
+	abs, err := makeDir(s, t.wd)
 	if err != nil {
 		return providers.CreateResponse{}, err
 	}
@@ -90,8 +90,8 @@ func (dirType) Create(ctx context.Context, req providers.CreateRequest) (provide
 // makeDir creates the directory and its missing parents, and gives the
 // directory (not the parents, which get 0755) exactly the permissions asked
 // for. An existing directory is kept and adopted.
-func makeDir(s dirSpec) (string, error) {
-	abs, err := filepath.Abs(s.path.Value)
+func makeDir(s dirSpec, wd workDir) (string, error) {
+	abs, err := wd.abs(s.path.Value)
 	if err != nil {
 		return "", err
 	}
@@ -110,7 +110,7 @@ func makeDir(s dirSpec) (string, error) {
 	return abs, nil
 }
 
-func (dirType) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
+func (t dirType) Update(ctx context.Context, req providers.UpdateRequest) (providers.UpdateResponse, error) {
 	s, failures := readDirSpec(req.NewInputs)
 	if len(failures) > 0 {
 		return providers.UpdateResponse{}, props.FailuresError(req.URN, failures)
@@ -121,10 +121,10 @@ func (dirType) Update(ctx context.Context, req providers.UpdateRequest) (provide
 	if req.NewInputs.ContainsUnknowns() {
 		return providers.UpdateResponse{}, props.ErrUnknownInputs
 	}
-	if abs, err := filepath.Abs(s.path.Value); err == nil && abs != string(req.ID) {
+	if abs, err := t.wd.abs(s.path.Value); err == nil && abs != string(req.ID) {
 		return providers.UpdateResponse{}, fmt.Errorf("update %s: the path moved from %s to %s, which needs a replacement, not an update", req.URN, req.ID, abs)
 	}
-	if _, err := makeDir(s); err != nil {
+	if _, err := makeDir(s, t.wd); err != nil {
 		return providers.UpdateResponse{}, err
 	}
 	return providers.UpdateResponse{Outputs: s.outputs(req.NewInputs)}, nil
@@ -132,9 +132,12 @@ func (dirType) Update(ctx context.Context, req providers.UpdateRequest) (provide
 
 // Delete removes the directory only if it is empty: its contents are not
 // groundwork's to remove.
-func (dirType) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
-	path := string(req.ID)
-	err := os.Remove(path)
+func (t dirType) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+	path, err := t.wd.abs(string(req.ID))
+	if err != nil {
+		return providers.DeleteResponse{}, err
+	}
+	err = os.Remove(path)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return providers.DeleteResponse{}, nil
 	}
@@ -153,9 +156,13 @@ func (dirType) Delete(ctx context.Context, req providers.DeleteRequest) (provide
 	return providers.DeleteResponse{}, fmt.Errorf("delete %s: directory %s is not empty (it holds %s%s); groundwork removes only empty directories, so delete what is in it first", req.URN, path, strings.Join(names, ", "), more)
 }
 
-// Read reports the directory's permissions, or that it is gone.
-func (dirType) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
-	path := string(req.ID)
+// Read reports the directory's permissions, or that it is gone; a
+// relative ID is taken from the working folder.
+func (t dirType) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
+	path, err := t.wd.abs(string(req.ID))
+	if err != nil {
+		return providers.ReadResponse{}, fmt.Errorf("read %s: %w", req.URN, err)
+	}
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -167,7 +174,7 @@ func (dirType) Read(ctx context.Context, req providers.ReadRequest) (providers.R
 	}
 	inputs := req.Inputs.Copy()
 	if len(inputs) == 0 {
-		inputs = resource.PropertyMap{"path": resource.NewString(path)}
+		inputs = resource.PropertyMap{"path": resource.NewString(string(req.ID))}
 	}
 	mode := formatMode(uint32(info.Mode().Perm()))
 	inputs["permissions"] = keepSecret(inputs["permissions"], resource.NewString(mode))

@@ -13,11 +13,13 @@
 // Inputs:
 //
 //   - path (string, required): where the file goes. Relative paths are
-//     relative to the working directory; the resource's ID is the absolute
-//     path. Changing it to another file replaces the resource: the new file
+//     taken from the provider's working folder (WorkDir; without it, this
+//     process's), as Pulumi's provider takes them from the program's
+//     folder; the resource's ID is the absolute path. Changing it to another file replaces the resource: the new file
 //     is written, then the old one is deleted.
 //   - content (string) or source (asset): what the file holds; exactly one
-//     is required. Changing it rewrites the file in place.
+//     is required. A source asset's relative path is taken from the
+//     working folder too. Changing it rewrites the file in place.
 //   - permissions (string, default "0644"): the file's mode as three octal
 //     digits, optionally after a 0. It is applied exactly (the umask does
 //     not apply). Changing it updates the file in place.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/groundwork-iac/groundwork/providers"
@@ -120,8 +119,12 @@ func (s fileSpec) outputs(inputs resource.PropertyMap, data []byte, known bool) 
 	return out
 }
 
-// fileType manages local:index:File, reading source assets through src.
-type fileType struct{ src resource.Source }
+// fileType manages local:index:File, reading source assets through src
+// and taking relative paths from wd.
+type fileType struct {
+	src resource.Source
+	wd  workDir
+}
 
 func (t fileType) Check(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
 	s, failures := readFileSpec(req.News)
@@ -144,14 +147,14 @@ func (t fileType) Check(ctx context.Context, req providers.CheckRequest) (provid
 	return providers.CheckResponse{Inputs: out}, nil
 }
 
-func (fileType) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+func (t fileType) Diff(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
 	olds := req.OldInputs
 	if len(olds) == 0 {
 		olds = req.OldOutputs
 	}
 	res := props.Diff(olds, req.NewInputs, fileKeys, "path")
 	s, _ := readFileSpec(req.NewInputs)
-	pathDiff(&res, req.ID, s.path)
+	pathDiff(&res, req.ID, s.path, t.wd)
 	return res, nil
 }
 
@@ -160,11 +163,11 @@ func (fileType) Diff(ctx context.Context, req providers.DiffRequest) (providers.
 // absolute path other than the ID. "./a" after "a" is an update that
 // changes nothing on disk, while the same relative path seen from another
 // working directory is a replacement.
-func pathDiff(res *resource.DiffResult, id resource.ID, path props.Field[string]) {
+func pathDiff(res *resource.DiffResult, id resource.ID, path props.Field[string], wd workDir) {
 	if id == "" || path.Unknown || !path.Set {
 		return
 	}
-	abs, err := filepath.Abs(path.Value)
+	abs, err := wd.abs(path.Value)
 	same := err == nil && abs == string(id)
 	pd, changed := res.DetailedDiff["path"]
 	switch {
@@ -196,7 +199,7 @@ func (t fileType) Create(ctx context.Context, req providers.CreateRequest) (prov
 	if req.Inputs.ContainsUnknowns() {
 		return providers.CreateResponse{}, props.ErrUnknownInputs
 	}
-	abs, err := filepath.Abs(s.path.Value)
+	abs, err := t.wd.abs(s.path.Value)
 	if err != nil {
 		return providers.CreateResponse{}, err
 	}
@@ -234,7 +237,7 @@ func (t fileType) Update(ctx context.Context, req providers.UpdateRequest) (prov
 	if req.NewInputs.ContainsUnknowns() {
 		return providers.UpdateResponse{}, props.ErrUnknownInputs
 	}
-	abs, err := filepath.Abs(s.path.Value)
+	abs, err := t.wd.abs(s.path.Value)
 	if err != nil {
 		return providers.UpdateResponse{}, err
 	}
@@ -251,8 +254,12 @@ func (t fileType) Update(ctx context.Context, req providers.UpdateRequest) (prov
 	return providers.UpdateResponse{Outputs: s.outputs(req.NewInputs, data, true)}, nil
 }
 
-func (fileType) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
-	info, err := os.Lstat(string(req.ID))
+func (t fileType) Delete(ctx context.Context, req providers.DeleteRequest) (providers.DeleteResponse, error) {
+	path, err := t.wd.abs(string(req.ID))
+	if err != nil {
+		return providers.DeleteResponse{}, err
+	}
+	info, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return providers.DeleteResponse{}, nil // already gone
@@ -261,7 +268,7 @@ func (fileType) Delete(ctx context.Context, req providers.DeleteRequest) (provid
 	case info.IsDir():
 		return providers.DeleteResponse{}, fmt.Errorf("delete %s: %s is now a directory, not the file that was created; remove it by hand", req.URN, req.ID)
 	}
-	if err := os.Remove(string(req.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return providers.DeleteResponse{}, err
 	}
 	return providers.DeleteResponse{}, nil
@@ -271,9 +278,13 @@ func (fileType) Delete(ctx context.Context, req providers.DeleteRequest) (provid
 // keeps the recorded inputs but replaces the content and permissions with
 // what is on disk if they were changed by hand, so that the next update
 // writes the desired ones back. For an import (no recorded inputs) the
-// inputs are the path, the content as a string and the permissions.
+// inputs are the path, the content as a string and the permissions; a
+// relative ID is taken from the working folder.
 func (t fileType) Read(ctx context.Context, req providers.ReadRequest) (providers.ReadResponse, error) {
-	path := string(req.ID)
+	path, err := t.wd.abs(string(req.ID))
+	if err != nil {
+		return providers.ReadResponse{}, fmt.Errorf("read %s: %w", req.URN, err)
+	}
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -292,7 +303,7 @@ func (t fileType) Read(ctx context.Context, req providers.ReadRequest) (provider
 	mode := formatMode(uint32(info.Mode().Perm()))
 	inputs := req.Inputs.Copy()
 	if len(inputs) == 0 {
-		inputs = resource.PropertyMap{"path": resource.NewString(path), "content": resource.NewString(string(data))}
+		inputs = resource.PropertyMap{"path": resource.NewString(string(req.ID)), "content": resource.NewString(string(data))}
 	}
 	s, _ := readFileSpec(inputs)
 	sum := sha256.Sum256(data)

@@ -1,11 +1,14 @@
 package local
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/groundwork-iac/groundwork/resource"
 )
 
 // writeFile writes data to path with exactly the permissions mode (the
@@ -59,4 +62,30 @@ func writeFile(path string, data []byte, mode fs.FileMode, replace bool) (err er
 
 func existsError(path string) error {
 	return fmt.Errorf("%s already exists and groundwork will not overwrite a file it did not create; remove it, or import it (its ID is the path) to manage it: %w", path, fs.ErrExist)
+}
+
+// workDir is the folder relative paths are taken from: wd, or this
+// process's working folder when wd is "".
+type workDir string
+
+// abs is path made absolute against w.
+func (w workDir) abs(path string) (string, error) {
+	if w == "" || filepath.IsAbs(path) {
+		return filepath.Abs(path)
+	}
+	return filepath.Abs(filepath.Join(string(w), path))
+}
+
+// dirSource is a resource.Source that reads relative paths from wd.
+type dirSource struct {
+	resource.Source
+	wd workDir
+}
+
+func (s dirSource) Open(ctx context.Context, path string) (fs.File, error) {
+	abs, err := s.wd.abs(path)
+	if err != nil {
+		return nil, err
+	}
+	return s.Source.Open(ctx, abs)
 }

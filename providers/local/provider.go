@@ -25,12 +25,13 @@ const (
 
 // Register registers the factory of New() in r under Package at Version,
 // declaring the types it serves (providers.Tokens): a plugin of the same
-// package serves the program's other types of it. A host that configures
-// the provider registers a factory of its own that calls New with its
-// options.
-func Register(r *providers.Registry) error {
+// package serves the program's other types of it.
+func Register(r *providers.Registry) error { return RegisterWith(r) }
+
+// RegisterWith is Register with options for the provider (see New).
+func RegisterWith(r *providers.Registry, opts ...Option) error {
 	return r.RegisterFactory(Package, Version, func(context.Context) (providers.Provider, error) {
-		return New(), nil
+		return New(opts...), nil
 	}, providers.Tokens(FileType, DirectoryType))
 }
 
@@ -38,12 +39,23 @@ func Register(r *providers.Registry) error {
 // configuration from the program).
 type Option func(*config)
 
-type config struct{ src resource.Source }
+type config struct {
+	src resource.Source
+	wd  string
+}
 
 // WithSource sets what reads the contents of a File's source asset. The
 // default, contents.Source{}, reads local files and fetches http(s) URIs
 // with http.DefaultClient.
 func WithSource(src resource.Source) Option { return func(c *config) { c.src = src } }
+
+// WorkDir is the folder relative paths are taken from: a File's or a
+// Directory's path, the ID of one being imported, and a File's source
+// asset's path (default: this process's working folder). Pulumi starts a
+// provider in the program's folder, where the program's relative paths
+// then point: a host that runs a project's program elsewhere than its own
+// working folder passes the program's folder.
+func WorkDir(dir string) Option { return func(c *config) { c.wd = dir } }
 
 // New returns the local provider. It keeps no state of its own and is
 // safe for concurrent use.
@@ -52,9 +64,14 @@ func New(opts ...Option) providers.Provider {
 	for _, opt := range opts {
 		opt(&c)
 	}
+	w := workDir(c.wd)
+	src := c.src
+	if w != "" {
+		src = dirSource{Source: src, wd: w}
+	}
 	return &provider{types: map[string]providers.Provider{
-		FileType:      fileType{src: c.src},
-		DirectoryType: dirType{},
+		FileType:      fileType{src: src, wd: w},
+		DirectoryType: dirType{wd: w},
 	}}
 }
 
