@@ -57,9 +57,13 @@ type Options struct {
 	// handshake: the folders of the project and of its program.
 	RootDirectory, ProgramDirectory string
 	// Diagnostics, if set, receives each line the plugin writes to stderr,
-	// and each stdout line other than its port. It is called from the
-	// plugin's reader goroutines, one line at a time per stream, and must
-	// not block for long.
+	// and each stdout line other than its port, in the order they were
+	// read. The lines written before the plugin has started are passed on
+	// once it has; if it fails to start, only those its error does not
+	// quote are (the error quotes the end of its stderr), so that the
+	// cause is said once. It is called one line at a time, from the
+	// plugin's reader goroutines or from Start, and must not block for
+	// long.
 	Diagnostics func(line string)
 	// Secrets, if set, masks the plugin's output lines, those given to
 	// Diagnostics and those its errors quote, with the secrets it holds
@@ -147,13 +151,18 @@ func Start(ctx context.Context, name, path string, opts Options) (*Provider, err
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	p, err := connect(hctx, name, addr, proc, opts)
 	if err != nil {
+		proc.kill()
+		var exit *ExitError
+		quoted := errors.As(err, &exit)
 		if ctx.Err() == nil && errors.Is(context.Cause(hctx), errNoAnswer) {
 			err = fmt.Errorf("start plugin %s (%s): it printed port %d, but nothing answered its handshake at %s within %v%s",
 				name, path, port, addr, timeout, proc.quoteTail())
+			quoted = true
 		}
-		proc.kill()
+		proc.out.fail(quoted)
 		return nil, err
 	}
+	proc.out.release()
 	return p, nil
 }
 

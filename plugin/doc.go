@@ -28,10 +28,13 @@
 // the client reads stdout until a line is a port number (earlier lines are
 // diagnostics), connects to 127.0.0.1 on that port without TLS, and calls
 // Handshake (a plugin that predates it answers Unimplemented, which is
-// fine) and GetPluginInfo for its version. From then on, stderr lines and
-// any further stdout lines go to Options.Diagnostics, and the last twenty
+// fine) and GetPluginInfo for its version. Stderr lines and the stdout
+// lines other than the port go to Options.Diagnostics, and the last twenty
 // stderr lines are kept for error messages, each masked with
-// Options.Secrets first.
+// Options.Secrets first. Until the plugin has started, its lines are
+// held: a plugin that fails to start is reported by its error, which
+// quotes the end of its stderr, and only what that error does not quote
+// goes to Options.Diagnostics; one that starts has them passed on then.
 //
 // # Calls
 //

@@ -17,9 +17,6 @@ import (
 	"github.com/groundwork-iac/groundwork/resource"
 )
 
-// tailLines is how many of its last stderr lines a plugin's errors quote.
-const tailLines = 20
-
 // ExitError reports a plugin process that exited on its own (crashed,
 // failed to start, or exited before printing its port). Calls in flight
 // when it exited, and every call after, fail with it.
@@ -51,28 +48,6 @@ func (e *ExitError) Error() string {
 // Unwrap returns how the process ended.
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// tail keeps the last lines written to it.
-type tail struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (t *tail) add(line string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.lines) == tailLines {
-		copy(t.lines, t.lines[1:])
-		t.lines = t.lines[:tailLines-1]
-	}
-	t.lines = append(t.lines, line)
-}
-
-func (t *tail) get() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]string(nil), t.lines...)
-}
-
 // process is a running plugin binary, the leader of a process group of
 // its own (see package internal/procgroup), and the goroutines that watch
 // it: one reader each for stdout and stderr, and a waiter that waits for
@@ -81,7 +56,7 @@ func (t *tail) get() []string {
 type process struct {
 	name, path string
 	group      *procgroup.Process
-	stderr     tail
+	out        output
 
 	// lifetime ends when the plugin itself has exited (what it started
 	// may still be ending).
@@ -133,11 +108,11 @@ func start(ctx context.Context, name, path string, opts Options) (*process, int,
 		return nil, 0, &ExitError{Plugin: name, Path: path, Err: err}
 	}
 	lifetime, exited := context.WithCancel(context.Background())
-	p := &process{name: name, path: path, group: group, lifetime: lifetime, done: make(chan struct{})}
+	p := &process{name: name, path: path, group: group, lifetime: lifetime, done: make(chan struct{}), out: output{diag: opts.Diagnostics}}
 	ports := make(chan int, 1)
 	var readers sync.WaitGroup
-	readers.Go(func() { p.readStdout(outR, ports, opts.Secrets, opts.Diagnostics) })
-	readers.Go(func() { p.readStderr(errR, opts.Secrets, opts.Diagnostics) })
+	readers.Go(func() { p.readStdout(outR, ports, opts.Secrets) })
+	readers.Go(func() { p.readStderr(errR, opts.Secrets) })
 	go p.wait(&readers, exited, outR, errR)
 
 	timeout := startTimeout(opts)
@@ -147,14 +122,17 @@ func start(ctx context.Context, name, path string, opts Options) (*process, int,
 	case port := <-ports:
 		return p, port, nil
 	case <-p.done:
+		p.out.fail(true)
 		return nil, 0, p.exitError()
 	case <-ctx.Done():
-		err = fmt.Errorf("start plugin %s: %w", name, context.Cause(ctx))
+		p.kill()
+		p.out.fail(false)
+		return nil, 0, fmt.Errorf("start plugin %s: %w", name, context.Cause(ctx))
 	case <-timer.C:
-		err = fmt.Errorf("start plugin %s (%s): it did not print its port within %v%s", name, path, timeout, p.quoteTail())
 	}
 	p.kill()
-	return nil, 0, err
+	p.out.fail(true)
+	return nil, 0, fmt.Errorf("start plugin %s (%s): it did not print its port within %v%s", name, path, timeout, p.quoteTail())
 }
 
 // startTimeout returns Options.StartTimeout or its default.
@@ -181,7 +159,7 @@ func readLines(r io.Reader, f func(string)) {
 
 // readStdout reads the plugin's port: the first stdout line that is a port
 // number. Lines before it, and everything after, are diagnostics.
-func (p *process) readStdout(r io.Reader, ports chan<- int, secrets *resource.SecretFilter, diag func(string)) {
+func (p *process) readStdout(r io.Reader, ports chan<- int, secrets *resource.SecretFilter) {
 	found := false
 	readLines(r, func(line string) {
 		if !found {
@@ -191,20 +169,12 @@ func (p *process) readStdout(r io.Reader, ports chan<- int, secrets *resource.Se
 				return
 			}
 		}
-		if diag != nil {
-			diag(secrets.Mask(line))
-		}
+		p.out.stdout(secrets.Mask(line))
 	})
 }
 
-func (p *process) readStderr(r io.Reader, secrets *resource.SecretFilter, diag func(string)) {
-	readLines(r, func(line string) {
-		line = secrets.Mask(line)
-		p.stderr.add(line)
-		if diag != nil {
-			diag(line)
-		}
-	})
+func (p *process) readStderr(r io.Reader, secrets *resource.SecretFilter) {
+	readLines(r, func(line string) { p.out.stderr(secrets.Mask(line)) })
 }
 
 // drainTimeout bounds how long the waiter waits for a plugin's output to
@@ -254,11 +224,11 @@ func (p *process) exited() *ExitError {
 }
 
 func (p *process) exitError() *ExitError {
-	return &ExitError{Plugin: p.name, Path: p.path, Err: p.exitErr, Stderr: p.stderr.get()}
+	return &ExitError{Plugin: p.name, Path: p.path, Err: p.exitErr, Stderr: p.out.lastLines()}
 }
 
 func (p *process) quoteTail() string {
-	lines := p.stderr.get()
+	lines := p.out.lastLines()
 	if len(lines) == 0 {
 		return ""
 	}

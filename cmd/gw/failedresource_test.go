@@ -45,3 +45,31 @@ func TestFailedResourceNamedOnce(t *testing.T) {
 		}
 	}
 }
+
+// A provider plugin that fails to start is reported by the closing error,
+// which names it and quotes the end of its stderr: what it wrote is not
+// also printed as it wrote it.
+func TestFailedPluginStartSaidByItsError(t *testing.T) {
+	bin, work := inSiteWorkspace(t)
+	plugins := filepath.Join(work, "plugins")
+	script := "#!/bin/sh\necho 'error: no credentials for broken' >&2\nexit 1\n"
+	if err := os.MkdirAll(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plugins, "pulumi-resource-broken"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PULUMI_HOME", t.TempDir())
+	code, out, errOut := gw(t, "up", "--yes", "--state", filepath.Join(work, "state"), "--plugin-dir", plugins,
+		"--config", "dir="+work, "--config", "extraType=broken:index:Thing", "--secret-config", "token=t", "--", bin)
+	t.Logf("status %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	if code != exitError {
+		t.Fatalf("status %d, want %d", code, exitError)
+	}
+	if !strings.Contains(out+errOut, "plugin broken") || !strings.Contains(out+errOut, "error: no credentials for broken") {
+		t.Errorf("the output does not name the plugin and quote its stderr")
+	}
+	if strings.Contains(out+errOut, "plugin: error: no credentials") {
+		t.Errorf("the plugin's stderr was printed as it wrote it, besides the error that quotes it")
+	}
+}
