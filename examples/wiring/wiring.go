@@ -21,36 +21,41 @@ type host struct {
 	reg     *providers.Registry
 	gen     *stepgen.Generator
 	walker  *dag.Walker[stepgen.Outcome] // a step, and how it went
-	cond    *sync.Cond                   // signalled whenever a step has ended
+	cond    *sync.Cond                   // signalled whenever the generator has had an event
 	waiting map[*stepgen.Registration]func(providers.RegisterResult, error)
 }
 
-// handle carries out actions, cond.L held; it makes provider calls in line
-// and answers registrations under cond.L (the Monitor's blocking
-// RegisterResource only hands the answer over).
-func (h *host) handle(ctx context.Context, acts stepgen.Actions) {
-	for _, s := range acts.Steps {
+// feed gives an event to the generator and the steps it issues to the walker under cond.L, then
+// answers registrations and makes provider calls without it: a done may register again at once.
+func (h *host) feed(ctx context.Context, event func() stepgen.Actions) {
+	h.cond.L.Lock()
+	acts, replies := event(), []func(){}
+	for i := 0; i < len(acts.Steps); i++ { // a step the walker refuses ends at once
+		s := acts.Steps[i]
 		if err := h.walker.Add(ctx, dag.Vertex[stepgen.Outcome]{ID: s.ID, Needs: s.Needs, After: s.After, Value: stepgen.Outcome{Step: s}}); err != nil {
-			h.handle(ctx, h.gen.Done(stepgen.Outcome{Step: s, Err: err}))
+			more := h.gen.Done(stepgen.Outcome{Step: s, Err: err})
+			acts.Steps, acts.Replies, acts.Calls = append(acts.Steps, more.Steps...), append(acts.Replies, more.Replies...), append(acts.Calls, more.Calls...)
 		}
 	}
 	for _, r := range acts.Replies {
-		h.waiting[r.Reg](r.Result, r.Err)
+		done := h.waiting[r.Reg]
 		delete(h.waiting, r.Reg)
+		replies = append(replies, func() { done(r.Result, r.Err) })
+	}
+	h.cond.Broadcast()
+	h.cond.L.Unlock()
+	for _, reply := range replies {
+		reply()
 	}
 	for _, c := range acts.Calls {
-		next, _ := h.gen.Answer(deploy.Ask(ctx, c, h.reg)) // an error comes with its reply
-		h.handle(ctx, next)
+		answer := deploy.Ask(ctx, c, h.reg)
+		h.feed(ctx, func() stepgen.Actions { next, _ := h.gen.Answer(answer); return next }) // an error comes with its reply
 	}
 }
 
 func (h *host) RegisterResourceAsync(ctx context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
 	reg := &stepgen.Registration{Goal: goal}
-	h.cond.L.Lock()
-	defer h.cond.L.Unlock()
-	h.waiting[reg] = done
-	acts, _ := h.gen.Register(reg) // an error comes with its reply
-	h.handle(ctx, acts)
+	h.feed(ctx, func() stepgen.Actions { h.waiting[reg] = done; acts, _ := h.gen.Register(reg); return acts }) // an error comes with its reply
 }
 
 func (h *host) ReadResource(context.Context, resource.Goal, resource.ID) (providers.RegisterResult, error) {
@@ -74,23 +79,19 @@ func Up(ctx context.Context, reg *providers.Registry, old []*resource.State, pro
 		if err != nil && o.Err == nil { // skipped, or Visit panicked
 			*o = stepgen.Outcome{Step: o.Step, Err: err, Skipped: errors.As(err, new(*dag.SkippedError))}
 		}
-		h.cond.L.Lock()
-		defer h.cond.L.Unlock()
-		h.handle(ctx, h.gen.Done(*o))
-		h.cond.Broadcast()
+		h.feed(ctx, func() stepgen.Actions { return h.gen.Done(*o) })
 	}})
 	progErr := program(monitor.New(monitor.Config{Deployer: h, Providers: reg}))
-	h.cond.L.Lock()
 	settle := func() { // until all that was issued has ended
+		h.cond.L.Lock()
 		for !h.gen.Settled() {
 			h.cond.Wait()
 		}
+		h.cond.L.Unlock()
 	}
 	if settle(); progErr == nil {
-		_, progErr = h.gen.Deletes()
-		h.handle(ctx, h.gen.StartDeletes()) // nothing, should Deletes have failed
+		h.feed(ctx, func() stepgen.Actions { _, progErr = h.gen.Deletes(); return h.gen.StartDeletes() }) // none if Deletes failed
 		settle()
 	}
-	h.cond.L.Unlock()
 	return errors.Join(progErr, h.walker.Wait())
 }

@@ -256,3 +256,44 @@ func compare(t *testing.T, stage int, related map[[2]string]bool, engineOps, wir
 		}
 	}
 }
+
+// A registration's done may register again at once: Up answers
+// registrations outside its lock, so a done that calls the Monitor back
+// (as a program's chained registrations do) does not deadlock.
+func TestDoneMayRegisterAgain(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	reg := providers.NewRegistry()
+	if err := reg.RegisterFactory("test", "1.0.0", func(context.Context) (providers.Provider, error) { return (&ledger{}).provider(), nil }); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		errc <- wiring.Up(ctx, reg, nil, func(m *monitor.Monitor) error {
+			second := make(chan error, 1)
+			first := &resource.Goal{Type: "test:index:Thing", Name: "first", Custom: true}
+			m.RegisterResourceAsync(ctx, first, func(res providers.RegisterResult, err error) {
+				if err != nil {
+					second <- err
+					return
+				}
+				next := &resource.Goal{Type: "test:index:Thing", Name: "second", Custom: true, Dependencies: []resource.URN{res.URN}}
+				m.RegisterResourceAsync(ctx, next, func(_ providers.RegisterResult, err error) { second <- err })
+			})
+			select {
+			case err := <-second:
+				return err
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Up = %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Up deadlocked: a done that registered again never returned")
+	}
+}
