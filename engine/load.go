@@ -14,8 +14,8 @@ import (
 
 // load reads and verifies the last snapshot and builds the parts: the
 // provider registry with the stack's providers, the journal, the
-// generator over the snapshot, the walkers that run steps and provider
-// calls, and the monitor the program registers through.
+// generator over the snapshot, the host that runs its loop (its steps and
+// provider calls), and the monitor the program registers through.
 func (d *deployment) load(ctx context.Context) error {
 	cfg := d.e.cfg
 	// Store.Load verifies integrity (a snapshot that fails it is an
@@ -29,7 +29,6 @@ func (d *deployment) load(ctx context.Context) error {
 	}
 	d.base = snap
 	d.learnSnapshot(snap) // before any provider is loaded (secrets.go)
-	d.expectedSteps = len(snap.Resources)
 	for _, op := range snap.PendingOperations {
 		if op.Resource == nil {
 			continue
@@ -95,9 +94,8 @@ func (d *deployment) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("opening the journal of stack %q: %w", cfg.Stack, err)
 	}
-	d.walker = d.newWalker()
-	d.calls = d.newCallPool()
-	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d.source, Config: cfg.Config, Preview: d.preview,
+	d.host = d.newHost()
+	d.mon = monitor.New(monitor.Config{Deployer: d.host, Providers: d.source, Config: cfg.Config, Preview: d.preview,
 		DisableDefaultProviders: d.opts.disableDefaults, Transforms: d.opts.transforms})
 	return nil
 }

@@ -1,4 +1,4 @@
-package engine
+package deploy
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
-// This file is the engine loop: the one goroutine that owns the step
+// This file is the host's loop: the one goroutine that owns the step
 // generator. Everything the generator learns reaches the loop as an event
 // in its inbox — a registration from the monitor (register.go), the answer
 // to a provider call (calls.go), the outcome of a step (walk.go), or a
@@ -38,12 +38,12 @@ type callAnswered stepgen.Answer
 type stepEnded stepgen.Outcome
 
 // settleRequest asks the loop to close the channel once nothing the
-// generator asked for is outstanding (deployment.settle).
+// generator asked for is outstanding (Host.Settle).
 type settleRequest chan struct{}
 
 // bodyRequest has the loop give the generator an event of the operation's
 // body, or ask it something: it runs fn, carries out the actions fn
-// returns, and sends fn's error on done (deployment.do).
+// returns, and sends fn's error on done (Host.Do).
 type bodyRequest struct {
 	fn   func(g *stepgen.Generator) (stepgen.Actions, error)
 	done chan error
@@ -124,29 +124,29 @@ func (b *inbox) close() {
 // loop runs until stop is closed and, after that, until nothing the
 // generator asked for is outstanding: the steps and calls under way still
 // report to it, while new registrations are refused.
-func (d *deployment) loop(ctx context.Context) {
-	defer close(d.loopDone)
-	defer d.inbox.close()
+func (h *Host) loop(ctx context.Context) {
+	defer close(h.loopDone)
+	defer h.inbox.close()
 	var batch []event
-	stop := d.stop
+	stop := h.stop
 	for {
 		select {
-		case <-d.inbox.wake:
+		case <-h.inbox.wake:
 		case <-stop:
 			stop = nil
-			d.closeRegistrations()
+			h.CloseRegistrations()
 		}
-		batch = d.inbox.take(batch)
+		batch = h.inbox.take(batch)
 		for _, ev := range batch {
-			d.handle(ctx, ev)
+			h.handle(ctx, ev)
 		}
 		clear(batch) // drop the references: the slice is reused
 		batch = batch[:0]
-		if d.gen.Settled() {
-			for _, ch := range d.settling {
+		if h.gen.Settled() {
+			for _, ch := range h.settling {
 				close(ch)
 			}
-			d.settling = nil
+			h.settling = nil
 			if stop == nil {
 				return
 			}
@@ -154,40 +154,41 @@ func (d *deployment) loop(ctx context.Context) {
 	}
 }
 
-// closeRegistrations refuses the registrations that arrive once the
+// CloseRegistrations refuses the registrations that arrive once the
 // program's part of the operation is over, and those still queued.
-func (d *deployment) closeRegistrations() {
-	for _, r := range d.inbox.drain() {
+func (h *Host) CloseRegistrations() {
+	for _, r := range h.inbox.drain() {
 		r.done(regResult{err: errDeploymentOver})
 	}
 }
 
-// stopLoop ends the loop once the operation's body is over, and waits for
-// it and for the walkers to have nothing left under way.
-func (d *deployment) stopLoop() {
-	close(d.stop)
-	<-d.loopDone
+// Stop ends the loop once the operation's body is over, and waits for it
+// to have nothing left under way: the steps and calls it started still
+// report to it, and new registrations are refused.
+func (h *Host) Stop() {
+	close(h.stop)
+	<-h.loopDone
 }
 
 // handle hands one event to the generator and carries out what it asks.
-func (d *deployment) handle(ctx context.Context, ev event) {
+func (h *Host) handle(ctx context.Context, ev event) {
 	switch ev := ev.(type) {
 	case *request:
-		d.handleRequest(ctx, ev)
+		h.handleRequest(ctx, ev)
 	case *callAnswered:
-		acts, err := d.gen.Answer(stepgen.Answer(*ev))
+		acts, err := h.gen.Answer(stepgen.Answer(*ev))
 		if err != nil {
-			d.noteError(err) // acts hold the failed registration's reply
+			h.NoteError(err) // acts hold the failed registration's reply
 		}
-		d.dispatch(ctx, acts)
+		h.dispatch(ctx, acts)
 	case *stepEnded:
-		d.dispatch(ctx, d.gen.Done(stepgen.Outcome(*ev)))
+		h.dispatch(ctx, h.gen.Done(stepgen.Outcome(*ev)))
 	case settleRequest:
-		d.settling = append(d.settling, ev)
+		h.settling = append(h.settling, ev)
 	case *bodyRequest:
-		acts, err := ev.fn(d.gen)
+		acts, err := ev.fn(h.gen)
 		if err == nil {
-			d.dispatch(ctx, acts)
+			h.dispatch(ctx, acts)
 		}
 		ev.done <- err
 	}
@@ -195,25 +196,25 @@ func (d *deployment) handle(ctx context.Context, ev event) {
 
 // dispatch carries out the generator's actions: provider calls, steps and
 // replies.
-func (d *deployment) dispatch(ctx context.Context, acts stepgen.Actions) {
+func (h *Host) dispatch(ctx context.Context, acts stepgen.Actions) {
 	for _, c := range acts.Calls {
-		d.call(ctx, c)
+		h.call(ctx, c)
 	}
 	for _, s := range acts.Steps {
-		d.walk(ctx, s)
+		h.walk(ctx, s)
 	}
 	for _, r := range acts.Replies {
-		d.reply(r)
+		h.reply(r)
 	}
 }
 
 // reply answers a registration, once.
-func (d *deployment) reply(r stepgen.Reply) {
-	done, ok := d.waiters[r.Reg]
+func (h *Host) reply(r stepgen.Reply) {
+	done, ok := h.waiters[r.Reg]
 	if !ok {
 		return
 	}
-	delete(d.waiters, r.Reg)
+	delete(h.waiters, r.Reg)
 	done(regResult{res: r.Result, err: r.Err, step: stepOutcomeOf(r)})
 }
 
@@ -235,11 +236,11 @@ func stepOutcomeOf(r stepgen.Reply) *stepOutcome {
 	return nil
 }
 
-// settle waits until nothing the generator asked for is outstanding: every
+// Settle waits until nothing the generator asked for is outstanding: every
 // call it issued answered, every step it issued ended and reported.
-func (d *deployment) settle(ctx context.Context) error {
+func (h *Host) Settle(ctx context.Context) error {
 	settled := make(chan struct{})
-	if !d.inbox.post(settleRequest(settled)) {
+	if !h.inbox.post(settleRequest(settled)) {
 		return errDeploymentOver
 	}
 	select {
@@ -250,12 +251,12 @@ func (d *deployment) settle(ctx context.Context) error {
 	}
 }
 
-// do runs fn on the loop, carries out the actions it returns, and returns
+// Do runs fn on the loop, carries out the actions it returns, and returns
 // its error: how the operation's body gives the generator an event of its
 // own (the program is over: delete; refresh) or asks it something.
-func (d *deployment) do(ctx context.Context, fn func(g *stepgen.Generator) (stepgen.Actions, error)) error {
+func (h *Host) Do(ctx context.Context, fn func(g *stepgen.Generator) (stepgen.Actions, error)) error {
 	done := make(chan error, 1)
-	if !d.inbox.post(&bodyRequest{fn: fn, done: done}) {
+	if !h.inbox.post(&bodyRequest{fn: fn, done: done}) {
 		return errDeploymentOver
 	}
 	select {
