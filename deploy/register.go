@@ -11,7 +11,7 @@ import (
 
 // The Host is the monitor's Deployer: each registration, read and
 // component outputs the program sends becomes a request for the loop
-// (generate.go), answered when the generator replies to it — once the
+// (loop.go), answered when the generator replies to it — once the
 // resource's step has ended and its outcome is journaled — or at once
 // when the generator refuses it.
 

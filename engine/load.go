@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
@@ -103,6 +102,3 @@ func (d *deployment) load(ctx context.Context) error {
 // The monitor asks its provider source which version a default provider
 // must have when the source can say (monitor.VersionChooser).
 var _ monitor.VersionChooser = (*providers.Source)(nil)
-
-// now is the clock steps are stamped with.
-func now() time.Time { return time.Now() }
