@@ -157,6 +157,7 @@ type callPanicError struct {
 	Stack []byte // the panicking goroutine's stack
 }
 
+// Error says a call panicked, and with what.
 func (e *callPanicError) Error() string {
 	return fmt.Sprintf("panic while making a provider call (a bug in the engine): %v", e.Value)
 }

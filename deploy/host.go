@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -180,7 +181,7 @@ func (h *Host) NoteError(err error) {
 func (h *Host) Errors() []error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.errs
+	return slices.Clone(h.errs)
 }
 
 // Unfinished returns the recorded resources whose step failed or was
@@ -195,7 +196,7 @@ func (h *Host) Unfinished() map[*resource.State]bool {
 func (h *Host) Gone() []*resource.State {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.gone
+	return slices.Clone(h.gone)
 }
 
 // Pending names the steps left pending because their provider did not
@@ -203,7 +204,7 @@ func (h *Host) Gone() []*resource.State {
 func (h *Host) Pending() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.pending
+	return slices.Clone(h.pending)
 }
 
 // Resource returns the state the step of urn produced in this operation,

@@ -53,6 +53,7 @@ type ChangesError struct {
 	Op  StepOp
 }
 
+// Error names the resource and the change it would make.
 func (e *ChangesError) Error() string {
 	return fmt.Sprintf("resource %s would %s, but the operation expects no changes", e.URN, e.Op)
 }
