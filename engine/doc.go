@@ -1,6 +1,6 @@
 // Package engine runs deployments: it wires a provider registry, a step
-// generator, a DAG walker and a monitor around a stack's stored state and
-// offers the operations a host needs — Up, Preview, Destroy, Refresh and
+// generator, the deployment loop (package deploy) and a monitor around a
+// stack's stored state and offers the operations a host needs — Up, Preview, Destroy, Refresh and
 // Import — plus an in-process program API and a typed event stream.
 //
 // # Operations

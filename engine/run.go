@@ -12,12 +12,13 @@ import (
 
 // body is what one operation does once the deployment is loaded: run a
 // program, refresh, delete. It returns the operation's own errors; step
-// failures reach the result through the walker.
+// failures reach the result through the host (deploy.Host.Wait).
 type body func(ctx context.Context, d *deployment) error
 
 // run is the shape shared by every operation: lock the stack, load it
-// (load.go), start the loop (package deploy's Host), do the operation's body, stop
-// the loop once everything it started has ended, and commit (commit.go).
+// (load.go), start the host's loop (deploy.Host), do the operation's body,
+// stop the loop once everything it started has ended, and commit
+// (commit.go).
 // Every step that completed is recorded whatever fails later.
 func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Option, do body) (res *Result, err error) {
 	d := &deployment{e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now()}
