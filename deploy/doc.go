@@ -14,19 +14,22 @@
 // loop, which tells the generator and answers the registration. The
 // events are a closed set of types, handled by one switch; whoever posts
 // one never waits for the loop, and the loop never waits on a provider or
-// the journal.
+// the journal (only Config.DeleteHooks, before the deletes start, may
+// wait on the loop for the program to register hooks).
 //
-// A step ends in one place, whoever ran it — the walker, Refuse for a
-// delete the generator refused, FinishStackOutputs for the stack's
-// outputs once the loop is over — which takes note of its outcome, tells
-// the Config.Observer, and tells the generator.
+// A step ends in one place, whoever ran it — the walker,
+// RefuseProtected for a delete the generator refused, FinishStackOutputs
+// for the stack's outputs once the loop is over — which takes note of its
+// outcome, tells the Config.Observer, and tells the generator.
 //
 // The operation that builds a Host supplies what it needs as plain values
 // and functions in a Config (its generator, journal, options, provider
 // source, secret filter, Observer, analyzers and hooked apply): the Host
-// knows nothing of the operation beyond them. It runs its body with Do,
-// Settle and CloseRegistrations, then Stop, Wait and FinishStackOutputs,
-// and reads the bookkeeping (Errors, Unfinished, Gone, Pending).
+// knows nothing of the operation beyond them. The operation runs its body
+// with the Host's commands (CloseRegistrations, Delete, Refresh, Settle,
+// RefuseProtected, PlanKept), each an event of the loop's like the
+// others, then Stop, Wait and FinishStackOutputs, and reads the
+// bookkeeping (Errors, Unfinished, Gone, Pending).
 //
 // Apply performs a step (stepgen.Step) and Ask answers a Check or Diff
 // call (stepgen.Call). Both resolve providers through the

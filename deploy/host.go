@@ -26,6 +26,7 @@ import (
 //	                set, and the one place a step ends (over)
 //	step.go         one step: journal its begin, Apply it, journal its end
 //	record.go       the journal entries and the bookkeeping of a step
+//	commands.go     the commands of the operation's body: delete, refresh
 //	stackoutputs.go the stack's outputs, recorded once the loop is over
 
 // errDeploymentOver refuses a registration that arrives once the program's
@@ -68,6 +69,10 @@ type Config struct {
 	// Analyze runs the analyzers on a resource's goal (a call of kind
 	// stepgen.CallAnalyze).
 	Analyze func(context.Context, *resource.State) error
+	// DeleteHooks, if set, is given the antichains of deletes before any
+	// is issued (Delete), to wait until the hooks bound to them are
+	// known; its error stops the deletes.
+	DeleteHooks func(context.Context, [][]*stepgen.Step) error
 	// ApplyHooked applies a step whose resource has hooks bound, in place
 	// of Apply; nil applies every step with Apply.
 	ApplyHooked func(context.Context, *stepgen.Step) stepgen.Outcome
@@ -97,9 +102,10 @@ type Observer interface {
 // takes the program's registrations (it is the monitor's
 // monitor.Deployer), makes the provider calls the generator asks for,
 // walks the steps it issues, journals each, and tells the generator how
-// each ended. The operation that builds it runs its body through Do,
-// Settle and CloseRegistrations, then stops it (Stop), waits for what it
-// started (Wait), and reads its bookkeeping.
+// each ended. The operation that builds it runs its body through its
+// commands (CloseRegistrations, Delete, Refresh, Settle, RefuseProtected,
+// PlanKept), then stops it (Stop), waits for what it started (Wait), and
+// reads its bookkeeping.
 type Host struct {
 	cfg     Config
 	gen     *stepgen.Generator

@@ -13,16 +13,16 @@ import (
 // generator. Everything the generator learns reaches the loop as an event
 // in its inbox — a registration from the monitor (register.go), the answer
 // to a provider call (calls.go), the outcome of a step (walk.go), or a
-// request of the operation's body (asking for the deletes, waiting until
-// nothing is outstanding) — and the loop hands it to the generator and
-// carries out the Actions that come back: provider calls go to the call
+// command of the operation's body (commands.go: the deletes, a refresh,
+// waiting until nothing is outstanding) — and the loop hands it to the
+// generator and carries out the Actions that come back: provider calls go to the call
 // pool, steps to the step walker, replies to the registrations waiting for
 // them. Whoever posts an event never waits for the loop, the loop takes
 // everything waiting at each wake-up, and it never waits on a provider or
 // the journal itself.
 
 // event is one thing the loop hands to the generator. The set is closed:
-// *request, *callAnswered, *stepEnded, settleRequest and *bodyRequest, the
+// *request, *callAnswered, *stepEnded, settleRequest and *command, the
 // types that implement isEvent, each handled by one case of handle. It is one
 // interface value rather than a struct with a field for each, so that an
 // inbox holding thousands of events stays small.
@@ -41,19 +41,11 @@ type stepEnded stepgen.Outcome
 // generator asked for is outstanding (Host.Settle).
 type settleRequest chan struct{}
 
-// bodyRequest has the loop give the generator an event of the operation's
-// body, or ask it something: it runs fn, carries out the actions fn
-// returns, and sends fn's error on done (Host.Do).
-type bodyRequest struct {
-	fn   func(g *stepgen.Generator) (stepgen.Actions, error)
-	done chan error
-}
-
 func (*request) isEvent()      {}
 func (*callAnswered) isEvent() {}
 func (*stepEnded) isEvent()    {}
 func (settleRequest) isEvent() {}
-func (*bodyRequest) isEvent()  {}
+func (*command) isEvent()      {}
 
 // inbox holds the events the loop has yet to handle.
 type inbox struct {
@@ -185,12 +177,8 @@ func (h *Host) handle(ctx context.Context, ev event) {
 		h.dispatch(ctx, h.gen.Done(stepgen.Outcome(*ev)))
 	case settleRequest:
 		h.settling = append(h.settling, ev)
-	case *bodyRequest:
-		acts, err := ev.fn(h.gen)
-		if err == nil {
-			h.dispatch(ctx, acts)
-		}
-		ev.done <- err
+	case *command:
+		ev.done <- h.command(ctx, ev)
 	}
 }
 
@@ -246,22 +234,6 @@ func (h *Host) Settle(ctx context.Context) error {
 	select {
 	case <-settled:
 		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
-
-// Do runs fn on the loop, carries out the actions it returns, and returns
-// its error: how the operation's body gives the generator an event of its
-// own (the program is over: delete; refresh) or asks it something.
-func (h *Host) Do(ctx context.Context, fn func(g *stepgen.Generator) (stepgen.Actions, error)) error {
-	done := make(chan error, 1)
-	if !h.inbox.post(&bodyRequest{fn: fn, done: done}) {
-		return errDeploymentOver
-	}
-	select {
-	case err := <-done:
-		return err
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}

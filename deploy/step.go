@@ -205,12 +205,12 @@ func (e *StepError) Error() string {
 // Unwrap returns the underlying error.
 func (e *StepError) Unwrap() error { return e.Err }
 
-// Refuse reports a step the generator refused as a failed step. It does
+// refuse reports a step the generator refused as a failed step. It does
 // not go through the walker: the refusal calls no provider and journals
 // nothing, and it must not stop the steps that can go ahead, as the
 // failure of a step the walker ran would. It ends as every step ends
 // (over), and its error is noted (Errors).
-func (h *Host) Refuse(ctx context.Context, s *stepgen.Step) {
+func (h *Host) refuse(ctx context.Context, s *stepgen.Step) {
 	ws := &walkStep{out: stepgen.Outcome{Step: s}}
 	err := h.starting(ws)
 	if err == nil {

@@ -95,7 +95,7 @@ func (h *Host) ended(ws *walkStep, err error) {
 	h.over(&ws.out, ws.took(h))
 }
 
-// over is the one place a step ends, whoever ran it (the walker; Refuse,
+// over is the one place a step ends, whoever ran it (the walker; refuse,
 // for a delete the generator refused; FinishStackOutputs, for the stack's
 // outputs): it records the outcome (the operation's result and the step's
 // event) and tells the generator, through the loop while it runs. Once the

@@ -21,6 +21,7 @@ func (d *deployment) newHost() *deploy.Host {
 		Source: boundedSource{d}, Registry: d.registry, Secrets: d.secrets,
 		Observer: &d.rec, ExpectedSteps: len(d.base.Resources), Start: d.start,
 		Analyze:     d.analyze,
+		DeleteHooks: d.knowsDeleteHooks,
 		ApplyHooked: d.applyHooked,
 		Unanswered:  isUnanswered,
 	}

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/groundwork-iac/groundwork/program"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // Each operation is a short composition of the deployment's parts; run
@@ -151,7 +149,7 @@ func runUpdate(run func(r *program.Runner) error) body {
 		if err := d.deleteUnregistered(ctx); err != nil || !d.healthy() {
 			return err
 		}
-		return d.host.Do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) { return stepgen.Actions{}, g.PlanKept() })
+		return d.host.PlanKept(ctx)
 	}
 }
 
@@ -162,52 +160,23 @@ func destroy(ctx context.Context, d *deployment) error {
 }
 
 // deleteUnregistered deletes what the program no longer declares, antichain
-// by antichain, once the hooks bound to all of it are known, and then
-// reports the deletes the generator refused (protected resources) as
-// failed steps (deploy.Host.Refuse).
+// by antichain, once the hooks bound to all of it are known
+// (knowsDeleteHooks, the host's Config.DeleteHooks), and then reports the
+// deletes the generator refused (protected resources) as failed steps.
 func (d *deployment) deleteUnregistered(ctx context.Context) error {
-	err := d.host.Do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
-		antichains, err := g.Deletes()
-		if err != nil {
-			return stepgen.Actions{}, err
-		}
-		if err := d.knowsDeleteHooks(ctx, antichains); err != nil {
-			return stepgen.Actions{}, err
-		}
-		return g.StartDeletes(), nil
-	})
-	if err != nil {
+	if err := d.host.Delete(ctx); err != nil {
 		return err
 	}
 	if err := d.host.Settle(ctx); err != nil {
 		return err
 	}
-	var refused []*stepgen.Step
-	blockers := map[*stepgen.Step][]*resource.State{}
-	if err := d.host.Do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
-		refused = g.Refused()
-		for _, s := range refused {
-			blockers[s] = g.RefusalBlockers(s, d.opts.continueOnError)
-		}
-		return stepgen.Actions{}, nil
-	}); err != nil {
-		return err
-	}
-	failed := d.host.Unfinished()
-	for _, s := range refused {
-		if !slices.ContainsFunc(blockers[s], func(r *resource.State) bool { return failed[r] }) {
-			d.host.Refuse(ctx, s)
-		}
-	}
-	return nil
+	return d.host.RefuseProtected(ctx)
 }
 
 // refresh reads every recorded resource, and resolves pending operations.
 func refresh(ctx context.Context, d *deployment) error {
 	d.host.CloseRegistrations()
-	if err := d.host.Do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
-		return g.Refresh(d.base.PendingOperations), nil
-	}); err != nil {
+	if err := d.host.Refresh(ctx, d.base.PendingOperations); err != nil {
 		return err
 	}
 	if err := d.host.Settle(ctx); err != nil {
