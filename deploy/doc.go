@@ -1,10 +1,39 @@
-// Package deploy is the deployment loop's I/O: where a step or a call
-// meets its provider. The loop itself (the goroutine that feeds the step
-// generator its events, walks the steps it issues and records them) lives
-// in package engine.
+// Package deploy is the deployment loop: the host around the step
+// generator, and where a step or a call meets its provider.
+//
+// A Host runs one operation's loop. It is the monitor's Deployer: each
+// registration, read and component outputs the program sends becomes an
+// event in the Host's inbox, and one goroutine, the loop, hands every
+// event to the generator (stepgen.Generator) and carries out the Actions
+// it returns. Provider calls (Check, Diff, analyzers) go to a pool of at
+// most a few hundred workers, so calls for different resources overlap;
+// their answers come back as events. Steps go to a dag.Walker, which
+// visits each once the steps it needs have succeeded, at most
+// Config.Parallelism at once. A visit journals the step's begin, Applies
+// it, and journals its end; only then does the outcome go back to the
+// loop, which tells the generator and answers the registration. The
+// events are a closed set of types, handled by one switch; whoever posts
+// one never waits for the loop, and the loop never waits on a provider or
+// the journal (only Config.DeleteHooks, before the deletes start, may
+// wait on the loop for the program to register hooks).
+//
+// A step ends in one place, whoever ran it — the walker,
+// RefuseProtected for a delete the generator refused, FinishStackOutputs
+// for the stack's outputs once the loop is over — which takes note of its
+// outcome, tells the Config.Observer, and tells the generator.
+//
+// The operation that builds a Host supplies what it needs as plain values
+// and functions in a Config (its generator, journal, options, provider
+// source, secret filter, Observer, analyzers and hooked apply): the Host
+// knows nothing of the operation beyond them. The operation runs its body
+// with the Host's commands (CloseRegistrations, Delete, Refresh, Settle,
+// RefuseProtected, PlanKept), each an event of the loop's like the
+// others, then Stop, Wait and FinishStackOutputs, and reads the
+// bookkeeping (Errors, Unfinished, Gone, Pending).
 //
 // Apply performs a step (stepgen.Step) and Ask answers a Check or Diff
 // call (stepgen.Call). Both resolve providers through the
-// providers.ProviderSource the host hands them; neither touches the generator, whose Done and Answer
-// the host calls with what they return.
+// providers.ProviderSource they are handed; neither touches the
+// generator, whose Done and Answer the caller calls with what they
+// return. A host wired by hand (examples/wiring) uses them directly.
 package deploy

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork-iac/groundwork/dag"
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/plan"
 )
@@ -18,19 +19,16 @@ import (
 // journal into a new snapshot, and gathers the errors. The loop has
 // stopped: nothing else touches the generator.
 func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
-	execErr := d.walker.Wait()
-	// A call's failure is part of its answer, reported with the
-	// registration it failed.
-	d.calls.wait()
+	execErr := d.host.Wait()
 	failed := opErr != nil || execErr != nil || !d.healthy() || ctx.Err() != nil
-	if err := d.finishStackOutputs(ctx, failed); err != nil {
-		d.noteError(err)
+	outputs, outErr := d.host.FinishStackOutputs(ctx, failed)
+	d.outputs = outputs
+	if outErr != nil {
+		d.noteError(outErr)
 	}
 	stackErr := d.analyzeStack(ctx)
-	d.mu.Lock()
-	counts, _ := tally(d.records)
-	d.mu.Unlock()
-	res := &Result{Counts: counts, Steps: d.records, Outputs: d.outputs}
+	counts, _ := d.rec.tally()
+	res := &Result{Counts: counts, Steps: d.rec.steps(), Outputs: d.outputs}
 	var commitErr error
 	if d.journal != nil {
 		if d.clearPending && d.healthy() && opErr == nil {
@@ -48,17 +46,13 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 	} else {
 		res.Snapshot = d.base
 	}
-	d.mu.Lock()
-	regErrs := d.errs
-	d.mu.Unlock()
+	regErrs := d.host.Errors()
 	errs := []error{opErr, execErr, stackErr, commitErr}
 	errs = append(errs, regErrs...)
 	if ctx.Err() != nil {
 		// What only echoes the cancellation (the program stopped, steps
 		// not started) is said once, by the CancelledError.
-		d.mu.Lock()
-		pending := slices.Sorted(slices.Values(d.pending))
-		d.mu.Unlock()
+		pending := slices.Sorted(slices.Values(d.host.Pending()))
 		cancelled := &CancelledError{Operation: d.op, Cause: context.Cause(ctx), Recorded: maps.Clone(counts), Preview: d.preview, Pending: pending}
 		errs = slices.DeleteFunc(errs, func(err error) bool {
 			var unreturned *unreturnedError
@@ -145,9 +139,7 @@ func (d *deployment) summarize(err error) {
 		return
 	}
 	ev := SummaryEvent{Operation: d.op, Duration: time.Since(d.start)}
-	d.mu.Lock()
-	ev.Counts, ev.Failed = tally(d.records)
-	d.mu.Unlock()
+	ev.Counts, ev.Failed = d.rec.tally()
 	if err != nil {
 		ev.Error = err.Error()
 	} else if d.op == OpUp || d.op == OpPreview {
@@ -182,14 +174,14 @@ func joinDistinct(errs []error) error {
 	var out []error
 	seen := map[error]bool{}
 	// failures are the step failures listed: a refusal as it is, a
-	// failure the walker reports as the *stepError wrapping it.
+	// failure the walker reports as the *deploy.StepError wrapping it.
 	failures := map[error]bool{}
 	texts := map[string]bool{} // what those failures say, with or without the resource
 	for _, err := range errs {
-		var se *stepError
+		var se *deploy.StepError
 		if errors.As(err, &se) {
-			failures[se.err] = true
-			texts[se.err.Error()] = true
+			failures[se.Err] = true
+			texts[se.Err.Error()] = true
 			texts[se.Error()] = true
 		} else if err != nil {
 			failures[err] = true

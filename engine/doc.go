@@ -1,6 +1,6 @@
 // Package engine runs deployments: it wires a provider registry, a step
-// generator, a DAG walker and a monitor around a stack's stored state and
-// offers the operations a host needs — Up, Preview, Destroy, Refresh and
+// generator, the deployment loop (package deploy) and a monitor around a
+// stack's stored state and offers the operations a host needs — Up, Preview, Destroy, Refresh and
 // Import — plus an in-process program API and a typed event stream.
 //
 // # Operations
@@ -53,19 +53,25 @@
 //
 // # The host loop
 //
-// The step generator (package stepgen) is a pure state machine. One
-// goroutine, the engine loop, owns it and feeds it events: the monitor's
-// registrations, provider answers and step outcomes. The generator answers
-// with actions: provider calls to make, which a pool of workers makes,
-// steps to run, and replies to registrations. Steps are plain data
-// carrying the IDs of the steps they need and the step they come after;
-// the step walker (dag.Walker) runs each once those have ended, and
-// its visit journals the step's begin durably before deploy.Apply calls
-// the provider, and its end durably before the outcome goes back to the
-// loop, which answers the waiting registration. ARCHITECTURE.md follows
-// one operation through these stages, one file each. A host that needs
-// another shape can wire the same parts itself; examples/wiring shows how. Programs that run in other processes reach
-// the same monitor through package langhost (see Context.Monitor).
+// The step generator (package stepgen) is a pure state machine. The loop
+// around it is package deploy's Host: one goroutine owns the generator
+// and feeds it events — the monitor's registrations, provider answers and
+// step outcomes — and carries out the actions it answers with: provider
+// calls, which a bounded pool makes, steps to run, and replies to
+// registrations. Steps are plain data carrying the IDs of the steps they
+// need and the step they come after; the step walker (dag.Walker) runs
+// each once those have ended, and its visit journals the step's begin
+// durably before deploy.Apply calls the provider, and its end durably
+// before the outcome goes back to the loop, which answers the waiting
+// registration. Each operation here builds a Host for its run (the
+// generator, the journal, its options, a provider source that bounds
+// every call, its secret filter, and a deploy.Observer that records the
+// steps in the Result and emits their events), runs its body through it,
+// stops it and reads what it recorded. ARCHITECTURE.md follows one
+// operation through these stages, one file each. A host that needs
+// another shape can wire the parts itself; examples/wiring shows how.
+// Programs that run in other processes reach the same monitor through
+// package langhost (see Context.Monitor).
 //
 // # Events
 //

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
@@ -14,8 +13,8 @@ import (
 
 // load reads and verifies the last snapshot and builds the parts: the
 // provider registry with the stack's providers, the journal, the
-// generator over the snapshot, the walkers that run steps and provider
-// calls, and the monitor the program registers through.
+// generator over the snapshot, the host that runs its loop (its steps and
+// provider calls), and the monitor the program registers through.
 func (d *deployment) load(ctx context.Context) error {
 	cfg := d.e.cfg
 	// Store.Load verifies integrity (a snapshot that fails it is an
@@ -29,7 +28,6 @@ func (d *deployment) load(ctx context.Context) error {
 	}
 	d.base = snap
 	d.learnSnapshot(snap) // before any provider is loaded (secrets.go)
-	d.expectedSteps = len(snap.Resources)
 	for _, op := range snap.PendingOperations {
 		if op.Resource == nil {
 			continue
@@ -95,9 +93,8 @@ func (d *deployment) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("opening the journal of stack %q: %w", cfg.Stack, err)
 	}
-	d.walker = d.newWalker()
-	d.calls = d.newCallPool()
-	d.mon = monitor.New(monitor.Config{Deployer: d, Providers: d.source, Config: cfg.Config, Preview: d.preview,
+	d.host = d.newHost()
+	d.mon = monitor.New(monitor.Config{Deployer: d.host, Providers: d.source, Config: cfg.Config, Preview: d.preview,
 		DisableDefaultProviders: d.opts.disableDefaults, Transforms: d.opts.transforms})
 	return nil
 }
@@ -105,6 +102,3 @@ func (d *deployment) load(ctx context.Context) error {
 // The monitor asks its provider source which version a default provider
 // must have when the source can say (monitor.VersionChooser).
 var _ monitor.VersionChooser = (*providers.Source)(nil)
-
-// now is the clock steps are stamped with.
-func now() time.Time { return time.Now() }

@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 
-	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/program"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // Each operation is a short composition of the deployment's parts; run
@@ -143,8 +139,8 @@ func runUpdate(run func(r *program.Runner) error) body {
 		r := d.newRunner(ctx)
 		defer func() { err = errors.Join(err, r.RunDeferred()) }()
 		progErr := run(r)
-		d.closeRegistrations()
-		if err := d.settle(ctx); err != nil {
+		d.host.CloseRegistrations()
+		if err := d.host.Settle(ctx); err != nil {
 			return err
 		}
 		if progErr != nil || !d.healthy() {
@@ -153,83 +149,37 @@ func runUpdate(run func(r *program.Runner) error) body {
 		if err := d.deleteUnregistered(ctx); err != nil || !d.healthy() {
 			return err
 		}
-		return d.do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) { return stepgen.Actions{}, g.PlanKept() })
+		return d.host.PlanKept(ctx)
 	}
 }
 
 // destroy deletes everything, as a program that declares nothing would.
 func destroy(ctx context.Context, d *deployment) error {
-	d.closeRegistrations()
+	d.host.CloseRegistrations()
 	return d.deleteUnregistered(ctx)
 }
 
 // deleteUnregistered deletes what the program no longer declares, antichain
-// by antichain, once the hooks bound to all of it are known, and then
-// reports the deletes the generator refused (protected resources) as
-// failed steps.
+// by antichain, once the hooks bound to all of it are known
+// (knowsDeleteHooks, the host's Config.DeleteHooks), and then reports the
+// deletes the generator refused (protected resources) as failed steps.
 func (d *deployment) deleteUnregistered(ctx context.Context) error {
-	err := d.do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
-		antichains, err := g.Deletes()
-		if err != nil {
-			return stepgen.Actions{}, err
-		}
-		if err := d.knowsDeleteHooks(ctx, antichains); err != nil {
-			return stepgen.Actions{}, err
-		}
-		return g.StartDeletes(), nil
-	})
-	if err != nil {
+	if err := d.host.Delete(ctx); err != nil {
 		return err
 	}
-	if err := d.settle(ctx); err != nil {
+	if err := d.host.Settle(ctx); err != nil {
 		return err
 	}
-	var refused []*stepgen.Step
-	blockers := map[*stepgen.Step][]*resource.State{}
-	if err := d.do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
-		refused = g.Refused()
-		for _, s := range refused {
-			blockers[s] = g.RefusalBlockers(s, d.opts.continueOnError)
-		}
-		return stepgen.Actions{}, nil
-	}); err != nil {
-		return err
-	}
-	d.mu.Lock()
-	failed := maps.Clone(d.unfinished)
-	d.mu.Unlock()
-	for _, s := range refused {
-		if !slices.ContainsFunc(blockers[s], func(r *resource.State) bool { return failed[r] }) {
-			d.refuse(ctx, s)
-		}
-	}
-	return nil
-}
-
-// refuse reports a step the generator refused as a failed step. It does
-// not go through the walker: the refusal calls no provider and journals
-// nothing, and it must not stop the steps that can go ahead, as the
-// failure of a step the walker ran would. It ends as every step ends
-// (over).
-func (d *deployment) refuse(ctx context.Context, s *stepgen.Step) {
-	ws := &walkStep{out: stepgen.Outcome{Step: s}}
-	err := d.starting(ws)
-	if err == nil {
-		err = deploy.Apply(ctx, s, d, now).Err // calls no provider: the refusal
-	}
-	d.over(&stepgen.Outcome{Step: s, Err: err}, ws.took(d))
-	d.noteError(err)
+	return d.host.RefuseProtected(ctx)
 }
 
 // refresh reads every recorded resource, and resolves pending operations.
 func refresh(ctx context.Context, d *deployment) error {
-	d.closeRegistrations()
-	if err := d.do(ctx, func(g *stepgen.Generator) (stepgen.Actions, error) {
-		return g.Refresh(d.base.PendingOperations), nil
-	}); err != nil {
+	d.host.CloseRegistrations()
+	if err := d.host.Refresh(ctx, d.base.PendingOperations); err != nil {
 		return err
 	}
-	if err := d.settle(ctx); err != nil {
+	if err := d.host.Settle(ctx); err != nil {
 		return err
 	}
 	if err := d.dropGone(ctx); err != nil {

@@ -46,9 +46,3 @@ func (d *deployment) newRunner(ctx context.Context) *program.Runner {
 // unreturnedError is the error of a program still running when the
 // operation's context ended.
 type unreturnedError = program.UnreturnedError
-
-// stepOutcome is how the step of a registration that failed ended.
-type stepOutcome struct {
-	urn     resource.URN
-	skipped bool // never ran, because a resource it needs did not succeed
-}

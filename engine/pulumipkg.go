@@ -21,32 +21,20 @@ import (
 // newBuiltin returns the deployment's provider of the "pulumi" package.
 func (d *deployment) newBuiltin() *pulumi.Provider {
 	return pulumi.New(pulumi.Config{
-		Resources: (*producedStates)(d),
+		Resources: producedStates{d},
 		Stacks:    &stackOutputs{store: d.e.cfg.Store, project: d.e.cfg.Project},
 	})
 }
 
 // producedStates looks up the states the deployment's steps have produced,
-// for getResource.
-type producedStates deployment
+// for getResource. The host is built after the provider, before any step
+// runs.
+type producedStates struct{ d *deployment }
 
 // Resource returns the latest state a completed step of the deployment has
-// produced under urn. The index over d.produced is built on first use and
-// extended by each lookup, so that a deployment that looks nothing up pays
-// only for the slice.
-func (p *producedStates) Resource(urn resource.URN) (*resource.State, bool) {
-	d := (*deployment)(p)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.producedIndex == nil {
-		d.producedIndex = make(map[resource.URN]*resource.State, len(d.produced))
-	}
-	for _, s := range d.produced[d.indexed:] {
-		d.producedIndex[s.URN] = s
-	}
-	d.indexed = len(d.produced)
-	s, ok := d.producedIndex[urn]
-	return s, ok
+// produced under urn (deploy.Host.Resource).
+func (p producedStates) Resource(urn resource.URN) (*resource.State, bool) {
+	return p.d.host.Resource(urn)
 }
 
 // stackOutputs reads the outputs of the other stacks of the engine's

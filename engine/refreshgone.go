@@ -18,9 +18,7 @@ import (
 // reference to a URN a renamed resource was known by (one of its Aliases)
 // stands or goes with that resource.
 func (d *deployment) dropGone(ctx context.Context) error {
-	d.mu.Lock()
-	gone := d.gone
-	d.mu.Unlock()
+	gone := d.host.Gone()
 	if len(gone) == 0 || d.journal == nil {
 		return nil
 	}

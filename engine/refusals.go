@@ -2,11 +2,12 @@ package engine
 
 import (
 	"github.com/groundwork-iac/groundwork/dag"
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
-// The errors below are the step generator's and the step walker's, named
-// here so that a caller of Up, Preview, Refresh or Destroy can match them
+// The errors below are the step generator's, the step walker's and the
+// deployment loop's, named here so that a caller of Up, Preview, Refresh or Destroy can match them
 // with errors.As importing only this package.
 
 // ProtectedError is a delete or replace of a protected resource refused:
@@ -48,3 +49,10 @@ type RegistrationError = stepgen.RegistrationError
 
 // SkippedError is a step not run because a step it depends on failed.
 type SkippedError = dag.SkippedError
+
+// UnrecordedError reports a resource a provider created whose record
+// could not be written to the stack's state (a full disk, a lost lock, a
+// failing store): it exists, and this error is the only place its ID is
+// known. Import it (gw import, Engine.Import, or the Import resource
+// option) to bring it under management again.
+type UnrecordedError = deploy.UnrecordedError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/resource"
@@ -55,7 +56,7 @@ func (d *deployment) hooksOf(s *stepgen.Step) stepHooks {
 // called), the step, then the after hooks (whose failure is a warning).
 func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
 	if s.Op == stepgen.OpOutputs {
-		o := deploy.Apply(ctx, s, boundedSource{d}, now)
+		o := deploy.Apply(ctx, s, boundedSource{d}, time.Now)
 		if o.Err == nil {
 			d.componentOutputs(ctx, s)
 		}
@@ -63,7 +64,7 @@ func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.O
 	}
 	h := d.hooksOf(s)
 	if h.bound == nil {
-		return deploy.Apply(ctx, s, boundedSource{d}, now)
+		return deploy.Apply(ctx, s, boundedSource{d}, time.Now)
 	}
 	// Every hook must be known before anything runs.
 	before, err := d.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[h.before])
@@ -79,7 +80,7 @@ func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.O
 			return stepgen.Outcome{Step: s, Err: &HookError{URN: h.bound.URN, Kind: h.before, Name: hook.Name, Err: err}}
 		}
 	}
-	o := deploy.Apply(ctx, s, boundedSource{d}, now)
+	o := deploy.Apply(ctx, s, boundedSource{d}, time.Now)
 	if o.Err != nil {
 		return o
 	}

@@ -8,24 +8,20 @@ import (
 
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
-	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
 // body is what one operation does once the deployment is loaded: run a
 // program, refresh, delete. It returns the operation's own errors; step
-// failures reach the result through the walker.
+// failures reach the result through the host (deploy.Host.Wait).
 type body func(ctx context.Context, d *deployment) error
 
 // run is the shape shared by every operation: lock the stack, load it
-// (load.go), start the loop (generate.go), do the operation's body, stop
-// the loop once everything it started has ended, and commit (commit.go).
+// (load.go), start the host's loop (deploy.Host), do the operation's body,
+// stop the loop once everything it started has ended, and commit
+// (commit.go).
 // Every step that completed is recorded whatever fails later.
 func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Option, do body) (res *Result, err error) {
-	d := &deployment{
-		e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now(),
-		inbox: newInbox(), stop: make(chan struct{}), loopDone: make(chan struct{}),
-		waiters: map[*stepgen.Registration]func(regResult){},
-	}
+	d := &deployment{e: e, op: op, preview: preview, events: &eventSink{fn: e.cfg.OnEvent}, start: time.Now()}
 	d.lasting = context.WithoutCancel(ctx)
 	for _, o := range opts {
 		o(&d.opts)
@@ -70,9 +66,9 @@ func (e *Engine) run(ctx context.Context, op Operation, preview bool, opts []Opt
 	}
 	defer d.closeProviders(ctx, &err)
 	defer d.signalOnCancel(ctx)()
-	go d.loop(ctx)
+	d.host.Start(ctx)
 	opErr := do(ctx, d)
-	d.stopLoop()
+	d.host.Stop()
 	res, err = d.commit(ctx, opErr)
 	d.recordHistory(ctx, res, err)
 	return res, err

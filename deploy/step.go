@@ -1,13 +1,13 @@
-package engine
+package deploy
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/dag"
-	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -25,9 +25,9 @@ import (
 //     before its end is recorded;
 //   - a failed step that left a resource behind is recorded with its init
 //     errors, never dropped;
-//   - a step whose provider did not answer in time (an *UnansweredError,
-//     bounds.go) journals no end: its begin stays recorded as a pending
-//     operation naming its resource.
+//   - a step whose provider did not answer in time (Config.Unanswered)
+//     journals no end: its begin stays recorded as a pending operation
+//     naming its resource;
 //   - the operation's filter learns the secrets a step hands its provider
 //     before the call, and the secrets it produced before anything is
 //     built from its outcome, whose error and init errors are masked
@@ -39,19 +39,19 @@ import (
 // (walkStep.stage).
 //
 // It returns the step's failure naming its resource, for the walker.
-func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
+func (h *Host) visit(ctx context.Context, ws *walkStep) error {
 	s := ws.out.Step
 	switch ws.stage {
 	case stageStart:
-		if err := d.starting(ws); err != nil {
+		if err := h.starting(ws); err != nil {
 			ws.out = stepgen.Outcome{Step: s, Err: err}
-			return &stepError{urn: s.URN(), err: err}
+			return &StepError{URN: s.URN(), Err: err}
 		}
-		if d.journal == nil || s.JournalOp() == "" {
-			return d.run(ctx, ws)
+		if h.journal == nil || s.JournalOp() == "" {
+			return h.run(ctx, ws)
 		}
 		ws.stage = stageBegun
-		if p := d.append(ctx, ws, state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: s.New}); p != nil {
+		if p := h.append(ctx, ws, state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: s.New}); p != nil {
 			return p
 		}
 		fallthrough
@@ -59,50 +59,50 @@ func (d *deployment) visit(ctx context.Context, ws *walkStep) error {
 		if ws.jerr != nil {
 			err := fmt.Errorf("recording the start of %s of %s: %w", s.Op, s.URN(), ws.jerr)
 			ws.out = stepgen.Outcome{Step: s, Err: err}
-			return &stepError{urn: s.URN(), err: err}
+			return &StepError{URN: s.URN(), Err: err}
 		}
-		return d.run(ctx, ws)
+		return h.run(ctx, ws)
 	default:
-		return d.stepEnded(ws)
+		return h.stepEnded(ws)
 	}
 }
 
 // run applies a step whose begin, if it has one, is durable, and hands
 // its end to the journal.
-func (d *deployment) run(ctx context.Context, ws *walkStep) error {
+func (h *Host) run(ctx context.Context, ws *walkStep) error {
 	s := ws.out.Step
-	d.learnStep(s)
-	ws.out = d.maskOutcome(d.apply(ctx, s))
-	if ws.seq != 0 && isUnanswered(ws.out.Err) {
-		d.leftPending(s)
-		return &stepError{urn: s.URN(), err: ws.out.Err}
+	h.learnStep(s)
+	ws.out = h.maskOutcome(h.apply(ctx, s))
+	if ws.seq != 0 && h.isUnanswered(ws.out.Err) {
+		h.leftPending(s)
+		return &StepError{URN: s.URN(), Err: ws.out.Err}
 	}
 	// The outcome is recorded even once the operation is cancelled: the
 	// step did run.
-	e, ok := d.endEntry(ws.out, ws.seq)
+	e, ok := h.endEntry(ws.out, ws.seq)
 	if !ok {
-		return d.stepEnded(ws)
+		return h.stepEnded(ws)
 	}
 	ws.stage = stageEnded
-	if p := d.append(d.lasting, ws, e); p != nil {
+	if p := h.append(h.lasting, ws, e); p != nil {
 		return p
 	}
-	return d.stepEnded(ws)
+	return h.stepEnded(ws)
 }
 
 // stepEnded returns the failure of a step that has run and whose end, if it
 // has one, is durable (or failed to be written).
-func (d *deployment) stepEnded(ws *walkStep) error {
+func (h *Host) stepEnded(ws *walkStep) error {
 	s := ws.out.Step
 	var jerr error
 	if ws.jerr != nil {
-		jerr = &stepError{urn: s.URN(), err: endFailed(ws.out, ws.jerr)}
+		jerr = &StepError{URN: s.URN(), Err: endFailed(ws.out, ws.jerr)}
 	}
 	switch {
 	case ws.out.Err != nil && jerr != nil:
-		return errors.Join(&stepError{urn: s.URN(), err: ws.out.Err}, jerr)
+		return errors.Join(&StepError{URN: s.URN(), Err: ws.out.Err}, jerr)
 	case ws.out.Err != nil:
-		return &stepError{urn: s.URN(), err: ws.out.Err}
+		return &StepError{URN: s.URN(), Err: ws.out.Err}
 	case jerr != nil:
 		ws.out.Err = jerr
 		return jerr
@@ -111,13 +111,9 @@ func (d *deployment) stepEnded(ws *walkStep) error {
 }
 
 // isUnanswered reports whether err says a provider did not answer in
-// time (an *UnansweredError).
-func isUnanswered(err error) bool {
-	if err == nil {
-		return false
-	}
-	var un *UnansweredError
-	return errors.As(err, &un)
+// time (Config.Unanswered).
+func (h *Host) isUnanswered(err error) bool {
+	return err != nil && h.cfg.Unanswered != nil && h.cfg.Unanswered(err)
 }
 
 // asyncJournal is a journal that can call back once an entry is durable
@@ -131,10 +127,10 @@ type asyncJournal interface {
 // e is durable. Otherwise it appends e at once and returns nil. Either
 // way ws.jerr then holds the journal's error, and for a begin ws.seq its
 // Seq.
-func (d *deployment) append(ctx context.Context, ws *walkStep, e state.Entry) error {
-	aj, ok := d.journal.(asyncJournal)
+func (h *Host) append(ctx context.Context, ws *walkStep, e state.Entry) error {
+	aj, ok := h.journal.(asyncJournal)
 	if !ok {
-		ws.journaled(d.journal.Append(ctx, e))
+		ws.journaled(h.journal.Append(ctx, e))
 		return nil
 	}
 	return dag.Park(func(resume func()) {
@@ -156,63 +152,70 @@ func (ws *walkStep) journaled(seq uint64, err error) {
 // starting is what every start of a step does before its begin is
 // journaled: refuse a change the operation expects not to make, report
 // the start, note the time.
-func (d *deployment) starting(ws *walkStep) error {
+func (h *Host) starting(ws *walkStep) error {
 	s := ws.out.Step
-	if d.opts.expectNoChanges && changes(s.Op) {
-		return &ChangesError{URN: s.URN(), Op: StepOp(s.Op)}
+	if h.cfg.Forbid != nil {
+		if err := h.cfg.Forbid(s); err != nil {
+			return err
+		}
 	}
-	if d.events.enabled() {
-		d.events.emit(StepStartEvent{StepEvent: stepEvent(s)})
-	}
-	ws.began = time.Since(d.start)
+	h.cfg.Observer.StepStarted(s)
+	ws.began = time.Since(h.cfg.Start)
 	return nil
 }
 
 // apply applies a step, with the resource hooks bound to its resource
-// around it (resourcehooks_run.go).
-func (d *deployment) apply(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
-	if !hooked(s) {
-		return deploy.Apply(ctx, s, boundedSource{d}, now)
+// around it (Config.ApplyHooked).
+func (h *Host) apply(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
+	if h.cfg.ApplyHooked == nil || !hooked(s) {
+		return Apply(ctx, s, h.cfg.Source, time.Now)
 	}
-	return d.applyHooked(ctx, s)
+	return h.cfg.ApplyHooked(ctx, s)
+}
+
+// hooked reports whether a step's resource has hooks bound.
+func hooked(s *stepgen.Step) bool {
+	return (s.New != nil && len(s.New.Hooks) > 0) || (s.Old != nil && len(s.Old.Hooks) > 0)
 }
 
 // leftPending notes a step left pending: its provider did not answer in
 // time, and its begin stays recorded.
-func (d *deployment) leftPending(s *stepgen.Step) {
-	d.mu.Lock()
-	d.pending = append(d.pending, string(s.JournalOp())+" "+string(s.URN()))
-	d.mu.Unlock()
+func (h *Host) leftPending(s *stepgen.Step) {
+	h.mu.Lock()
+	h.pending = append(h.pending, string(s.JournalOp())+" "+string(s.URN()))
+	h.mu.Unlock()
 }
 
-// ChangesError fails an operation run with ExpectNoChanges when a step
-// would change something.
-type ChangesError struct {
-	URN resource.URN
-	Op  StepOp
-}
-
-func (e *ChangesError) Error() string {
-	return fmt.Sprintf("resource %s would %s, but the operation expects no changes", e.URN, e.Op)
-}
-
-// changes reports whether an operation changes something.
-func changes(op stepgen.Op) bool {
-	switch op {
-	case stepgen.OpSame, stepgen.OpRead, stepgen.OpOutputs, stepgen.OpRefresh:
-		return false
-	}
-	return true
-}
-
-// stepError is a step's failure as the operation reports it: the step's
+// StepError is a step's failure as the operation reports it: the step's
 // resource, named once, and what went wrong.
-type stepError struct {
-	urn resource.URN
-	err error
+type StepError struct {
+	URN resource.URN
+	Err error
 }
 
-func (e *stepError) Error() string { return aboutResource(e.urn, e.err) }
+// Error names the resource, unless the failure already does.
+func (e *StepError) Error() string {
+	msg := e.Err.Error()
+	if e.URN == "" || strings.Contains(msg, string(e.URN)) {
+		return msg
+	}
+	return string(e.URN) + ": " + msg
+}
 
 // Unwrap returns the underlying error.
-func (e *stepError) Unwrap() error { return e.err }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// refuse reports a step the generator refused as a failed step. It does
+// not go through the walker: the refusal calls no provider and journals
+// nothing, and it must not stop the steps that can go ahead, as the
+// failure of a step the walker ran would. It ends as every step ends
+// (over), and its error is noted (Errors).
+func (h *Host) refuse(ctx context.Context, s *stepgen.Step) {
+	ws := &walkStep{out: stepgen.Outcome{Step: s}}
+	err := h.starting(ws)
+	if err == nil {
+		err = Apply(ctx, s, h.cfg.Source, time.Now).Err // calls no provider: the refusal
+	}
+	h.over(&stepgen.Outcome{Step: s, Err: err}, ws.took(h))
+	h.NoteError(err)
+}

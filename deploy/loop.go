@@ -1,4 +1,4 @@
-package engine
+package deploy
 
 import (
 	"context"
@@ -9,20 +9,20 @@ import (
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
-// This file is the engine loop: the one goroutine that owns the step
+// This file is the host's loop: the one goroutine that owns the step
 // generator. Everything the generator learns reaches the loop as an event
 // in its inbox — a registration from the monitor (register.go), the answer
 // to a provider call (calls.go), the outcome of a step (walk.go), or a
-// request of the operation's body (asking for the deletes, waiting until
-// nothing is outstanding) — and the loop hands it to the generator and
-// carries out the Actions that come back: provider calls go to the call
+// command of the operation's body (commands.go: the deletes, a refresh,
+// waiting until nothing is outstanding) — and the loop hands it to the
+// generator and carries out the Actions that come back: provider calls go to the call
 // pool, steps to the step walker, replies to the registrations waiting for
 // them. Whoever posts an event never waits for the loop, the loop takes
 // everything waiting at each wake-up, and it never waits on a provider or
 // the journal itself.
 
 // event is one thing the loop hands to the generator. The set is closed:
-// *request, *callAnswered, *stepEnded, settleRequest and *bodyRequest, the
+// *request, *callAnswered, *stepEnded, settleRequest and *command, the
 // types that implement isEvent, each handled by one case of handle. It is one
 // interface value rather than a struct with a field for each, so that an
 // inbox holding thousands of events stays small.
@@ -38,22 +38,14 @@ type callAnswered stepgen.Answer
 type stepEnded stepgen.Outcome
 
 // settleRequest asks the loop to close the channel once nothing the
-// generator asked for is outstanding (deployment.settle).
+// generator asked for is outstanding (Host.Settle).
 type settleRequest chan struct{}
-
-// bodyRequest has the loop give the generator an event of the operation's
-// body, or ask it something: it runs fn, carries out the actions fn
-// returns, and sends fn's error on done (deployment.do).
-type bodyRequest struct {
-	fn   func(g *stepgen.Generator) (stepgen.Actions, error)
-	done chan error
-}
 
 func (*request) isEvent()      {}
 func (*callAnswered) isEvent() {}
 func (*stepEnded) isEvent()    {}
 func (settleRequest) isEvent() {}
-func (*bodyRequest) isEvent()  {}
+func (*command) isEvent()      {}
 
 // inbox holds the events the loop has yet to handle.
 type inbox struct {
@@ -124,29 +116,29 @@ func (b *inbox) close() {
 // loop runs until stop is closed and, after that, until nothing the
 // generator asked for is outstanding: the steps and calls under way still
 // report to it, while new registrations are refused.
-func (d *deployment) loop(ctx context.Context) {
-	defer close(d.loopDone)
-	defer d.inbox.close()
+func (h *Host) loop(ctx context.Context) {
+	defer close(h.loopDone)
+	defer h.inbox.close()
 	var batch []event
-	stop := d.stop
+	stop := h.stop
 	for {
 		select {
-		case <-d.inbox.wake:
+		case <-h.inbox.wake:
 		case <-stop:
 			stop = nil
-			d.closeRegistrations()
+			h.CloseRegistrations()
 		}
-		batch = d.inbox.take(batch)
+		batch = h.inbox.take(batch)
 		for _, ev := range batch {
-			d.handle(ctx, ev)
+			h.handle(ctx, ev)
 		}
 		clear(batch) // drop the references: the slice is reused
 		batch = batch[:0]
-		if d.gen.Settled() {
-			for _, ch := range d.settling {
+		if h.gen.Settled() {
+			for _, ch := range h.settling {
 				close(ch)
 			}
-			d.settling = nil
+			h.settling = nil
 			if stop == nil {
 				return
 			}
@@ -154,66 +146,63 @@ func (d *deployment) loop(ctx context.Context) {
 	}
 }
 
-// closeRegistrations refuses the registrations that arrive once the
+// CloseRegistrations refuses the registrations that arrive once the
 // program's part of the operation is over, and those still queued.
-func (d *deployment) closeRegistrations() {
-	for _, r := range d.inbox.drain() {
+func (h *Host) CloseRegistrations() {
+	for _, r := range h.inbox.drain() {
 		r.done(regResult{err: errDeploymentOver})
 	}
 }
 
-// stopLoop ends the loop once the operation's body is over, and waits for
-// it and for the walkers to have nothing left under way.
-func (d *deployment) stopLoop() {
-	close(d.stop)
-	<-d.loopDone
+// Stop ends the loop once the operation's body is over, and waits for it
+// to have nothing left under way: the steps and calls it started still
+// report to it, and new registrations are refused.
+func (h *Host) Stop() {
+	close(h.stop)
+	<-h.loopDone
 }
 
 // handle hands one event to the generator and carries out what it asks.
-func (d *deployment) handle(ctx context.Context, ev event) {
+func (h *Host) handle(ctx context.Context, ev event) {
 	switch ev := ev.(type) {
 	case *request:
-		d.handleRequest(ctx, ev)
+		h.handleRequest(ctx, ev)
 	case *callAnswered:
-		acts, err := d.gen.Answer(stepgen.Answer(*ev))
+		acts, err := h.gen.Answer(stepgen.Answer(*ev))
 		if err != nil {
-			d.noteError(err) // acts hold the failed registration's reply
+			h.NoteError(err) // acts hold the failed registration's reply
 		}
-		d.dispatch(ctx, acts)
+		h.dispatch(ctx, acts)
 	case *stepEnded:
-		d.dispatch(ctx, d.gen.Done(stepgen.Outcome(*ev)))
+		h.dispatch(ctx, h.gen.Done(stepgen.Outcome(*ev)))
 	case settleRequest:
-		d.settling = append(d.settling, ev)
-	case *bodyRequest:
-		acts, err := ev.fn(d.gen)
-		if err == nil {
-			d.dispatch(ctx, acts)
-		}
-		ev.done <- err
+		h.settling = append(h.settling, ev)
+	case *command:
+		ev.done <- h.command(ctx, ev)
 	}
 }
 
 // dispatch carries out the generator's actions: provider calls, steps and
 // replies.
-func (d *deployment) dispatch(ctx context.Context, acts stepgen.Actions) {
+func (h *Host) dispatch(ctx context.Context, acts stepgen.Actions) {
 	for _, c := range acts.Calls {
-		d.call(ctx, c)
+		h.call(ctx, c)
 	}
 	for _, s := range acts.Steps {
-		d.walk(ctx, s)
+		h.walk(ctx, s)
 	}
 	for _, r := range acts.Replies {
-		d.reply(r)
+		h.reply(r)
 	}
 }
 
 // reply answers a registration, once.
-func (d *deployment) reply(r stepgen.Reply) {
-	done, ok := d.waiters[r.Reg]
+func (h *Host) reply(r stepgen.Reply) {
+	done, ok := h.waiters[r.Reg]
 	if !ok {
 		return
 	}
-	delete(d.waiters, r.Reg)
+	delete(h.waiters, r.Reg)
 	done(regResult{res: r.Result, err: r.Err, step: stepOutcomeOf(r)})
 }
 
@@ -235,32 +224,16 @@ func stepOutcomeOf(r stepgen.Reply) *stepOutcome {
 	return nil
 }
 
-// settle waits until nothing the generator asked for is outstanding: every
+// Settle waits until nothing the generator asked for is outstanding: every
 // call it issued answered, every step it issued ended and reported.
-func (d *deployment) settle(ctx context.Context) error {
+func (h *Host) Settle(ctx context.Context) error {
 	settled := make(chan struct{})
-	if !d.inbox.post(settleRequest(settled)) {
+	if !h.inbox.post(settleRequest(settled)) {
 		return errDeploymentOver
 	}
 	select {
 	case <-settled:
 		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
-
-// do runs fn on the loop, carries out the actions it returns, and returns
-// its error: how the operation's body gives the generator an event of its
-// own (the program is over: delete; refresh) or asks it something.
-func (d *deployment) do(ctx context.Context, fn func(g *stepgen.Generator) (stepgen.Actions, error)) error {
-	done := make(chan error, 1)
-	if !d.inbox.post(&bodyRequest{fn: fn, done: done}) {
-		return errDeploymentOver
-	}
-	select {
-	case err := <-done:
-		return err
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}

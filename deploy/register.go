@@ -1,4 +1,4 @@
-package engine
+package deploy
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
-// The deployment is the monitor's Deployer: each registration, read and
+// The Host is the monitor's Deployer: each registration, read and
 // component outputs the program sends becomes a request for the loop
-// (generate.go), answered when the generator replies to it — once the
+// (loop.go), answered when the generator replies to it — once the
 // resource's step has ended and its outcome is journaled — or at once
 // when the generator refuses it.
 
@@ -41,43 +41,49 @@ type regResult struct {
 	step *stepOutcome
 }
 
+// stepOutcome is how the step of a registration that failed ended.
+type stepOutcome struct {
+	urn     resource.URN
+	skipped bool // never ran, because a resource it needs did not succeed
+}
+
 // handleRequest gives a request to the generator, on the loop.
-func (d *deployment) handleRequest(ctx context.Context, r *request) {
+func (h *Host) handleRequest(ctx context.Context, r *request) {
 	reg := &stepgen.Registration{}
 	var acts stepgen.Actions
 	var err error
 	switch r.kind {
 	case reqRegister:
 		reg.Goal = r.goal
-		acts, err = d.gen.Register(reg)
+		acts, err = h.gen.Register(reg)
 	case reqRead:
 		reg.Goal = r.goal
-		acts, err = d.gen.Read(reg, r.id)
+		acts, err = h.gen.Read(reg, r.id)
 	case reqOutputs:
 		if isStack(r.urn) {
-			d.holdStackOutputs(r)
+			h.holdStackOutputs(r)
 			return
 		}
 		reg.URN = r.urn
-		acts, err = d.gen.RegisterOutputs(reg, r.outputs)
+		acts, err = h.gen.RegisterOutputs(reg, r.outputs)
 	}
 	if err != nil {
-		d.noteError(err)
+		h.NoteError(err)
 		r.done(regResult{err: err})
 		// acts hold the reply to reg, which has no waiter, and what
 		// the failure let go on elsewhere (a delete-before-replace that
 		// waited for reg's decision).
-		d.dispatch(ctx, acts)
+		h.dispatch(ctx, acts)
 		return
 	}
-	d.waiters[reg] = r.done
-	d.dispatch(ctx, acts)
+	h.waiters[reg] = r.done
+	h.dispatch(ctx, acts)
 }
 
 // post hands a request to the loop; done is called with its outcome, once,
-// possibly before post returns. Errors the deployment has already counted
+// possibly before post returns. Errors the host has already counted
 // reach done as a *monitor.ReportedError.
-func (d *deployment) post(r *request, done func(providers.RegisterResult, error)) {
+func (h *Host) post(r *request, done func(providers.RegisterResult, error)) {
 	r.done = func(res regResult) {
 		if res.err != nil {
 			re := &monitor.ReportedError{Err: res.err}
@@ -89,19 +95,19 @@ func (d *deployment) post(r *request, done func(providers.RegisterResult, error)
 		}
 		done(res.res, nil)
 	}
-	if !d.inbox.post(r) {
+	if !h.inbox.post(r) {
 		done(providers.RegisterResult{}, errDeploymentOver)
 	}
 }
 
 // send hands a request to the loop and waits for its outcome.
-func (d *deployment) send(ctx context.Context, r *request) (providers.RegisterResult, error) {
+func (h *Host) send(ctx context.Context, r *request) (providers.RegisterResult, error) {
 	type outcome struct {
 		res providers.RegisterResult
 		err error
 	}
 	ch := make(chan outcome, 1)
-	d.post(r, func(res providers.RegisterResult, err error) { ch <- outcome{res, err} })
+	h.post(r, func(res providers.RegisterResult, err error) { ch <- outcome{res, err} })
 	select {
 	case o := <-ch:
 		return o.res, o.err
@@ -110,20 +116,22 @@ func (d *deployment) send(ctx context.Context, r *request) (providers.RegisterRe
 	}
 }
 
-// RegisterResourceAsync implements monitor.Deployer: the deployment
+// RegisterResourceAsync implements monitor.Deployer: the host
 // takes goal over, and done is called once the resource's step has
 // completed (or the registration failed).
-func (d *deployment) RegisterResourceAsync(_ context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
-	d.post(&request{kind: reqRegister, goal: goal}, done)
+func (h *Host) RegisterResourceAsync(_ context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
+	h.post(&request{kind: reqRegister, goal: goal}, done)
 }
 
 // ReadResource implements monitor.Deployer.
-func (d *deployment) ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error) {
-	return d.send(ctx, &request{kind: reqRead, goal: &goal, id: id})
+func (h *Host) ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error) {
+	return h.send(ctx, &request{kind: reqRead, goal: &goal, id: id})
 }
 
 // RegisterResourceOutputs implements monitor.Deployer.
-func (d *deployment) RegisterResourceOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error {
-	_, err := d.send(ctx, &request{kind: reqOutputs, urn: urn, outputs: outputs})
+func (h *Host) RegisterResourceOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error {
+	_, err := h.send(ctx, &request{kind: reqOutputs, urn: urn, outputs: outputs})
 	return err
 }
+
+var _ monitor.Deployer = (*Host)(nil)

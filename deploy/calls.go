@@ -1,4 +1,4 @@
-package engine
+package deploy
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -56,22 +55,22 @@ type queuedCall struct {
 	call *stepgen.Call
 }
 
-// newCallPool returns the pool of the deployment's provider calls: each
+// newCallPool returns the pool of the operation's provider calls: each
 // answer, or the error that stopped its call, goes to the loop.
-func (d *deployment) newCallPool() *callPool {
+func (h *Host) newCallPool() *callPool {
 	return &callPool{
 		limit: maxCalls,
-		make:  func(ctx context.Context, c *stepgen.Call) { d.inbox.post((*callAnswered)(d.ask(ctx, c))) },
+		make:  func(ctx context.Context, c *stepgen.Call) { h.inbox.post((*callAnswered)(h.ask(ctx, c))) },
 		refuse: func(c *stepgen.Call, err error) {
-			d.inbox.post(&callAnswered{Call: c, Err: err})
+			h.inbox.post(&callAnswered{Call: c, Err: err})
 		},
 	}
 }
 
 // call has the pool make c under ctx.
-func (d *deployment) call(ctx context.Context, c *stepgen.Call) {
-	if !d.calls.add(ctx, c) {
-		d.inbox.post(&callAnswered{Call: c, Err: errCallsClosed})
+func (h *Host) call(ctx context.Context, c *stepgen.Call) {
+	if !h.calls.add(ctx, c) {
+		h.inbox.post(&callAnswered{Call: c, Err: errCallsClosed})
 	}
 }
 
@@ -158,6 +157,7 @@ type callPanicError struct {
 	Stack []byte // the panicking goroutine's stack
 }
 
+// Error says a call panicked, and with what.
 func (e *callPanicError) Error() string {
 	return fmt.Sprintf("panic while making a provider call (a bug in the engine): %v", e.Value)
 }
@@ -169,14 +169,18 @@ func (e *callPanicError) Unwrap() error {
 }
 
 // ask makes the provider call c asks for: an analyzer run is the
-// engine's own (analyzer.go), a Check or Diff the provider's (deploy.Ask),
-// within the operation's bounds (bounds.go).
-func (d *deployment) ask(ctx context.Context, c *stepgen.Call) *stepgen.Answer {
+// operation's own (Config.Analyze), a Check or Diff the provider's (Ask,
+// through Config.Source).
+func (h *Host) ask(ctx context.Context, c *stepgen.Call) *stepgen.Answer {
 	if c.Kind == stepgen.CallAnalyze {
-		return &stepgen.Answer{Call: c, Err: d.analyze(ctx, c.New)}
+		var err error
+		if h.cfg.Analyze != nil {
+			err = h.cfg.Analyze(ctx, c.New)
+		}
+		return &stepgen.Answer{Call: c, Err: err}
 	}
-	d.learnCall(c)
-	a := deploy.Ask(ctx, c, boundedSource{d})
-	d.maskAnswer(&a)
+	h.learnCall(c)
+	a := Ask(ctx, c, h.cfg.Source)
+	h.maskAnswer(&a)
 	return &a
 }

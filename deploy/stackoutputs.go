@@ -1,4 +1,4 @@
-package engine
+package deploy
 
 import (
 	"context"
@@ -30,32 +30,33 @@ func isStack(urn resource.URN) bool {
 
 // holdStackOutputs takes the stack outputs a program registers (on the
 // loop's goroutine) and answers at once: they are recorded when the
-// operation ends (finishStackOutputs). The last registration wins.
-func (d *deployment) holdStackOutputs(r *request) {
-	if d.gen.State(r.urn) == nil {
+// operation ends (FinishStackOutputs). The last registration wins.
+func (h *Host) holdStackOutputs(r *request) {
+	if h.gen.State(r.urn) == nil {
 		err := &stepgen.RegistrationError{URN: r.urn, Reason: "outputs registered for a stack not registered in this run"}
-		d.noteError(err)
+		h.NoteError(err)
 		r.done(regResult{err: err})
 		return
 	}
-	d.stackOutputs = &heldOutputs{urn: r.urn, outputs: r.outputs}
+	h.stackOutputs = &heldOutputs{urn: r.urn, outputs: r.outputs}
 	r.done(regResult{})
 }
 
-// finishStackOutputs records the held stack outputs, once every step has
-// ended and the loop has stopped; failed says whether anything failed. It
-// visits the outputs step itself, as the walker would: the walker skips
+// FinishStackOutputs records the held stack outputs, once every step has
+// ended and the loop has stopped (after Wait); failed says whether
+// anything failed. It returns the outputs it recorded (nil if the program
+// registered none) and the error that kept them from the state. It visits the outputs step itself, as the walker would: the walker skips
 // every step after a failure, and this one must be recorded then. It ends
 // as every step ends (over), which tells the generator directly, the loop
 // being over.
-func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error {
-	held := d.stackOutputs
+func (h *Host) FinishStackOutputs(ctx context.Context, failed bool) (resource.PropertyMap, error) {
+	held := h.stackOutputs
 	if held == nil {
-		return nil
+		return nil, nil
 	}
 	outs := held.outputs
-	register := d.gen.RegisterOutputs
-	if old := d.gen.Old(held.urn); failed && old != nil {
+	register := h.gen.RegisterOutputs
+	if old := h.gen.Old(held.urn); failed && old != nil {
 		outs = old.Outputs.Copy()
 		if outs == nil {
 			outs = resource.PropertyMap{}
@@ -64,18 +65,17 @@ func (d *deployment) finishStackOutputs(ctx context.Context, failed bool) error 
 			outs[k] = v
 		}
 		// Not the program's outputs: a plan does not hold them.
-		register = d.gen.KeepOutputs
+		register = h.gen.KeepOutputs
 	}
-	d.outputs = outs
 	acts, err := register(&stepgen.Registration{URN: held.urn}, outs)
 	if err != nil {
-		return err
+		return outs, err
 	}
 	ws := &walkStep{out: stepgen.Outcome{Step: acts.Steps[0]}}
-	err = dag.Finish(func() error { return d.visit(ctx, ws) })
-	d.over(&ws.out, ws.took(d))
+	err = dag.Finish(func() error { return h.visit(ctx, ws) })
+	h.over(&ws.out, ws.took(h))
 	if err != nil {
-		return fmt.Errorf("recording the stack outputs: %w", ws.out.Err)
+		return outs, fmt.Errorf("recording the stack outputs: %w", ws.out.Err)
 	}
-	return nil
+	return outs, nil
 }

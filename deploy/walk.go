@@ -1,4 +1,4 @@
-package engine
+package deploy
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
-// Every step the generator issues is a vertex of the deployment's walker,
+// Every step the generator issues is a vertex of the host's walker,
 // which runs it once the steps it needs have succeeded and the step before
 // it on its resource has ended (Step.Needs and Step.After): those edges are
-// the deployment's whole ordering. The walker bounds how many steps run at
+// the operation's whole ordering. The walker bounds how many steps run at
 // once (the Parallelism option), skips what needs a failed step and, unless
 // the operation continues on error, everything not started after a
 // failure. Each step's visit (step.go) journals and applies it; how it
@@ -46,41 +46,41 @@ const (
 )
 
 // took returns how long the step has run: zero if it never started.
-func (ws *walkStep) took(d *deployment) time.Duration {
+func (ws *walkStep) took(h *Host) time.Duration {
 	if ws.began == 0 {
 		return 0
 	}
-	return time.Since(d.start) - ws.began
+	return time.Since(h.cfg.Start) - ws.began
 }
 
-// newWalker returns the walker of the deployment's steps.
-func (d *deployment) newWalker() *dag.Walker[walkStep] {
+// newWalker returns the walker of the operation's steps.
+func (h *Host) newWalker() *dag.Walker[walkStep] {
 	return dag.New(dag.Options[walkStep]{
-		Parallelism:     d.opts.parallelism,
-		ContinueOnError: d.opts.continueOnError,
-		Visit:           d.visit,
-		Ended:           d.ended,
+		Parallelism:     h.cfg.Parallelism,
+		ContinueOnError: h.cfg.ContinueOnError,
+		Visit:           h.visit,
+		Ended:           h.ended,
 		Name:            func(ws *walkStep) string { return string(ws.out.Step.URN()) },
 		// A run usually takes a step for every recorded resource.
-		SizeHint: d.expectedSteps,
+		SizeHint: h.cfg.ExpectedSteps,
 	})
 }
 
 // walk adds a step the generator issued to the walker.
-func (d *deployment) walk(ctx context.Context, s *stepgen.Step) {
-	err := d.walker.Add(ctx, dag.Vertex[walkStep]{ID: s.ID, Needs: s.Needs, After: s.After, Value: walkStep{out: stepgen.Outcome{Step: s}}})
+func (h *Host) walk(ctx context.Context, s *stepgen.Step) {
+	err := h.walker.Add(ctx, dag.Vertex[walkStep]{ID: s.ID, Needs: s.Needs, After: s.After, Value: walkStep{out: stepgen.Outcome{Step: s}}})
 	if err == nil {
 		return
 	}
 	// The walker refused it: the step fails without running.
-	d.noteError(&stepError{urn: s.URN(), err: err})
-	d.over(&stepgen.Outcome{Step: s, Err: err}, 0)
+	h.NoteError(&StepError{URN: s.URN(), Err: err})
+	h.over(&stepgen.Outcome{Step: s, Err: err}, 0)
 }
 
 // ended records how a step ended — run, or skipped — and gives the outcome
 // to the loop. The walker calls it after its own bookkeeping, so a failure
 // is on record before the registration waiting on the step hears of it.
-func (d *deployment) ended(ws *walkStep, err error) {
+func (h *Host) ended(ws *walkStep, err error) {
 	switch {
 	case err == nil:
 	case isSkip(err):
@@ -90,22 +90,22 @@ func (d *deployment) ended(ws *walkStep, err error) {
 		ws.out = stepgen.Outcome{Step: ws.out.Step, Err: err}
 	}
 	if ws.out.Err == nil {
-		d.renamed(ws.out)
+		h.renamed(ws.out)
 	}
-	d.over(&ws.out, ws.took(d))
+	h.over(&ws.out, ws.took(h))
 }
 
 // over is the one place a step ends, whoever ran it (the walker; refuse,
-// for a delete the generator refused; finishStackOutputs, for the stack's
+// for a delete the generator refused; FinishStackOutputs, for the stack's
 // outputs): it records the outcome (the operation's result and the step's
 // event) and tells the generator, through the loop while it runs. Once the
 // loop has returned, the inbox refuses every event and only the
 // operation's body is left to touch the generator: it is told directly,
 // and has nothing left to ask for.
-func (d *deployment) over(o *stepgen.Outcome, took time.Duration) {
-	d.record(*o, took)
-	if !d.inbox.post((*stepEnded)(o)) {
-		d.gen.Done(*o)
+func (h *Host) over(o *stepgen.Outcome, took time.Duration) {
+	h.record(*o, took)
+	if !h.inbox.post((*stepEnded)(o)) {
+		h.gen.Done(*o)
 	}
 }
 
