@@ -8,6 +8,8 @@
 //
 //	go run ./bench [-workload W1|W2|W3|W4|W5|all] [-op OP] [-n N]
 //	               [-store file|memory|postgres] [-runs R] [-json]
+//	go run ./bench -against OLD-BENCH|-against-commit REV [-pairs P]
+//	               [workload flags] [-json]
 //
 // With no flags it runs every workload at a small size, as a smoke run.
 // Each measurement (one operation of one run) happens in a child process
@@ -26,19 +28,29 @@
 // the snapshot it left. Workloads with a physical floor (W2, W4) report it
 // as bound_ms and the median's ratio to it.
 //
+// With -against (a bench binary) or -against-commit (a commit to build
+// one from) it compares two engines: it runs the old bench and itself in
+// turn, -pairs times, alternating which goes first, each once with the
+// workload flags the user gave plus -runs 1 -json, and prints for each
+// measurement the medians of the per-pair ratios new/old of wall time,
+// CPU time and peak RSS, and each side's allocations and peak goroutines.
+//
 // See BENCHMARKS.md at the repository root for the workloads, the targets
 // and the figures.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 func main() {
@@ -53,6 +65,9 @@ func main() {
 		profile = flag.String("profile", "", "write each measured operation's CPU and allocation profiles to this folder")
 		cancel  = flag.Bool("cancellable", false, "run each operation under a context that can be cancelled, as gw does (the engine then bounds each provider call)")
 		child   = flag.String("child", "", "internal: run one phase of a measurement in this process")
+		against = flag.String("against", "", "compare with the bench binary at this path: run it and this one in turn, -pairs times, with the same flags, and print new/old ratios")
+		commit  = flag.String("against-commit", "", "compare with the bench built from this commit of the current repository (as -against)")
+		pairs   = flag.Int("pairs", 8, "with -against: how many times to run each side, alternating which goes first")
 	)
 	flag.Usage = usage
 	flag.Parse()
@@ -64,6 +79,22 @@ func main() {
 		}
 		return
 	}
+	if flag.NArg() > 0 {
+		fail("unexpected arguments %q", flag.Args())
+	}
+	if *against != "" || *commit != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := runComparison(ctx, flag.CommandLine, *against, *commit, *pairs, *asJSON)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if isSet("pairs") {
+		fail("-pairs needs -against or -against-commit")
+	}
 	if *profile != "" {
 		if err := os.MkdirAll(*profile, 0o755); err != nil {
 			fail("%v", err)
@@ -73,9 +104,6 @@ func main() {
 			fail("%v", err)
 		}
 		*profile = abs
-	}
-	if flag.NArg() > 0 {
-		fail("unexpected arguments %q", flag.Args())
 	}
 	if *store != "file" && *store != "memory" && *store != "postgres" {
 		fail("-store must be file, memory or postgres, not %q", *store)
@@ -154,6 +182,13 @@ func parseSizes(s string) ([]int, error) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// isSet reports whether the flag was given on the command line.
+func isSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func usage() {

@@ -80,6 +80,18 @@ type Backend interface {
 	DeleteStack(ctx context.Context, stack StackID, token string) error
 }
 
+// SnapshotTextReader is a Backend that can read a stack's snapshot
+// straight into a string. A Store decodes a snapshot from its text, whose
+// substrings the loaded resources keep as their strings; from a Backend
+// without this ability it copies ReadSnapshot's bytes into a string first,
+// so the snapshot is held twice while it loads.
+type SnapshotTextReader interface {
+	// ReadSnapshotText returns the stack's snapshot, as ReadSnapshot
+	// does, as a string; found is false (and the error nil) if the stack
+	// has none.
+	ReadSnapshotText(ctx context.Context, stack StackID) (text string, found bool, err error)
+}
+
 // SnapshotKeeper is a Backend that keeps, for each stack, the snapshot
 // its last WriteSnapshot replaced (filestore.Backend does, as
 // snapshot.json.bak). A Backend whose WriteSnapshot empties the journal

@@ -133,7 +133,9 @@
 // stack, plus a share of one sync (group commit). Loading costs one pass
 // over the snapshot (the resources of a large one are read on every core)
 // and one over the journal; the snapshot's strings share one copy of the
-// file's text. A snapshot is written at Commit and when the journal
+// file's text, which the file and memory backends read straight into a
+// string (SnapshotTextReader) and any other Backend's bytes are copied
+// into. A snapshot is written at Commit and when the journal
 // outgrows its bound, copying the encoding each recorded state got in its
 // entry. The store benchmarks measure each (go test -run x -bench .
 // ./state/internal/store), and the bench command measures them inside

@@ -117,6 +117,28 @@ func (b *Backend) ReadSnapshot(_ context.Context, stack state.StackID) ([]byte, 
 	return b.readOptional(stack, fileSnapshot)
 }
 
+// ReadSnapshotText implements state.SnapshotTextReader: the file is read
+// into the string's own memory, sized to the file, with no []byte copy of
+// it.
+func (b *Backend) ReadSnapshotText(_ context.Context, stack state.StackID) (string, bool, error) {
+	f, err := os.Open(b.path(stack, fileSnapshot))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	var text strings.Builder
+	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+		text.Grow(int(info.Size()))
+	}
+	if _, err := io.Copy(&text, f); err != nil {
+		return "", false, err
+	}
+	return text.String(), true, nil
+}
+
 // HasSnapshot implements state.Backend, without reading the snapshot.
 func (b *Backend) HasSnapshot(_ context.Context, stack state.StackID) (bool, error) {
 	return b.exists(stack, fileSnapshot)

@@ -120,6 +120,17 @@ func (b *Backend) ReadSnapshot(_ context.Context, stack state.StackID) ([]byte, 
 	return nil, nil
 }
 
+// ReadSnapshotText implements state.SnapshotTextReader: one copy of the
+// snapshot, as a string.
+func (b *Backend) ReadSnapshotText(_ context.Context, stack state.StackID) (string, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s := b.stacks[stack]; s != nil && s.snapshot != nil {
+		return string(s.snapshot), true, nil
+	}
+	return "", false, nil
+}
+
 // HasSnapshot implements state.Backend.
 func (b *Backend) HasSnapshot(_ context.Context, stack state.StackID) (bool, error) {
 	b.mu.Lock()

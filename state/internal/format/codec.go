@@ -374,10 +374,10 @@ func appendRFC3339Nano(b []byte, t time.Time) []byte {
 // checkVersion reads the "version" member of a snapshot or journal header
 // (named member) and checks it is at most newest. Files written by this
 // package begin with it, so the common case costs no full scan.
-func checkVersion(data []byte, what, member string, newest int) (int, error) {
+func checkVersion[T string | []byte](data T, what, member string, newest int) (int, error) {
 	prefix := `{"` + member + `":`
 	v := -1
-	if bytes.HasPrefix(data, []byte(prefix)) {
+	if len(data) >= len(prefix) && string(data[:len(prefix)]) == prefix {
 		rest := data[len(prefix):]
 		n := 0
 		for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
@@ -389,7 +389,7 @@ func checkVersion(data []byte, what, member string, newest int) (int, error) {
 	}
 	if v < 0 {
 		var probe map[string]json.RawMessage
-		if err := json.Unmarshal(data, &probe); err != nil {
+		if err := json.Unmarshal([]byte(data), &probe); err != nil {
 			return 0, fmt.Errorf("the %s is not valid JSON: %w", what, err)
 		}
 		if err := json.Unmarshal(probe[member], &v); err != nil || probe[member] == nil {

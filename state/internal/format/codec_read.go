@@ -17,22 +17,21 @@ import (
 // decodeSnapshot reads a snapshot file. open is asked for the manager of
 // the recorded secrets state before any property value is read, so a wrong
 // passphrase fails first; then, if auth is set, the file's MAC is checked
-// (SnapshotAuth.check), still before any property value is read. The
-// snapshot's strings share data's bytes: the caller must never change them
-// afterwards.
+// (SnapshotAuth.check), still before any property value is read.
 func decodeSnapshot(ctx context.Context, data []byte, open OpenManager, auth *SnapshotAuth) (*state.Snapshot, error) {
-	s, _, err := DecodeSnapshot(ctx, data, string(data), open, auth)
+	s, _, err := DecodeSnapshot(ctx, string(data), open, auth)
 	return s, err
 }
 
-// DecodeSnapshot is decodeSnapshot; unknowns reports whether a
-// property value it read is or holds an unknown (which the integrity check
-// rejects; when it is false the check need not search for them).
+// DecodeSnapshot is decodeSnapshot of the file's text; unknowns reports
+// whether a property value it read is or holds an unknown (which the
+// integrity check rejects; when it is false the check need not search for
+// them).
 //
-// text is data as a string: the snapshot's strings share it, so it is
-// what the snapshot keeps alive.
-func DecodeSnapshot(ctx context.Context, data []byte, text string, open OpenManager, auth *SnapshotAuth) (_ *state.Snapshot, unknowns bool, err error) {
-	version, err := checkVersion(data, "snapshot", "version", state.FormatVersion)
+// The snapshot's strings are substrings of text wherever the file holds
+// them unescaped: the snapshot keeps text alive, and no string is copied.
+func DecodeSnapshot(ctx context.Context, text string, open OpenManager, auth *SnapshotAuth) (_ *state.Snapshot, unknowns bool, err error) {
+	version, err := checkVersion(text, "snapshot", "version", state.FormatVersion)
 	if err != nil {
 		return nil, false, err
 	}
@@ -42,8 +41,8 @@ func DecodeSnapshot(ctx context.Context, data []byte, text string, open OpenMana
 	// secrets section says (secretsBlind): it checks it now, so that
 	// values met before that section are read after the check too.
 	checked := auth == nil
-	if !checked && auth.secretsBlind(data) {
-		if err := auth.check(version, data, nil, nil); err != nil {
+	if !checked && auth.secretsBlind(text) {
+		if err := auth.check(version, text, nil, nil); err != nil {
 			return nil, false, err
 		}
 		checked = true
@@ -64,7 +63,7 @@ func DecodeSnapshot(ctx context.Context, data []byte, text string, open OpenMana
 		if checked {
 			return nil
 		}
-		return auth.check(version, data, s.Secrets, d.mgr)
+		return auth.check(version, text, s.Secrets, d.mgr)
 	}
 	// Resources are read once the secrets section is known, and the MAC
 	// checked. A file that lists them first is read in two steps — unless

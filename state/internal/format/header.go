@@ -31,32 +31,24 @@ type wireInFlight struct {
 // the hex SHA-256 of the file. Every journal header and every replay need
 // it, so for an authenticated snapshot naming it costs no second pass over
 // its bytes.
-func BaseID(snapshot []byte) string {
-	if seal, ok := splitSnapshotMAC(snapshot); ok && seal.alg == AlgHMAC && len(seal.sum) == MACSize {
+func BaseID(snapshot []byte) string { return baseID(snapshot) }
+
+// BaseIDOfText is BaseID of a snapshot file held as a string.
+func BaseIDOfText(text string) string { return baseID(text) }
+
+func baseID[T string | []byte](snapshot T) string {
+	// An HMAC's member is read from the end of the file, past its
+	// trailing white space: a well-formed one is shorter than tail.
+	const tail = 128
+	end := len(snapshot)
+	for end > 0 && (snapshot[end-1] == '\n' || snapshot[end-1] == ' ' || snapshot[end-1] == '\r' || snapshot[end-1] == '\t') {
+		end--
+	}
+	if seal, ok := splitSnapshotMAC(string(snapshot[max(0, end-tail):])); ok && seal.alg == AlgHMAC && len(seal.sum) == MACSize {
 		return AlgHMAC + ":" + hex.EncodeToString(seal.sum)
 	}
-	sum := sha256.Sum256(snapshot)
-	return hex.EncodeToString(sum[:])
-}
-
-// BaseIDOfText is BaseID of a snapshot file held as a string. An HMAC's
-// member is read from the file's end.
-func BaseIDOfText(text string) string {
-	const tail = 128 // holds a "mac" member whole
-	if len(text) > tail {
-		if seal, ok := splitSnapshotMAC([]byte(text[len(text)-tail:])); ok && seal.alg == AlgHMAC && len(seal.sum) == MACSize {
-			return AlgHMAC + ":" + hex.EncodeToString(seal.sum)
-		}
-	}
-	// Hashed through a small buffer: the file can be megabytes, and
-	// converting it to a []byte would copy it whole.
 	h := sha256.New()
-	buf := make([]byte, 32<<10)
-	for text != "" {
-		n := copy(buf, text)
-		h.Write(buf[:n])
-		text = text[n:]
-	}
+	feed(snapshot, func(p []byte) { h.Write(p) })
 	return hex.EncodeToString(h.Sum(nil))
 }
 

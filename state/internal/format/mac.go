@@ -1,13 +1,13 @@
 package format
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"hash"
 	"hash/crc32"
+	"strings"
 
 	"github.com/groundwork-iac/groundwork/state"
 
@@ -92,28 +92,44 @@ func SealSnapshot(b []byte, mgr secrets.Manager) ([]byte, error) {
 	return append(b, "\"}\n"...), nil
 }
 
-func snapshotCRC(body []byte) uint32 {
-	return crc32.Update(crc32.Checksum(snapshotMACLabel, castagnoli), castagnoli, body)
+func snapshotCRC[T string | []byte](body T) uint32 {
+	crc := crc32.Checksum(snapshotMACLabel, castagnoli)
+	feed(body, func(p []byte) { crc = crc32.Update(crc, castagnoli, p) })
+	return crc
 }
 
-// snapshotSeal is a snapshot's "mac" member and the bytes it covers.
+// feed passes data to write: a []byte at once, a string through a small
+// buffer, piece by piece, so that a snapshot held as a string (Load's)
+// is hashed without a copy of it whole.
+func feed[T string | []byte](data T, write func([]byte)) {
+	switch d := any(data).(type) {
+	case []byte:
+		write(d)
+	case string:
+		buf := make([]byte, min(len(d), 32<<10))
+		for d != "" {
+			n := copy(buf, d)
+			write(buf[:n])
+			d = d[n:]
+		}
+	}
+}
+
+// snapshotSeal is a snapshot's "mac" member and the text it covers.
 type snapshotSeal struct {
-	body []byte // everything before the member
+	body string // everything before the member
 	alg  string
 	sum  []byte // nil when the member is malformed
 }
 
 // splitSnapshotMAC finds the "mac" member that ends a snapshot: the file
 // must end with `,"mac":"<alg>:<hex>"}` and white space.
-func splitSnapshotMAC(data []byte) (snapshotSeal, bool) {
-	end := len(data)
-	for end > 0 && (data[end-1] == '\n' || data[end-1] == ' ' || data[end-1] == '\r' || data[end-1] == '\t') {
-		end--
-	}
+func splitSnapshotMAC(data string) (snapshotSeal, bool) {
+	end := len(strings.TrimRight(data, "\n \r\t"))
 	if end < 2 || data[end-1] != '}' || data[end-2] != '"' {
 		return snapshotSeal{}, false
 	}
-	i := bytes.LastIndex(data[:end], []byte(MACMember))
+	i := strings.LastIndex(data[:end], MACMember)
 	if i < 0 {
 		return snapshotSeal{}, false
 	}
@@ -123,12 +139,12 @@ func splitSnapshotMAC(data []byte) (snapshotSeal, bool) {
 		// `,"mac":"}`. It is malformed, like any member without a sum.
 		return seal, true
 	}
-	alg, text, ok := bytes.Cut(data[i+len(MACMember):end-2], []byte(":"))
+	alg, text, ok := strings.Cut(data[i+len(MACMember):end-2], ":")
 	if !ok {
 		return seal, true
 	}
-	seal.alg = string(alg)
-	if sum, err := hex.DecodeString(string(text)); err == nil && len(sum) > 0 {
+	seal.alg = alg
+	if sum, err := hex.DecodeString(text); err == nil && len(sum) > 0 {
 		seal.sum = sum
 	}
 	return seal, true
@@ -150,7 +166,7 @@ type SnapshotAuth struct {
 // provider, and the file's "mac" member, if it has one, is not an HMAC
 // (which such a store refuses in words that name the recorded manager).
 // check can then run before that section is read.
-func (a *SnapshotAuth) secretsBlind(data []byte) bool {
+func (a *SnapshotAuth) secretsBlind(data string) bool {
 	if a.Keyed {
 		return false
 	}
@@ -165,7 +181,7 @@ func (a *SnapshotAuth) secretsBlind(data []byte) bool {
 // compute one; without trust, a snapshot lacking what is required is
 // refused, whatever its version says, so that removing the MAC (or
 // rewriting the file as format 1) does not get an edit past it.
-func (a *SnapshotAuth) check(version int, data []byte, sec *state.SecretsState, mgr secrets.Manager) error {
+func (a *SnapshotAuth) check(version int, data string, sec *state.SecretsState, mgr secrets.Manager) error {
 	fail := func(missing bool, format string, args ...any) error {
 		return &state.AuthenticationError{Stack: a.Stack, File: "snapshot", Missing: missing, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -179,7 +195,7 @@ func (a *SnapshotAuth) check(version int, data []byte, sec *state.SecretsState, 
 		switch {
 		case a.Trust || (version < 2 && !required):
 			return nil
-		case version >= 2 && !bytes.HasSuffix(bytes.TrimRight(data, " \t\r\n"), []byte("}")):
+		case version >= 2 && !strings.HasSuffix(strings.TrimRight(data, " \t\r\n"), "}"):
 			return fail(false, "is cut short: it does not end with the \"mac\" member that closes every snapshot")
 		case version < 2:
 			return fail(true, "carries no MAC (it is in format version %d, which predates them), but this store authenticates every snapshot with the stack's secrets manager", version)
@@ -207,7 +223,7 @@ func (a *SnapshotAuth) check(version int, data []byte, sec *state.SecretsState, 
 		}
 		var sum [MACSize]byte
 		h.Write(snapshotMACLabel)
-		h.Write(seal.body)
+		feed(seal.body, func(p []byte) { h.Write(p) })
 		if !hmac.Equal(h.Sum(sum[:0]), seal.sum) {
 			return fail(false, "does not match its MAC: it was changed after groundwork wrote it, or written under another secrets key")
 		}

@@ -146,7 +146,7 @@ func TestCommitCopiesEntryEncodings(t *testing.T) {
 				t.Fatal(err)
 			}
 			open := func(context.Context, *state.SecretsState) (secrets.Manager, error) { return mgr, nil }
-			decoded, _, err := format.DecodeSnapshot(ctx, stored, string(stored), open, &format.SnapshotAuth{Stack: state.StackID{Project: "test", Stack: "dev"}, Keyed: true})
+			decoded, _, err := format.DecodeSnapshot(ctx, string(stored), open, &format.SnapshotAuth{Stack: state.StackID{Project: "test", Stack: "dev"}, Keyed: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,17 +10,17 @@ import (
 	"github.com/groundwork-iac/groundwork/state/secrets"
 )
 
-// Replay folds the journal onto base, the snapshot decoded from baseData.
-// A journal whose header names another base fails with *OtherBaseError:
-// whether it is stale (its entries already in baseData, which a checkpoint
-// wrote just before it crashed) or follows a snapshot that was changed
-// since is for the caller to tell; it is never replayed. An empty journal,
+// Replay folds the journal onto base, the snapshot decoded from the file
+// baseText. A journal whose header names another base fails with
+// *OtherBaseError: whether it is stale (its entries already in baseText,
+// which a checkpoint wrote just before it crashed) or follows a snapshot
+// that was changed since is for the caller to tell; it is never replayed. An empty journal,
 // or one whose header record is torn, holds nothing to replay.
 //
-// mac is set when baseData carries a keyed MAC: every record of the
+// mac is set when baseText carries a keyed MAC: every record of the
 // journal must then carry a tag that matches (RecordChain), and none may
 // otherwise. Records are checked before they are decoded.
-func Replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte, mgr secrets.Manager, stack state.StackID, mac *format.RecordMAC) (*state.Snapshot, error) {
+func Replay(ctx context.Context, base *state.Snapshot, baseText string, journal []byte, mgr secrets.Manager, stack state.StackID, mac *format.RecordMAC) (*state.Snapshot, error) {
 	var fold *state.Fold
 	n := 0
 	ed := format.NewEntryDecoder(mgr)
@@ -46,7 +46,7 @@ func Replay(ctx context.Context, base *state.Snapshot, baseData, journal []byte,
 			if err != nil {
 				return err
 			}
-			if h.Base != format.BaseID(baseData) {
+			if h.Base != format.BaseIDOfText(baseText) {
 				return &OtherBaseError{Base: h.Base}
 			}
 			if err := chain.Verify(r); err != nil {

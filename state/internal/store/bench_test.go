@@ -175,7 +175,7 @@ func BenchmarkReplay10k(b *testing.B) {
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		snap, err := journal.Replay(context.Background(), base, baseData, records, fx.mgr, dev, fx.mac)
+		snap, err := journal.Replay(context.Background(), base, string(baseData), records, fx.mgr, dev, fx.mac)
 		if err != nil || len(snap.Resources) != 10_001 {
 			b.Fatal(err)
 		}

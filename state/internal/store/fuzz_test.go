@@ -119,7 +119,7 @@ func FuzzReplayJournal(f *testing.F) {
 			records = tagJournal(fx, 1, bytes.Split(data, []byte{0x1e}))
 		}
 		for _, mac := range []*format.RecordMAC{fx.mac, nil} {
-			snap, err := journal.Replay(ctx, fx.snap, fx.data, records, fx.mgr, state.StackID{Project: "test", Stack: "fuzz"}, mac)
+			snap, err := journal.Replay(ctx, fx.snap, string(fx.data), records, fx.mgr, state.StackID{Project: "test", Stack: "fuzz"}, mac)
 			if err != nil {
 				continue
 			}

@@ -158,7 +158,7 @@ func deepAssets(a, b resource.PropertyValue) bool {
 // decodeSnapshot decodes a whole snapshot file, as Load does before it
 // replays the journal.
 func decodeSnapshot(ctx context.Context, data []byte, open format.OpenManager, auth *format.SnapshotAuth) (*state.Snapshot, error) {
-	s, _, err := format.DecodeSnapshot(ctx, data, string(data), open, auth)
+	s, _, err := format.DecodeSnapshot(ctx, string(data), open, auth)
 	return s, err
 }
 

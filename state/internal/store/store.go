@@ -169,14 +169,28 @@ func (s *Store) Load(ctx context.Context, stack state.StackID) (*state.Snapshot,
 }
 
 // storedPair is what Load read of a stack: its journal and its snapshot.
-type storedPair struct{ journal, snapshot []byte }
+type storedPair struct {
+	journal  []byte
+	snapshot string
+}
 
 // rewritten reports whether the stack's journal or snapshot is no longer
 // what Load read.
 func (s *Store) rewritten(ctx context.Context, stack state.StackID, read storedPair) bool {
 	j, jerr := s.b.ReadJournal(ctx, stack)
 	snap, serr := s.b.ReadSnapshot(ctx, stack)
-	return jerr == nil && serr == nil && (!bytes.Equal(j, read.journal) || !bytes.Equal(snap, read.snapshot))
+	return jerr == nil && serr == nil && (!bytes.Equal(j, read.journal) || string(snap) != read.snapshot)
+}
+
+// readSnapshotText reads the stack's snapshot as a string: straight from a
+// backend that can (state.SnapshotTextReader), else as a copy of its
+// bytes.
+func (s *Store) readSnapshotText(ctx context.Context, stack state.StackID) (text string, found bool, err error) {
+	if r, ok := s.b.(state.SnapshotTextReader); ok {
+		return r.ReadSnapshotText(ctx, stack)
+	}
+	data, err := s.b.ReadSnapshot(ctx, stack)
+	return string(data), data != nil, err
 }
 
 // load reads the stack once: its snapshot with its journal replayed.
@@ -190,12 +204,13 @@ func (s *Store) load(ctx context.Context, stack state.StackID) (*state.Snapshot,
 		return nil, read, err
 	}
 	read.journal = journalData
-	snapData, err := s.b.ReadSnapshot(ctx, stack)
+	// The snapshot's strings share its text: one copy of the file.
+	text, found, err := s.readSnapshotText(ctx, stack)
 	if err != nil {
 		return nil, read, err
 	}
-	read.snapshot = snapData
-	if snapData == nil {
+	read.snapshot = text
+	if !found {
 		if len(journalData) > 0 {
 			// Every store writes a stack's snapshot before its journal and
 			// removes the journal first: the snapshot was removed by hand.
@@ -204,9 +219,7 @@ func (s *Store) load(ctx context.Context, stack state.StackID) (*state.Snapshot,
 		return &state.Snapshot{Manifest: state.Manifest{Version: state.FormatVersion}}, read, nil
 	}
 	auth := &format.SnapshotAuth{Stack: stack, Keyed: s.opts.Secrets != nil, Trust: s.opts.TrustUnauthenticated}
-	// The snapshot's strings share the file's text: one copy of it.
-	text := string(snapData)
-	base, unknowns, err := format.DecodeSnapshot(ctx, snapData, text, s.opener(stack), auth)
+	base, unknowns, err := format.DecodeSnapshot(ctx, text, s.opener(stack), auth)
 	if err != nil {
 		return nil, read, s.damaged(loadError(err, "loading stack %q: %w", stack), stack)
 	}
@@ -228,7 +241,7 @@ func (s *Store) load(ctx context.Context, stack state.StackID) (*state.Snapshot,
 			return nil, read, err
 		}
 	}
-	snap, err := journal.Replay(ctx, base, snapData, journalData, mgr, stack, mac)
+	snap, err := journal.Replay(ctx, base, text, journalData, mgr, stack, mac)
 	if other := (*journal.OtherBaseError)(nil); errors.As(err, &other) {
 		if s.replacedSnapshot(ctx, stack, other.Base) {
 			// A crash between writing the snapshot and removing the
