@@ -154,7 +154,7 @@ func (g *Generator) single(w *work, op Op) Actions {
 	if op == OpCreate && w.old != nil && !w.old.PendingReplacement {
 		s.Old = nil
 	}
-	g.news[w.new.URN] = w.new
+	g.setNew(w.new.URN, w.new)
 	var acts Actions
 	g.issue(&acts, w.new, s)
 	return acts
@@ -173,7 +173,7 @@ func (g *Generator) replacement(w *work) (Actions, error) {
 	if w.diff.DeleteBeforeReplace || w.reg.Goal.DeleteBeforeReplace || g.awaited(w.old) {
 		return g.startDependents(w)
 	}
-	g.news[w.new.URN] = w.new
+	g.setNew(w.new.URN, w.new)
 	// The create condemns the old copy when it succeeds (Outcome.Condemns):
 	// the copy deleted after the program is the old one marked Delete.
 	marked := w.old.Clone()

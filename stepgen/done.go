@@ -71,11 +71,7 @@ func (g *Generator) seal(failed bool) {
 				} else {
 					needs = []uint64{prev}
 				}
-				last, had := g.last[s.urn]
 				g.number(s, needs)
-				if s.rare != nil && s.rare.aside && had {
-					g.last[s.urn] = last
-				}
 				if r := s.Reg; r != nil && r.first == nil {
 					r.first = s
 				}
@@ -98,15 +94,19 @@ func (g *Generator) seal(failed bool) {
 }
 
 // number gives s the next ID, its needs, and the step issued before it on
-// its resource to come after.
+// its resource to come after; s becomes the last step on its resource,
+// unless it is set aside and another step was issued there before.
 func (g *Generator) number(s *Step, needs []uint64) {
 	g.nextID++
 	s.ID = g.nextID
 	s.Needs = needs
-	if id := g.last[s.urn]; id != 0 && !slices.Contains(needs, id) {
-		s.After = []uint64{id}
+	e := g.entry(s.urn)
+	if e.last != 0 && !slices.Contains(needs, e.last) {
+		s.After = []uint64{e.last}
 	}
-	g.last[s.urn] = s.ID
+	if e.last == 0 || s.rare == nil || !s.rare.aside {
+		e.last = s.ID
+	}
 }
 
 // stepsOf returns the last steps issued on the resources st depends on: its
@@ -118,12 +118,14 @@ func (g *Generator) stepsOf(st *resource.State) []uint64 {
 	}
 	var needs []uint64
 	add := func(u resource.URN) {
-		if id := g.last[u]; id != 0 {
-			if needs == nil {
-				needs = make([]uint64, 0, len(st.Dependencies)+2)
-			}
-			needs = append(needs, id)
+		e := g.at(u)
+		if e == nil || e.last == 0 {
+			return
 		}
+		if needs == nil {
+			needs = make([]uint64, 0, len(st.Dependencies)+2)
+		}
+		needs = append(needs, e.last)
 	}
 	if st.Parent != "" {
 		add(st.Parent)
@@ -154,10 +156,10 @@ func (g *Generator) Done(o Outcome) Actions {
 	if o.Err != nil {
 		g.bad[s.ID] = true
 	}
-	if o.Err == nil && o.New != nil && s.New != nil && g.news[s.urn] == s.New {
+	if e := g.at(s.urn); o.Err == nil && o.New != nil && s.New != nil && e != nil && e.new == s.New {
 		// The state the registration asked for is now the one it
 		// produced.
-		g.news[s.urn] = o.New
+		e.new = o.New
 	}
 	if r := s.Reg; r != nil && !r.replied {
 		switch {

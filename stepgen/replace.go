@@ -20,7 +20,7 @@ func (g *Generator) providerDiffCall(w *work) *Call {
 		oldRef.URN.Type() != newRef.URN.Type() {
 		return nil
 	}
-	oldProv, newProv := g.olds[oldRef.URN], g.news[newRef.URN]
+	oldProv, newProv := g.Old(oldRef.URN), g.State(newRef.URN)
 	if oldProv == nil || newProv == nil {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (g *Generator) startDependents(w *work) (Actions, error) {
 	graph, err := resource.NewGraph(g.liveOlds())
 	if err == nil {
 		for _, u := range graph.TransitiveDependents(w.old.URN) {
-			if s := g.olds[u]; s != nil && s.Custom {
+			if s := g.Old(u); s != nil && s.Custom {
 				w.dbr.candidates = append(w.dbr.candidates, s)
 			}
 		}
@@ -94,7 +94,7 @@ func (g *Generator) startDependents(w *work) (Actions, error) {
 
 // liveOlds returns the old resources that are not marked for deletion.
 func (g *Generator) liveOlds() []*resource.State {
-	out := make([]*resource.State, 0, len(g.olds))
+	out := make([]*resource.State, 0, len(g.cfg.Old))
 	for _, s := range g.cfg.Old {
 		if !s.Delete {
 			out = append(out, s)
@@ -112,8 +112,8 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 	d := w.dbr
 	for d.next < len(d.candidates) {
 		dep := d.candidates[d.next]
-		if g.takenOver[dep] {
-			reg := g.claimedBy[dep]
+		if g.takenOver(dep) {
+			reg := g.claimedBy(dep)
 			if !decided(reg) {
 				g.park(w, reg)
 				return acts, nil
@@ -199,7 +199,7 @@ func withUnknowns(dep *resource.State, replaced map[resource.URN]bool) (resource
 
 func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 	dep := a.Call.dependent
-	if g.takenOver[dep] {
+	if g.takenOver(dep) {
 		// Registered while its diff was being asked: its own steps
 		// decide, and the cascade takes it as those say.
 		w.dbr.next--
@@ -233,25 +233,25 @@ func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	d := w.dbr
 	for _, dep := range d.candidates {
-		if g.takenOver[dep] && !d.taken[dep] && !decided(g.claimedBy[dep]) {
-			g.park(w, g.claimedBy[dep])
+		if g.takenOver(dep) && !d.taken[dep] && !decided(g.claimedBy(dep)) {
+			g.park(w, g.claimedBy(dep))
 			return Actions{}, nil
 		}
 	}
 	g.endCascade(w)
 	for _, dep := range d.doomed {
-		if dep.Protect && !dep.Delete && !g.takenOver[dep] {
+		if dep.Protect && !dep.Delete && !g.takenOver(dep) {
 			// Replacing it would delete it: refuse, as for a protected
 			// resource replaced directly, before anything is deleted.
 			w.refusal = &ProtectedError{URN: dep.URN, Action: "replace", For: w.new.URN}
 			return g.single(w, OpReplace), nil
 		}
 	}
-	g.news[w.new.URN] = w.new
+	g.setNew(w.new.URN, w.new)
 	for _, dep := range d.candidates {
-		if g.takenOver[dep] && !d.taken[dep] {
+		if g.takenOver(dep) && !d.taken[dep] {
 			// Registered once the cascade had passed it.
-			g.registeredDependent(w, dep, g.claimedBy[dep])
+			g.registeredDependent(w, dep, g.claimedBy(dep))
 		}
 	}
 	doomed := make(map[*resource.State]bool, len(d.doomed))
@@ -277,12 +277,12 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 			}
 			continue
 		}
-		if !doomed[dep] || g.takenOver[dep] || g.deletedByAnother(w, dep) {
+		if !doomed[dep] || g.takenOver(dep) || g.deletedByAnother(w, dep) {
 			continue
 		}
 		pending := dep.Clone()
 		pending.PendingReplacement = true
-		g.olds[dep.URN] = pending
+		g.replaceOld(pending)
 		del := g.step(OpDeleteReplaced, dep.URN, dep, pending, nil)
 		// An interrupted delete-before-replace already deleted it: only
 		// the record is carried over.

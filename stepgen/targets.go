@@ -14,7 +14,7 @@ import (
 func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 	if old != nil {
 		var acts Actions
-		g.news[old.URN] = old
+		g.setNew(old.URN, old)
 		g.issue(&acts, nil, g.step(OpSame, old.URN, old, old, reg))
 		return acts
 	}
@@ -45,7 +45,7 @@ func (g *Generator) checkReferences(s *resource.State) error {
 		refs = append(refs, us...)
 	}
 	for _, u := range refs {
-		if u == "" || g.news[u] != nil || g.olds[u] != nil {
+		if u == "" || g.State(u) != nil || g.Old(u) != nil {
 			continue
 		}
 		return &RegistrationError{URN: s.URN, Reason: fmt.Sprintf(
@@ -62,7 +62,7 @@ func (g *Generator) importStep(reg *Registration, urn resource.URN, goal *resour
 	st.ID = goal.ImportID
 	s := g.step(OpImport, urn, nil, st, reg)
 	s.more().seed = g.seed(urn)
-	g.news[urn] = st
+	g.setNew(urn, st)
 	var acts Actions
 	g.issue(&acts, st, s)
 	return acts
@@ -80,7 +80,7 @@ func (g *Generator) Refresh(pending []resource.Operation) Actions {
 		if !s.Custom || s.IsProvider() || s.PendingReplacement || !g.targeted(s.URN) {
 			continue
 		}
-		g.takenOver[s] = true
+		g.take(s, nil)
 		g.issue(&acts, nil, g.step(OpRefresh, s.URN, s, s.Clone(), nil))
 	}
 	for _, op := range pending {
