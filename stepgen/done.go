@@ -24,6 +24,18 @@ func (g *Generator) issue(acts *Actions, deps *resource.State, steps ...*Step) {
 	acts.Steps = append(acts.Steps, steps...)
 }
 
+// issueAlone is issue for the one step of steps, a slice from loneStep,
+// which becomes acts.Steps itself when acts holds no step yet.
+func (g *Generator) issueAlone(acts *Actions, deps *resource.State, steps []*Step) {
+	if len(acts.Steps) > 0 {
+		g.issue(acts, deps, steps...)
+		return
+	}
+	g.staged = append(g.staged, staged{deps: deps, steps: 1})
+	g.stagedSteps = append(g.stagedSteps, steps[0])
+	acts.Steps = steps
+}
+
 // issueNeeding is issue, with the first step needing the steps also as
 // well (numbered by the time this event's steps are).
 func (g *Generator) issueNeeding(acts *Actions, deps *resource.State, also []*Step, steps ...*Step) {

@@ -311,7 +311,7 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 		if !goal.Custom {
 			return g.single(w, OpCreate), nil
 		}
-		return Actions{Calls: []*Call{g.checkCall(w, nil)}}, nil
+		return ask(g.checkCall(w, nil)), nil
 	}
 	w := &work{reg: reg, old: old, new: g.newState(urn, goal, old)}
 	if old != nil && len(goal.IgnoreChanges) > 0 {
@@ -327,7 +327,7 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 		}
 		return g.decideComponent(w), nil
 	}
-	return Actions{Calls: []*Call{g.checkCall(w, old)}}, nil
+	return ask(g.checkCall(w, old)), nil
 }
 
 // newState builds the state a registration asks for, before Check.
@@ -360,12 +360,12 @@ func (g *Generator) newState(urn resource.URN, goal *resource.Goal, old *resourc
 	return s
 }
 
-func (g *Generator) checkCall(w *work, old *resource.State) *Call {
+func (g *Generator) checkCall(w *work, old *resource.State) Call {
 	req := providers.CheckRequest{URN: w.new.URN, News: w.new.Inputs, RandomSeed: g.seed(w.new.URN)}
 	if old != nil {
 		req.Olds = old.Inputs
 	}
-	c := &Call{Kind: CallCheck, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, Check: req, work: w, phase: phaseCheck}
+	c := Call{Kind: CallCheck, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, Check: req, work: w, phase: phaseCheck}
 	if old != nil && g.diffFollowsCheck(w) {
 		c.DiffAfterCheck = true
 		c.Diff = g.diffRequest(w)
@@ -441,7 +441,7 @@ func (g *Generator) answer(a Answer) (Actions, error) {
 				stash := early // on the heap only on this path
 				w.early = &stash
 			}
-			return Actions{Calls: []*Call{{Kind: CallAnalyze, Reg: w.reg, Type: w.new.Type, New: w.new, work: w, phase: phaseAnalyze}}}, nil
+			return ask(Call{Kind: CallAnalyze, Reg: w.reg, Type: w.new.Type, New: w.new, work: w, phase: phaseAnalyze}), nil
 		}
 		return g.afterFirstCheck(w, early)
 	case phaseAnalyze:
@@ -504,7 +504,7 @@ func (g *Generator) registerOutputs(reg *Registration, outputs resource.Property
 	next.Outputs = outputs
 	g.setNew(urn, next)
 	var acts Actions
-	g.issue(&acts, nil, g.step(OpOutputs, urn, cur, next, reg))
+	g.issueAlone(&acts, nil, g.loneStep(OpOutputs, urn, cur, next, reg))
 	g.seal(false)
 	return acts, nil
 }

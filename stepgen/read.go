@@ -75,6 +75,6 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	g.condemned = append(g.condemned, marked)
 	e.new = w.new
 	var acts Actions
-	g.issue(&acts, w.new, g.step(OpReadReplacement, urn, old, w.new, reg))
+	g.issueAlone(&acts, w.new, g.loneStep(OpReadReplacement, urn, old, w.new, reg))
 	return acts, nil
 }

@@ -11,26 +11,26 @@ import (
 // providerDiffCall handles a change of provider reference between two
 // default providers of the same package (typically a version upgrade): the
 // resource is replaced only if the new provider's DiffConfig says it cannot
-// manage what the old one did. It returns nil when the change is not
+// manage what the old one did. It returns false when the change is not
 // between default providers, and the resource must simply be replaced.
-func (g *Generator) providerDiffCall(w *work) *Call {
+func (g *Generator) providerDiffCall(w *work) (Call, bool) {
 	oldRef, err1 := providers.ParseReference(w.old.Provider)
 	newRef, err2 := providers.ParseReference(w.new.Provider)
 	if err1 != nil || err2 != nil || !providers.IsDefaultProvider(oldRef.URN) || !providers.IsDefaultProvider(newRef.URN) ||
 		oldRef.URN.Type() != newRef.URN.Type() {
-		return nil
+		return Call{}, false
 	}
 	oldProv, newProv := g.Old(oldRef.URN), g.State(newRef.URN)
 	if oldProv == nil || newProv == nil {
-		return nil
+		return Call{}, false
 	}
-	return &Call{
+	return Call{
 		Kind: CallDiff, Reg: w.reg, Type: newProv.Type, work: w, phase: phaseProviderDiff,
 		Diff: providers.DiffRequest{
 			URN: newProv.URN, ID: newProv.ID, OldInputs: oldProv.Inputs, OldOutputs: oldProv.Outputs,
 			NewInputs: newProv.Inputs,
 		},
-	}
+	}, true
 }
 
 // dependentsWork is the state of a delete-before-replace while the
@@ -108,7 +108,6 @@ func (g *Generator) liveOlds() []*resource.State {
 // the program registered is taken as its steps decide (registeredDependent);
 // while they are not decided, the cascade waits (park).
 func (g *Generator) nextDependent(w *work) (Actions, error) {
-	var acts Actions
 	d := w.dbr
 	for d.next < len(d.candidates) {
 		dep := d.candidates[d.next]
@@ -116,7 +115,7 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 			reg := g.claimedBy(dep)
 			if !decided(reg) {
 				g.park(w, reg)
-				return acts, nil
+				return Actions{}, nil
 			}
 			d.next++
 			g.registeredDependent(w, dep, reg)
@@ -138,20 +137,15 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 		if !affected {
 			continue
 		}
-		acts.Calls = append(acts.Calls, &Call{
+		return ask(Call{
 			Kind: CallDiff, Reg: w.reg, Provider: dep.Provider, Type: dep.Type, work: w, phase: phaseDependents, dependent: dep,
 			Diff: providers.DiffRequest{
 				URN: dep.URN, ID: dep.ID, OldInputs: dep.Inputs, OldOutputs: dep.Outputs, NewInputs: inputs,
 				IgnoreChanges: dep.IgnoreChanges,
 			},
-		})
-		return acts, nil
+		}), nil
 	}
-	more, err := g.finishDeleteBeforeReplace(w)
-	acts.Calls = append(acts.Calls, more.Calls...)
-	acts.Steps = append(acts.Steps, more.Steps...)
-	acts.Replies = append(acts.Replies, more.Replies...)
-	return acts, err
+	return g.finishDeleteBeforeReplace(w)
 }
 
 // replacedFor returns the URNs whose replacement makes dep's inputs from

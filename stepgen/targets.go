@@ -15,7 +15,7 @@ func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 	if old != nil {
 		var acts Actions
 		g.setNew(old.URN, old)
-		g.issue(&acts, nil, g.step(OpSame, old.URN, old, old, reg))
+		g.issueAlone(&acts, nil, g.loneStep(OpSame, old.URN, old, old, reg))
 		return acts
 	}
 	goal := reg.Goal
@@ -25,10 +25,10 @@ func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 		outs[k] = resource.NewUnknown()
 	}
 	st.Outputs = outs
-	s := g.step(OpSame, reg.URN, nil, st, reg)
-	s.skipRecord = true
+	steps := g.loneStep(OpSame, reg.URN, nil, st, reg)
+	steps[0].skipRecord = true
 	var acts Actions
-	g.issue(&acts, nil, s)
+	g.issueAlone(&acts, nil, steps)
 	return acts
 }
 
@@ -60,11 +60,11 @@ func (g *Generator) checkReferences(s *resource.State) error {
 func (g *Generator) importStep(reg *Registration, urn resource.URN, goal *resource.Goal) Actions {
 	st := g.newState(urn, goal, nil)
 	st.ID = goal.ImportID
-	s := g.step(OpImport, urn, nil, st, reg)
-	s.more().seed = g.seed(urn)
+	steps := g.loneStep(OpImport, urn, nil, st, reg)
+	steps[0].more().seed = g.seed(urn)
 	g.setNew(urn, st)
 	var acts Actions
-	g.issue(&acts, st, s)
+	g.issueAlone(&acts, st, steps)
 	return acts
 }
 
