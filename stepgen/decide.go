@@ -155,7 +155,7 @@ func (g *Generator) single(w *work, op Op) Actions {
 	if op == OpCreate && w.old != nil && !w.old.PendingReplacement {
 		s.Old = nil
 	}
-	g.setNew(w.new.URN, w.new)
+	g.setNew(w.reg, w.new.URN, w.new)
 	var acts Actions
 	g.issueAlone(&acts, w.new, steps)
 	return acts
@@ -190,7 +190,7 @@ func (g *Generator) replacement(w *work) (Actions, error) {
 	if w.diff.DeleteBeforeReplace || w.reg.Goal.DeleteBeforeReplace || g.awaited(w.old) {
 		return g.startDependents(w)
 	}
-	g.setNew(w.new.URN, w.new)
+	g.setNew(w.reg, w.new.URN, w.new)
 	// The create condemns the old copy when it succeeds (Outcome.Condemns):
 	// the copy deleted after the program is the old one marked Delete.
 	marked := w.old.Clone()

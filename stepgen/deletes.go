@@ -145,6 +145,9 @@ func (g *Generator) deleteDone(acts *Actions, o Outcome) {
 // stack resource and provider resources are always targeted: the resources
 // that are need them.
 func (g *Generator) targeted(urn resource.URN) bool {
+	if g.cfg.Targets == nil && len(g.cfg.Excludes) == 0 {
+		return true
+	}
 	if typ := urn.Type(); typ == resource.RootStackType || resource.IsProviderType(typ) {
 		return true
 	}

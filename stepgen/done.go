@@ -112,7 +112,10 @@ func (g *Generator) number(s *Step, needs []uint64) {
 	g.nextID++
 	s.ID = g.nextID
 	s.Needs = needs
-	e := g.entry(s.urn)
+	e := g.recordOf(s.Reg, s.urn)
+	if e == nil {
+		e = g.entry(s.urn)
+	}
 	if e.last != 0 && !slices.Contains(needs, e.last) {
 		s.After = []uint64{e.last}
 	}
@@ -168,7 +171,7 @@ func (g *Generator) Done(o Outcome) Actions {
 	if o.Err != nil {
 		g.bad[s.ID] = true
 	}
-	if e := g.at(s.urn); o.Err == nil && o.New != nil && s.New != nil && e != nil && e.new == s.New {
+	if e := g.recordOf(s.Reg, s.urn); o.Err == nil && o.New != nil && s.New != nil && e != nil && e.new == s.New {
 		// The state the registration asked for is now the one it
 		// produced.
 		e.new = o.New

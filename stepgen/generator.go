@@ -73,6 +73,8 @@ type Registration struct {
 	// delete-before-replace cascade of a resource it depended on waits
 	// for it (dependents.go).
 	first *Step
+	// at is what the generator knows of URN (urns.go), once registered.
+	at *urnState
 }
 
 type phase int
@@ -283,6 +285,7 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 		return Actions{}, err
 	}
 	e.registered, e.took = true, old
+	reg.at = e
 	if old != nil {
 		g.take(old, reg)
 	}
@@ -502,7 +505,7 @@ func (g *Generator) registerOutputs(reg *Registration, outputs resource.Property
 	}
 	next := cur.Clone()
 	next.Outputs = outputs
-	g.setNew(urn, next)
+	g.setNew(reg, urn, next)
 	var acts Actions
 	g.issueAlone(&acts, nil, g.loneStep(OpOutputs, urn, cur, next, reg))
 	g.seal(false)

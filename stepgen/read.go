@@ -52,6 +52,7 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	// read simply takes its place.
 	replacing := old != nil && !old.External && !old.PendingReplacement && old.ID != id
 	e.registered, e.took = true, old
+	reg.at = e
 	if old != nil {
 		g.take(old, nil)
 	}

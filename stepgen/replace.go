@@ -241,7 +241,7 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 			return g.single(w, OpReplace), nil
 		}
 	}
-	g.setNew(w.new.URN, w.new)
+	g.setNew(w.reg, w.new.URN, w.new)
 	for _, dep := range d.candidates {
 		if g.takenOver(dep) && !d.taken[dep] {
 			// Registered once the cascade had passed it.

@@ -14,7 +14,7 @@ import (
 func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 	if old != nil {
 		var acts Actions
-		g.setNew(old.URN, old)
+		g.setNew(reg, old.URN, old)
 		g.issueAlone(&acts, nil, g.loneStep(OpSame, old.URN, old, old, reg))
 		return acts
 	}
@@ -45,7 +45,10 @@ func (g *Generator) checkReferences(s *resource.State) error {
 		refs = append(refs, us...)
 	}
 	for _, u := range refs {
-		if u == "" || g.State(u) != nil || g.Old(u) != nil {
+		if u == "" {
+			continue
+		}
+		if e := g.at(u); e != nil && (e.new != nil || e.old != nil) {
 			continue
 		}
 		return &RegistrationError{URN: s.URN, Reason: fmt.Sprintf(
@@ -62,7 +65,7 @@ func (g *Generator) importStep(reg *Registration, urn resource.URN, goal *resour
 	st.ID = goal.ImportID
 	steps := g.loneStep(OpImport, urn, nil, st, reg)
 	steps[0].more().seed = g.seed(urn)
-	g.setNew(urn, st)
+	g.setNew(reg, urn, st)
 	var acts Actions
 	g.issueAlone(&acts, st, steps)
 	return acts

@@ -31,6 +31,16 @@ type urnState struct {
 // at returns what the generator knows of urn, or nil if nothing.
 func (g *Generator) at(urn resource.URN) *urnState { return g.urns[urn] }
 
+// recordOf is at, through reg when urn is the URN it registered: a
+// registration keeps its URN's record at hand (Registration.at), so that
+// the events that follow it find the record without a lookup.
+func (g *Generator) recordOf(reg *Registration, urn resource.URN) *urnState {
+	if reg != nil && reg.at != nil && reg.URN == urn {
+		return reg.at
+	}
+	return g.urns[urn]
+}
+
 // entry returns what the generator knows of urn, adding an empty record
 // if nothing.
 func (g *Generator) entry(urn resource.URN) *urnState {
@@ -63,8 +73,15 @@ func (g *Generator) tookUnder(urn resource.URN) (*resource.State, bool) {
 	return e.took, true
 }
 
-// setNew records s as the state the registration of urn produces.
-func (g *Generator) setNew(urn resource.URN, s *resource.State) { g.entry(urn).new = s }
+// setNew records s as the state the registration of urn, reg (or nil),
+// produces.
+func (g *Generator) setNew(reg *Registration, urn resource.URN, s *resource.State) {
+	e := g.recordOf(reg, urn)
+	if e == nil {
+		e = g.entry(urn)
+	}
+	e.new = s
+}
 
 // takenOver reports whether a registration of this run (or a Refresh) took
 // the old state s over.
@@ -89,7 +106,7 @@ func (g *Generator) claimedBy(s *resource.State) *Registration {
 // Only a Refresh takes what is not the live record of its URN: an old copy
 // marked for deletion.
 func (g *Generator) take(s *resource.State, reg *Registration) {
-	if e := g.urns[s.URN]; e != nil && e.old == s {
+	if e := g.recordOf(reg, s.URN); e != nil && e.old == s {
 		e.taken = true
 		if reg != nil {
 			e.claimedBy = reg
