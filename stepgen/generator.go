@@ -73,7 +73,8 @@ type Registration struct {
 	// delete-before-replace cascade of a resource it depended on waits
 	// for it (dependents.go).
 	first *Step
-	// at is what the generator knows of URN (urns.go), once registered.
+	// at is the record of the URN it last registered (urns.go);
+	// recordOf uses it for that URN only, whatever URN holds now.
 	at *urnState
 }
 

@@ -8,6 +8,8 @@ import "github.com/groundwork-iac/groundwork/resource"
 // URN the generator meets, so that a registration finds all of it with one
 // map lookup rather than one per fact.
 type urnState struct {
+	// urn is the URN the record is about.
+	urn resource.URN
 	// old is the live (not marked-for-deletion) old state recorded under
 	// the URN, or nil.
 	old *resource.State
@@ -35,7 +37,7 @@ func (g *Generator) at(urn resource.URN) *urnState { return g.urns[urn] }
 // registration keeps its URN's record at hand (Registration.at), so that
 // the events that follow it find the record without a lookup.
 func (g *Generator) recordOf(reg *Registration, urn resource.URN) *urnState {
-	if reg != nil && reg.at != nil && reg.URN == urn {
+	if reg != nil && reg.at != nil && reg.at.urn == urn {
 		return reg.at
 	}
 	return g.urns[urn]
@@ -53,6 +55,7 @@ func (g *Generator) entry(urn resource.URN) *urnState {
 	}
 	e := &g.spare[0]
 	g.spare = g.spare[1:]
+	e.urn = urn
 	g.urns[urn] = e
 	return e
 }
