@@ -171,10 +171,12 @@ func (g *Generator) Done(o Outcome) Actions {
 	if o.Err != nil {
 		g.bad[s.ID] = true
 	}
-	if e := g.recordOf(s.Reg, s.urn); o.Err == nil && o.New != nil && s.New != nil && e != nil && e.new == s.New {
-		// The state the registration asked for is now the one it
-		// produced.
-		e.new = o.New
+	if o.Err == nil && o.New != nil && s.New != nil {
+		if e := g.recordOf(s.Reg, s.urn); e != nil && e.new == s.New {
+			// The state the registration asked for is now the one it
+			// produced.
+			e.new = o.New
+		}
 	}
 	if r := s.Reg; r != nil && !r.replied {
 		switch {

@@ -160,3 +160,32 @@ func TestFlatRerun(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkDestroy10k runs the destroy of W1's stack through a generator:
+// the deletes decided, issued antichain by antichain and each reported
+// done.
+func BenchmarkDestroy10k(b *testing.B) {
+	r := newFlatRerun(10_000, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		g, err := stepgen.New(stepgen.Config{Stack: "dev", Project: "bench", Old: r.old})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := g.Deletes(); err != nil {
+			b.Fatal(err)
+		}
+		deleted := 0
+		for acts := g.StartDeletes(); len(acts.Steps) > 0; {
+			layer := acts.Steps
+			acts = stepgen.Actions{}
+			for _, s := range layer {
+				deleted++
+				acts.Steps = append(acts.Steps, g.Done(stepgen.Outcome{Step: s}).Steps...)
+			}
+		}
+		if deleted != len(r.old) || !g.Settled() {
+			b.Fatalf("%d deletes, want %d; settled: %t", deleted, len(r.old), g.Settled())
+		}
+	}
+}
