@@ -33,9 +33,9 @@ type urnState struct {
 // at returns what the generator knows of urn, or nil if nothing.
 func (g *Generator) at(urn resource.URN) *urnState { return g.urns[urn] }
 
-// recordOf is at, through reg when urn is the URN it registered: a
-// registration keeps its URN's record at hand (Registration.at), so that
-// the events that follow it find the record without a lookup.
+// recordOf is at, through reg when reg's record is urn's: a registration
+// keeps its URN's record at hand (Registration.at), so that the events
+// that follow it find the record without a lookup.
 func (g *Generator) recordOf(reg *Registration, urn resource.URN) *urnState {
 	if reg != nil && reg.at != nil && reg.at.urn == urn {
 		return reg.at
