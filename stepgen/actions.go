@@ -56,6 +56,20 @@ type Call struct {
 	dependent *resource.State
 }
 
+// callAlone is a call and the one-element slice that asks for it,
+// allocated together: most events ask for a single call.
+type callAlone struct {
+	call Call
+	list [1]*Call
+}
+
+// ask returns the actions that ask for the one call c.
+func ask(c Call) Actions {
+	b := &callAlone{call: c}
+	b.list[0] = &b.call
+	return Actions{Calls: b.list[:]}
+}
+
 // Answer is the result of a Call.
 type Answer struct {
 	Call  *Call

@@ -12,9 +12,10 @@ import (
 // aliases it inherits from a renamed parent (see inheritedAliases). Two of
 // its own aliases matching two different old resources is an error, as is
 // taking over a resource another registration of this run already took.
-func (g *Generator) findOld(urn resource.URN, goal *resource.Goal) (*resource.State, error) {
-	if old, ok := g.olds[urn]; ok && !g.takenOver[old] {
-		return old, nil
+// e is what the generator knows of urn.
+func (g *Generator) findOld(e *urnState, urn resource.URN, goal *resource.Goal) (*resource.State, error) {
+	if e.old != nil && !e.taken {
+		return e.old, nil
 	}
 	var found *resource.State
 	var matches []resource.URN
@@ -52,14 +53,11 @@ func (g *Generator) findOld(urn resource.URN, goal *resource.Goal) (*resource.St
 // available returns the live old state recorded under urn if no
 // registration of this run took it over or holds urn itself, or nil.
 func (g *Generator) available(urn resource.URN) *resource.State {
-	old, ok := g.olds[urn]
-	if !ok || g.takenOver[old] {
+	e := g.at(urn)
+	if e == nil || e.old == nil || e.taken || e.registered {
 		return nil
 	}
-	if _, registered := g.seen[urn]; registered {
-		return nil
-	}
-	return old
+	return e.old
 }
 
 // parentAlias returns the URN the old record of the registered resource
@@ -69,7 +67,7 @@ func (g *Generator) parentAlias(parent resource.URN) resource.URN {
 	if parent == "" {
 		return ""
 	}
-	if old := g.seen[parent]; old != nil && old.URN != parent {
+	if old, _ := g.tookUnder(parent); old != nil && old.URN != parent {
 		return old.URN
 	}
 	return ""
@@ -163,7 +161,7 @@ func (g *Generator) parentOldURNs(parent resource.URN) []resource.URN {
 	if parent == "" {
 		return nil
 	}
-	old := g.seen[parent]
+	old, _ := g.tookUnder(parent)
 	var out []resource.URN
 	add := func(u resource.URN) {
 		if u != parent && !slices.Contains(out, u) {
@@ -177,7 +175,7 @@ func (g *Generator) parentOldURNs(parent resource.URN) []resource.URN {
 		}
 	}
 	for _, a := range g.declared[parent] {
-		if _, registered := g.seen[a]; !registered {
+		if !g.registered(a) {
 			// An alias naming a resource of this run is that resource's
 			// URN, not the parent's: its children are not these.
 			add(a)

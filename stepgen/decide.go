@@ -22,8 +22,8 @@ func (g *Generator) afterFirstCheck(w *work, early earlyDiff) (Actions, error) {
 		return g.startReplace(w)
 	}
 	if w.old.Provider != w.new.Provider && !g.renamedProvider(w.old.Provider, w.new.Provider) {
-		if call := g.providerDiffCall(w); call != nil {
-			return Actions{Calls: []*Call{call}}, nil
+		if call, ok := g.providerDiffCall(w); ok {
+			return ask(call), nil
 		}
 		w.diff = resource.DiffResult{Changes: resource.DiffSome, ReplaceKeys: []resource.PropertyKey{"provider"}}
 		w.keys = []resource.PropertyKey{"provider"}
@@ -52,10 +52,10 @@ func (g *Generator) diffCall(w *work) Actions {
 		acts, _ := g.afterDiff(w, resource.DiffResult{Changes: resource.DiffUnknown})
 		return acts
 	}
-	return Actions{Calls: []*Call{{
+	return ask(Call{
 		Kind: CallDiff, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, work: w, phase: phaseDiff,
 		Diff: g.diffRequest(w),
-	}}}
+	})
 }
 
 // diffAnswered goes on from a provider Diff's answer.
@@ -66,7 +66,7 @@ func (g *Generator) diffAnswered(w *work, d resource.DiffResult, err error) (Act
 	return g.afterDiff(w, d)
 }
 
-func (g *Generator) recheck(w *work) *Call {
+func (g *Generator) recheck(w *work) Call {
 	w.new.Inputs = w.reg.Goal.Inputs
 	if w.new.Inputs == nil {
 		w.new.Inputs = resource.PropertyMap{}
@@ -117,7 +117,7 @@ func (g *Generator) startReplace(w *work) (Actions, error) {
 	if w.refusal != nil {
 		return g.single(w, OpReplace), nil
 	}
-	return Actions{Calls: []*Call{g.recheck(w)}}, nil
+	return ask(g.recheck(w)), nil
 }
 
 // decideComponent handles a component: no provider is involved, so the
@@ -141,7 +141,8 @@ func (g *Generator) decideComponent(w *work) Actions {
 
 // single issues the one step of a registration.
 func (g *Generator) single(w *work, op Op) Actions {
-	s := g.step(op, w.new.URN, w.old, w.new, w.reg)
+	steps := g.loneStep(op, w.new.URN, w.old, w.new, w.reg)
+	s := steps[0]
 	s.Diff, s.Keys = w.diff, w.keys
 	s.refuse(w.refusal)
 	if op == OpSame {
@@ -154,14 +155,30 @@ func (g *Generator) single(w *work, op Op) Actions {
 	if op == OpCreate && w.old != nil && !w.old.PendingReplacement {
 		s.Old = nil
 	}
-	g.news[w.new.URN] = w.new
+	g.setNew(w.reg, w.new.URN, w.new)
 	var acts Actions
-	g.issue(&acts, w.new, s)
+	g.issueAlone(&acts, w.new, steps)
 	return acts
 }
 
 func (g *Generator) step(op Op, urn resource.URN, old, new *resource.State, reg *Registration) *Step {
 	return &Step{Op: op, urn: urn, Old: old, New: new, Reg: reg, Preview: g.cfg.Preview}
+}
+
+// stepAlone is a step and a one-element slice holding it, allocated
+// together: most events issue a single step, and the Actions.Steps that
+// returns it then needs no allocation of its own.
+type stepAlone struct {
+	step Step
+	list [1]*Step
+}
+
+// loneStep returns a new step as the only element of a slice, for
+// issueAlone.
+func (g *Generator) loneStep(op Op, urn resource.URN, old, new *resource.State, reg *Registration) []*Step {
+	b := &stepAlone{step: Step{Op: op, urn: urn, Old: old, New: new, Reg: reg, Preview: g.cfg.Preview}}
+	b.list[0] = &b.step
+	return b.list[:]
 }
 
 // replacement issues the create that replaces a resource once its inputs
@@ -173,7 +190,7 @@ func (g *Generator) replacement(w *work) (Actions, error) {
 	if w.diff.DeleteBeforeReplace || w.reg.Goal.DeleteBeforeReplace || g.awaited(w.old) {
 		return g.startDependents(w)
 	}
-	g.news[w.new.URN] = w.new
+	g.setNew(w.reg, w.new.URN, w.new)
 	// The create condemns the old copy when it succeeds (Outcome.Condemns):
 	// the copy deleted after the program is the old one marked Delete.
 	marked := w.old.Clone()

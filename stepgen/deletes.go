@@ -33,10 +33,11 @@ func (g *Generator) Deletes() ([][]*Step, error) {
 		if s.Delete {
 			continue
 		}
-		cur := g.olds[s.URN]
-		if cur == nil || g.takenOver[cur] || g.cfg.KeepUnregistered || !g.named(s.URN) {
+		e := g.at(s.URN)
+		if e == nil || e.old == nil || e.taken || g.cfg.KeepUnregistered || !g.named(s.URN) {
 			continue
 		}
+		cur := e.old
 		// A record pending replacement stands for a resource a
 		// delete-before-replace already deleted: there is nothing left
 		// to protect, and removing the record is all there is to do.
@@ -144,6 +145,9 @@ func (g *Generator) deleteDone(acts *Actions, o Outcome) {
 // stack resource and provider resources are always targeted: the resources
 // that are need them.
 func (g *Generator) targeted(urn resource.URN) bool {
+	if g.cfg.Targets == nil && len(g.cfg.Excludes) == 0 {
+		return true
+	}
 	if typ := urn.Type(); typ == resource.RootStackType || resource.IsProviderType(typ) {
 		return true
 	}
@@ -170,7 +174,7 @@ func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
 	for _, s := range doomed {
 		// The old copy of a replaced resource shares its URN with the
 		// live record, which is what dependents depend on.
-		if s.Delete && (g.news[s.URN] != nil || g.olds[s.URN] != nil) {
+		if s.Delete && (g.State(s.URN) != nil || g.Old(s.URN) != nil) {
 			continue
 		}
 		going[s.URN] = true
@@ -199,14 +203,16 @@ func (g *Generator) checkDanglingDependents(doomed []*resource.State) error {
 		})
 		return err
 	}
-	for _, s := range g.news {
-		if err := check(s); err != nil {
-			return err
+	for _, e := range g.urns {
+		if e.new != nil {
+			if err := check(e.new); err != nil {
+				return err
+			}
 		}
 	}
-	for _, s := range g.olds {
-		if !g.takenOver[s] && !going[s.URN] {
-			if err := check(s); err != nil {
+	for _, e := range g.urns {
+		if e.old != nil && !e.taken && !going[e.old.URN] {
+			if err := check(e.old); err != nil {
 				return err
 			}
 		}

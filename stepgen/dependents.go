@@ -160,7 +160,7 @@ func (g *Generator) noteCopyDelete(dep *resource.State, del *Step) {
 // which cascade was decided first: either way dep is not deleted again.
 func (g *Generator) deletedByAnother(w *work, dep *resource.State) bool {
 	del := g.cascadeDeletes[dep.URN]
-	if cur := g.olds[dep.URN]; del == nil || cur == nil || !cur.PendingReplacement {
+	if cur := g.Old(dep.URN); del == nil || cur == nil || !cur.PendingReplacement {
 		return false
 	}
 	w.dbr.needs = append(w.dbr.needs, del)

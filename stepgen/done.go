@@ -24,6 +24,18 @@ func (g *Generator) issue(acts *Actions, deps *resource.State, steps ...*Step) {
 	acts.Steps = append(acts.Steps, steps...)
 }
 
+// issueAlone is issue for the one step of steps, a slice from loneStep,
+// which becomes acts.Steps itself when acts holds no step yet.
+func (g *Generator) issueAlone(acts *Actions, deps *resource.State, steps []*Step) {
+	if len(acts.Steps) > 0 {
+		g.issue(acts, deps, steps...)
+		return
+	}
+	g.staged = append(g.staged, staged{deps: deps, steps: 1})
+	g.stagedSteps = append(g.stagedSteps, steps[0])
+	acts.Steps = steps
+}
+
 // issueNeeding is issue, with the first step needing the steps also as
 // well (numbered by the time this event's steps are).
 func (g *Generator) issueNeeding(acts *Actions, deps *resource.State, also []*Step, steps ...*Step) {
@@ -71,11 +83,7 @@ func (g *Generator) seal(failed bool) {
 				} else {
 					needs = []uint64{prev}
 				}
-				last, had := g.last[s.urn]
 				g.number(s, needs)
-				if s.rare != nil && s.rare.aside && had {
-					g.last[s.urn] = last
-				}
 				if r := s.Reg; r != nil && r.first == nil {
 					r.first = s
 				}
@@ -98,15 +106,22 @@ func (g *Generator) seal(failed bool) {
 }
 
 // number gives s the next ID, its needs, and the step issued before it on
-// its resource to come after.
+// its resource to come after; s becomes the last step on its resource,
+// unless it is set aside and another step was issued there before.
 func (g *Generator) number(s *Step, needs []uint64) {
 	g.nextID++
 	s.ID = g.nextID
 	s.Needs = needs
-	if id := g.last[s.urn]; id != 0 && !slices.Contains(needs, id) {
-		s.After = []uint64{id}
+	e := g.recordOf(s.Reg, s.urn)
+	if e == nil {
+		e = g.entry(s.urn)
 	}
-	g.last[s.urn] = s.ID
+	if e.last != 0 && !slices.Contains(needs, e.last) {
+		s.After = []uint64{e.last}
+	}
+	if e.last == 0 || s.rare == nil || !s.rare.aside {
+		e.last = s.ID
+	}
 }
 
 // stepsOf returns the last steps issued on the resources st depends on: its
@@ -118,12 +133,14 @@ func (g *Generator) stepsOf(st *resource.State) []uint64 {
 	}
 	var needs []uint64
 	add := func(u resource.URN) {
-		if id := g.last[u]; id != 0 {
-			if needs == nil {
-				needs = make([]uint64, 0, len(st.Dependencies)+2)
-			}
-			needs = append(needs, id)
+		e := g.at(u)
+		if e == nil || e.last == 0 {
+			return
 		}
+		if needs == nil {
+			needs = make([]uint64, 0, len(st.Dependencies)+2)
+		}
+		needs = append(needs, e.last)
 	}
 	if st.Parent != "" {
 		add(st.Parent)
@@ -154,10 +171,12 @@ func (g *Generator) Done(o Outcome) Actions {
 	if o.Err != nil {
 		g.bad[s.ID] = true
 	}
-	if o.Err == nil && o.New != nil && s.New != nil && g.news[s.urn] == s.New {
-		// The state the registration asked for is now the one it
-		// produced.
-		g.news[s.urn] = o.New
+	if o.Err == nil && o.New != nil && s.New != nil {
+		if e := g.recordOf(s.Reg, s.urn); e != nil && e.new == s.New {
+			// The state the registration asked for is now the one it
+			// produced.
+			e.new = o.New
+		}
 	}
 	if r := s.Reg; r != nil && !r.replied {
 		switch {

@@ -73,6 +73,9 @@ type Registration struct {
 	// delete-before-replace cascade of a resource it depended on waits
 	// for it (dependents.go).
 	first *Step
+	// at is the record of the URN it last registered (urns.go);
+	// recordOf uses it for that URN only, whatever URN holds now.
+	at *urnState
 }
 
 type phase int
@@ -119,8 +122,15 @@ type earlyDiff struct {
 // more than one goroutine at a time.
 type Generator struct {
 	cfg Config
-	// olds maps a URN to its live (not marked-for-deletion) old state.
-	olds map[resource.URN]*resource.State
+	// urns holds what the generator knows of each URN it meets: its live
+	// old state, its registration in this run, the state that
+	// registration produced and its last step (urns.go); spare are
+	// records allocated for it and not used yet. takenCopies are the old
+	// states taken over that are not the live record of their URN (the
+	// old copies marked for deletion a Refresh reads).
+	urns        map[resource.URN]*urnState
+	spare       []urnState
+	takenCopies map[*resource.State]bool
 	// condemned are old copies marked for deletion, in snapshot order:
 	// leftovers from earlier runs (the first leftovers of them) and
 	// copies replaced in this one.
@@ -133,18 +143,6 @@ type Generator struct {
 	blockers map[*Step]refusalBlockers
 	// components indexes the components others depend on, for Deletes.
 	components *componentIndex
-	// seen holds every URN registered in this run, and which old state it
-	// took over.
-	seen map[resource.URN]*resource.State
-	// news holds the state each registration produced (filled in by its
-	// steps when they run).
-	news map[resource.URN]*resource.State
-	// takenOver are old states claimed by a registration (directly or
-	// through an alias).
-	takenOver map[*resource.State]bool
-	// claimedBy maps an old state to the registration that took it over
-	// (Register's; not a read's, which decides at once).
-	claimedBy map[*resource.State]*Registration
 	// cascades are the delete-before-replace cascades under way, parked
 	// those waiting for a dependent's registration to be decided, and
 	// cascadeDeletes the delete a cascade issued for each dependent it
@@ -162,10 +160,8 @@ type Generator struct {
 	// plan records and checks saved plans (plan.go).
 	plan planner
 
-	// nextID is the ID of the last step issued; last maps a URN to the
-	// last step issued on it (done.go).
+	// nextID is the ID of the last step issued (done.go).
 	nextID uint64
-	last   map[resource.URN]uint64
 	// staged are the sequences of steps issued by the event under way,
 	// stagedSteps their steps, until seal numbers them.
 	staged      []staged
@@ -187,15 +183,11 @@ func New(cfg Config) (*Generator, error) {
 	// that, the maps do not grow (and rehash) as the run goes.
 	g := &Generator{
 		cfg:            cfg,
-		olds:           make(map[resource.URN]*resource.State, len(cfg.Old)),
-		seen:           make(map[resource.URN]*resource.State, len(cfg.Old)),
-		news:           make(map[resource.URN]*resource.State, len(cfg.Old)),
-		takenOver:      make(map[*resource.State]bool, len(cfg.Old)),
-		claimedBy:      make(map[*resource.State]*Registration, len(cfg.Old)),
+		urns:           make(map[resource.URN]*urnState, len(cfg.Old)),
+		spare:          make([]urnState, len(cfg.Old)),
 		cascadeDeletes: map[resource.URN]*Step{},
 		replace:        make(map[resource.URN]bool, len(cfg.ReplaceTargets)),
 		plan:           newPlanner(cfg),
-		last:           make(map[resource.URN]uint64, len(cfg.Old)),
 		bad:            map[uint64]bool{},
 	}
 	for _, s := range cfg.Old {
@@ -206,10 +198,11 @@ func New(cfg Config) (*Generator, error) {
 			g.condemned = append(g.condemned, s)
 			continue
 		}
-		if _, dup := g.olds[s.URN]; dup {
+		e := g.entry(s.URN)
+		if e.old != nil {
 			return nil, fmt.Errorf("old snapshot holds %s twice; the state is corrupt: run a refresh or repair the stack", s.URN)
 		}
-		g.olds[s.URN] = s
+		e.old = s
 	}
 	g.leftovers = len(g.condemned)
 	for _, u := range cfg.ReplaceTargets {
@@ -277,24 +270,25 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 			Reason: "the name or type is not valid UTF-8; it would be recorded altered, and the resource replaced on every update"}
 	}
 	if goal.Parent != "" {
-		if _, ok := g.seen[goal.Parent]; !ok {
+		if !g.registered(goal.Parent) {
 			return Actions{}, &RegistrationError{Type: goal.Type, Name: goal.Name,
 				Reason: fmt.Sprintf("parent %s has not been registered in this run; register the parent first", goal.Parent)}
 		}
 	}
 	urn := g.URNFor(*goal)
 	reg.URN = urn
-	if _, dup := g.seen[urn]; dup {
+	e := g.entry(urn)
+	if e.registered {
 		return Actions{}, &DuplicateURNError{URN: urn}
 	}
-	old, err := g.findOld(urn, goal)
+	old, err := g.findOld(e, urn, goal)
 	if err != nil {
 		return Actions{}, err
 	}
-	g.seen[urn] = old
+	e.registered, e.took = true, old
+	reg.at = e
 	if old != nil {
-		g.takenOver[old] = true
-		g.claimedBy[old] = reg
+		g.take(old, reg)
 	}
 	g.declareAliases(urn, goal)
 	if !g.targeted(urn) {
@@ -321,7 +315,7 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 		if !goal.Custom {
 			return g.single(w, OpCreate), nil
 		}
-		return Actions{Calls: []*Call{g.checkCall(w, nil)}}, nil
+		return ask(g.checkCall(w, nil)), nil
 	}
 	w := &work{reg: reg, old: old, new: g.newState(urn, goal, old)}
 	if old != nil && len(goal.IgnoreChanges) > 0 {
@@ -337,7 +331,7 @@ func (g *Generator) register(reg *Registration) (Actions, error) {
 		}
 		return g.decideComponent(w), nil
 	}
-	return Actions{Calls: []*Call{g.checkCall(w, old)}}, nil
+	return ask(g.checkCall(w, old)), nil
 }
 
 // newState builds the state a registration asks for, before Check.
@@ -370,12 +364,12 @@ func (g *Generator) newState(urn resource.URN, goal *resource.Goal, old *resourc
 	return s
 }
 
-func (g *Generator) checkCall(w *work, old *resource.State) *Call {
+func (g *Generator) checkCall(w *work, old *resource.State) Call {
 	req := providers.CheckRequest{URN: w.new.URN, News: w.new.Inputs, RandomSeed: g.seed(w.new.URN)}
 	if old != nil {
 		req.Olds = old.Inputs
 	}
-	c := &Call{Kind: CallCheck, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, Check: req, work: w, phase: phaseCheck}
+	c := Call{Kind: CallCheck, Reg: w.reg, Provider: w.new.Provider, Type: w.new.Type, Check: req, work: w, phase: phaseCheck}
 	if old != nil && g.diffFollowsCheck(w) {
 		c.DiffAfterCheck = true
 		c.Diff = g.diffRequest(w)
@@ -451,7 +445,7 @@ func (g *Generator) answer(a Answer) (Actions, error) {
 				stash := early // on the heap only on this path
 				w.early = &stash
 			}
-			return Actions{Calls: []*Call{{Kind: CallAnalyze, Reg: w.reg, Type: w.new.Type, New: w.new, work: w, phase: phaseAnalyze}}}, nil
+			return ask(Call{Kind: CallAnalyze, Reg: w.reg, Type: w.new.Type, New: w.new, work: w, phase: phaseAnalyze}), nil
 		}
 		return g.afterFirstCheck(w, early)
 	case phaseAnalyze:
@@ -501,8 +495,8 @@ func (g *Generator) KeepOutputs(reg *Registration, outputs resource.PropertyMap)
 
 func (g *Generator) registerOutputs(reg *Registration, outputs resource.PropertyMap, planned bool) (Actions, error) {
 	urn := reg.URN
-	cur, ok := g.news[urn]
-	if !ok {
+	cur := g.State(urn)
+	if cur == nil {
 		return Actions{}, &RegistrationError{URN: urn, Reason: "outputs registered for a resource not registered in this run"}
 	}
 	if planned {
@@ -512,15 +506,25 @@ func (g *Generator) registerOutputs(reg *Registration, outputs resource.Property
 	}
 	next := cur.Clone()
 	next.Outputs = outputs
-	g.news[urn] = next
+	g.setNew(reg, urn, next)
 	var acts Actions
-	g.issue(&acts, nil, g.step(OpOutputs, urn, cur, next, reg))
+	g.issueAlone(&acts, nil, g.loneStep(OpOutputs, urn, cur, next, reg))
 	g.seal(false)
 	return acts, nil
 }
 
 // State returns the state a registration of this run produced, or nil.
-func (g *Generator) State(urn resource.URN) *resource.State { return g.news[urn] }
+func (g *Generator) State(urn resource.URN) *resource.State {
+	if e := g.urns[urn]; e != nil {
+		return e.new
+	}
+	return nil
+}
 
 // Old returns the live old state recorded under urn, or nil.
-func (g *Generator) Old(urn resource.URN) *resource.State { return g.olds[urn] }
+func (g *Generator) Old(urn resource.URN) *resource.State {
+	if e := g.urns[urn]; e != nil {
+		return e.old
+	}
+	return nil
+}

@@ -49,7 +49,7 @@ func (g *Generator) PlanKept() error {
 		return nil
 	}
 	return g.plan.check.Done(func(urn resource.URN) bool {
-		return g.olds[urn] != nil || slices.ContainsFunc(g.condemned, func(s *resource.State) bool { return s.URN == urn })
+		return g.Old(urn) != nil || slices.ContainsFunc(g.condemned, func(s *resource.State) bool { return s.URN == urn })
 	})
 }
 

@@ -68,10 +68,10 @@ func (g *Generator) spareDependencies(doomed, protected []*resource.State, floor
 	// rewritten marks the old records of the resources the program
 	// registered again whose new record is written: a new record depends
 	// only on what the program registered, none of it doomed.
-	rewritten := make(map[*resource.State]bool, len(g.seen))
-	for urn, old := range g.seen {
-		if old != nil && g.news[urn] != nil {
-			rewritten[old] = true
+	rewritten := make(map[*resource.State]bool, len(g.urns))
+	for _, e := range g.urns {
+		if e.registered && e.took != nil && e.new != nil {
+			rewritten[e.took] = true
 		}
 	}
 	spared := make(map[*resource.State]bool)
@@ -147,9 +147,9 @@ func (g *Generator) recordIndex() *oldRecords {
 	for _, s := range g.condemned[g.leftovers:] {
 		replacedNow[s.URN] = true
 	}
-	states := make([]*resource.State, 0, len(g.olds)+len(g.condemned))
+	states := make([]*resource.State, 0, len(g.cfg.Old))
 	for _, s := range g.cfg.Old {
-		if cur := g.olds[s.URN]; !s.Delete && cur != nil && !replacedNow[s.URN] {
+		if cur := g.Old(s.URN); !s.Delete && cur != nil && !replacedNow[s.URN] {
 			states = append(states, cur)
 		}
 	}

@@ -42,17 +42,19 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	}
 	urn := g.URNFor(*goal)
 	reg.URN = urn
-	if _, dup := g.seen[urn]; dup {
+	e := g.entry(urn)
+	if e.registered {
 		return Actions{}, &DuplicateURNError{URN: urn}
 	}
-	old := g.olds[urn]
+	old := e.old
 	// A managed resource with another ID is replaced by the one read; a
 	// record pending replacement stands for nothing that exists, so the
 	// read simply takes its place.
 	replacing := old != nil && !old.External && !old.PendingReplacement && old.ID != id
-	g.seen[urn] = old
+	e.registered, e.took = true, old
+	reg.at = e
 	if old != nil {
-		g.takenOver[old] = true
+		g.take(old, nil)
 	}
 	w := &work{reg: reg, old: old, new: g.newState(urn, goal, old)}
 	w.new.Custom, w.new.External, w.new.ID = true, true, id
@@ -72,8 +74,8 @@ func (g *Generator) read(reg *Registration, id resource.ID) (Actions, error) {
 	marked := old.Clone()
 	marked.Delete = true
 	g.condemned = append(g.condemned, marked)
-	g.news[urn] = w.new
+	e.new = w.new
 	var acts Actions
-	g.issue(&acts, w.new, g.step(OpReadReplacement, urn, old, w.new, reg))
+	g.issueAlone(&acts, w.new, g.loneStep(OpReadReplacement, urn, old, w.new, reg))
 	return acts, nil
 }

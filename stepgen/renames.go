@@ -41,11 +41,8 @@ func resolveAliases(byURN map[resource.URN][]int, states []*resource.State) {
 // urn as its own URN: one registered under it, or an old one nobody took
 // over (not renamed away).
 func (g *Generator) holds(urn resource.URN) bool {
-	if _, registered := g.seen[urn]; registered || g.news[urn] != nil {
-		return true
-	}
-	old := g.olds[urn]
-	return old != nil && !g.takenOver[old]
+	e := g.at(urn)
+	return e != nil && (e.registered || e.new != nil || (e.old != nil && !e.taken))
 }
 
 // markReplaced records that s is being replaced, under its URN and the
@@ -81,7 +78,7 @@ func (g *Generator) renamedProvider(oldRef, newRef string) bool {
 		return false
 	}
 	id := newRef[len(newURN):] // "::<ID>"
-	rec := g.seen[newURN]
+	rec, _ := g.tookUnder(newURN)
 	return rec != nil && oldRef[len(oldURN):] == id && resource.IsProviderType(rec.Type) &&
 		"::"+string(rec.ID) == id && (rec.URN == oldURN || slices.Contains(rec.Aliases, oldURN))
 }

@@ -11,26 +11,26 @@ import (
 // providerDiffCall handles a change of provider reference between two
 // default providers of the same package (typically a version upgrade): the
 // resource is replaced only if the new provider's DiffConfig says it cannot
-// manage what the old one did. It returns nil when the change is not
+// manage what the old one did. It returns false when the change is not
 // between default providers, and the resource must simply be replaced.
-func (g *Generator) providerDiffCall(w *work) *Call {
+func (g *Generator) providerDiffCall(w *work) (Call, bool) {
 	oldRef, err1 := providers.ParseReference(w.old.Provider)
 	newRef, err2 := providers.ParseReference(w.new.Provider)
 	if err1 != nil || err2 != nil || !providers.IsDefaultProvider(oldRef.URN) || !providers.IsDefaultProvider(newRef.URN) ||
 		oldRef.URN.Type() != newRef.URN.Type() {
-		return nil
+		return Call{}, false
 	}
-	oldProv, newProv := g.olds[oldRef.URN], g.news[newRef.URN]
+	oldProv, newProv := g.Old(oldRef.URN), g.State(newRef.URN)
 	if oldProv == nil || newProv == nil {
-		return nil
+		return Call{}, false
 	}
-	return &Call{
+	return Call{
 		Kind: CallDiff, Reg: w.reg, Type: newProv.Type, work: w, phase: phaseProviderDiff,
 		Diff: providers.DiffRequest{
 			URN: newProv.URN, ID: newProv.ID, OldInputs: oldProv.Inputs, OldOutputs: oldProv.Outputs,
 			NewInputs: newProv.Inputs,
 		},
-	}
+	}, true
 }
 
 // dependentsWork is the state of a delete-before-replace while the
@@ -73,7 +73,7 @@ func (g *Generator) startDependents(w *work) (Actions, error) {
 	graph, err := resource.NewGraph(g.liveOlds())
 	if err == nil {
 		for _, u := range graph.TransitiveDependents(w.old.URN) {
-			if s := g.olds[u]; s != nil && s.Custom {
+			if s := g.Old(u); s != nil && s.Custom {
 				w.dbr.candidates = append(w.dbr.candidates, s)
 			}
 		}
@@ -94,7 +94,7 @@ func (g *Generator) startDependents(w *work) (Actions, error) {
 
 // liveOlds returns the old resources that are not marked for deletion.
 func (g *Generator) liveOlds() []*resource.State {
-	out := make([]*resource.State, 0, len(g.olds))
+	out := make([]*resource.State, 0, len(g.cfg.Old))
 	for _, s := range g.cfg.Old {
 		if !s.Delete {
 			out = append(out, s)
@@ -108,15 +108,14 @@ func (g *Generator) liveOlds() []*resource.State {
 // the program registered is taken as its steps decide (registeredDependent);
 // while they are not decided, the cascade waits (park).
 func (g *Generator) nextDependent(w *work) (Actions, error) {
-	var acts Actions
 	d := w.dbr
 	for d.next < len(d.candidates) {
 		dep := d.candidates[d.next]
-		if g.takenOver[dep] {
-			reg := g.claimedBy[dep]
+		if g.takenOver(dep) {
+			reg := g.claimedBy(dep)
 			if !decided(reg) {
 				g.park(w, reg)
-				return acts, nil
+				return Actions{}, nil
 			}
 			d.next++
 			g.registeredDependent(w, dep, reg)
@@ -138,20 +137,15 @@ func (g *Generator) nextDependent(w *work) (Actions, error) {
 		if !affected {
 			continue
 		}
-		acts.Calls = append(acts.Calls, &Call{
+		return ask(Call{
 			Kind: CallDiff, Reg: w.reg, Provider: dep.Provider, Type: dep.Type, work: w, phase: phaseDependents, dependent: dep,
 			Diff: providers.DiffRequest{
 				URN: dep.URN, ID: dep.ID, OldInputs: dep.Inputs, OldOutputs: dep.Outputs, NewInputs: inputs,
 				IgnoreChanges: dep.IgnoreChanges,
 			},
-		})
-		return acts, nil
+		}), nil
 	}
-	more, err := g.finishDeleteBeforeReplace(w)
-	acts.Calls = append(acts.Calls, more.Calls...)
-	acts.Steps = append(acts.Steps, more.Steps...)
-	acts.Replies = append(acts.Replies, more.Replies...)
-	return acts, err
+	return g.finishDeleteBeforeReplace(w)
 }
 
 // replacedFor returns the URNs whose replacement makes dep's inputs from
@@ -199,7 +193,7 @@ func withUnknowns(dep *resource.State, replaced map[resource.URN]bool) (resource
 
 func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 	dep := a.Call.dependent
-	if g.takenOver[dep] {
+	if g.takenOver(dep) {
 		// Registered while its diff was being asked: its own steps
 		// decide, and the cascade takes it as those say.
 		w.dbr.next--
@@ -233,25 +227,25 @@ func (g *Generator) dependentAnswered(w *work, a Answer) (Actions, error) {
 func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	d := w.dbr
 	for _, dep := range d.candidates {
-		if g.takenOver[dep] && !d.taken[dep] && !decided(g.claimedBy[dep]) {
-			g.park(w, g.claimedBy[dep])
+		if g.takenOver(dep) && !d.taken[dep] && !decided(g.claimedBy(dep)) {
+			g.park(w, g.claimedBy(dep))
 			return Actions{}, nil
 		}
 	}
 	g.endCascade(w)
 	for _, dep := range d.doomed {
-		if dep.Protect && !dep.Delete && !g.takenOver[dep] {
+		if dep.Protect && !dep.Delete && !g.takenOver(dep) {
 			// Replacing it would delete it: refuse, as for a protected
 			// resource replaced directly, before anything is deleted.
 			w.refusal = &ProtectedError{URN: dep.URN, Action: "replace", For: w.new.URN}
 			return g.single(w, OpReplace), nil
 		}
 	}
-	g.news[w.new.URN] = w.new
+	g.setNew(w.reg, w.new.URN, w.new)
 	for _, dep := range d.candidates {
-		if g.takenOver[dep] && !d.taken[dep] {
+		if g.takenOver(dep) && !d.taken[dep] {
 			// Registered once the cascade had passed it.
-			g.registeredDependent(w, dep, g.claimedBy[dep])
+			g.registeredDependent(w, dep, g.claimedBy(dep))
 		}
 	}
 	doomed := make(map[*resource.State]bool, len(d.doomed))
@@ -277,12 +271,12 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 			}
 			continue
 		}
-		if !doomed[dep] || g.takenOver[dep] || g.deletedByAnother(w, dep) {
+		if !doomed[dep] || g.takenOver(dep) || g.deletedByAnother(w, dep) {
 			continue
 		}
 		pending := dep.Clone()
 		pending.PendingReplacement = true
-		g.olds[dep.URN] = pending
+		g.replaceOld(pending)
 		del := g.step(OpDeleteReplaced, dep.URN, dep, pending, nil)
 		// An interrupted delete-before-replace already deleted it: only
 		// the record is carried over.

@@ -14,8 +14,8 @@ import (
 func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 	if old != nil {
 		var acts Actions
-		g.news[old.URN] = old
-		g.issue(&acts, nil, g.step(OpSame, old.URN, old, old, reg))
+		g.setNew(reg, old.URN, old)
+		g.issueAlone(&acts, nil, g.loneStep(OpSame, old.URN, old, old, reg))
 		return acts
 	}
 	goal := reg.Goal
@@ -25,10 +25,10 @@ func (g *Generator) untargeted(reg *Registration, old *resource.State) Actions {
 		outs[k] = resource.NewUnknown()
 	}
 	st.Outputs = outs
-	s := g.step(OpSame, reg.URN, nil, st, reg)
-	s.skipRecord = true
+	steps := g.loneStep(OpSame, reg.URN, nil, st, reg)
+	steps[0].skipRecord = true
 	var acts Actions
-	g.issue(&acts, nil, s)
+	g.issueAlone(&acts, nil, steps)
 	return acts
 }
 
@@ -45,7 +45,10 @@ func (g *Generator) checkReferences(s *resource.State) error {
 		refs = append(refs, us...)
 	}
 	for _, u := range refs {
-		if u == "" || g.news[u] != nil || g.olds[u] != nil {
+		if u == "" {
+			continue
+		}
+		if e := g.at(u); e != nil && (e.new != nil || e.old != nil) {
 			continue
 		}
 		return &RegistrationError{URN: s.URN, Reason: fmt.Sprintf(
@@ -60,11 +63,11 @@ func (g *Generator) checkReferences(s *resource.State) error {
 func (g *Generator) importStep(reg *Registration, urn resource.URN, goal *resource.Goal) Actions {
 	st := g.newState(urn, goal, nil)
 	st.ID = goal.ImportID
-	s := g.step(OpImport, urn, nil, st, reg)
-	s.more().seed = g.seed(urn)
-	g.news[urn] = st
+	steps := g.loneStep(OpImport, urn, nil, st, reg)
+	steps[0].more().seed = g.seed(urn)
+	g.setNew(reg, urn, st)
 	var acts Actions
-	g.issue(&acts, st, s)
+	g.issueAlone(&acts, st, steps)
 	return acts
 }
 
@@ -80,7 +83,7 @@ func (g *Generator) Refresh(pending []resource.Operation) Actions {
 		if !s.Custom || s.IsProvider() || s.PendingReplacement || !g.targeted(s.URN) {
 			continue
 		}
-		g.takenOver[s] = true
+		g.take(s, nil)
 		g.issue(&acts, nil, g.step(OpRefresh, s.URN, s, s.Clone(), nil))
 	}
 	for _, op := range pending {
