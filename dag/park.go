@@ -70,9 +70,9 @@ func (w *Walker[T]) park(n *node[T], wait parked) *node[T] {
 func (w *Walker[T]) resume(n *node[T]) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.idle > 0 || (w.limit > 0 && w.running >= w.limit) {
-		w.resumed = append(w.resumed, n)
+	if w.spareLocked(0) {
+		w.startLocked(n)
 		return
 	}
-	w.startLocked(n)
+	w.resumed = append(w.resumed, n)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/providers"
 )
 
@@ -126,6 +127,9 @@ func bounded[Q, R any](ctx context.Context, d *deployment, cb callBounds, p prov
 		// Cancelled before the provider was called: nothing happened.
 		return zero, context.Cause(ctx)
 	}
+	// The step walker counts a worker blocked here as not active
+	// (dag.Blocking): a provider call may take long.
+	defer dag.Blocking(ctx)()
 	if ctx.Done() == nil && cb.timeout <= 0 {
 		resp, err := call(p, ctx, req)
 		return resp, unanswered(ctx, cb, d.grace(), err)

@@ -63,6 +63,8 @@ func (d *deployment) newWalker() *dag.Walker[walkStep] {
 		Name:            func(ws *walkStep) string { return string(ws.out.Step.URN()) },
 		// A run usually takes a step for every recorded resource.
 		SizeHint: d.expectedSteps,
+		// A step's visit blocks in provider calls, which bounds.go declares.
+		DeclaredBlocking: true,
 	})
 }
 
