@@ -13,12 +13,21 @@ import (
 // for them. One op is the whole walk; visits do nothing.
 func BenchmarkWalk10k(b *testing.B) {
 	const n = 10_000
-	for _, parallelism := range []int{0, 8} {
-		b.Run(map[int]string{0: "unbounded", 8: "parallelism=8"}[parallelism], func(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		opts dag.Options[int]
+	}{
+		{"unbounded", dag.Options[int]{}},
+		{"parallelism=8", dag.Options[int]{Parallelism: 8}},
+		{"declared", dag.Options[int]{DeclaredBlocking: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				w := dag.New(dag.Options[int]{Parallelism: parallelism, Visit: func(context.Context, *int) error { return nil }})
+				opts := c.opts
+				opts.Visit = func(context.Context, *int) error { return nil }
+				w := dag.New(opts)
 				for i := range n {
 					v := dag.Vertex[int]{ID: uint64(i + 1), Value: i}
 					if i > 0 {

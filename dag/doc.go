@@ -84,14 +84,13 @@
 // a worker stops when nothing waits for it. How many there are depends
 // on what the walker can know of its visits.
 //
-// By default any visit may block, so a vertex that waits for a worker
-// gets a new one when no worker is idle and every worker is busy in a
-// visit or in Ended (one in the walker's own bookkeeping takes the vertex
-// next). Visits that block therefore each get a worker, started promptly
-// by a worker rather than by the goroutine that calls Add. But a visit
-// held up by the scheduler or the garbage collector looks blocked too:
-// when many vertices are ready at once, quick visits can be walked by
-// hundreds of workers.
+// By default any visit may block, so a worker about to visit starts
+// another when ready vertices wait and no other worker is idle to take
+// them. Visits that block therefore each get a worker, started promptly by
+// a worker rather than by the goroutine that calls Add. But a visit held
+// up by the scheduler or the garbage collector looks the same as one that
+// blocks: when many vertices are ready at once, quick visits can be
+// walked by hundreds of workers.
 //
 // With Options.DeclaredBlocking the visits say when they block, by
 // calling Blocking (the engine's steps do, around their provider calls).

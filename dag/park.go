@@ -70,7 +70,7 @@ func (w *Walker[T]) park(n *node[T], wait parked) *node[T] {
 func (w *Walker[T]) resume(n *node[T]) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.spareLocked(0) {
+	if w.spareLocked() {
 		w.startLocked(n)
 		return
 	}

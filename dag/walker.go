@@ -79,7 +79,7 @@ type Options[T any] struct {
 	// the one given to Add, with its values, deadline and cancellation,
 	// through which Blocking finds the walker. Without the option, any
 	// visit may block: the walker starts a worker whenever vertices are
-	// ready and every worker is busy in a visit or Ended.
+	// ready and no worker is idle to take them.
 	DeclaredBlocking bool
 	// SizeHint is how many vertices with an ID the walk is expected to
 	// have: the walker sizes its index of them for that many at once,
@@ -122,10 +122,6 @@ type Walker[T any] struct {
 	resumed     []*node[T] // resumed[resumedHead:] is live
 	resumedHead int
 	running     int // workers
-	// busy counts the workers in the host's code (Visit or Ended), which
-	// may block there. It is raised with mu held and lowered without it,
-	// so that a worker waiting for mu does not count as busy.
-	busy atomic.Int32
 	// blocked counts the workers blocked in what a visit declared (with
 	// declared; see Blocking), raised with mu held and lowered without it.
 	blocked atomic.Int32
@@ -271,10 +267,10 @@ func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
 }
 
 // readyLocked hands a vertex whose needs have all ended to a worker: to a
-// new one when spareLocked says so, else through the queue, to a worker
-// idle or between visits, or to the next worker free under the bound.
+// new one when spareLocked says so, else through the queue, to an idle
+// worker or the next one free.
 func (w *Walker[T]) readyLocked(n *node[T]) {
-	if w.spareLocked(0) {
+	if w.spareLocked() {
 		w.startLocked(n)
 		return
 	}
@@ -304,39 +300,31 @@ func (w *Walker[T]) work(n *node[T]) {
 	}
 }
 
-// visiting marks the calling worker busy in the host's code with n, and
-// returns why n must not be visited, or nil. If ready vertices wait, no
-// worker is idle and every other worker is busy, it first starts a worker
-// for them (within the bound): the others may all be blocked.
+// visiting marks the calling worker busy with a visit of n, which may
+// block, and returns why n must not be visited, or nil. If it was the last
+// idle worker and ready vertices wait, it first starts a worker for them
+// when spareLocked says so.
 func (w *Walker[T]) visiting(n *node[T]) *SkippedError {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.idle--
-	if w.waitingLocked() && w.spareLocked(1) {
+	if w.waitingLocked() && w.spareLocked() {
 		w.startLocked(w.dequeueLocked())
 	}
-	w.busy.Add(1)
 	return w.skipReasonLocked(n)
 }
 
 // spareLocked reports whether a vertex waiting for a worker should have a
-// new one, given that self of the workers are the caller (1 for a worker
-// about to visit, 0 otherwise): when no worker is idle, every other one is
-// busy in the host's code, and the walker is below its bound. A worker
-// neither idle nor busy is between two visits, in the walker's own
-// bookkeeping, and takes a waiting vertex before it visits again or stops.
-//
-// With Options.DeclaredBlocking the others' business is known instead:
-// a new worker is started when no worker is idle and fewer than
-// GOMAXPROCS are active (not blocked in what a visit declared).
-func (w *Walker[T]) spareLocked(self int) bool {
+// new one: when no worker is idle to take it and the walker is below its
+// bound. By default any worker busy with a visit may be blocked in it. With
+// Options.DeclaredBlocking what the others do is known instead: a new
+// worker is started only while fewer than GOMAXPROCS are active (not
+// blocked in what a visit declared).
+func (w *Walker[T]) spareLocked() bool {
 	if w.idle > 0 || !w.belowLimitLocked() {
 		return false
 	}
-	if w.declared {
-		return w.activeLocked() < w.procs
-	}
-	return int(w.busy.Load()) >= w.running-self
+	return !w.declared || w.activeLocked() < w.procs
 }
 
 // belowLimitLocked reports whether another worker may start under the
@@ -369,9 +357,7 @@ func (w *Walker[T]) dequeueLocked() *node[T] {
 
 // process visits n, or skips it for skip, and reports how it ended; or,
 // when the visit parked, returns what it waits for and reports nothing.
-// The worker is busy until then (see visiting).
 func (w *Walker[T]) process(n *node[T], skip *SkippedError) parked {
-	defer w.busy.Add(-1)
 	if skip != nil {
 		w.mu.Lock()
 		n.bad = true
