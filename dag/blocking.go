@@ -49,10 +49,18 @@ func noUnblock() {}
 
 // block counts the calling worker as blocked, and starts a worker for the
 // vertices waiting if no other worker is active to take them.
+//
+// It takes mu only when vertices wait. If none does, a vertex that comes
+// to wait later finds the worker counted blocked: whoever queues it
+// counts it in waiting first, then, holding mu, reads blocked and starts
+// a worker when too few are active (spareLocked).
 func (w *Walker[T]) block() func() {
+	w.blocked.Add(1)
+	if w.waiting.Load() == 0 {
+		return w.unblockFn
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.blocked.Add(1)
 	if w.waitingLocked() && w.idle == 0 && w.activeLocked() == 0 && w.belowLimitLocked() {
 		w.startLocked(w.dequeueLocked())
 	}
@@ -60,8 +68,8 @@ func (w *Walker[T]) block() func() {
 }
 
 // activeLocked returns how many workers are not blocked in what a visit
-// declared. Blocked is raised with mu held and lowered without it, so a
-// count read with mu held is never below the truth.
+// declared. Blocked changes without mu: a count read with mu held may be
+// a moment old (see block).
 func (w *Walker[T]) activeLocked() int { return w.running - int(w.blocked.Load()) }
 
 // visitContextLocked returns the context a vertex added under ctx is

@@ -70,7 +70,10 @@ func (w *Walker[T]) park(n *node[T], wait parked) *node[T] {
 func (w *Walker[T]) resume(n *node[T]) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// Counted as waiting before spareLocked reads blocked (see block).
+	w.waiting.Add(1)
 	if w.spareLocked() {
+		w.waiting.Add(-1)
 		w.startLocked(n)
 		return
 	}

@@ -123,8 +123,11 @@ type Walker[T any] struct {
 	resumedHead int
 	running     int // workers
 	// blocked counts the workers blocked in what a visit declared (with
-	// declared; see Blocking), raised with mu held and lowered without it.
+	// declared; see Blocking); it changes without mu.
 	blocked atomic.Int32
+	// waiting counts the vertices in queue and resumed, changed with mu
+	// held, so that Blocking need not take mu when none waits.
+	waiting atomic.Int32
 	// vctx is the context the last vertex added is visited under (with
 	// declared; see visitContextLocked).
 	vctx *visitContext
@@ -270,7 +273,10 @@ func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
 // new one when spareLocked says so, else through the queue, to an idle
 // worker or the next one free.
 func (w *Walker[T]) readyLocked(n *node[T]) {
+	// Counted as waiting before spareLocked reads blocked (see block).
+	w.waiting.Add(1)
 	if w.spareLocked() {
+		w.waiting.Add(-1)
 		w.startLocked(n)
 		return
 	}
@@ -339,6 +345,7 @@ func (w *Walker[T]) waitingLocked() bool {
 // dequeueLocked removes and returns the vertex that waited for a worker
 // first, a resumed one before any other; there must be one.
 func (w *Walker[T]) dequeueLocked() *node[T] {
+	w.waiting.Add(-1)
 	if w.resumedHead < len(w.resumed) {
 		n := w.resumed[w.resumedHead]
 		w.resumed[w.resumedHead] = nil
