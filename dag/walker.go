@@ -69,9 +69,9 @@ type Options[T any] struct {
 	// *PanicError). Nil names it by its ID.
 	Name func(v *T) string
 	// DeclaredBlocking says that the visits declare when they block
-	// (Blocking). The walker then keeps at most GOMAXPROCS workers active
-	// — in a visit, or between two — and starts one more for each visit
-	// blocked in what it declared, so that visits that do not block are
+	// (Blocking). The walker then starts a worker only while fewer than
+	// GOMAXPROCS are active (in a visit or between two, and not blocked
+	// in what their visit declared), so that visits that do not block are
 	// walked by a few workers in turn however many vertices are ready at
 	// once, while each visit that blocks soon has a worker of its own. A
 	// visit that blocks without declaring it holds one of the active
