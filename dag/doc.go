@@ -93,13 +93,14 @@
 // walked by hundreds of workers.
 //
 // With Options.DeclaredBlocking the visits say when they block, by
-// calling Blocking (the engine's steps do, around their provider calls).
-// The walker then starts a worker only while fewer than GOMAXPROCS are
-// active, and a worker blocked in what its visit declared does not count
-// as active: a declaration that leaves vertices waiting with no active
-// worker to take them starts a worker for them. So quick visits are
-// walked by at most GOMAXPROCS workers however many vertices are ready,
-// or resumed, at once, and each visit blocked in a provider call holds a
-// worker of its own, within Options.Parallelism. A visit that blocks
-// without declaring it holds one of the active places until it returns.
+// calling Blocking (the engine's steps do, around their provider calls
+// and hooks). The walker then starts a worker only while fewer than
+// GOMAXPROCS are active, and a worker blocked in what its visit declared
+// does not count as active: a declaration that leaves vertices waiting
+// with no active worker to take them starts a worker for them. So quick
+// visits are walked by at most GOMAXPROCS workers however many vertices
+// are ready, or resumed, at once, and each visit blocked in a provider
+// call holds a worker of its own, within Options.Parallelism. A visit
+// that blocks without declaring it holds one of the active places until
+// it returns.
 package dag

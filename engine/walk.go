@@ -63,7 +63,7 @@ func (d *deployment) newWalker() *dag.Walker[walkStep] {
 		Name:            func(ws *walkStep) string { return string(ws.out.Step.URN()) },
 		// A run usually takes a step for every recorded resource.
 		SizeHint: d.expectedSteps,
-		// A step's visit blocks in provider calls, which bounds.go declares.
+		// A step's visit declares its provider calls (bounds.go) and hooks.
 		DeclaredBlocking: true,
 	})
 }
