@@ -13,12 +13,21 @@ import (
 // for them. One op is the whole walk; visits do nothing.
 func BenchmarkWalk10k(b *testing.B) {
 	const n = 10_000
-	for _, parallelism := range []int{0, 8} {
-		b.Run(map[int]string{0: "unbounded", 8: "parallelism=8"}[parallelism], func(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		opts dag.Options[int]
+	}{
+		{"unbounded", dag.Options[int]{}},
+		{"parallelism=8", dag.Options[int]{Parallelism: 8}},
+		{"declared", dag.Options[int]{DeclaredBlocking: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				w := dag.New(dag.Options[int]{Parallelism: parallelism, Visit: func(context.Context, *int) error { return nil }})
+				opts := c.opts
+				opts.Visit = func(context.Context, *int) error { return nil }
+				w := dag.New(opts)
 				for i := range n {
 					v := dag.Vertex[int]{ID: uint64(i + 1), Value: i}
 					if i > 0 {
@@ -131,4 +140,46 @@ func BenchmarkWalkParked10k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/vertex")
+}
+
+// BenchmarkBurst walks 10,000 vertices that all become ready at once, when
+// the one they need ends, and whose visits allocate as a step's do, with
+// and without DeclaredBlocking. The "workers" metric is the most worker
+// goroutines the walk had at once.
+func BenchmarkBurst(b *testing.B) {
+	const n = 10_000
+	for _, declared := range []bool{false, true} {
+		b.Run(map[bool]string{false: "default", true: "declared"}[declared], func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			peak := 0
+			for b.Loop() {
+				release := make(chan struct{})
+				w := dag.New(dag.Options[int]{DeclaredBlocking: declared, Visit: func(ctx context.Context, v *int) error {
+					if *v < 0 {
+						defer dag.Blocking(ctx)()
+						<-release
+						return nil
+					}
+					work()
+					return nil
+				}})
+				if err := w.Add(ctx, dag.Vertex[int]{ID: n + 1, Value: -1}); err != nil {
+					b.Fatal(err)
+				}
+				for i := range n {
+					if err := w.Add(ctx, dag.Vertex[int]{ID: uint64(i + 1), Needs: []uint64{n + 1}}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				close(release)
+				if err := w.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				peak = max(peak, dag.PeakWorkers(w))
+			}
+			b.ReportMetric(float64(peak), "workers")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/vertex")
+		})
+	}
 }

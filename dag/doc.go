@@ -76,11 +76,31 @@
 // What few vertices have — vertices that come After them, a failure — is
 // kept apart, allocated where it occurs. Once a vertex has ended well the walker
 // keeps only its ID's entry in an index (no entry for ID zero), for the
-// vertices added later that need it. Workers are started as visits
-// begin, not as vertices become ready: a worker about to visit starts
-// another only when ready vertices wait and no other worker is idle to
-// take them. So vertices whose visits are quick, or park, are walked by a
-// few workers in turn, and vertices whose visits block (a provider call)
-// each get a worker of their own, started by a worker rather than by the
-// goroutine that calls Add.
+// vertices added later that need it.
+//
+// # Workers
+//
+// Workers are started as vertices become ready and as visits begin, and
+// a worker stops when nothing waits for it. How many there are depends
+// on what the walker can know of its visits.
+//
+// By default any visit may block, so a worker about to visit starts
+// another when ready vertices wait and no other worker is idle to take
+// them. Visits that block therefore each get a worker, started promptly by
+// a worker rather than by the goroutine that calls Add. But a visit held
+// up by the scheduler or the garbage collector looks the same as one that
+// blocks: when many vertices are ready at once, quick visits can be
+// walked by hundreds of workers.
+//
+// With Options.DeclaredBlocking the visits say when they block, by
+// calling Blocking (the engine's steps do, around their provider calls
+// and hooks). The walker then starts a worker only while fewer than
+// GOMAXPROCS are active, and a worker blocked in what its visit declared
+// does not count as active: a declaration that leaves vertices waiting
+// with no active worker to take them starts a worker for them. So quick
+// visits are walked by at most GOMAXPROCS workers however many vertices
+// are ready, or resumed, at once, and each visit blocked in a provider
+// call holds a worker of its own, within Options.Parallelism. A visit
+// that blocks without declaring it holds one of the active places until
+// it returns.
 package dag

@@ -70,9 +70,12 @@ func (w *Walker[T]) park(n *node[T], wait parked) *node[T] {
 func (w *Walker[T]) resume(n *node[T]) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.idle > 0 || (w.limit > 0 && w.running >= w.limit) {
-		w.resumed = append(w.resumed, n)
+	// Counted as waiting before spareLocked reads blocked (see block).
+	w.waiting.Add(1)
+	if w.spareLocked() {
+		w.waiting.Add(-1)
+		w.startLocked(n)
 		return
 	}
-	w.startLocked(n)
+	w.resumed = append(w.resumed, n)
 }

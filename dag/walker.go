@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrClosed is returned by Add once Wait has been called: the walker accepts
@@ -66,6 +68,19 @@ type Options[T any] struct {
 	// Name names a vertex in the walker's own errors (*SkippedError,
 	// *PanicError). Nil names it by its ID.
 	Name func(v *T) string
+	// DeclaredBlocking says that the visits declare when they block
+	// (Blocking). The walker then starts a worker only while fewer than
+	// GOMAXPROCS are active (in a visit or between two, and not blocked
+	// in what their visit declared), so that visits that do not block are
+	// walked by a few workers in turn however many vertices are ready at
+	// once, while each visit that blocks soon has a worker of its own. A
+	// visit that blocks without declaring it holds one of the active
+	// places until it returns. Visit is then given a context made from
+	// the one given to Add, with its values, deadline and cancellation,
+	// through which Blocking finds the walker. Without the option, any
+	// visit may block: the walker starts a worker whenever vertices are
+	// ready and no worker is idle to take them.
+	DeclaredBlocking bool
 	// SizeHint is how many vertices with an ID the walk is expected to
 	// have: the walker sizes its index of them for that many at once,
 	// rather than growing it (and copying it) as they are added. Zero
@@ -87,6 +102,9 @@ type Walker[T any] struct {
 	name            func(v *T) string
 	limit           int // 0: unbounded
 	continueOnError bool
+	declared        bool // Options.DeclaredBlocking
+	procs           int  // with declared, how many workers may be active at once
+	unblockFn       func()
 
 	workers sync.WaitGroup // one count per goroutine started
 
@@ -104,6 +122,16 @@ type Walker[T any] struct {
 	resumed     []*node[T] // resumed[resumedHead:] is live
 	resumedHead int
 	running     int // workers
+	// blocked counts the workers blocked in what a visit declared (with
+	// declared; see Blocking); it changes without mu.
+	blocked atomic.Int32
+	// waiting counts the vertices in queue and resumed, changed with mu
+	// held, so that Blocking need not take mu when none waits.
+	waiting atomic.Int32
+	// vctx is the context the last vertex added is visited under (with
+	// declared; see visitContextLocked).
+	vctx *visitContext
+	peak int // the most workers there have been at once
 	// idle counts the workers not in a visit: each will take a ready
 	// vertex from the queue before it visits anything or stops.
 	idle     int
@@ -174,15 +202,20 @@ func (n *node[T]) block(d *node[T]) {
 
 // New returns a Walker configured by opts, ready to accept vertices.
 func New[T any](opts Options[T]) *Walker[T] {
-	return &Walker[T]{
+	w := &Walker[T]{
 		visit:           opts.Visit,
 		ended:           opts.Ended,
 		name:            opts.Name,
 		limit:           max(opts.Parallelism, 0),
 		continueOnError: opts.ContinueOnError,
+		declared:        opts.DeclaredBlocking,
+		procs:           runtime.GOMAXPROCS(0),
 		nodes:           make(map[uint64]*node[T], max(opts.SizeHint, 0)),
 		ok:              &node[T]{ended: true},
 	}
+	// Made once, so that Blocking allocates nothing.
+	w.unblockFn = func() { w.blocked.Add(-1) }
+	return w
 }
 
 // Add adds a vertex to the graph and returns at once: it never visits the
@@ -208,7 +241,7 @@ func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
 			}
 		}
 	}
-	n := &node[T]{id: v.ID, value: v.Value, ctx: ctx}
+	n := &node[T]{id: v.ID, value: v.Value, ctx: w.visitContextLocked(ctx)}
 	for _, id := range v.Needs {
 		d := w.nodes[id]
 		switch {
@@ -236,27 +269,24 @@ func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
 	return nil
 }
 
-// readyLocked hands a vertex whose needs have all ended to a worker: to an
-// idle one through the queue when there is one (or when the walker is at
-// its bound), else to a new one.
-//
-// New workers are started as visits begin rather than as vertices become
-// ready: a worker about to visit starts another when ready vertices wait
-// and no other worker is idle to take them (see visiting). So vertices
-// whose visits are quick are walked by a few workers taking them in turn,
-// and vertices whose visits block each get a worker of their own, started
-// by a worker rather than by whoever calls Add.
+// readyLocked hands a vertex whose needs have all ended to a worker: to a
+// new one when spareLocked says so, else through the queue, to an idle
+// worker or the next one free.
 func (w *Walker[T]) readyLocked(n *node[T]) {
-	if w.idle > 0 || (w.limit > 0 && w.running >= w.limit) {
-		w.queue = append(w.queue, n)
+	// Counted as waiting before spareLocked reads blocked (see block).
+	w.waiting.Add(1)
+	if w.spareLocked() {
+		w.waiting.Add(-1)
+		w.startLocked(n)
 		return
 	}
-	w.startLocked(n)
+	w.queue = append(w.queue, n)
 }
 
 // startLocked starts a worker with n, idle until it visits n.
 func (w *Walker[T]) startLocked(n *node[T]) {
 	w.running++
+	w.peak = max(w.peak, w.running)
 	w.idle++
 	w.workers.Add(1)
 	go w.work(n)
@@ -267,8 +297,8 @@ func (w *Walker[T]) startLocked(n *node[T]) {
 func (w *Walker[T]) work(n *node[T]) {
 	defer w.workers.Done()
 	for n != nil {
-		w.visiting()
-		if p := w.process(n); p != nil {
+		skip := w.visiting(n)
+		if p := w.process(n, skip); p != nil {
 			n = w.park(n, p)
 			continue
 		}
@@ -276,17 +306,36 @@ func (w *Walker[T]) work(n *node[T]) {
 	}
 }
 
-// visiting marks the calling worker busy with a visit, which may block.
-// If it was the last idle worker and ready vertices wait, it first starts
-// a worker for them (within the bound).
-func (w *Walker[T]) visiting() {
+// visiting marks the calling worker busy with a visit of n, which may
+// block, and returns why n must not be visited, or nil. If it was the last
+// idle worker and ready vertices wait, it first starts a worker for them
+// when spareLocked says so.
+func (w *Walker[T]) visiting(n *node[T]) *SkippedError {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.idle--
-	if w.idle == 0 && w.waitingLocked() && (w.limit == 0 || w.running < w.limit) {
+	if w.waitingLocked() && w.spareLocked() {
 		w.startLocked(w.dequeueLocked())
 	}
+	return w.skipReasonLocked(n)
 }
+
+// spareLocked reports whether a vertex waiting for a worker should have a
+// new one: when no worker is idle to take it and the walker is below its
+// bound. By default any worker busy with a visit may be blocked in it. With
+// Options.DeclaredBlocking what the others do is known instead: a new
+// worker is started only while fewer than GOMAXPROCS are active (not
+// blocked in what a visit declared).
+func (w *Walker[T]) spareLocked() bool {
+	if w.idle > 0 || !w.belowLimitLocked() {
+		return false
+	}
+	return !w.declared || w.activeLocked() < w.procs
+}
+
+// belowLimitLocked reports whether another worker may start under the
+// bound.
+func (w *Walker[T]) belowLimitLocked() bool { return w.limit == 0 || w.running < w.limit }
 
 // waitingLocked reports whether vertices wait for a worker.
 func (w *Walker[T]) waitingLocked() bool {
@@ -296,6 +345,7 @@ func (w *Walker[T]) waitingLocked() bool {
 // dequeueLocked removes and returns the vertex that waited for a worker
 // first, a resumed one before any other; there must be one.
 func (w *Walker[T]) dequeueLocked() *node[T] {
+	w.waiting.Add(-1)
 	if w.resumedHead < len(w.resumed) {
 		n := w.resumed[w.resumedHead]
 		w.resumed[w.resumedHead] = nil
@@ -312,10 +362,10 @@ func (w *Walker[T]) dequeueLocked() *node[T] {
 	return n
 }
 
-// process visits n, or skips it, and reports how it ended; or, when the
-// visit parked, returns what it waits for and reports nothing.
-func (w *Walker[T]) process(n *node[T]) parked {
-	if skip := w.skipReason(n); skip != nil {
+// process visits n, or skips it for skip, and reports how it ended; or,
+// when the visit parked, returns what it waits for and reports nothing.
+func (w *Walker[T]) process(n *node[T], skip *SkippedError) parked {
+	if skip != nil {
 		w.mu.Lock()
 		n.bad = true
 		m := n.more()
@@ -337,11 +387,10 @@ func (w *Walker[T]) process(n *node[T]) parked {
 	return nil
 }
 
-// skipReason returns why n must not be visited, or nil. A vertex visited
-// already (parked, then resumed) is never skipped: its visit has begun.
-func (w *Walker[T]) skipReason(n *node[T]) *SkippedError {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+// skipReasonLocked returns why n must not be visited, or nil. A vertex
+// visited already (parked, then resumed) is never skipped: its visit has
+// begun.
+func (w *Walker[T]) skipReasonLocked(n *node[T]) *SkippedError {
 	if n.started {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -44,6 +45,11 @@ func Apply(ctx context.Context, s *stepgen.Step, src providers.ProviderSource, n
 		return stepgen.Outcome{Step: s, Err: err}
 	}
 	var o stepgen.Outcome
+	if !s.Local() {
+		// A provider call may take long: a step walker built with
+		// dag.Options.DeclaredBlocking counts the visit blocked meanwhile.
+		defer dag.Blocking(ctx)()
+	}
 	switch s.Op {
 	case stepgen.OpSame, stepgen.OpReplace, stepgen.OpOutputs, stepgen.OpDiscard:
 		o = stepgen.Outcome{New: s.New}

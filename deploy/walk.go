@@ -63,6 +63,8 @@ func (h *Host) newWalker() *dag.Walker[walkStep] {
 		Name:            func(ws *walkStep) string { return string(ws.out.Step.URN()) },
 		// A run usually takes a step for every recorded resource.
 		SizeHint: h.cfg.ExpectedSteps,
+		// A step's visit declares its provider calls (Apply) and hooks.
+		DeclaredBlocking: true,
 	})
 }
 

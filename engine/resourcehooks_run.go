@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
@@ -149,6 +150,9 @@ func (d *deployment) runHook(ctx context.Context, h *Hook, args resource.HookArg
 	if d.preview && !h.OnPreview {
 		return nil
 	}
+	// A hook may take long, or wait for the program: the step walker
+	// counts the step blocked meanwhile (as deploy.Apply does a provider call).
+	defer dag.Blocking(ctx)()
 	return h.Call(ctx, args)
 }
 
@@ -184,6 +188,9 @@ func (d *deployment) awaitHooks(ctx context.Context, urn resource.URN, names []s
 	if d.op == OpDestroy {
 		wait = 0
 	}
+	// It may wait for the program: the step walker counts the step
+	// blocked meanwhile.
+	defer dag.Blocking(ctx)()
 	return d.hooks.await(ctx, urn, names, wait, func(missing string) {
 		d.events.emit(DiagnosticEvent{URN: urn, Severity: SeverityDebug,
 			Message: fmt.Sprintf("waiting for the program to register the hook %q", missing)})
