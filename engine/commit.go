@@ -63,7 +63,7 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 		})
 		errs = append(errs, cancelled)
 	}
-	err := joinDistinct(errs)
+	err := joinDistinct(opErr, errs)
 	if err == nil && d.opts.generatePlan {
 		res.Plan = d.gen.Plan()
 		res.Plan.State = plan.Fingerprint(d.base)
@@ -159,18 +159,37 @@ func echoes(err error, texts map[string]bool) bool {
 	}
 	causes := logged.LoggedCauses()
 	for _, c := range causes {
-		if !texts[c] {
+		if !said(c, texts) {
 			return false
 		}
 	}
 	return len(causes) > 0
 }
 
+// said reports whether a logged cause is one of texts, or one of them with
+// the context the monitor puts before a registration's error (`resource
+// "web": default provider for package aws: ...`).
+func said(cause string, texts map[string]bool) bool {
+	if texts[cause] {
+		return true
+	}
+	for i := strings.Index(cause, ": "); i >= 0; {
+		cause = cause[i+2:]
+		if texts[cause] {
+			return true
+		}
+		i = strings.Index(cause, ": ")
+	}
+	return false
+}
+
 // joinDistinct joins the non-nil errors, dropping skips (they repeat a
 // failure already reported), repeats of the same error value, and errors
-// that only pass on a step's failure listed already (the program returning
-// what a resource's Wait told it): each failure is said once.
-func joinDistinct(errs []error) error {
+// that only pass on a failure listed already (the program returning what a
+// resource's Wait told it, or what its registration was refused with):
+// each failure is said once. The program's own error, opErr, is never
+// taken as one that others repeat.
+func joinDistinct(opErr error, errs []error) error {
 	var out []error
 	seen := map[error]bool{}
 	// failures are the step failures listed: a refusal as it is, a
@@ -185,6 +204,9 @@ func joinDistinct(errs []error) error {
 			texts[se.Error()] = true
 		} else if err != nil {
 			failures[err] = true
+			if err != opErr {
+				texts[err.Error()] = true
+			}
 		}
 	}
 	for _, err := range errs {

@@ -72,4 +72,9 @@ func TestFailedPluginStartSaidByItsError(t *testing.T) {
 	if strings.Contains(out+errOut, "plugin: error: no credentials") {
 		t.Errorf("the plugin's stderr was printed as it wrote it, besides the error that quotes it")
 	}
+	// The program logs the error its registration got and exits: its
+	// failure says nothing the refused registration does not.
+	if n := strings.Count(out+errOut, "error: no credentials for broken"); n != 1 {
+		t.Errorf("the plugin's error is said %d times, want once", n)
+	}
 }
