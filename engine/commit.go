@@ -63,7 +63,7 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 		})
 		errs = append(errs, cancelled)
 	}
-	err := joinDistinct(errs)
+	err := joinDistinct(errs, regErrs)
 	if err == nil && d.opts.generatePlan {
 		res.Plan = d.gen.Plan()
 		res.Plan.State = plan.Fingerprint(d.base)
@@ -149,17 +149,21 @@ func (d *deployment) summarize(err error) {
 }
 
 // echoes reports whether err is a program's failure whose only causes are
-// step failures listed already (texts): a program out of process (an SDK
-// program) that logged the error its registration got and exited says
-// nothing new. Such an error has a method LoggedCauses() []string.
-func echoes(err error, texts map[string]bool) bool {
+// failures listed already: a program out of process (an SDK program) that
+// logged the error its registration got and exited says nothing new. Such
+// an error has a method LoggedCauses() []string. A cause echoes a step
+// failure when it reads as one of texts, and a failure the loop recorded
+// for a registration (a default provider that failed to start, say) when
+// it ends with one of recorded, whatever the monitor put before it (the
+// resource, the provider's package).
+func echoes(err error, texts map[string]bool, recorded []string) bool {
 	var logged interface{ LoggedCauses() []string }
 	if !errors.As(err, &logged) {
 		return false
 	}
 	causes := logged.LoggedCauses()
 	for _, c := range causes {
-		if !texts[c] {
+		if !texts[c] && !slices.ContainsFunc(recorded, func(t string) bool { return c == t || strings.HasSuffix(c, ": "+t) }) {
 			return false
 		}
 	}
@@ -167,10 +171,13 @@ func echoes(err error, texts map[string]bool) bool {
 }
 
 // joinDistinct joins the non-nil errors, dropping skips (they repeat a
-// failure already reported), repeats of the same error value, and errors
+// failure already reported), repeats of the same error value, errors
 // that only pass on a step's failure listed already (the program returning
-// what a resource's Wait told it): each failure is said once.
-func joinDistinct(errs []error) error {
+// what a resource's Wait told it), and the failures the loop recorded for
+// registrations (registrations, among errs) that another error listed
+// wraps (the program returning what its registration was told): each
+// failure is said once.
+func joinDistinct(errs, registrations []error) error {
 	var out []error
 	seen := map[error]bool{}
 	// failures are the step failures listed: a refusal as it is, a
@@ -187,6 +194,15 @@ func joinDistinct(errs []error) error {
 			failures[err] = true
 		}
 	}
+	recorded := map[error]bool{}
+	var recordedTexts []string
+	for _, err := range registrations {
+		var se *deploy.StepError
+		if err != nil && !errors.As(err, &se) {
+			recorded[err] = true
+			recordedTexts = append(recordedTexts, err.Error())
+		}
+	}
 	for _, err := range errs {
 		if err == nil || seen[err] {
 			continue
@@ -198,12 +214,19 @@ func joinDistinct(errs []error) error {
 		if re := (*monitor.ReportedError)(nil); errors.As(err, &re) && re.URN != "" && failures[re.Err] {
 			continue
 		}
-		if echoes(err, texts) {
+		if echoes(err, texts, recordedTexts) {
 			continue
 		}
 		seen[err] = true
 		out = append(out, err)
 	}
+	said := map[error]bool{} // recorded failures another error wraps
+	for _, err := range out {
+		if recorded[err] && slices.ContainsFunc(out, func(o error) bool { return o != err && errors.Is(o, err) }) {
+			said[err] = true
+		}
+	}
+	out = slices.DeleteFunc(out, func(err error) bool { return said[err] })
 	switch len(out) {
 	case 0:
 		return nil
