@@ -28,8 +28,9 @@
 // knows nothing of the operation beyond them. The operation runs its body
 // with the Host's commands (CloseRegistrations, Delete, Refresh, Settle,
 // RefuseProtected, PlanKept), each an event of the loop's like the
-// others, then Stop, Wait and FinishStackOutputs, and reads the
-// bookkeeping (Errors, Unfinished, Gone, Pending).
+// others, and, for a refresh, DropGone once Settle has returned; then
+// Stop, Wait and FinishStackOutputs, and reads the bookkeeping (Errors,
+// Unfinished, Gone, Pending).
 //
 // Apply performs a step (stepgen.Step) and Ask answers a Check or Diff
 // call (stepgen.Call). Both resolve providers through the

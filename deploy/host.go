@@ -28,6 +28,7 @@ import (
 //	record.go       the journal entries and the bookkeeping of a step
 //	commands.go     the commands of the operation's body: delete, refresh
 //	stackoutputs.go the stack's outputs, recorded once the loop is over
+//	refreshgone.go  a refresh's removal of the resources found gone
 
 // errDeploymentOver refuses a registration that arrives once the program's
 // part of the operation is over.
@@ -96,6 +97,9 @@ type Observer interface {
 	// Warn reports something the operation's user should know about a
 	// resource.
 	Warn(urn resource.URN, message string)
+	// Inform reports what the operation did to a resource outside its
+	// steps (a refresh removing one that no longer exists).
+	Inform(urn resource.URN, message string)
 }
 
 // Host is one operation's deployment loop: it owns the step generator,

@@ -37,7 +37,8 @@ func (o *observer) StepEnded(out stepgen.Outcome, _ time.Duration) {
 	o.ended[out.Step.URN().Name()] = append(o.ended[out.Step.URN().Name()], out.Err)
 }
 
-func (o *observer) Warn(resource.URN, string) {}
+func (o *observer) Warn(resource.URN, string)   {}
+func (o *observer) Inform(resource.URN, string) {}
 
 // TestHost runs two registrations through a Host, the monitor in front of
 // it and a provider registry behind it, as an operation does without a

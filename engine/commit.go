@@ -63,7 +63,7 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 		})
 		errs = append(errs, cancelled)
 	}
-	err := joinDistinct(opErr, errs)
+	err := joinDistinct(errs, regErrs)
 	if err == nil && d.opts.generatePlan {
 		res.Plan = d.gen.Plan()
 		res.Plan.State = plan.Fingerprint(d.base)
@@ -149,47 +149,35 @@ func (d *deployment) summarize(err error) {
 }
 
 // echoes reports whether err is a program's failure whose only causes are
-// step failures listed already (texts): a program out of process (an SDK
-// program) that logged the error its registration got and exited says
-// nothing new. Such an error has a method LoggedCauses() []string.
-func echoes(err error, texts map[string]bool) bool {
+// failures listed already: a program out of process (an SDK program) that
+// logged the error its registration got and exited says nothing new. Such
+// an error has a method LoggedCauses() []string. A cause echoes a step
+// failure when it reads as one of texts, and a failure the loop recorded
+// for a registration (a default provider that failed to start, say) when
+// it ends with one of recorded, whatever the monitor put before it (the
+// resource, the provider's package).
+func echoes(err error, texts map[string]bool, recorded []string) bool {
 	var logged interface{ LoggedCauses() []string }
 	if !errors.As(err, &logged) {
 		return false
 	}
 	causes := logged.LoggedCauses()
 	for _, c := range causes {
-		if !said(c, texts) {
+		if !texts[c] && !slices.ContainsFunc(recorded, func(t string) bool { return c == t || strings.HasSuffix(c, ": "+t) }) {
 			return false
 		}
 	}
 	return len(causes) > 0
 }
 
-// said reports whether a logged cause is one of texts, or one of them with
-// the context the monitor puts before a registration's error (`resource
-// "web": default provider for package aws: ...`).
-func said(cause string, texts map[string]bool) bool {
-	if texts[cause] {
-		return true
-	}
-	for i := strings.Index(cause, ": "); i >= 0; {
-		cause = cause[i+2:]
-		if texts[cause] {
-			return true
-		}
-		i = strings.Index(cause, ": ")
-	}
-	return false
-}
-
 // joinDistinct joins the non-nil errors, dropping skips (they repeat a
-// failure already reported), repeats of the same error value, and errors
-// that only pass on a failure listed already (the program returning what a
-// resource's Wait told it, or what its registration was refused with):
-// each failure is said once. The program's own error, opErr, is never
-// taken as one that others repeat.
-func joinDistinct(opErr error, errs []error) error {
+// failure already reported), repeats of the same error value, errors
+// that only pass on a step's failure listed already (the program returning
+// what a resource's Wait told it), and the failures the loop recorded for
+// registrations (registrations, among errs) that another error listed
+// wraps (the program returning what its registration was told): each
+// failure is said once.
+func joinDistinct(errs, registrations []error) error {
 	var out []error
 	seen := map[error]bool{}
 	// failures are the step failures listed: a refusal as it is, a
@@ -204,9 +192,15 @@ func joinDistinct(opErr error, errs []error) error {
 			texts[se.Error()] = true
 		} else if err != nil {
 			failures[err] = true
-			if err != opErr {
-				texts[err.Error()] = true
-			}
+		}
+	}
+	recorded := map[error]bool{}
+	var recordedTexts []string
+	for _, err := range registrations {
+		var se *deploy.StepError
+		if err != nil && !errors.As(err, &se) {
+			recorded[err] = true
+			recordedTexts = append(recordedTexts, err.Error())
 		}
 	}
 	for _, err := range errs {
@@ -220,12 +214,19 @@ func joinDistinct(opErr error, errs []error) error {
 		if re := (*monitor.ReportedError)(nil); errors.As(err, &re) && re.URN != "" && failures[re.Err] {
 			continue
 		}
-		if echoes(err, texts) {
+		if echoes(err, texts, recordedTexts) {
 			continue
 		}
 		seen[err] = true
 		out = append(out, err)
 	}
+	said := map[error]bool{} // recorded failures another error wraps
+	for _, err := range out {
+		if recorded[err] && slices.ContainsFunc(out, func(o error) bool { return o != err && errors.Is(o, err) }) {
+			said[err] = true
+		}
+	}
+	out = slices.DeleteFunc(out, func(err error) bool { return said[err] })
 	switch len(out) {
 	case 0:
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/monitor"
+	"github.com/groundwork-iac/groundwork/program"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/state"
@@ -60,7 +61,7 @@ type deployment struct {
 	// steps, the calls and the monitor.
 	source *providers.Source
 	// hooks are the resource hooks the operation knows.
-	hooks hookRegistry
+	hooks *program.HookRunner
 
 	// rec records the steps (record.go).
 	rec recorder

@@ -21,8 +21,8 @@ func (d *deployment) newHost() *deploy.Host {
 		Source: boundedSource{d}, Registry: d.registry, Secrets: d.secrets,
 		Observer: &d.rec, ExpectedSteps: len(d.base.Resources), Start: d.start,
 		Analyze:     d.analyze,
-		DeleteHooks: d.knowsDeleteHooks,
-		ApplyHooked: d.applyHooked,
+		DeleteHooks: d.hooks.KnowsDeleteHooks,
+		ApplyHooked: d.hooks.Apply,
 		Unanswered:  isUnanswered,
 	}
 	if d.opts.expectNoChanges {

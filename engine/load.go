@@ -40,10 +40,8 @@ func (d *deployment) load(ctx context.Context) error {
 	}
 	d.registry = cfg.Providers()
 	d.source = d.registry.Serving(pulumi.Package, d.newBuiltin())
-	for _, h := range d.opts.hooks {
-		if err := d.hooks.register(h); err != nil {
-			return err
-		}
+	if err := d.newHooks(); err != nil {
+		return err
 	}
 	var provs []*resource.State
 	for _, s := range snap.Resources {

@@ -182,7 +182,7 @@ func refresh(ctx context.Context, d *deployment) error {
 	if err := d.host.Settle(ctx); err != nil {
 		return err
 	}
-	if err := d.dropGone(ctx); err != nil {
+	if err := d.host.DropGone(ctx); err != nil {
 		return err
 	}
 	d.clearPending = len(d.base.PendingOperations) > 0

@@ -17,7 +17,7 @@ var _ program.Host = programHost{}
 
 func (h programHost) Monitor() *monitor.Monitor { return h.d.mon }
 
-func (h programHost) RegisterHook(hook *Hook) error { return h.d.hooks.register(hook) }
+func (h programHost) RegisterHook(hook *Hook) error { return h.d.hooks.Register(hook) }
 
 func (h programHost) Log(severity Severity, urn resource.URN, message string) {
 	h.d.events.emit(DiagnosticEvent{URN: urn, Severity: severity, Message: message})

@@ -75,6 +75,11 @@ func (r *recorder) Warn(urn resource.URN, message string) {
 	r.events.emit(DiagnosticEvent{URN: urn, Severity: SeverityWarning, Message: message})
 }
 
+// Inform emits an informational diagnostic about urn.
+func (r *recorder) Inform(urn resource.URN, message string) {
+	r.events.emit(DiagnosticEvent{URN: urn, Severity: SeverityInfo, Message: message})
+}
+
 // tally counts the steps recorded so far (see tally).
 func (r *recorder) tally() (counts map[StepOp]int, failed int) {
 	r.mu.Lock()

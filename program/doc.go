@@ -56,7 +56,9 @@
 // providers/pulumi). Resource hooks (Hook, bound with ResourceHooks) run
 // before and after a resource's creates, updates and deletes; the state
 // records them by name, so that a resource's delete runs them after the
-// program has stopped declaring it.
+// program has stopped declaring it. An operation's HookRunner knows its
+// hooks by name and runs them around the steps of the resources that
+// bind them; the deployment loop applies such steps through it.
 //
 // # The program's contract
 //

@@ -1,13 +1,11 @@
-package engine
+package program
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/groundwork-iac/groundwork/dag"
-	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
@@ -26,7 +24,7 @@ type stepHooks struct {
 
 // hooksOf returns the hooks that run around s. A component's after hooks
 // wait for its outputs (see componentDone).
-func (d *deployment) hooksOf(s *stepgen.Step) stepHooks {
+func (r *HookRunner) hooksOf(s *stepgen.Step) stepHooks {
 	switch s.Op {
 	case stepgen.OpCreate, stepgen.OpCreateReplacement:
 		h := stepHooks{before: resource.HookBeforeCreate, after: resource.HookAfterCreate, bound: s.New}
@@ -45,56 +43,56 @@ func (d *deployment) hooksOf(s *stepgen.Step) stepHooks {
 	case stepgen.OpDiscard:
 		// A resource the program read and no longer reads is deleted
 		// as far as the program is concerned.
-		if d.op != OpRefresh {
+		if !r.set.Refresh {
 			return stepHooks{before: resource.HookBeforeDelete, after: resource.HookAfterDelete, bound: s.Old}
 		}
 	}
 	return stepHooks{}
 }
 
-// applyHooked applies a step of a resource that has hooks bound: the
+// Apply applies a step of a resource that has hooks bound: the
 // before hooks (whose failure fails the step before its provider is
 // called), the step, then the after hooks (whose failure is a warning).
-func (d *deployment) applyHooked(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
+func (r *HookRunner) Apply(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
 	if s.Op == stepgen.OpOutputs {
-		o := deploy.Apply(ctx, s, boundedSource{d}, time.Now)
+		o := r.set.Apply(ctx, s)
 		if o.Err == nil {
-			d.componentOutputs(ctx, s)
+			r.componentOutputs(ctx, s)
 		}
 		return o
 	}
-	h := d.hooksOf(s)
+	h := r.hooksOf(s)
 	if h.bound == nil {
-		return deploy.Apply(ctx, s, boundedSource{d}, time.Now)
+		return r.set.Apply(ctx, s)
 	}
 	// Every hook must be known before anything runs.
-	before, err := d.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[h.before])
+	before, err := r.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[h.before])
 	if err != nil {
 		return stepgen.Outcome{Step: s, Err: err}
 	}
-	after, err := d.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[h.after])
+	after, err := r.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[h.after])
 	if err != nil {
 		return stepgen.Outcome{Step: s, Err: err}
 	}
 	for _, hook := range before {
-		if err := d.runHook(ctx, hook, hookArgs(h.before, s, s.New)); err != nil {
+		if err := r.runHook(ctx, hook, hookArgs(h.before, s, s.New)); err != nil {
 			return stepgen.Outcome{Step: s, Err: &HookError{URN: h.bound.URN, Kind: h.before, Name: hook.Name, Err: err}}
 		}
 	}
-	o := deploy.Apply(ctx, s, boundedSource{d}, time.Now)
+	o := r.set.Apply(ctx, s)
 	if o.Err != nil {
 		return o
 	}
 	if (s.Op == stepgen.OpCreate || s.Op == stepgen.OpCreateReplacement || s.Op == stepgen.OpUpdate) && !s.New.Custom {
-		d.componentDone(s)
+		r.componentDone(s)
 	}
-	d.runAfter(ctx, after, hookArgs(h.after, s, o.New))
+	r.runAfter(ctx, after, hookArgs(h.after, s, o.New))
 	return o
 }
 
 // componentDone notes that a component with after hooks was created or
 // updated, for when its outputs are registered.
-func (d *deployment) componentDone(s *stepgen.Step) {
+func (r *HookRunner) componentDone(s *stepgen.Step) {
 	kind := resource.HookAfterCreate
 	if s.Op == stepgen.OpUpdate {
 		kind = resource.HookAfterUpdate
@@ -102,21 +100,21 @@ func (d *deployment) componentDone(s *stepgen.Step) {
 	if len(s.New.Hooks[kind]) == 0 {
 		return
 	}
-	d.hooks.mu.Lock()
-	if d.hooks.after == nil {
-		d.hooks.after = map[resource.URN]pendingAfter{}
+	r.mu.Lock()
+	if r.after == nil {
+		r.after = map[resource.URN]pendingAfter{}
 	}
-	d.hooks.after[s.New.URN] = pendingAfter{kind: kind, old: s.Old}
-	d.hooks.mu.Unlock()
+	r.after[s.New.URN] = pendingAfter{kind: kind, old: s.Old}
+	r.mu.Unlock()
 }
 
 // componentOutputs runs the after hooks of a component created or updated
 // in this operation, now that its outputs are registered.
-func (d *deployment) componentOutputs(ctx context.Context, s *stepgen.Step) {
-	d.hooks.mu.Lock()
-	p, ok := d.hooks.after[s.New.URN]
-	delete(d.hooks.after, s.New.URN)
-	d.hooks.mu.Unlock()
+func (r *HookRunner) componentOutputs(ctx context.Context, s *stepgen.Step) {
+	r.mu.Lock()
+	p, ok := r.after[s.New.URN]
+	delete(r.after, s.New.URN)
+	r.mu.Unlock()
 	if !ok {
 		return
 	}
@@ -125,20 +123,19 @@ func (d *deployment) componentOutputs(ctx context.Context, s *stepgen.Step) {
 	if p.old != nil {
 		args.OldInputs, args.OldOutputs = p.old.Inputs, p.old.Outputs
 	}
-	after, err := d.awaitHooks(ctx, s.New.URN, s.New.Hooks[p.kind])
+	after, err := r.awaitHooks(ctx, s.New.URN, s.New.Hooks[p.kind])
 	if err != nil {
-		d.events.emit(DiagnosticEvent{URN: s.New.URN, Severity: SeverityWarning, Message: err.Error()})
+		r.set.Log(SeverityWarning, s.New.URN, err.Error())
 		return
 	}
-	d.runAfter(ctx, after, args)
+	r.runAfter(ctx, after, args)
 }
 
 // runAfter runs after hooks; a failure is reported as a warning.
-func (d *deployment) runAfter(ctx context.Context, hooks []*Hook, args resource.HookArgs) {
+func (r *HookRunner) runAfter(ctx context.Context, hooks []*Hook, args resource.HookArgs) {
 	for _, hook := range hooks {
-		if err := d.runHook(ctx, hook, args); err != nil {
-			d.events.emit(DiagnosticEvent{URN: args.URN, Severity: SeverityWarning,
-				Message: fmt.Sprintf("the %s hook %q failed: %v", args.Kind, hook.Name, err)})
+		if err := r.runHook(ctx, hook, args); err != nil {
+			r.set.Log(SeverityWarning, args.URN, fmt.Sprintf("the %s hook %q failed: %v", args.Kind, hook.Name, err))
 		}
 	}
 }
@@ -146,8 +143,8 @@ func (d *deployment) runAfter(ctx context.Context, hooks []*Hook, args resource.
 // runHook runs one hook, unless this is a preview it does not run in. A
 // panic is its failure (a *PanicError), and it may not wait for outputs,
 // as no code of the program's the engine calls may.
-func (d *deployment) runHook(ctx context.Context, h *Hook, args resource.HookArgs) error {
-	if d.preview && !h.OnPreview {
+func (r *HookRunner) runHook(ctx context.Context, h *Hook, args resource.HookArgs) error {
+	if r.set.Preview && !h.OnPreview {
 		return nil
 	}
 	// A hook may take long, or wait for the program: the step walker
@@ -183,37 +180,36 @@ func hookArgs(kind resource.HookKind, s *stepgen.Step, n *resource.State) resour
 // may still be registering them (see hookWait): unless this is a destroy,
 // which runs no program, a hook not known yet is waited for, and the wait
 // is told as a debug message.
-func (d *deployment) awaitHooks(ctx context.Context, urn resource.URN, names []string) ([]*Hook, error) {
+func (r *HookRunner) awaitHooks(ctx context.Context, urn resource.URN, names []string) ([]*Hook, error) {
 	wait := hookWait
-	if d.op == OpDestroy {
+	if r.set.NoWait {
 		wait = 0
 	}
 	// It may wait for the program: the step walker counts the step
 	// blocked meanwhile.
 	defer dag.Blocking(ctx)()
-	return d.hooks.await(ctx, urn, names, wait, func(missing string) {
-		d.events.emit(DiagnosticEvent{URN: urn, Severity: SeverityDebug,
-			Message: fmt.Sprintf("waiting for the program to register the hook %q", missing)})
+	return r.await(ctx, urn, names, wait, func(missing string) {
+		r.set.Log(SeverityDebug, urn, fmt.Sprintf("waiting for the program to register the hook %q", missing))
 	})
 }
 
-// knowsDeleteHooks checks, before anything is deleted, that the operation
+// KnowsDeleteHooks checks, before anything is deleted, that the operation
 // knows every hook bound to the resources it is about to delete (waiting
 // for those a program is still registering), so that a destroy without
 // them deletes nothing rather than some.
-func (d *deployment) knowsDeleteHooks(ctx context.Context, antichains [][]*stepgen.Step) error {
+func (r *HookRunner) KnowsDeleteHooks(ctx context.Context, antichains [][]*stepgen.Step) error {
 	var errs []error
 	for _, steps := range antichains {
 		for _, s := range steps {
 			if !hooked(s) {
 				continue
 			}
-			h := d.hooksOf(s)
+			h := r.hooksOf(s)
 			if h.bound == nil {
 				continue
 			}
 			for _, kind := range []resource.HookKind{h.before, h.after} {
-				if _, err := d.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[kind]); err != nil {
+				if _, err := r.awaitHooks(ctx, h.bound.URN, h.bound.Hooks[kind]); err != nil {
 					errs = append(errs, err)
 				}
 			}

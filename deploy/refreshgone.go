@@ -1,4 +1,4 @@
-package engine
+package deploy
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/groundwork-iac/groundwork/state"
 )
 
-// dropGone removes from the state the resources the refresh found gone,
+// DropGone removes from the state the resources the refresh found gone,
 // once every refresh step has ended, together with every reference other
 // records hold to them, so that the state keeps its integrity: a
 // dependency, property dependency or deleted-with target that no longer
@@ -17,12 +17,15 @@ import (
 // is gone takes no reference away while its URN has another copy. A
 // reference to a URN a renamed resource was known by (one of its Aliases)
 // stands or goes with that resource.
-func (d *deployment) dropGone(ctx context.Context) error {
-	gone := d.host.Gone()
-	if len(gone) == 0 || d.journal == nil {
+//
+// The refresh's body calls it once Settle has returned; each resource
+// removed is told to the Observer (Inform).
+func (h *Host) DropGone(ctx context.Context) error {
+	gone := h.Gone()
+	if len(gone) == 0 || h.journal == nil {
 		return nil
 	}
-	snap, err := d.journal.Snapshot()
+	snap, err := h.journal.Snapshot()
 	if err != nil {
 		return err
 	}
@@ -50,15 +53,14 @@ func (d *deployment) dropGone(ctx context.Context) error {
 			continue
 		}
 		if next := unreference(r, present, parentOf); next != nil {
-			if _, err := d.journal.Append(ctx, state.Entry{Kind: state.EntryWrite, Old: r, New: next}); err != nil {
+			if _, err := h.journal.Append(ctx, state.Entry{Kind: state.EntryWrite, Old: r, New: next}); err != nil {
 				return fmt.Errorf("dropping the references of %s to resources that no longer exist: %w", r.URN, err)
 			}
 		}
 	}
 	for _, g := range gone {
-		d.events.emit(DiagnosticEvent{URN: g.URN, Severity: SeverityInfo,
-			Message: "the resource no longer exists; it was removed from the state, with every reference to it"})
-		if _, err := d.journal.Append(ctx, state.Entry{Kind: state.EntryWrite, Old: g}); err != nil {
+		h.cfg.Observer.Inform(g.URN, "the resource no longer exists; it was removed from the state, with every reference to it")
+		if _, err := h.journal.Append(ctx, state.Entry{Kind: state.EntryWrite, Old: g}); err != nil {
 			return fmt.Errorf("removing %s, which no longer exists: %w", g.URN, err)
 		}
 	}
