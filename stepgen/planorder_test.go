@@ -98,10 +98,11 @@ func cascadeTook(v *plan.ViolationError) bool {
 // replace cascade reaches a dependent that has an old copy an earlier run
 // left. a is replaced delete-before-replace; c, whose recorded copy
 // depends on a, is replaced create-before-delete; b takes an input from c
-// and has an old copy that does too. Planned with a first, the cascade
-// deletes c, b and b's old copy, and b is created again; held with c and b
-// first, b stays as it is and the cascade deletes only its old copy. The
-// plan has both deletes of b; only that of its current copy is not needed.
+// and has an old copy that does too. Planned with a registered before b,
+// a's cascade deletes b and b's old copy, and b is created again; held with
+// b registered before a, b stays as it is and the cascade deletes only its
+// old copy. The plan has both deletes of b; only that of its current copy
+// is not needed.
 func TestPlanHeldWithAnOldCopyInTheCascade(t *testing.T) {
 	a, b, c := urn("a"), urn("b"), urn("c")
 	old := []*resource.State{
