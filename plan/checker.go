@@ -151,13 +151,30 @@ func grouped(op Op) bool {
 }
 
 // withoutReplacement drops the rest of a planned replacement that turned
-// out an update or a same: its other steps (and the create that follows a
-// delete-before-replace's delete) will not come.
+// out an update or a same: the replacement's other steps will not come —
+// the create that follows a delete-before-replace's delete, or the replace
+// and the delete of the replaced copy that follow a create-replacement.
+// One step of each kind is dropped, not all: the other delete-replaced
+// steps planned for the resource are the deletes of old copies an earlier
+// run left, which still come, before or after this step.
 func withoutReplacement(first Op, left []Op) []Op {
-	if first == OpDeleteReplaced && len(left) > 0 && left[0] == OpCreate {
-		left = left[1:]
+	left = slices.Clone(left)
+	drop := func(op Op) {
+		if i := slices.Index(left, op); i >= 0 {
+			left = slices.Delete(left, i, i+1)
+		}
 	}
-	return slices.DeleteFunc(left, replacing)
+	switch first {
+	case OpDeleteReplaced:
+		drop(OpCreate)
+	case OpCreateReplacement:
+		drop(OpReplace)
+		drop(OpDeleteReplaced)
+	case OpReplace:
+		drop(OpCreateReplacement)
+		drop(OpDeleteReplaced)
+	}
+	return left
 }
 
 // Done reports, once the operation has issued all its steps, whether
