@@ -29,8 +29,9 @@
 // with the Host's commands (CloseRegistrations, Delete, Refresh, Settle,
 // RefuseProtected, PlanKept), each an event of the loop's like the
 // others, and, for a refresh, DropGone once Settle has returned; then
-// Stop, Wait and FinishStackOutputs, and reads the bookkeeping (Errors,
-// Unfinished, Gone, Pending).
+// Stop, Wait and FinishStackOutputs, reads the bookkeeping (Errors,
+// Unfinished, Gone, Pending), and has JoinErrors join the operation's
+// errors into the one it returns, each failure said once.
 //
 // Apply performs a step (stepgen.Step) and Ask answers a Check or Diff
 // call (stepgen.Call). Both resolve providers through the

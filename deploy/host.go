@@ -28,6 +28,7 @@ import (
 //	record.go       the journal entries and the bookkeeping of a step
 //	commands.go     the commands of the operation's body: delete, refresh
 //	stackoutputs.go the stack's outputs, recorded once the loop is over
+//	errors.go       the operation's errors joined into one, each said once
 //	refreshgone.go  a refresh's removal of the resources found gone
 
 // errDeploymentOver refuses a registration that arrives once the program's

@@ -9,15 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork-iac/groundwork/dag"
-	"github.com/groundwork-iac/groundwork/deploy"
-	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/plan"
 )
 
 // commit waits for every step, records the stack outputs and commits the
-// journal into a new snapshot, and gathers the errors. The loop has
-// stopped: nothing else touches the generator.
+// journal into a new snapshot, and has the host join the errors
+// (deploy.Host.JoinErrors). The loop has stopped: nothing else touches
+// the generator.
 func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 	execErr := d.host.Wait()
 	failed := opErr != nil || execErr != nil || !d.healthy() || ctx.Err() != nil
@@ -46,9 +44,8 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 	} else {
 		res.Snapshot = d.base
 	}
-	regErrs := d.host.Errors()
 	errs := []error{opErr, execErr, stackErr, commitErr}
-	errs = append(errs, regErrs...)
+	errs = append(errs, d.host.Errors()...)
 	if ctx.Err() != nil {
 		// What only echoes the cancellation (the program stopped, steps
 		// not started) is said once, by the CancelledError.
@@ -63,7 +60,7 @@ func (d *deployment) commit(ctx context.Context, opErr error) (*Result, error) {
 		})
 		errs = append(errs, cancelled)
 	}
-	err := joinDistinct(errs, regErrs)
+	err := d.host.JoinErrors(errs...)
 	if err == nil && d.opts.generatePlan {
 		res.Plan = d.gen.Plan()
 		res.Plan.State = plan.Fingerprint(d.base)
@@ -147,107 +144,3 @@ func (d *deployment) summarize(err error) {
 	}
 	d.events.emit(ev)
 }
-
-// echoes reports whether err is a program's failure whose only causes are
-// failures listed already: a program out of process (an SDK program) that
-// logged the error its registration got and exited says nothing new. Such
-// an error has a method LoggedCauses() []string. A cause echoes a step
-// failure when it reads as one of texts, and a failure the loop recorded
-// for a registration (a default provider that failed to start, say) when
-// it ends with one of recorded, whatever the monitor put before it (the
-// resource, the provider's package).
-func echoes(err error, texts map[string]bool, recorded []string) bool {
-	var logged interface{ LoggedCauses() []string }
-	if !errors.As(err, &logged) {
-		return false
-	}
-	causes := logged.LoggedCauses()
-	for _, c := range causes {
-		if !texts[c] && !slices.ContainsFunc(recorded, func(t string) bool { return c == t || strings.HasSuffix(c, ": "+t) }) {
-			return false
-		}
-	}
-	return len(causes) > 0
-}
-
-// joinDistinct joins the non-nil errors, dropping skips (they repeat a
-// failure already reported), repeats of the same error value, errors
-// that only pass on a step's failure listed already (the program returning
-// what a resource's Wait told it), and the failures the loop recorded for
-// registrations (registrations, among errs) that another error listed
-// wraps (the program returning what its registration was told): each
-// failure is said once.
-func joinDistinct(errs, registrations []error) error {
-	var out []error
-	seen := map[error]bool{}
-	// failures are the step failures listed: a refusal as it is, a
-	// failure the walker reports as the *deploy.StepError wrapping it.
-	failures := map[error]bool{}
-	texts := map[string]bool{} // what those failures say, with or without the resource
-	for _, err := range errs {
-		var se *deploy.StepError
-		if errors.As(err, &se) {
-			failures[se.Err] = true
-			texts[se.Err.Error()] = true
-			texts[se.Error()] = true
-		} else if err != nil {
-			failures[err] = true
-		}
-	}
-	recorded := map[error]bool{}
-	var recordedTexts []string
-	for _, err := range registrations {
-		var se *deploy.StepError
-		if err != nil && !errors.As(err, &se) {
-			recorded[err] = true
-			recordedTexts = append(recordedTexts, err.Error())
-		}
-	}
-	for _, err := range errs {
-		if err == nil || seen[err] {
-			continue
-		}
-		var skip *dag.SkippedError
-		if errors.As(err, &skip) {
-			continue
-		}
-		if re := (*monitor.ReportedError)(nil); errors.As(err, &re) && re.URN != "" && failures[re.Err] {
-			continue
-		}
-		if echoes(err, texts, recordedTexts) {
-			continue
-		}
-		seen[err] = true
-		out = append(out, err)
-	}
-	said := map[error]bool{} // recorded failures another error wraps
-	for _, err := range out {
-		if recorded[err] && slices.ContainsFunc(out, func(o error) bool { return o != err && errors.Is(o, err) }) {
-			said[err] = true
-		}
-	}
-	out = slices.DeleteFunc(out, func(err error) bool { return said[err] })
-	switch len(out) {
-	case 0:
-		return nil
-	case 1:
-		return out[0]
-	}
-	return errorList(out)
-}
-
-// errorList is several errors of one operation, read as a list.
-type errorList []error
-
-func (l errorList) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d errors:", len(l))
-	for _, err := range l {
-		b.WriteString("\n  - ")
-		b.WriteString(strings.ReplaceAll(err.Error(), "\n", "\n    "))
-	}
-	return b.String()
-}
-
-// Unwrap returns the errors, for errors.Is and errors.As.
-func (l errorList) Unwrap() []error { return l }

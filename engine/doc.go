@@ -92,7 +92,9 @@
 // resource by its URN field; its Message says what failed without naming
 // it again, except in a typed error's text. An error the program returns
 // that only passes on a step failure the operation reports already (a
-// resource's Wait) is not listed a second time; nor is a registration's
+// resource's Wait) is not listed a second time: where the program joined
+// that failure with causes of its own (errors.Join), or wrapped it, only
+// the causes of its own are listed. Nor is a registration's
 // failure the operation records (a default provider that failed to
 // start) when the program's error passes it on. The causes stay wrapped:
 // errors.Is finds a provider's error, and errors.As the typed ones.
