@@ -1,42 +1,8 @@
 package engine
 
-import (
-	"fmt"
-
-	"github.com/groundwork-iac/groundwork/resource"
-	"github.com/groundwork-iac/groundwork/state"
-)
+import "github.com/groundwork-iac/groundwork/state"
 
 // ForeignStackError reports a snapshot, loaded as one project's stack,
-// whose stack resource belongs to another project: the store
-// handed back another stack's state (its files were copied or moved by
-// hand, or a store keyed stacks by name alone). The engine refuses to
-// operate on it, since an update would delete the other stack's resources
-// as its own program's leftovers.
-type ForeignStackError struct {
-	// Stack is the stack that was loaded.
-	Stack state.StackID
-	// URN is the URN of the snapshot's stack resource.
-	URN resource.URN
-}
-
-func (e *ForeignStackError) Error() string {
-	return fmt.Sprintf("the state of stack %q of project %q holds the stack resource of project %q (%s); "+
-		"nothing was changed. The state was moved or copied from that project's stack: put it back, "+
-		"or run the operation from project %q", e.Stack.Stack, e.Stack.Project, e.URN.Project(), e.URN, e.URN.Project())
-}
-
-// checkProject returns a *ForeignStackError if snap's stack resource (the
-// root resource of type pulumi:pulumi:Stack) belongs to another project
-// than id's.
-func checkProject(id state.StackID, snap *state.Snapshot) error {
-	for _, r := range snap.Resources {
-		if r.Type == resource.RootStackType && r.Parent == "" {
-			if r.URN.Project() != id.Project {
-				return &ForeignStackError{Stack: id, URN: r.URN}
-			}
-			return nil
-		}
-	}
-	return nil
-}
+// whose stack resource belongs to another project: the engine refuses to
+// operate on it (state.ForeignStackError).
+type ForeignStackError = state.ForeignStackError

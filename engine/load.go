@@ -8,6 +8,7 @@ import (
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/providers/pulumi"
 	"github.com/groundwork-iac/groundwork/resource"
+	"github.com/groundwork-iac/groundwork/state"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -23,7 +24,7 @@ func (d *deployment) load(ctx context.Context) error {
 	if err != nil {
 		return err // the store's error names the stack
 	}
-	if err := checkProject(cfg.stackID(), snap); err != nil {
+	if err := state.CheckProject(cfg.stackID(), snap); err != nil {
 		return err
 	}
 	d.base = snap

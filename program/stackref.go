@@ -13,13 +13,13 @@ import (
 // store into a resource of type "pulumi:pulumi:StackReference" called name,
 // as the Pulumi SDKs do. stack names the other stack: "stack" (a stack of
 // this project), "project/stack" or "organization/project/stack" (any
-// organization: a store has none; see ParseStackReference). Its outputs
-// are "outputs", an object of the other stack's outputs, in which secret
-// values stay secret, and "secretOutputNames"; StackOutput picks one
-// output. The other stack is read in every operation, previews included,
+// organization: a store has none; see pulumi.ParseStackReference). Its
+// outputs are "outputs", an object of the other stack's outputs, in which
+// secret values stay secret, and "secretOutputNames"; StackOutput picks
+// one output. The other stack is read in every operation, previews included,
 // through its own secrets manager; reading a stack the store does not
-// hold fails with a *StackNotFoundError, and a name of another shape with
-// a *StackReferenceError.
+// hold fails with a *pulumi.StackNotFoundError, and a name of another
+// shape with a *pulumi.StackReferenceError.
 func (c *Context) StackReference(name, stack string, opts ...ResourceOption) *Resource {
 	return c.Read(pulumi.StackReferenceType, name, resource.ID(stack), Props{"name": stack}, opts...)
 }

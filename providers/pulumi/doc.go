@@ -22,7 +22,9 @@
 //     resources, a default one normally) take any configuration, never
 //     change, and are given a random ID when created.
 //
-// The provider knows the deployment through two small interfaces the
-// engine implements: Resources (what this run has registered or read so
-// far) and Stacks (the outputs of the other stacks of the state store).
+// The provider knows the deployment through two small interfaces: Resources
+// (what this run has registered or read so far), which the engine
+// implements, and Stacks (the outputs of the other stacks of the state
+// store), which StoreStacks implements over a state.Store. A stack
+// reference's name reads as the SDKs write it (ParseStackReference).
 package pulumi
