@@ -70,7 +70,7 @@ func (d *deployment) load(ctx context.Context) error {
 			Stack: cfg.Stack, Project: cfg.Project, Old: snap.Resources, Preview: d.preview,
 			ContinueOnError: d.opts.continueOnError,
 			ReplaceTargets:  d.opts.replaceTargets, InputsOnlyDiff: d.opts.inputsOnlyDiff,
-			StackSeed: []byte(cfg.Project + "::" + cfg.Stack), Analyze: len(d.analyzers()) > 0,
+			StackSeed: []byte(cfg.Project + "::" + cfg.Stack), Analyze: len(d.opts.analyzers) > 0,
 			Targets: targets, Excludes: excludes, KeepUnregistered: d.op == OpImport,
 			Plan: d.opts.plan, RecordPlan: d.opts.generatePlan,
 		})
