@@ -140,7 +140,7 @@ func (d *deployment) summarize(err error) {
 	if err != nil {
 		ev.Error = err.Error()
 	} else if d.op == OpUp || d.op == OpPreview {
-		ev.Outputs = maskSecrets(d.outputs)
+		ev.Outputs = d.outputs.MaskSecrets()
 	}
 	d.events.emit(ev)
 }

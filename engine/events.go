@@ -145,53 +145,11 @@ func stepEvent(s *stepgen.Step) StepEvent {
 	ev := StepEvent{Op: StepOp(s.Op), URN: s.URN(), Preview: s.Preview, Keys: s.Keys, Diff: s.Diff.DetailedDiff}
 	if s.Old != nil {
 		ev.Type, ev.Custom, ev.Parent = s.Old.Type, s.Old.Custom, s.Old.Parent
-		ev.OldInputs = maskSecrets(s.Old.Inputs)
+		ev.OldInputs = s.Old.Inputs.MaskSecrets()
 	}
 	if s.New != nil {
 		ev.Type, ev.Custom, ev.Parent = s.New.Type, s.New.Custom, s.New.Parent
-		ev.NewInputs = maskSecrets(s.New.Inputs)
+		ev.NewInputs = s.New.Inputs.MaskSecrets()
 	}
 	return ev
-}
-
-// maskedSecret stands in for every secret in events.
-var maskedSecret = resource.NewSecret(resource.NewString("[secret]"))
-
-// maskSecrets returns m with every secret replaced by a masked secret. A
-// map without secrets is returned as is.
-func maskSecrets(m resource.PropertyMap) resource.PropertyMap {
-	if !m.ContainsSecrets() {
-		return m
-	}
-	out := make(resource.PropertyMap, len(m))
-	for k, v := range m {
-		out[k] = maskValue(v)
-	}
-	return out
-}
-
-func maskValue(v resource.PropertyValue) resource.PropertyValue {
-	switch {
-	case !v.ContainsSecrets():
-		return v
-	case v.IsSecret():
-		return maskedSecret
-	case v.IsArray():
-		a := v.ArrayValue()
-		out := make([]resource.PropertyValue, len(a))
-		for i, e := range a {
-			out[i] = maskValue(e)
-		}
-		return resource.NewArray(out...)
-	case v.IsObject():
-		return resource.NewObject(maskSecrets(v.ObjectValue()))
-	case v.IsOutput():
-		o := v.OutputValue()
-		if o.Secret {
-			return maskedSecret
-		}
-		o.Element = maskValue(o.Element)
-		return resource.NewOutput(o)
-	}
-	return v
 }

@@ -25,5 +25,5 @@ func unresolvedMessage(op resource.Operation) string {
 		"returned an ID, so it may exist without being recorded, and a refresh cannot resolve it; it stays pending. Look for a %s with the "+
 		"inputs %v and import it if it exists (gw import %s %s ID); then discard the pending create with a refresh "+
 		"(the DiscardPendingCreates option, gw refresh --discard-pending-creates)",
-		r.Type, maskSecrets(r.Inputs), r.Type, r.URN.Name())
+		r.Type, r.Inputs.MaskSecrets(), r.Type, r.URN.Name())
 }

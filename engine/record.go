@@ -62,10 +62,10 @@ func (r *recorder) StepEnded(o stepgen.Outcome, took time.Duration) {
 	}
 	done := StepDoneEvent{StepEvent: ev, Duration: took}
 	if o.New != nil {
-		done.Outputs = maskSecrets(o.New.Outputs)
+		done.Outputs = o.New.Outputs.MaskSecrets()
 	}
 	if s.Op == stepgen.OpRefresh && s.Old != nil {
-		done.OldOutputs = maskSecrets(s.Old.Outputs)
+		done.OldOutputs = s.Old.Outputs.MaskSecrets()
 	}
 	r.events.emit(done)
 }

@@ -42,7 +42,7 @@ func (d *deployment) learnState(s *resource.State) {
 }
 
 // maskEvent masks the messages an event carries. Its property values are
-// masked when it is built (maskSecrets).
+// masked when it is built (resource.PropertyMap.MaskSecrets).
 func maskEvent(f *resource.SecretFilter, e Event) Event {
 	switch ev := e.(type) {
 	case StepFailedEvent:
