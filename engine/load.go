@@ -53,7 +53,7 @@ func (d *deployment) load(ctx context.Context) error {
 	if err := d.source.Load(ctx, provs); err != nil {
 		return fmt.Errorf("loading the stack's providers: %w", err)
 	}
-	targets, excludes, err := d.targets(snap)
+	targets, excludes, err := stepgen.TargetSets(snap.Resources, d.opts.targets, d.opts.excludes, d.opts.targetDependents)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -113,6 +114,12 @@ func DisableDefaultProviders(pkgs ...string) Option {
 func Analyzers(as ...Analyzer) Option {
 	return func(o *options) { o.analyzers = append(o.analyzers, as...) }
 }
+
+// Transform rewrites a registration's inputs and options (its
+// resource.Goal) before it reaches the step generator. Pass stack-wide
+// transforms with the Transforms option, or add one to a running program
+// with Context.RegisterTransform.
+type Transform = monitor.Transform
 
 // Transforms rewrites every registration of the operation (in-process or
 // over gRPC) before it reaches the step generator, in order.

@@ -99,3 +99,52 @@ func (g *Generator) Refresh(pending []resource.Operation) Actions {
 	g.seal(false)
 	return acts
 }
+
+// TargetSets builds Config.Targets and Config.Excludes from the URNs an
+// operation names, over old, the resources it starts from: nil for none
+// named (no limit), and otherwise the URNs named and, when dependents is
+// set, every resource of old not marked for deletion that depends on one
+// of them, directly or not (resource.Graph.TransitiveDependents). A URN
+// that does not parse is an error naming it.
+func TargetSets(old []*resource.State, targets, excludes []resource.URN, dependents bool) (targetSet, excludeSet map[resource.URN]bool, err error) {
+	if len(targets) == 0 && len(excludes) == 0 {
+		return nil, nil, nil
+	}
+	var graph *resource.Graph
+	if dependents {
+		var live []*resource.State
+		for _, s := range old {
+			if !s.Delete {
+				live = append(live, s)
+			}
+		}
+		if graph, err = resource.NewGraph(live); err != nil {
+			return nil, nil, fmt.Errorf("computing the dependents of the targets: %w", err)
+		}
+	}
+	set := func(urns []resource.URN) (map[resource.URN]bool, error) {
+		if len(urns) == 0 {
+			return nil, nil
+		}
+		m := make(map[resource.URN]bool, len(urns))
+		for _, u := range urns {
+			if _, err := resource.ParseURN(string(u)); err != nil {
+				return nil, fmt.Errorf("target %q: %w", u, err)
+			}
+			m[u] = true
+		}
+		if graph != nil {
+			for _, u := range graph.TransitiveDependents(urns...) {
+				m[u] = true
+			}
+		}
+		return m, nil
+	}
+	if targetSet, err = set(targets); err != nil {
+		return nil, nil, err
+	}
+	if excludeSet, err = set(excludes); err != nil {
+		return nil, nil, err
+	}
+	return targetSet, excludeSet, nil
+}
