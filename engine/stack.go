@@ -28,10 +28,8 @@ func (e *Engine) Outputs(ctx context.Context) (resource.PropertyMap, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range snap.Resources {
-		if s.Type == resource.RootStackType && s.Parent == "" {
-			return s.Outputs, nil
-		}
+	if r := snap.StackResource(); r != nil {
+		return r.Outputs, nil
 	}
 	return nil, nil
 }

@@ -41,10 +41,8 @@ func (s StoreStacks) StackOutputs(ctx context.Context, name string) (resource.Pr
 	if err := state.CheckProject(id, snap); err != nil {
 		return nil, err
 	}
-	for _, r := range snap.Resources {
-		if r.Type == resource.RootStackType && r.Parent == "" {
-			return r.Outputs, nil
-		}
+	if r := snap.StackResource(); r != nil {
+		return r.Outputs, nil
 	}
 	if len(snap.Resources) > 0 {
 		return resource.PropertyMap{}, nil

@@ -29,12 +29,19 @@ func (e *ForeignStackError) Error() string {
 // root resource of type pulumi:pulumi:Stack) belongs to another project
 // than id's.
 func CheckProject(id StackID, snap *Snapshot) error {
-	for _, r := range snap.Resources {
+	if r := snap.StackResource(); r != nil && r.URN.Project() != id.Project {
+		return &ForeignStackError{Stack: id, URN: r.URN}
+	}
+	return nil
+}
+
+// StackResource returns the snapshot's stack resource (its root resource
+// of type pulumi:pulumi:Stack, which holds the stack's outputs), or nil
+// if it has none.
+func (s *Snapshot) StackResource() *resource.State {
+	for _, r := range s.Resources {
 		if r.Type == resource.RootStackType && r.Parent == "" {
-			if r.URN.Project() != id.Project {
-				return &ForeignStackError{Stack: id, URN: r.URN}
-			}
-			return nil
+			return r
 		}
 	}
 	return nil
