@@ -43,9 +43,10 @@ func Finish(visit func() error) error {
 // park sets n aside, its visit waiting for p without a worker: it has p's
 // wait arrange n's resumption, then returns the next vertex for this
 // worker, as finish does: the first waiting, else nil. While wait runs
-// (a journal write, say) the worker counts as idle, since it takes a
-// waiting vertex next: a vertex resumed meanwhile waits for it rather
-// than for a new worker.
+// (handing an entry to a journal, say) the worker counts as idle, since
+// it takes a waiting vertex next: a vertex resumed meanwhile waits for it
+// rather than for a new worker. wait should therefore return soon: what
+// takes long (the write itself) belongs to whoever calls resume.
 func (w *Walker[T]) park(n *node[T], wait parked) *node[T] {
 	w.mu.Lock()
 	w.idle++ // it will take a waiting vertex before it visits or stops

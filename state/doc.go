@@ -56,10 +56,11 @@
 // it into the journal's in-memory state (Fold, a pure state machine
 // shared by every store) and frames one checksummed record, holding the
 // journal's mutex for the fold and the framing only. Records framed while
-// a batch is being written gather into the next batch; an appender that
-// finds no batch being written writes and syncs them, outside the mutex,
-// batch after batch until none is left, and each batch's appenders are
-// then answered. A deployment running many steps at once pays one fsync
+// a batch is being written gather into the next batch; the journal's
+// writer, a goroutine of its own that runs while there is something to
+// write, writes and syncs them, outside the mutex, batch after batch, and
+// answers each batch's appenders, so an appender never waits for another
+// step's write. A deployment running many steps at once pays one fsync
 // per batch, not per step (group commit). A full
 // snapshot is written only at Commit, or when the journal outgrows a bound
 // proportional to the last snapshot (so the amortized cost per entry stays

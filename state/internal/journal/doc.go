@@ -12,7 +12,10 @@
 //     waiting for durability holds no goroutine. Group commit is
 //     internal: the entries that arrive while a batch is being written
 //     are written together in the next, in one Storage call, so
-//     concurrent steps share one sync.
+//     concurrent steps share one sync. The batches are written by the
+//     journal's writer, a goroutine of its own that runs while there is
+//     something to write and calls AppendAsync's callbacks; an appender
+//     never writes, and Close waits for the writer.
 //   - An entry is validated, encoded and folded before it is written; one
 //     that breaks an integrity rule is refused, and its record is never
 //     written.

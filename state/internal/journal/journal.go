@@ -60,9 +60,9 @@ type Config struct {
 // Journal is the state.Journal of every store: a Fold in memory, framed
 // records in Storage, and group commit between them (pipeline.go):
 // whoever appends an entry encodes it, folds it and frames its record
-// into the batch being gathered; an appender that finds no batch being
-// written writes the batches gathered until none is left, and each
-// batch's appenders are told once it is durable.
+// into the batch being gathered; the journal's writer goroutine writes the
+// batches gathered until none is left, and each batch's appenders are told
+// once it is durable.
 type Journal struct {
 	st    Storage
 	stack state.StackID
@@ -73,8 +73,8 @@ type Journal struct {
 	// mac tags the records when mgr can authenticate. An entry's record is
 	// framed with room for its tag; write seals the batch in order,
 	// chaining from chain, just before it is written, outside mu. mac's
-	// state and chain belong to whoever writes: the writer (lead), or a
-	// holder of mu while no flush runs.
+	// state and chain belong to whoever writes: the writer (writeLoop),
+	// or a holder of mu while no flush runs.
 	mac *format.RecordMAC
 
 	mu   sync.Mutex
@@ -84,9 +84,10 @@ type Journal struct {
 	// gathering is the batch whose records are being framed into buf;
 	// flushing is the batch being written outside mu (nil for none).
 	gathering, flushing *batch
-	// writing is set while an appender is the journal's writer (see
-	// lead).
+	// writing is set while the writer goroutine runs (see writeLoop);
+	// writer counts it, for Close to wait for.
 	writing    bool
+	writer     sync.WaitGroup
 	buf, spare []byte // the records of gathering, and a spare
 	err        error  // sticky storage error
 	closed     bool
@@ -320,7 +321,8 @@ func (j *Journal) Commit(ctx context.Context) (*state.Snapshot, error) {
 
 // Close implements Journal. Entries appended before it are written and
 // synced first; entries appended from then on are refused with
-// ErrJournalClosed.
+// ErrJournalClosed. It returns once the journal's writer has stopped, its
+// appenders told.
 func (j *Journal) Close(ctx context.Context) error {
 	j.mu.Lock()
 	if j.closed {
@@ -341,5 +343,6 @@ func (j *Journal) Close(ctx context.Context) error {
 		err = j.st.WriteJournal(ctx, nil)
 	}
 	j.mu.Unlock()
+	j.writer.Wait()
 	return err
 }

@@ -11,14 +11,17 @@ import (
 // This file is how entries reach storage: one path, which AppendAsync and
 // Append share. Whoever appends encodes the entry on its own goroutine,
 // then, holding the journal's mutex only for that, folds it and frames its
-// record into the batch being gathered. If no batch is being written, the
-// appender becomes the journal's writer: it takes the batch — its own
-// record and those of the appends that arrived meanwhile — writes it
-// outside the mutex in one Storage.AppendJournal, durable when it returns
-// (one fsync for the file store), settles it, and goes on writing the
-// batches gathered meanwhile until none is left. Concurrent steps
-// therefore share one sync per batch (group commit), and no goroutine but
-// the appending ones is involved.
+// record into the batch being gathered, and returns (AppendAsync) or waits
+// for the batch (Append). The journal's writer, a goroutine of its own,
+// takes the batch — the records of every append that arrived since the
+// last one was taken — writes it outside the mutex in one
+// Storage.AppendJournal, durable when it returns (one fsync for the file
+// store), settles it, and goes on with the batch gathered meanwhile. It is
+// started by the append that finds no batch being written, stops once a
+// batch it took is settled and none has been gathered since, and Close
+// waits for it. Concurrent steps therefore share one sync per batch (group
+// commit), and no appender ever writes: a step that hands its entry to
+// the journal is free to do other work while the batch is synced.
 //
 // Settling a batch closes its done channel, which returns every Append
 // waiting in it, and calls the callbacks of the AppendAsyncs it holds: an
@@ -72,11 +75,11 @@ func (j *Journal) Append(ctx context.Context, e state.Entry) (uint64, error) {
 
 // AppendAsync records e as Append does, without waiting for it: done is
 // called exactly once, with e's Seq once e is durable, or with the error
-// that refused or lost it. It may be called before AppendAsync returns (an
-// entry refused at once, or an appender that wrote the batch itself), and
-// otherwise on the goroutine that wrote e's batch, possibly with the
-// journal's mutex held: done must return quickly and must not call the
-// journal.
+// that refused or lost it. It is called before AppendAsync returns for an
+// entry refused at once, and otherwise on the goroutine that wrote or
+// settled e's batch (the journal's writer, or a Commit or Close that
+// wrote it), possibly with the journal's mutex held: done must return
+// quickly and must not call the journal.
 func (j *Journal) AppendAsync(ctx context.Context, e state.Entry, done func(seq uint64, err error)) {
 	if _, _, err := j.enter(ctx, &e, done); err != nil {
 		done(0, err)
@@ -85,9 +88,8 @@ func (j *Journal) AppendAsync(ctx context.Context, e state.Entry, done func(seq 
 
 // enter encodes e, folds it and frames its record into the batch being
 // gathered, and returns its Seq and that batch. done, when not nil, is
-// called once the batch is settled. If no batch is being written, the
-// caller writes the batches gathered until none is left before enter
-// returns.
+// called once the batch is settled. If no batch is being written, it
+// starts the journal's writer.
 func (j *Journal) enter(ctx context.Context, e *state.Entry, done func(uint64, error)) (uint64, *batch, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, nil, err
@@ -113,14 +115,14 @@ func (j *Journal) enter(ctx context.Context, e *state.Entry, done func(uint64, e
 	if done != nil {
 		b.waiting = append(b.waiting, waiter{seq: seq, done: done})
 	}
-	lead := !j.writing
-	j.writing = true
-	j.mu.Unlock()
-	if lead {
+	if !j.writing {
+		j.writing = true
+		j.writer.Add(1)
 		// The entry's record is written with other steps' entries: the
 		// caller's cancellation must not cut that write short.
-		j.lead(context.WithoutCancel(ctx))
+		go j.writeLoop(context.WithoutCancel(ctx))
 	}
+	j.mu.Unlock()
 	return seq, b, nil
 }
 
@@ -148,12 +150,13 @@ func (j *Journal) enterLocked(ctx context.Context, e *state.Entry, payload []byt
 	return seq, nil
 }
 
-// lead is the journal's writer: it writes the batch being gathered, then
-// each batch gathered while it wrote, until none holds a record (a
-// checkpoint or Close may have written them first), and tells each
-// batch's appenders. Called without j.mu, by the appender that set
-// j.writing.
-func (j *Journal) lead(ctx context.Context) {
+// writeLoop is the journal's writer goroutine: it writes the batch being
+// gathered, then each batch gathered while it wrote, until none holds a
+// record (a checkpoint or Close may have written them first), and tells
+// each batch's appenders. Started by the appender that set j.writing;
+// Close waits for it (j.writer).
+func (j *Journal) writeLoop(ctx context.Context) {
+	defer j.writer.Done()
 	j.mu.Lock()
 	for j.gathering.records > 0 {
 		b := j.flushLocked(ctx)
