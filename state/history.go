@@ -99,5 +99,19 @@ type HistoryBackend interface {
 	ReadHistory(ctx context.Context, stack StackID) ([]byte, error)
 }
 
+// HistoryTailReader is a HistoryBackend that can read the end of a
+// stack's history without the rest of it. A Store numbers a new entry
+// after the history's last record, which it looks for in the end alone
+// where the backend is a HistoryTailReader, reading more of the history
+// only as far back as that record; over a HistoryBackend that is none it
+// reads the whole history for each entry it records.
+type HistoryTailReader interface {
+	// ReadHistoryTail returns the end of the stack's history: at least
+	// its last n bytes, or all of it if it is shorter (a backend may
+	// return more, such as whole records), and whether what it returns
+	// is the whole history. A stack with no history has an empty one.
+	ReadHistoryTail(ctx context.Context, stack StackID, n int64) (tail []byte, whole bool, err error)
+}
+
 // ErrNoHistory: the store keeps no history of operations.
 var ErrNoHistory = errors.New("this store keeps no history of operations")

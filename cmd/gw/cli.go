@@ -88,20 +88,44 @@ func (inv *invocation) leaf(cmd *cobra.Command, flags func(*pflag.FlagSet, *opti
 func (inv *invocation) group(cmd *cobra.Command, flags func(*pflag.FlagSet, *options), run runFunc, subs ...*cobra.Command) *cobra.Command {
 	cmd.AddCommand(subs...)
 	cmd.SuggestionsMinimumDistance = 2
-	cmd.Args = func(c *cobra.Command, args []string) error {
-		if dash := c.ArgsLenAtDash(); dash >= 0 {
-			args = args[:dash]
-		}
-		if len(args) > 0 {
-			return unknownCommand(c, args[0])
-		}
-		return nil
-	}
+	cmd.Args = groupArgs
 	if run == nil {
 		cmd.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 		return cmd
 	}
 	return inv.leaf(cmd, flags, run, noProgram)
+}
+
+// asGroup makes a command cobra built (completion) refuse its command
+// line as gw's own commands do: a word that names none of its
+// subcommands, or any word given to one of them, is a usage error.
+func asGroup(c *cobra.Command) {
+	c.Args = groupArgs
+	if c.Run == nil && c.RunE == nil {
+		c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+	}
+	for _, s := range c.Commands() {
+		s.Args = noArgs
+	}
+}
+
+// groupArgs refuses a word that names no subcommand of a group.
+func groupArgs(c *cobra.Command, args []string) error {
+	if dash := c.ArgsLenAtDash(); dash >= 0 {
+		args = args[:dash]
+	}
+	if len(args) > 0 {
+		return unknownCommand(c, args[0])
+	}
+	return nil
+}
+
+// noArgs refuses every positional argument.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &usageError{msg: c.CommandPath() + " takes no arguments", path: c.CommandPath()}
+	}
+	return nil
 }
 
 // unknownCommand is the usage error of a word that names no subcommand

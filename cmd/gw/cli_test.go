@@ -160,3 +160,35 @@ new Pet("extra", { length: 2 });
 		t.Errorf("--debug does not show the stack trace:\n%s", out)
 	}
 }
+
+// TestUsageErrorsReadAlike: every mistake in the command line, whichever
+// command it is made on (gw's own or the completion commands cobra adds),
+// reads the same way: one "error:" line, a pointer at the command's help,
+// nothing on stdout, and exit status 2.
+func TestUsageErrorsReadAlike(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct {
+		args     []string
+		want     string
+		helpPath string
+	}{
+		{[]string{"frob"}, `unknown command "gw frob"`, "gw"},
+		{[]string{"--bogus"}, `unknown flag: --bogus`, "gw"},
+		{[]string{"up", "-z"}, `unknown shorthand flag: 'z' in -z`, "gw up"},
+		{[]string{"up", "--parallel"}, `flag needs an argument: --parallel`, "gw up"},
+		{[]string{"config", "get"}, `gw config get takes KEY`, "gw config get"},
+		{[]string{"config", "set", "a", "b", "c"}, `gw config set takes KEY and VALUE`, "gw config set"},
+		{[]string{"stack", "ls", "extra"}, `gw stack ls takes no arguments`, "gw stack ls"},
+		{[]string{"completion", "tcsh"}, `unknown command "gw completion tcsh"`, "gw completion"},
+		{[]string{"completion", "bash", "extra"}, `gw completion bash takes no arguments`, "gw completion bash"},
+		{[]string{"completion", "zsh", "--bogus"}, `unknown flag: --bogus`, "gw completion zsh"},
+	} {
+		code, out, errOut := gw(t, tc.args...)
+		want := "error: " + tc.want
+		help := "Run \"" + tc.helpPath + " --help\" for usage.\n"
+		lines := strings.SplitAfter(errOut, "\n")
+		if code != exitUsage || out != "" || len(lines) != 3 || !strings.HasPrefix(lines[0], want) || lines[1] != help {
+			t.Errorf("gw %q: status %d, stdout %q, stderr %q; want status 2, nothing on stdout and %q then %q", tc.args, code, out, errOut, want, help)
+		}
+	}
+}

@@ -131,6 +131,7 @@ machine: make sure it is no longer running, then pass --force.`,
 	root.InitDefaultCompletionCmd()
 	if c := subcommand(root, "completion"); c != nil {
 		c.Short = "print the script that completes gw's commands and flags in bash, zsh, fish or powershell"
+		asGroup(c)
 	}
 	return root
 }

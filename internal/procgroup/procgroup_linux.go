@@ -26,6 +26,25 @@ func awaitExit(cmd *exec.Cmd) (reaped bool, err error) {
 	}
 }
 
+// leaderExited reports whether the leader pid has exited: it is a
+// zombie, or cmd.Wait has reaped it (the watchdog keeps its group, so its
+// pid cannot have been taken by another process).
+func leaderExited(pid int) bool {
+	for {
+		var info unix.Siginfo // Signo stays 0 if no child has exited
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.ECHILD):
+			return true
+		case err != nil:
+			return false
+		}
+		return info.Signo == int32(syscall.SIGCHLD)
+	}
+}
+
 // groupAlive reports whether a process of group pgid other than except
 // is running: one that is neither a zombie nor dead. Zombies count for
 // nothing (one whose parent is gone may never be reaped where PID 1 does

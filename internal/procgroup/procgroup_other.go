@@ -10,6 +10,10 @@ func awaitExit(cmd *exec.Cmd) (reaped bool, err error) {
 	return true, cmd.Wait()
 }
 
+// leaderExited reports false: without waitid's WNOWAIT the leader's exit
+// cannot be seen without reaping it.
+func leaderExited(int) bool { return false }
+
 // groupAlive reports whether any process of group pgid exists (there is
 // never a watchdog to leave out).
 func groupAlive(pgid, _ int) bool { return killZero(pgid) }

@@ -23,6 +23,11 @@ import (
 // has passed (zero or less means DefaultGrace); whatever of the group is
 // left when the leader has exited gets SIGKILL then.
 //
+// The error says whether ctx stopped the leader: it is a *StoppedError
+// if ctx ended before the leader started, or while it still ran and the
+// leader then failed; the error of a leader that had exited before is
+// cmd.Wait's own.
+//
 // Unlike a Process, Run leaves alone what the leader left running when it
 // exited on its own, without ctx ending: a command may start a daemon on
 // purpose. Such a process is no longer watched once Run returns.
@@ -35,8 +40,8 @@ func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	if ctx.Err() != nil {
+		return &StoppedError{Err: context.Cause(ctx)}
 	}
 	// The leader's parent-death signal is tied to this thread: it is held
 	// until the leader has been reaped.
@@ -56,6 +61,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
 	var (
 		wg         sync.WaitGroup
 		terminated bool // the group was sent SIGTERM; read after wg.Wait
+		stopped    bool // ... while the leader still ran
 	)
 	wg.Go(func() {
 		select {
@@ -64,6 +70,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
 		case <-ctx.Done():
 		}
 		terminated = true
+		stopped = !leaderExited(pgid)
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		escalate := time.NewTimer(grace)
 		defer escalate.Stop()
@@ -80,5 +87,25 @@ func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
 		// What of the group ignored SIGTERM dies now, with the watchdog.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
+	if stopped && err != nil {
+		return &StoppedError{Err: err}
+	}
 	return err
 }
+
+// StoppedError is Run's error when ctx ended before the leader started
+// (Err is ctx's cause), or while it still ran: the group was sent SIGTERM,
+// and the leader's exit (Err, what cmd.Wait returned) is the signal's
+// doing or the outcome of its handling it. A leader that had exited before
+// ctx ended reports its own exit, as an *exec.ExitError, even if Run then
+// ended what it left holding its output open. Where the leader's exit
+// cannot be seen without reaping it (unix systems other than Linux),
+// every error after ctx ended is a StoppedError.
+type StoppedError struct {
+	Err error
+}
+
+func (e *StoppedError) Error() string { return "stopped: " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *StoppedError) Unwrap() error { return e.Err }

@@ -69,8 +69,9 @@ func TestRunCancelled(t *testing.T) {
 			select {
 			case err := <-ran:
 				var exit *exec.ExitError
-				if !errors.As(err, &exit) {
-					t.Errorf("Run of a cancelled script = %v, want an *exec.ExitError", err)
+				var stopped *procgroup.StoppedError
+				if !errors.As(err, &exit) || !errors.As(err, &stopped) {
+					t.Errorf("Run of a cancelled script = %v, want a *StoppedError wrapping an *exec.ExitError", err)
 				}
 			case <-time.After(30 * time.Second):
 				t.Fatal("Run did not return after its context was cancelled")

@@ -107,3 +107,26 @@ func TestTimeout(t *testing.T) {
 		t.Errorf("Create took %v to stop at a 200ms timeout", took)
 	}
 }
+
+// TestExitBeforeTimeout: a command that exits with a code of its own
+// before its timeout failed, with that code and its stderr (secrets
+// masked), even when the timeout expires before its output is read to
+// the end — here because a process it left behind holds stderr open past
+// the timeout, which is what the timeout's SIGTERM then ends. Only a
+// command still running at the timeout was stopped.
+func TestExitBeforeTimeout(t *testing.T) {
+	p := command.New()
+	inputs := check(t, p, resource.PropertyMap{
+		"create":      str(`echo "oops $TOKEN" >&2; sleep 30 & exit 3`),
+		"shell":       resource.NewBool(true),
+		"environment": resource.NewObject(resource.PropertyMap{"TOKEN": resource.NewSecret(str("hunter22"))}),
+	})
+	_, err := p.Create(t.Context(), providers.CreateRequest{URN: urn, Inputs: inputs, Timeout: time.Second})
+	var exit *command.ExitError
+	if !errors.As(err, &exit) || exit.Code != 3 || exit.Signal != "" || exit.Stderr != "oops [secret]" {
+		t.Fatalf("Create of a command that exited with 3 before its timeout = %#v, want an *ExitError with code 3 and stderr %q", err, "oops [secret]")
+	}
+	if errors.Is(err, context.DeadlineExceeded) || exit.OutcomeUnknown() {
+		t.Errorf("Create of a command that exited before its timeout = %v, reported as stopped", err)
+	}
+}

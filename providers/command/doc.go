@@ -67,7 +67,10 @@
 // secret the command transforms before printing it cannot be recognised. Each command runs in a process group of its
 // own. When the operation's context is cancelled or its timeout expires,
 // the whole group gets SIGTERM and, two seconds later, SIGKILL, so no
-// process the command started outlives it. On Linux the group also ends
+// process the command started outlives it; the operation fails as
+// stopped, wrapping the context's error. A command that had already
+// exited by then (its output held open by a process it left behind, say)
+// reports its own exit instead, on Linux, where its exit can be seen. On Linux the group also ends
 // if the deployment's process is killed (SIGKILL, the OOM killer) while
 // the command runs.
 //

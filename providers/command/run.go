@@ -146,8 +146,11 @@ func runCommand(ctx context.Context, inv invocation) (stdout, stderr string, err
 	cmd.WaitDelay = waitDelay
 	// The command's process group ends when ctx does, and with the host
 	// if the host is killed while it runs.
+	// A command that exited on its own reports its exit, even if ctx
+	// ended before its output was read to the end; only one that ctx
+	// stopped while it ran was stopped.
 	err = procgroup.Run(ctx, cmd, killGrace)
-	if err != nil && ctx.Err() != nil {
+	if _, ok := errors.AsType[*procgroup.StoppedError](err); ok {
 		return "", "", stopped(ctx, inv)
 	}
 	stdout, stderr = inv.trim(out.String()), inv.trim(errOut.String())

@@ -69,9 +69,10 @@ type openJournal struct {
 }
 
 var (
-	_ state.Backend        = (*Backend)(nil)
-	_ state.SnapshotKeeper = (*Backend)(nil)
-	_ state.HistoryBackend = (*Backend)(nil)
+	_ state.Backend           = (*Backend)(nil)
+	_ state.SnapshotKeeper    = (*Backend)(nil)
+	_ state.HistoryBackend    = (*Backend)(nil)
+	_ state.HistoryTailReader = (*Backend)(nil)
 )
 
 // NewBackend opens (creating if needed) the root folder dir. Journal
@@ -485,6 +486,29 @@ func (b *Backend) AppendHistory(_ context.Context, stack state.StackID, token st
 		return syncDir(b.dir(stack))
 	}
 	return nil
+}
+
+// ReadHistoryTail implements state.HistoryTailReader: one read at the
+// end of the history file.
+func (b *Backend) ReadHistoryTail(_ context.Context, stack state.StackID, n int64) ([]byte, bool, error) {
+	f, err := os.Open(b.path(stack, fileHistory))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	off := max(info.Size()-n, 0)
+	tail := make([]byte, info.Size()-off)
+	if _, err := f.ReadAt(tail, off); err != nil {
+		return nil, false, err
+	}
+	return tail, off == 0, nil
 }
 
 // ReadHistory implements state.HistoryBackend.

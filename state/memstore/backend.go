@@ -39,8 +39,9 @@ type stackBytes struct {
 }
 
 var (
-	_ state.Backend        = (*Backend)(nil)
-	_ state.HistoryBackend = (*Backend)(nil)
+	_ state.Backend           = (*Backend)(nil)
+	_ state.HistoryBackend    = (*Backend)(nil)
+	_ state.HistoryTailReader = (*Backend)(nil)
 )
 
 // NewBackend returns an empty Backend.
@@ -262,6 +263,20 @@ func (b *Backend) AppendHistory(_ context.Context, stack state.StackID, token st
 		s.history = append(s.history, data...)
 		return nil
 	})
+}
+
+// ReadHistoryTail implements state.HistoryTailReader.
+func (b *Backend) ReadHistoryTail(_ context.Context, stack state.StackID, n int64) ([]byte, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.stacks[stack]
+	if s == nil {
+		return nil, true, nil
+	}
+	if int64(len(s.history)) <= n {
+		return bytes.Clone(s.history), true, nil
+	}
+	return bytes.Clone(s.history[int64(len(s.history))-n:]), false, nil
 }
 
 // ReadHistory implements state.HistoryBackend.

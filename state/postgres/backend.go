@@ -29,8 +29,9 @@ type backend struct {
 }
 
 var (
-	_ state.Backend        = (*backend)(nil)
-	_ state.HistoryBackend = (*backend)(nil)
+	_ state.Backend           = (*backend)(nil)
+	_ state.HistoryBackend    = (*backend)(nil)
+	_ state.HistoryTailReader = (*backend)(nil)
 )
 
 // queries are the statements of one schema.
@@ -39,6 +40,7 @@ type queries struct {
 	holder, acquire, release, renew              string
 	writeSnapshot, writeJournal, appendJournal   string
 	deleteStack, appendHistory, readHistory      string
+	readHistoryTail                              string
 }
 
 // lease is the CTE that fences a write: the stack's lock row if the token
@@ -95,12 +97,14 @@ SELECT count(*) FROM lease`,
 		appendHistory: lease + `
 INSERT INTO {s}.history (project, stack, data) SELECT project, stack, $4 FROM lease`,
 		readHistory: `SELECT string_agg(data, ''::bytea ORDER BY id) FROM {s}.history WHERE project = $1 AND stack = $2`,
+		readHistoryTail: `SELECT string_agg(data, ''::bytea ORDER BY id), count(*) FROM
+(SELECT id, data FROM {s}.history WHERE project = $1 AND stack = $2 ORDER BY id DESC LIMIT $3) tail`,
 	}
 	for _, p := range []*string{
 		&q.readSnapshot, &q.hasSnapshot, &q.readJournal, &q.list,
 		&q.holder, &q.acquire, &q.release, &q.renew,
 		&q.writeSnapshot, &q.writeJournal, &q.appendJournal, &q.deleteStack,
-		&q.appendHistory, &q.readHistory,
+		&q.appendHistory, &q.readHistory, &q.readHistoryTail,
 	} {
 		*p = expand(*p, schema)
 	}
@@ -301,6 +305,30 @@ func (b *backend) AppendHistory(ctx context.Context, stack state.StackID, token 
 		return b.fail("recording the history of", stack, state.ErrLockLost)
 	}
 	return nil
+}
+
+// tailRecords is how many of a history's last records ReadHistoryTail
+// reads first.
+const tailRecords = 16
+
+// ReadHistoryTail implements state.HistoryTailReader: the history's last
+// records (one a row) through the table's key, read backwards, four times
+// as many each time until they hold n bytes or are all there are.
+func (b *backend) ReadHistoryTail(ctx context.Context, stack state.StackID, n int64) ([]byte, bool, error) {
+	ctx, cancel := b.call(ctx)
+	defer cancel()
+	for rows := int64(tailRecords); ; rows *= 4 {
+		var (
+			data  []byte
+			count int64
+		)
+		if err := b.pool.QueryRow(ctx, b.q.readHistoryTail, stack.Project, stack.Stack, rows).Scan(&data, &count); err != nil {
+			return nil, false, b.fail("reading the history of", stack, err)
+		}
+		if whole := count < rows; whole || int64(len(data)) >= n {
+			return data, whole, nil
+		}
+	}
 }
 
 // ReadHistory implements state.HistoryBackend.

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -81,5 +82,37 @@ func (s *suite) history(t *testing.T) {
 	}
 	if got, err := s.open(t).(state.HistoryReader).History(bg(), stack); err != nil || len(got) != 0 {
 		t.Errorf("History after Remove = %v, %v; want nothing", got, err)
+	}
+}
+
+// longHistory checks the numbering of a history longer than the end a
+// store reads to number the next entry (state.HistoryTailReader): each
+// entry is one more than the last.
+func (s *suite) longHistory(t *testing.T) {
+	st := s.open(t)
+	rec, ok := st.(state.HistoryRecorder)
+	if !ok {
+		t.Skip("the store keeps no history (it is no state.HistoryRecorder)")
+	}
+	stack := id("long-history")
+	l := mustLock(t, st, stack)
+	defer l.Unlock(bg())
+	const n = 100 // about 20 KiB of records
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range n {
+		e := state.HistoryEntry{Kind: "update", Result: state.HistorySucceeded, Message: fmt.Sprintf("entry %d", i+1),
+			StartTime: t0, EndTime: t0, ResourceChanges: map[string]int{"same": i}}
+		if err := rec.RecordHistory(bg(), stack, e); err != nil {
+			t.Fatalf("RecordHistory %d: %v", i+1, err)
+		}
+	}
+	got, err := st.(state.HistoryReader).History(bg(), stack)
+	if err != nil || len(got) != n {
+		t.Fatalf("History = %d entries, %v; want %d", len(got), err, n)
+	}
+	for i, e := range got {
+		if want := n - i; e.Version != want || e.Message != fmt.Sprintf("entry %d", want) {
+			t.Fatalf("History[%d] = version %d %q; want version %d", i, e.Version, e.Message, want)
+		}
 	}
 }

@@ -81,6 +81,7 @@ func Run(t *testing.T, h Harness) {
 		{"BadStackNames", s.badStackNames},
 		{"TwoProjectsOneStackName", s.twoProjects},
 		{"History", s.history},
+		{"LongHistory", s.longHistory},
 	} {
 		t.Run(c.name, c.run)
 	}
