@@ -127,7 +127,7 @@ type Host struct {
 	inbox    *inbox
 	stop     chan struct{}
 	loopDone chan struct{}
-	waiters  map[*stepgen.Registration]func(regResult)
+	waiters  map[*stepgen.Registration]*request
 	settling []chan struct{}
 
 	mu sync.Mutex
@@ -158,7 +158,7 @@ func New(cfg Config) *Host {
 	h := &Host{
 		cfg: cfg, gen: cfg.Generator, journal: cfg.Journal,
 		inbox: newInbox(), stop: make(chan struct{}), loopDone: make(chan struct{}),
-		waiters: map[*stepgen.Registration]func(regResult){},
+		waiters: map[*stepgen.Registration]*request{},
 	}
 	h.walker = h.newWalker()
 	h.calls = h.newCallPool()

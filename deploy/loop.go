@@ -198,12 +198,12 @@ func (h *Host) dispatch(ctx context.Context, acts stepgen.Actions) {
 
 // reply answers a registration, once.
 func (h *Host) reply(r stepgen.Reply) {
-	done, ok := h.waiters[r.Reg]
+	req, ok := h.waiters[r.Reg]
 	if !ok {
 		return
 	}
 	delete(h.waiters, r.Reg)
-	done(regResult{res: r.Result, err: r.Err, step: stepOutcomeOf(r)})
+	req.done(regResult{res: r.Result, err: r.Err, step: stepOutcomeOf(r)})
 }
 
 // stepOutcomeOf tells, for a reply whose error is the outcome of its

@@ -69,10 +69,12 @@ func createdBy(o stepgen.Outcome) *resource.State {
 // values the state cannot record, warning about each: unknown ones, after
 // a step that ran for real (only previews hold unknowns), and ones nested
 // deeper than resource.MaxDepth. Recording the rest (the resource's ID
-// above all) matters more than the values it cannot keep.
+// above all) matters more than the values it cannot keep. An unchanged
+// resource's outputs are the ones its record holds already (a
+// component's are none), so it has nothing to drop.
 func (h *Host) dropUnrecordable(o stepgen.Outcome) {
 	n := o.New
-	if n == nil || len(n.Outputs) == 0 {
+	if n == nil || len(n.Outputs) == 0 || o.Step.Op == stepgen.OpSame {
 		return
 	}
 	unknown := func(v resource.PropertyValue) bool { return !h.cfg.Preview && v.ContainsUnknowns() }

@@ -29,8 +29,29 @@ type request struct {
 	id      resource.ID
 	urn     resource.URN
 	outputs resource.PropertyMap
-	// done receives the outcome, exactly once.
-	done func(regResult)
+	// reg is the registration the generator is given, kept in the
+	// request so that one allocation carries both.
+	reg stepgen.Registration
+	// answer receives the outcome, exactly once (done).
+	answer func(providers.RegisterResult, error)
+}
+
+// done answers r with res. Errors the host has already counted reach
+// answer as a *monitor.ReportedError.
+func (r *request) done(res regResult) {
+	// The generator keeps r.reg, and so r, for the rest of the run: let
+	// go of what the answer holds.
+	answer := r.answer
+	r.answer, r.outputs = nil, nil
+	if res.err == nil {
+		answer(res.res, nil)
+		return
+	}
+	re := &monitor.ReportedError{Err: res.err}
+	if res.step != nil {
+		re.URN, re.Skipped = res.step.urn, res.step.skipped
+	}
+	answer(res.res, re)
 }
 
 type regResult struct {
@@ -49,7 +70,7 @@ type stepOutcome struct {
 
 // handleRequest gives a request to the generator, on the loop.
 func (h *Host) handleRequest(ctx context.Context, r *request) {
-	reg := &stepgen.Registration{}
+	reg := &r.reg
 	var acts stepgen.Actions
 	var err error
 	switch r.kind {
@@ -76,25 +97,14 @@ func (h *Host) handleRequest(ctx context.Context, r *request) {
 		h.dispatch(ctx, acts)
 		return
 	}
-	h.waiters[reg] = r.done
+	h.waiters[reg] = r
 	h.dispatch(ctx, acts)
 }
 
 // post hands a request to the loop; done is called with its outcome, once,
-// possibly before post returns. Errors the host has already counted
-// reach done as a *monitor.ReportedError.
+// possibly before post returns (request.done).
 func (h *Host) post(r *request, done func(providers.RegisterResult, error)) {
-	r.done = func(res regResult) {
-		if res.err != nil {
-			re := &monitor.ReportedError{Err: res.err}
-			if res.step != nil {
-				re.URN, re.Skipped = res.step.urn, res.step.skipped
-			}
-			done(res.res, re)
-			return
-		}
-		done(res.res, nil)
-	}
+	r.answer = done
 	if !h.inbox.post(r) {
 		done(providers.RegisterResult{}, errDeploymentOver)
 	}

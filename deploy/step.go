@@ -134,10 +134,15 @@ func (h *Host) append(ctx context.Context, ws *walkStep, e state.Entry) error {
 		return nil
 	}
 	return dag.Park(func(resume func()) {
-		aj.AppendAsync(ctx, e, func(seq uint64, err error) {
-			ws.journaled(seq, err)
-			resume()
-		})
+		ws.resume = resume
+		if ws.answered == nil {
+			// Made once per step, for its begin and its end.
+			ws.answered = func(seq uint64, err error) {
+				ws.journaled(seq, err)
+				ws.resume()
+			}
+		}
+		aj.AppendAsync(ctx, e, ws.answered)
 	})
 }
 

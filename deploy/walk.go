@@ -34,6 +34,10 @@ type walkStep struct {
 	stage stepStage
 	seq   uint64
 	jerr  error
+	// answered takes the journal's answer to an entry the visit handed
+	// it and calls resume, the walker's for the park under way (append).
+	answered func(seq uint64, err error)
+	resume   func()
 }
 
 // stepStage is how far a step's visit got.

@@ -47,21 +47,24 @@ func countedKind(op StepOp) StepOp {
 // kind, and the resources that failed.
 func tally(records []StepRecord) (counts map[StepOp]int, failed int) {
 	type seen struct {
+		urn             resource.URN
 		kind            StepOp
 		failed, skipped bool
 		// replaced is set by a delete-replaced: the create after it is
 		// the replacement's.
 		replaced bool
 	}
-	byURN := make(map[resource.URN]*seen, len(records))
-	var order []resource.URN
+	// Each resource's entry in all, in the order of its first record.
+	byURN := make(map[resource.URN]int, len(records))
+	all := make([]seen, 0, len(records))
 	for _, r := range records {
-		s := byURN[r.URN]
-		if s == nil {
-			s = &seen{}
-			byURN[r.URN] = s
-			order = append(order, r.URN)
+		i, ok := byURN[r.URN]
+		if !ok {
+			i = len(all)
+			byURN[r.URN] = i
+			all = append(all, seen{urn: r.URN})
 		}
+		s := &all[i]
 		switch {
 		case r.Skipped:
 			s.skipped = true
@@ -82,12 +85,11 @@ func tally(records []StepRecord) (counts map[StepOp]int, failed int) {
 		}
 	}
 	counts = map[StepOp]int{}
-	for _, urn := range order {
-		s := byURN[urn]
+	for _, s := range all {
 		switch {
 		case s.failed:
 			failed++
-		case s.skipped, s.kind == "", providers.IsDefaultProvider(urn):
+		case s.skipped, s.kind == "", providers.IsDefaultProvider(s.urn):
 		default:
 			counts[s.kind]++
 		}

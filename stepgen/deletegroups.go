@@ -117,22 +117,53 @@ func (gr *deleteGroups) ridersOf(n int) []int {
 // a resource comes as late as the reference engine, which schedules the
 // protected resources and what they depend on too, has it come.
 //
-// depsOf calls its function for every URN a state depends on (see
-// componentIndex.deleteDependencies).
-func (gr *deleteGroups) order(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int, depsOf dependencyFunc, floor func(*resource.State) int) (layers [][]int, stuck []int) {
-	layers, stuck = gr.dependentsFirst(doomed, byURN, dependents, depsOf)
-	return gr.latest(layers, doomed, byURN, depsOf, floor), stuck
+// deps are the graph's edges, dependents the same edges reversed.
+func (gr *deleteGroups) order(doomed []*resource.State, deps doomedDeps, dependents [][]int, floor func(*resource.State) int) (layers [][]int, stuck []int) {
+	layers, stuck = gr.dependentsFirst(doomed, deps, dependents)
+	return gr.latest(layers, doomed, deps, floor), stuck
 }
 
 // dependencyFunc calls fn for every URN s depends on.
 type dependencyFunc func(s *resource.State, fn func(resource.URN))
+
+// doomedDeps lists, for each doomed resource, the other doomed resources
+// it depends on, by index in doomed: the delete graph's edges, worked out
+// once for every pass over the graph. A resource named twice among a
+// state's dependencies is listed twice.
+type doomedDeps struct {
+	// The dependencies of doomed[i] are edges[start[i]:start[i+1]].
+	start, edges []int
+}
+
+// newDoomedDeps resolves the URNs depsOf gives for each doomed resource
+// through byURN (see deleteAntichains).
+func newDoomedDeps(doomed []*resource.State, byURN map[resource.URN][]int, depsOf dependencyFunc) doomedDeps {
+	d := doomedDeps{start: make([]int, len(doomed)+1), edges: make([]int, 0, len(doomed))}
+	var at int
+	add := func(dep resource.URN) {
+		for _, j := range byURN[dep] {
+			if j != at {
+				d.edges = append(d.edges, j)
+			}
+		}
+	}
+	for i, s := range doomed {
+		at, d.start[i] = i, len(d.edges)
+		depsOf(s, add)
+	}
+	d.start[len(doomed)] = len(d.edges)
+	return d
+}
+
+// of returns the dependencies of doomed[i].
+func (d doomedDeps) of(i int) []int { return d.edges[d.start[i]:d.start[i+1]] }
 
 // latest re-cuts layers — antichains in which every node comes as soon as
 // what depends on it is gone — so that every node comes as late as what it
 // depends on allows: at its height, the length of the longest chain of
 // doomed dependencies below it, highest first. Walking layers backwards
 // meets every node after its dependencies; O(V+E).
-func (gr *deleteGroups) latest(layers [][]int, doomed []*resource.State, byURN map[resource.URN][]int, depsOf dependencyFunc, floor func(*resource.State) int) [][]int {
+func (gr *deleteGroups) latest(layers [][]int, doomed []*resource.State, deps doomedDeps, floor func(*resource.State) int) [][]int {
 	height := make([]int, len(doomed))
 	for i := range height {
 		height[i] = -1
@@ -145,13 +176,11 @@ func (gr *deleteGroups) latest(layers [][]int, doomed []*resource.State, byURN m
 				if floor != nil {
 					h = max(h, floor(doomed[m]))
 				}
-				depsOf(doomed[m], func(dep resource.URN) {
-					for _, j := range byURN[dep] {
-						if b := gr.nodeOf(j); j != m && b != n && height[b] >= 0 {
-							h = max(h, height[b]+1)
-						}
+				for _, j := range deps.of(m) {
+					if b := gr.nodeOf(j); b != n && height[b] >= 0 {
+						h = max(h, height[b]+1)
 					}
-				})
+				}
 			}
 			raise(n)
 			for _, m := range gr.ridersOf(n) {
@@ -174,7 +203,7 @@ func (gr *deleteGroups) latest(layers [][]int, doomed []*resource.State, byURN m
 // first, each node as soon as what depends on it is gone (Kahn's
 // algorithm, O(V+E)). stuck lists the nodes that never became ready: they
 // are on a cycle, or a node on a cycle depends on them.
-func (gr *deleteGroups) dependentsFirst(doomed []*resource.State, byURN map[resource.URN][]int, dependents [][]int, depsOf dependencyFunc) (layers [][]int, stuck []int) {
+func (gr *deleteGroups) dependentsFirst(doomed []*resource.State, deps doomedDeps, dependents [][]int) (layers [][]int, stuck []int) {
 	// blockers[n] counts the dependencies on node n of other nodes: n can
 	// be deleted once they are gone.
 	blockers := make([]int, len(doomed))
@@ -195,15 +224,13 @@ func (gr *deleteGroups) dependentsFirst(doomed []*resource.State, byURN map[reso
 		layers = append(layers, ready)
 		var next []int
 		release := func(n, m int) {
-			depsOf(doomed[m], func(dep resource.URN) {
-				for _, j := range byURN[dep] {
-					if b := gr.nodeOf(j); j != m && b != n {
-						if blockers[b]--; blockers[b] == 0 {
-							next = append(next, b)
-						}
+			for _, j := range deps.of(m) {
+				if b := gr.nodeOf(j); b != n {
+					if blockers[b]--; blockers[b] == 0 {
+						next = append(next, b)
 					}
 				}
-			})
+			}
 		}
 		for _, n := range ready {
 			release(n, n)

@@ -235,21 +235,17 @@ func (g *Generator) deleteAntichains(doomed []*resource.State, floor func(*resou
 		byURN[s.URN] = append(byURN[s.URN], i)
 	}
 	resolveAliases(byURN, doomed) // a record may name a renamed one by an old URN
-	depsOf := g.components.deleteDependencies
+	deps := newDoomedDeps(doomed, byURN, g.components.deleteDependencies)
 	// dependents[i] lists the doomed resources that depend on doomed[i].
 	dependents := make([][]int, len(doomed))
-	for i, s := range doomed {
-		depsOf(s, func(dep resource.URN) {
-			for _, j := range byURN[dep] {
-				if j != i {
-					dependents[j] = append(dependents[j], i)
-				}
-			}
-		})
+	for i := range doomed {
+		for _, j := range deps.of(i) {
+			dependents[j] = append(dependents[j], i)
+		}
 	}
 	groups := newDeleteGroups(doomed, byURN)
 	for {
-		layers, stuck := groups.order(doomed, byURN, dependents, depsOf, floor)
+		layers, stuck := groups.order(doomed, deps, dependents, floor)
 		if !groups.dissolve(stuck) {
 			return g.deleteSteps(doomed, layers, dependents, groups)
 		}
