@@ -32,6 +32,12 @@
 // Stop, Wait and FinishStackOutputs, and reads the bookkeeping (Errors,
 // Unfinished, Gone, Pending).
 //
+// Bounds is the provider source an operation gives the Host: it makes
+// every provider call within the operation's grace period and the
+// resource's custom timeouts, and fails a create, update or delete not
+// answered in time with an *UnansweredError, whose step journals no end
+// (bounds.go states the rules).
+//
 // Apply performs a step (stepgen.Step) and Ask answers a Check or Diff
 // call (stepgen.Call). Both resolve providers through the
 // providers.ProviderSource they are handed; neither touches the

@@ -22,6 +22,8 @@ import (
 //	                events and carries out the actions it returns
 //	calls.go        the provider calls (Check, Diff, analyzers) it asks
 //	                for, made by Ask on a bounded pool
+//	bounds.go       every provider call of a step or a call, within the
+//	                grace period and the resource's custom timeouts
 //	walk.go         the steps it issues, walked in the order their needs
 //	                set, and the one place a step ends (over)
 //	step.go         one step: journal its begin, Apply it, journal its end
@@ -49,8 +51,8 @@ type Config struct {
 	// ContinueOnError lets independent steps go on after a failure.
 	Parallelism     int
 	ContinueOnError bool
-	// Source resolves the providers of steps and calls (the operation
-	// bounds their calls).
+	// Source resolves the providers of steps and calls; a *Bounds bounds
+	// their calls by the operation's grace period and custom timeouts.
 	Source providers.ProviderSource
 	// Registry learns the new references of renamed providers.
 	Registry *providers.Registry
@@ -77,10 +79,6 @@ type Config struct {
 	// ApplyHooked applies a step whose resource has hooks bound, in place
 	// of Apply; nil applies every step with Apply.
 	ApplyHooked func(context.Context, *stepgen.Step) stepgen.Outcome
-	// Unanswered reports whether a step's error says its provider did
-	// not answer in time: such a step journals no end, so its begin
-	// stays a pending operation.
-	Unanswered func(error) bool
 }
 
 // Observer hears what the steps of a Host do, so that the operation can

@@ -25,9 +25,9 @@ import (
 //     before its end is recorded;
 //   - a failed step that left a resource behind is recorded with its init
 //     errors, never dropped;
-//   - a step whose provider did not answer in time (Config.Unanswered)
-//     journals no end: its begin stays recorded as a pending operation
-//     naming its resource;
+//   - a step whose provider did not answer in time (an *UnansweredError,
+//     bounds.go) journals no end: its begin stays recorded as a pending
+//     operation naming its resource;
 //   - the operation's filter learns the secrets a step hands its provider
 //     before the call, and the secrets it produced before anything is
 //     built from its outcome, whose error and init errors are masked
@@ -111,9 +111,10 @@ func (h *Host) stepEnded(ws *walkStep) error {
 }
 
 // isUnanswered reports whether err says a provider did not answer in
-// time (Config.Unanswered).
+// time (an *UnansweredError).
 func (h *Host) isUnanswered(err error) bool {
-	return err != nil && h.cfg.Unanswered != nil && h.cfg.Unanswered(err)
+	var un *UnansweredError
+	return err != nil && errors.As(err, &un)
 }
 
 // asyncJournal is a journal that can call back once an entry is durable
