@@ -112,10 +112,6 @@ type Host struct {
 	cfg     Config
 	gen     *stepgen.Generator
 	journal state.Journal
-	// lasting is the operation's context without its cancellation: a
-	// step's outcome is recorded under it, even once the operation is
-	// cancelled, since the step did run.
-	lasting context.Context
 	walker  *dag.Walker[walkStep]
 	calls   *callPool
 
@@ -166,7 +162,6 @@ func New(cfg Config) *Host {
 // under ctx; their outcomes are journaled under ctx without its
 // cancellation.
 func (h *Host) Start(ctx context.Context) {
-	h.lasting = context.WithoutCancel(ctx)
 	go h.loop(ctx)
 }
 

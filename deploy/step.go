@@ -84,10 +84,21 @@ func (h *Host) run(ctx context.Context, ws *walkStep) error {
 		return h.stepEnded(ws)
 	}
 	ws.stage = stageEnded
-	if p := h.append(h.lasting, ws, e); p != nil {
+	if p := h.append(lasting(ctx), ws, e); p != nil {
 		return p
 	}
 	return h.stepEnded(ws)
+}
+
+// lasting returns ctx without its cancellation, under which a step's
+// outcome is recorded even once the operation is cancelled. A context
+// that cannot be cancelled is its own lasting form, so that an operation
+// that cannot be cancelled pays nothing for it per step.
+func lasting(ctx context.Context) context.Context {
+	if ctx.Done() == nil {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
 }
 
 // stepEnded returns the failure of a step that has run and whose end, if it
