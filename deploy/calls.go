@@ -11,7 +11,7 @@ import (
 )
 
 // maxCalls bounds the provider calls (Check, Diff, analyzer runs) in flight
-// at once. Calls for different resources overlap, so a slow provider never
+// at once, unless the operation's Parallelism bounds them lower. Calls for different resources overlap, so a slow provider never
 // serializes a deployment (1,000 resources whose Check and Diff take 5 ms
 // each are checked in a few tens of milliseconds, not 10 s); the bound
 // keeps a program that registers thousands of resources at once from
@@ -56,10 +56,16 @@ type queuedCall struct {
 }
 
 // newCallPool returns the pool of the operation's provider calls: each
-// answer, or the error that stopped its call, goes to the loop.
+// answer, or the error that stopped its call, goes to the loop. The
+// operation's Parallelism, if set, bounds its calls as it bounds its
+// steps.
 func (h *Host) newCallPool() *callPool {
+	limit := maxCalls
+	if h.cfg.Parallelism > 0 {
+		limit = min(limit, h.cfg.Parallelism)
+	}
 	return &callPool{
-		limit: maxCalls,
+		limit: limit,
 		make:  func(ctx context.Context, c *stepgen.Call) { h.inbox.post((*callAnswered)(h.ask(ctx, c))) },
 		refuse: func(c *stepgen.Call, err error) {
 			h.inbox.post(&callAnswered{Call: c, Err: err})

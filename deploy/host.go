@@ -47,7 +47,8 @@ type Config struct {
 	Journal state.Journal
 	// Preview is set when nothing may change.
 	Preview bool
-	// Parallelism bounds the steps run at once (0: unbounded), and
+	// Parallelism bounds the steps run at once (0: unbounded) and the
+	// provider calls made at once (0: a few hundred), and
 	// ContinueOnError lets independent steps go on after a failure.
 	Parallelism     int
 	ContinueOnError bool
