@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sync"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // maxCalls bounds the provider calls (Check, Diff, analyzer runs) in flight
-// at once. Calls for different resources overlap, so a slow provider never
+// at once, unless the operation's Parallelism bounds them lower. Calls for different resources overlap, so a slow provider never
 // serializes a deployment (1,000 resources whose Check and Diff take 5 ms
 // each are checked in a few tens of milliseconds, not 10 s); the bound
 // keeps a program that registers thousands of resources at once from
@@ -24,11 +25,15 @@ const maxCalls = 256
 // another, so the pool is a queue and a bounded number of workers, and a
 // call waiting in the queue holds no goroutine.
 //
-// Workers are started as calls begin rather than as they are added: a
-// worker about to make a call starts another when calls wait and no other
-// worker is idle to take them. So quick calls are made by a few workers
-// in turn, and calls that block (a slow provider) each get a worker of
-// their own, up to limit. A worker stops when the queue is empty.
+// A worker making a call counts as blocked (a provider call waits for the
+// world); the others are active. Adding a call starts a worker only when
+// no worker is idle to take it and fewer than procs (GOMAXPROCS) are
+// active; a worker about to make a call starts another only when calls
+// wait and no other worker is idle or active to take them, as the dag
+// walker does for visits that declare they block (dag.Blocking). So
+// quick calls are made by a few workers in turn, and calls that block (a
+// slow provider) each get a worker of their own, up to limit. A worker
+// stops when the queue is empty.
 //
 // A call is made by make, which answers it. A call whose context is
 // cancelled before a worker takes it is not made: refuse answers it with
@@ -37,6 +42,7 @@ const maxCalls = 256
 // every call added has been answered and every worker has ended.
 type callPool struct {
 	limit  int
+	procs  int // workers active at once beyond which adding a call starts none; 0: 1
 	make   func(context.Context, *stepgen.Call)
 	refuse func(*stepgen.Call, error)
 
@@ -44,6 +50,7 @@ type callPool struct {
 	queue   []queuedCall
 	running int // workers
 	idle    int // workers not making a call: each takes one from the queue or stops
+	blocked int // workers making a call
 	closed  bool
 	wg      sync.WaitGroup
 }
@@ -56,10 +63,17 @@ type queuedCall struct {
 }
 
 // newCallPool returns the pool of the operation's provider calls: each
-// answer, or the error that stopped its call, goes to the loop.
+// answer, or the error that stopped its call, goes to the loop. The
+// operation's Parallelism, if set, bounds its calls as it bounds its
+// steps.
 func (h *Host) newCallPool() *callPool {
+	limit := maxCalls
+	if h.cfg.Parallelism > 0 {
+		limit = min(limit, h.cfg.Parallelism)
+	}
 	return &callPool{
-		limit: maxCalls,
+		limit: limit,
+		procs: runtime.GOMAXPROCS(0),
 		make:  func(ctx context.Context, c *stepgen.Call) { h.inbox.post((*callAnswered)(h.ask(ctx, c))) },
 		refuse: func(c *stepgen.Call, err error) {
 			h.inbox.post(&callAnswered{Call: c, Err: err})
@@ -87,7 +101,7 @@ func (p *callPool) add(ctx context.Context, c *stepgen.Call) bool {
 		return false
 	}
 	p.queue = append(p.queue, queuedCall{ctx: ctx, call: c})
-	if p.idle == 0 && p.running < p.limit {
+	if p.idle == 0 && p.running-p.blocked < max(p.procs, 1) && p.running < p.limit {
 		p.startLocked()
 	}
 	return true
@@ -111,8 +125,9 @@ func (p *callPool) wait() {
 }
 
 // work makes the calls waiting in the queue, first added first, until it
-// is empty. Before each call, if it was the last idle worker and calls
-// still wait, it starts another worker (within the bound).
+// is empty. Before each call, if calls still wait and no other worker is
+// idle or active to take them, it starts another worker (within the
+// bound).
 func (p *callPool) work() {
 	defer p.wg.Done()
 	p.mu.Lock()
@@ -121,12 +136,14 @@ func (p *callPool) work() {
 		p.queue[0] = queuedCall{}
 		p.queue = p.queue[1:]
 		p.idle--
-		if p.idle == 0 && len(p.queue) > 0 && p.running < p.limit {
+		p.blocked++
+		if p.idle == 0 && p.running == p.blocked && len(p.queue) > 0 && p.running < p.limit {
 			p.startLocked()
 		}
 		p.mu.Unlock()
 		p.run(q)
 		p.mu.Lock()
+		p.blocked--
 		p.idle++
 	}
 	p.running--

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
 
@@ -163,5 +164,50 @@ func TestCallPoolTakesNoCallAfterWait(t *testing.T) {
 	}
 	if len(pr.made) != 0 || len(pr.refused) != 0 {
 		t.Errorf("made %d and refused %d calls after wait, want none", len(pr.made), len(pr.refused))
+	}
+}
+
+// TestHostCallsWithinParallelism: the operation's Parallelism bounds its
+// provider calls in flight as it bounds its steps.
+func TestHostCallsWithinParallelism(t *testing.T) {
+	const parallelism, n = 2, 8
+	var mu sync.Mutex
+	now, most := 0, 0
+	started := make(chan struct{}, n)
+	release := make(chan struct{})
+	h := New(Config{
+		Parallelism: parallelism,
+		Analyze: func(context.Context, *resource.State) error {
+			mu.Lock()
+			now++
+			most = max(most, now)
+			mu.Unlock()
+			started <- struct{}{}
+			<-release
+			mu.Lock()
+			now--
+			mu.Unlock()
+			return nil
+		},
+	})
+	for range n {
+		h.call(context.Background(), &stepgen.Call{Kind: stepgen.CallAnalyze})
+	}
+	for range parallelism {
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a call the pool should be making never started")
+		}
+	}
+	select {
+	case <-started:
+		t.Fatalf("a call started beyond the Parallelism of %d", parallelism)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	h.calls.wait()
+	if most != parallelism {
+		t.Errorf("at most %d calls ran at once, want %d", most, parallelism)
 	}
 }

@@ -6,7 +6,7 @@
 // event in the Host's inbox, and one goroutine, the loop, hands every
 // event to the generator (stepgen.Generator) and carries out the Actions
 // it returns. Provider calls (Check, Diff, analyzers) go to a pool of at
-// most a few hundred workers, so calls for different resources overlap;
+// most a few hundred workers (fewer if Config.Parallelism is lower), so calls for different resources overlap;
 // their answers come back as events. Steps go to a dag.Walker, which
 // visits each once the steps it needs have succeeded, at most
 // Config.Parallelism at once. A visit journals the step's begin, Applies
@@ -32,6 +32,12 @@
 // Stop, Wait and FinishStackOutputs, reads the bookkeeping (Errors,
 // Unfinished, Gone, Pending), and has JoinErrors join the operation's
 // errors into the one it returns, each failure said once.
+//
+// Bounds is the provider source an operation gives the Host: it makes
+// every provider call within the operation's grace period and the
+// resource's custom timeouts, and fails a create, update or delete not
+// answered in time with an *UnansweredError, whose step journals no end
+// (bounds.go states the rules).
 //
 // Apply performs a step (stepgen.Step) and Ask answers a Check or Diff
 // call (stepgen.Call). Both resolve providers through the

@@ -22,6 +22,8 @@ import (
 //	                events and carries out the actions it returns
 //	calls.go        the provider calls (Check, Diff, analyzers) it asks
 //	                for, made by Ask on a bounded pool
+//	bounds.go       every provider call of a step or a call, within the
+//	                grace period and the resource's custom timeouts
 //	walk.go         the steps it issues, walked in the order their needs
 //	                set, and the one place a step ends (over)
 //	step.go         one step: journal its begin, Apply it, journal its end
@@ -46,12 +48,13 @@ type Config struct {
 	Journal state.Journal
 	// Preview is set when nothing may change.
 	Preview bool
-	// Parallelism bounds the steps run at once (0: unbounded), and
+	// Parallelism bounds the steps run at once (0: unbounded) and the
+	// provider calls made at once (0: a few hundred), and
 	// ContinueOnError lets independent steps go on after a failure.
 	Parallelism     int
 	ContinueOnError bool
-	// Source resolves the providers of steps and calls (the operation
-	// bounds their calls).
+	// Source resolves the providers of steps and calls; a *Bounds bounds
+	// their calls by the operation's grace period and custom timeouts.
 	Source providers.ProviderSource
 	// Registry learns the new references of renamed providers.
 	Registry *providers.Registry
@@ -78,10 +81,6 @@ type Config struct {
 	// ApplyHooked applies a step whose resource has hooks bound, in place
 	// of Apply; nil applies every step with Apply.
 	ApplyHooked func(context.Context, *stepgen.Step) stepgen.Outcome
-	// Unanswered reports whether a step's error says its provider did
-	// not answer in time: such a step journals no end, so its begin
-	// stays a pending operation.
-	Unanswered func(error) bool
 }
 
 // Observer hears what the steps of a Host do, so that the operation can
@@ -115,10 +114,6 @@ type Host struct {
 	cfg     Config
 	gen     *stepgen.Generator
 	journal state.Journal
-	// lasting is the operation's context without its cancellation: a
-	// step's outcome is recorded under it, even once the operation is
-	// cancelled, since the step did run.
-	lasting context.Context
 	walker  *dag.Walker[walkStep]
 	calls   *callPool
 
@@ -169,7 +164,6 @@ func New(cfg Config) *Host {
 // under ctx; their outcomes are journaled under ctx without its
 // cancellation.
 func (h *Host) Start(ctx context.Context) {
-	h.lasting = context.WithoutCancel(ctx)
 	go h.loop(ctx)
 }
 

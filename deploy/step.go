@@ -25,9 +25,9 @@ import (
 //     before its end is recorded;
 //   - a failed step that left a resource behind is recorded with its init
 //     errors, never dropped;
-//   - a step whose provider did not answer in time (Config.Unanswered)
-//     journals no end: its begin stays recorded as a pending operation
-//     naming its resource;
+//   - a step whose provider did not answer in time (an *UnansweredError,
+//     bounds.go) journals no end: its begin stays recorded as a pending
+//     operation naming its resource;
 //   - the operation's filter learns the secrets a step hands its provider
 //     before the call, and the secrets it produced before anything is
 //     built from its outcome, whose error and init errors are masked
@@ -84,10 +84,21 @@ func (h *Host) run(ctx context.Context, ws *walkStep) error {
 		return h.stepEnded(ws)
 	}
 	ws.stage = stageEnded
-	if p := h.append(h.lasting, ws, e); p != nil {
+	if p := h.append(lasting(ctx), ws, e); p != nil {
 		return p
 	}
 	return h.stepEnded(ws)
+}
+
+// lasting returns ctx without its cancellation, under which a step's
+// outcome is recorded even once the operation is cancelled. A context
+// that cannot be cancelled is its own lasting form, so that an operation
+// that cannot be cancelled pays nothing for it per step.
+func lasting(ctx context.Context) context.Context {
+	if ctx.Done() == nil {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
 }
 
 // stepEnded returns the failure of a step that has run and whose end, if it
@@ -111,9 +122,10 @@ func (h *Host) stepEnded(ws *walkStep) error {
 }
 
 // isUnanswered reports whether err says a provider did not answer in
-// time (Config.Unanswered).
+// time (an *UnansweredError).
 func (h *Host) isUnanswered(err error) bool {
-	return err != nil && h.cfg.Unanswered != nil && h.cfg.Unanswered(err)
+	var un *UnansweredError
+	return err != nil && errors.As(err, &un)
 }
 
 // asyncJournal is a journal that can call back once an entry is durable

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/groundwork-iac/groundwork/deploy"
@@ -27,8 +26,8 @@ import (
 //	deploy/        the host (deploy.Host): the loop that owns the
 //	               generator, its provider calls, its steps, their
 //	               journal entries, and the one place a step ends
-//	bounds.go      every provider call of a step or a call, within the
-//	               grace period and the resource's custom timeouts
+//	bounds.go      the bounds of the provider calls (deploy.Bounds): the
+//	               grace period, and the errors of calls not answered
 //	record.go      the operation's step records and events (the host's
 //	               deploy.Observer)
 //	commit.go      wait for every step, record the outputs, commit
@@ -67,11 +66,9 @@ type deployment struct {
 	rec recorder
 	// outputs are the stack outputs recorded when the operation ends.
 	outputs resource.PropertyMap
-	// running counts the provider calls in flight (bounds.go).
-	running runningCalls
-	// boundedProviders caches the bounded form of each provider
-	// (providers.Provider → *boundedProvider).
-	boundedProviders sync.Map
+	// bounds is source with the operation's bounds on its calls
+	// (bounds.go): the provider source of the steps and calls.
+	bounds *deploy.Bounds
 	// clearPending asks commit to drop the pending operations of the
 	// snapshot the operation started from.
 	clearPending bool

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/groundwork-iac/groundwork/deploy"
@@ -18,24 +17,16 @@ func (d *deployment) newHost() *deploy.Host {
 	cfg := deploy.Config{
 		Generator: d.gen, Journal: d.journal, Preview: d.preview,
 		Parallelism: d.opts.parallelism, ContinueOnError: d.opts.continueOnError,
-		Source: boundedSource{d}, Registry: d.registry, Secrets: d.secrets,
+		Source: d.bounds, Registry: d.registry, Secrets: d.secrets,
 		Observer: &d.rec, ExpectedSteps: len(d.base.Resources), Start: d.start,
 		Analyze:     d.analyze,
 		DeleteHooks: d.hooks.KnowsDeleteHooks,
 		ApplyHooked: d.hooks.Apply,
-		Unanswered:  isUnanswered,
 	}
 	if d.opts.expectNoChanges {
 		cfg.Forbid = forbidChanges
 	}
 	return deploy.New(cfg)
-}
-
-// isUnanswered reports whether err says a provider did not answer in
-// time (an *UnansweredError).
-func isUnanswered(err error) bool {
-	var un *UnansweredError
-	return errors.As(err, &un)
 }
 
 // forbidChanges refuses a step that changes something, for an operation

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/monitor"
 	"github.com/groundwork-iac/groundwork/providers"
 	"github.com/groundwork-iac/groundwork/providers/pulumi"
@@ -41,6 +42,7 @@ func (d *deployment) load(ctx context.Context) error {
 	}
 	d.registry = cfg.Providers()
 	d.source = d.registry.Serving(pulumi.Package, d.newBuiltin())
+	d.bounds = deploy.NewBounds(d.source, d.grace())
 	if err := d.newHooks(); err != nil {
 		return err
 	}

@@ -48,8 +48,10 @@ func Message(text string) Option { return func(o *options) { o.message = text } 
 // imported (gw refresh --discard-pending-creates).
 func DiscardPendingCreates() Option { return func(o *options) { o.discardPending = true } }
 
-// Parallelism bounds how many steps run at once; 0 (the default) means no
-// bound beyond what the dependency graph imposes.
+// Parallelism bounds how many steps run at once, and how many provider
+// calls (Check, Diff, analyzer runs) are made at once; 0 (the default)
+// means no bound on steps beyond what the dependency graph imposes, and a
+// few hundred calls.
 func Parallelism(n int) Option { return func(o *options) { o.parallelism = n } }
 
 // GracePeriod sets how long a provider call already made may still

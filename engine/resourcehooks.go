@@ -34,7 +34,7 @@ func (d *deployment) newHooks() error {
 		Refresh: d.op == OpRefresh,
 		NoWait:  d.op == OpDestroy,
 		Apply: func(ctx context.Context, s *stepgen.Step) stepgen.Outcome {
-			return deploy.Apply(ctx, s, boundedSource{d}, time.Now)
+			return deploy.Apply(ctx, s, d.bounds, time.Now)
 		},
 		Log: func(severity Severity, urn resource.URN, message string) {
 			d.events.emit(DiagnosticEvent{URN: urn, Severity: severity, Message: message})

@@ -101,14 +101,14 @@ const strayWait = 100 * time.Millisecond
 
 // closeProviders shuts the providers down, waiting for their calls in
 // flight; when a call the operation stopped waiting for still runs
-// (bounds.go), it does not wait: it says so, and the providers are closed
+// (deploy.Bounds.Stray), it does not wait: it says so, and the providers are closed
 // at once, that call still running.
 func (d *deployment) closeProviders(ctx context.Context, errp *error) {
 	if d.registry == nil || d.e.cfg.KeepProviders {
 		return
 	}
 	cctx := context.WithoutCancel(ctx)
-	if n := d.running.wait(cctx, strayWait); n > 0 {
+	if n := d.bounds.Stray(cctx, strayWait); n > 0 {
 		msg := "a provider call had not returned when the operation ended; its provider is closed without waiting for it"
 		if n > 1 {
 			msg = fmt.Sprintf("%d provider calls had not returned when the operation ended; their providers are closed without waiting for them", n)
