@@ -28,7 +28,9 @@ type Inputs = map[resource.URN]resource.PropertyMap
 //
 //   - the preview and the update touch the same resources;
 //   - each resource's steps are the same, in the same order (a
-//     replacement's order included), except that where the preview could
+//     replacement's order included; consecutive deletes of one URN's
+//     copies, which the engine runs side by side, in any order), except
+//     that where the preview could
 //     not know a value — the resource's inputs held an unknown, or a
 //     resource it depends on took a lesser step than predicted — a
 //     predicted replacement may turn out an update or a same, and a
@@ -184,7 +186,30 @@ func opsByURN(res *engine.Result) map[resource.URN][]engine.StepOp {
 	for _, s := range res.Steps {
 		out[s.URN] = append(out[s.URN], s.Op)
 	}
+	for _, ops := range out {
+		sortDeleteRuns(ops)
+	}
 	return out
+}
+
+// sortDeleteRuns puts each run of consecutive deletes (delete and
+// delete-replaced) in ops in one order. Those are deletes of copies of one
+// URN (the live resource and old copies a failed replacement left) made
+// in the same layer of the delete graph: no copy depends on another of its
+// URN, so the engine runs them side by side and they end in whatever order
+// the schedule gives, which a preview cannot predict.
+func sortDeleteRuns(ops []engine.StepOp) {
+	deleting := func(op engine.StepOp) bool { return op == engine.StepDelete || op == engine.StepDeleteReplaced }
+	for i := 0; i < len(ops); {
+		j := i
+		for j < len(ops) && deleting(ops[j]) {
+			j++
+		}
+		if j > i+1 {
+			slices.Sort(ops[i:j])
+		}
+		i = max(j, i+1)
+	}
 }
 
 // weaker reports whether got is a lesser step than pre predicted: a
