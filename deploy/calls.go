@@ -12,9 +12,10 @@ import (
 )
 
 // maxCalls bounds the provider calls (Check, Diff, analyzer runs) in flight
-// at once, unless the operation's Parallelism bounds them lower. Calls for different resources overlap, so a slow provider never
-// serializes a deployment (1,000 resources whose Check and Diff take 5 ms
-// each are checked in a few tens of milliseconds, not 10 s); the bound
+// at once, unless the operation's Parallelism bounds them lower. Calls for
+// different resources overlap, so a slow provider never serializes a
+// deployment (1,000 resources whose Check and Diff take 5 ms each are
+// checked in a few tens of milliseconds, not 10 s); the bound
 // keeps a program that registers thousands of resources at once from
 // starting thousands of goroutines, each with a stack of its own, faster
 // than a busy machine can run them.

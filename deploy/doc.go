@@ -6,8 +6,9 @@
 // event in the Host's inbox, and one goroutine, the loop, hands every
 // event to the generator (stepgen.Generator) and carries out the Actions
 // it returns. Provider calls (Check, Diff, analyzers) go to a pool of at
-// most a few hundred workers (fewer if Config.Parallelism is lower), so calls for different resources overlap;
-// their answers come back as events. Steps go to a dag.Walker, which
+// most a few hundred workers (fewer if Config.Parallelism is lower), so
+// calls for different resources overlap; their answers come back as
+// events. Steps go to a dag.Walker, which
 // visits each once the steps it needs have succeeded, at most
 // Config.Parallelism at once. A visit journals the step's begin, Applies
 // it, and journals its end; only then does the outcome go back to the
