@@ -37,6 +37,15 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// RecordSize is how many bytes AppendRecord (or, tagged, AppendUnsealed)
+// adds for a payload of n bytes.
+func RecordSize(n int, tagged bool) int {
+	if tagged {
+		return frameHeaderSize + bodyHeaderSize + n + MACSize
+	}
+	return frameHeaderSize + bodyHeaderSize + n
+}
+
 // AppendRecord frames one untagged record onto b.
 func AppendRecord(b []byte, typ byte, seq uint64, payload []byte) []byte {
 	n := bodyHeaderSize + len(payload)

@@ -18,6 +18,9 @@ var entryBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); retur
 // maxSpareBatch bounds the buffer a journal keeps between batches.
 const maxSpareBatch = 8 << 20
 
+// minBatch is the least a batch's buffer holds once it holds a record.
+const minBatch = 4 << 10
+
 // Storage is where a journal keeps its stack: the stack's snapshot and
 // journal, written under the lock its store holds. Each write is atomic
 // and durable when it returns. A journal makes one call at a time, with
@@ -89,14 +92,18 @@ type Journal struct {
 	writing    bool
 	writer     sync.WaitGroup
 	buf, spare []byte // the records of gathering, and a spare
-	err        error  // sticky storage error
-	closed     bool
-	started    bool                 // the journal's header is written
-	size       int64                // journal bytes written since the checkpoint
-	limit      int64                // compact when size exceeds this
-	snapSize   int                  // size of the last snapshot written
-	entries    int                  // entries since the last checkpoint
-	chain      [format.MACSize]byte // tag of the last record sealed (with mac)
+	// spareWaiting is the emptied waiters of a batch settled, for the
+	// next batch to gather into.
+	spareWaiting []waiter
+	largest      int   // the size of the largest batch written (see reserve)
+	err          error // sticky storage error
+	closed       bool
+	started      bool                 // the journal's header is written
+	size         int64                // journal bytes written since the checkpoint
+	limit        int64                // compact when size exceeds this
+	snapSize     int                  // size of the last snapshot written
+	entries      int                  // entries since the last checkpoint
+	chain        [format.MACSize]byte // tag of the last record sealed (with mac)
 	// base is the snapshot file the journal's header is still to be
 	// written for, with the steps in flight in it (see start); nil once
 	// it is.
@@ -118,7 +125,8 @@ var _ state.Journal = (*Journal)(nil)
 func Open(ctx context.Context, cfg Config) (*Journal, error) {
 	mgr := cfg.Secrets
 	j := &Journal{st: cfg.Storage, stack: cfg.Stack, stamp: cfg.Stamp, limitFactor: cfg.LimitFactor, limitExtra: cfg.LimitExtra,
-		mgr: mgr, nextSeq: 1, gathering: newBatch()}
+		mgr: mgr, nextSeq: 1}
+	j.gathering = j.newBatch()
 	var err error
 	if j.mac, err = format.NewRecordMAC(mgr); err != nil {
 		return nil, err

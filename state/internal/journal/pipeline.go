@@ -43,10 +43,17 @@ type waiter struct {
 	done func(seq uint64, err error)
 }
 
-func newBatch() *batch { return &batch{done: make(chan struct{})} }
+// newBatch starts the next batch, its waiters gathered into the slice
+// of a batch already settled (see notify). Called with j.mu held.
+func (j *Journal) newBatch() *batch {
+	b := &batch{done: make(chan struct{}), waiting: j.spareWaiting}
+	j.spareWaiting = nil
+	return b
+}
 
-// notify tells b's AppendAsyncs how b was settled.
-func (b *batch) notify() {
+// notify tells b's AppendAsyncs how b was settled, and returns b's
+// waiters emptied, for a later batch to gather into.
+func (b *batch) notify() []waiter {
 	for _, w := range b.waiting {
 		if b.err != nil {
 			w.done(0, b.err)
@@ -54,7 +61,10 @@ func (b *batch) notify() {
 			w.done(w.seq, nil)
 		}
 	}
+	ws := b.waiting
+	clear(ws) // the callbacks and what they hold go with their batch
 	b.waiting = nil
+	return ws[:0]
 }
 
 // Append implements state.Journal: it returns once e is durable. The
@@ -161,8 +171,9 @@ func (j *Journal) writeLoop(ctx context.Context) {
 	for j.gathering.records > 0 {
 		b := j.flushLocked(ctx)
 		j.mu.Unlock()
-		b.notify()
+		spare := b.notify()
 		j.mu.Lock()
+		j.spareWaiting = spare
 	}
 	j.writing = false
 	j.mu.Unlock()
@@ -174,7 +185,7 @@ func (j *Journal) writeLoop(ctx context.Context) {
 // returns with it held.
 func (j *Journal) flushLocked(ctx context.Context) *batch {
 	b, data := j.gathering, j.buf
-	j.gathering, j.buf, j.spare = newBatch(), j.spare[:0], nil
+	j.gathering, j.buf, j.spare = j.newBatch(), j.spare[:0], nil
 	if j.err != nil {
 		j.settle(b, j.err) // nothing more reaches storage
 		return b
@@ -184,6 +195,7 @@ func (j *Journal) flushLocked(ctx context.Context) *batch {
 	err := j.write(ctx, data)
 	j.mu.Lock()
 	j.flushing = nil
+	j.largest = max(j.largest, len(data))
 	j.keepSpare(data)
 	if err != nil {
 		j.fail(err)
@@ -222,8 +234,8 @@ func (j *Journal) flushHeldLocked(ctx context.Context) error {
 		j.size += int64(len(j.buf))
 	}
 	j.settle(j.gathering, err)
-	j.gathering.notify()
-	j.gathering, j.buf = newBatch(), j.buf[:0]
+	j.spareWaiting = j.gathering.notify()
+	j.gathering, j.buf = j.newBatch(), j.buf[:0]
 	return err
 }
 
@@ -265,19 +277,35 @@ func (j *Journal) quiesceLocked() {
 // held and no batch being written.
 func (j *Journal) settleGathered() {
 	j.settle(j.gathering, nil)
-	j.gathering.notify()
-	j.gathering, j.buf = newBatch(), j.buf[:0]
+	j.spareWaiting = j.gathering.notify()
+	j.gathering, j.buf = j.newBatch(), j.buf[:0]
 }
 
 // frame appends the record of entry seq to the batch: when the journal
 // is keyed, with room for a tag that write fills in. Called with j.mu
 // held, in Seq order.
 func (j *Journal) frame(seq uint64, payload []byte) {
+	j.reserve(format.RecordSize(len(payload), j.mac != nil))
 	if j.mac == nil {
 		j.buf = format.AppendRecord(j.buf, format.RecordEntry, seq, payload)
 		return
 	}
 	j.buf = format.AppendUnsealed(j.buf, format.RecordTaggedEntry, seq, payload)
+}
+
+// reserve makes room in the batch being gathered for n more bytes. A
+// buffer that must grow grows at once to the largest batch written so
+// far, or else to twice its size: batches grow from one record to
+// thousands as steps begin by the thousand, and a buffer grown by
+// append's quarter steps was copied many times over on the way, most of
+// what the journal allocated. Called with j.mu held.
+func (j *Journal) reserve(n int) {
+	if cap(j.buf)-len(j.buf) >= n {
+		return
+	}
+	buf := make([]byte, len(j.buf), max(len(j.buf)+n, 2*cap(j.buf), j.largest, minBatch))
+	copy(buf, j.buf)
+	j.buf = buf
 }
 
 // write seals a batch of records — when the journal is keyed, fills in
