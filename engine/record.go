@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -21,9 +22,16 @@ type recorder struct {
 	// recorded resources.
 	expected int
 
-	mu      sync.Mutex
-	records []StepRecord
+	mu sync.Mutex
+	// records are the step records, in the order the steps ended: full
+	// chunks, then the chunk being filled (last). A run that takes more
+	// steps than expected (a create, with none recorded) adds a chunk at a
+	// time rather than copy every record as a slice grown by append would.
+	records [][]StepRecord
 }
+
+// recordChunk is how many step records a chunk beyond the expected holds.
+const recordChunk = 1024
 
 var _ deploy.Observer = (*recorder)(nil)
 
@@ -43,13 +51,18 @@ func (r *recorder) StepEnded(o stepgen.Outcome, took time.Duration) {
 		keys = o.Keys
 	}
 	r.mu.Lock()
-	if r.records == nil {
+	last := len(r.records) - 1
+	if last < 0 || len(r.records[last]) == cap(r.records[last]) {
 		// A run usually takes a step for every recorded resource, and a
-		// few more: sized for that, the records do not grow (a quarter
-		// at a time) as it goes.
-		r.records = make([]StepRecord, 0, r.expected+r.expected/16+16)
+		// few more: the first chunk is sized for that.
+		size := recordChunk
+		if last < 0 {
+			size = r.expected + r.expected/16 + 16
+		}
+		r.records = append(r.records, make([]StepRecord, 0, size))
+		last++
 	}
-	r.records = append(r.records, StepRecord{Op: StepOp(s.Op), URN: s.URN(), Keys: keys, Diff: s.Diff.DetailedDiff, Err: o.Err, Skipped: o.Skipped})
+	r.records[last] = append(r.records[last], StepRecord{Op: StepOp(s.Op), URN: s.URN(), Keys: keys, Diff: s.Diff.DetailedDiff, Err: o.Err, Skipped: o.Skipped})
 	r.mu.Unlock()
 	if !r.events.enabled() {
 		return
@@ -84,12 +97,28 @@ func (r *recorder) Inform(urn resource.URN, message string) {
 func (r *recorder) tally() (counts map[StepOp]int, failed int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return tally(r.records)
+	return tally(r.allLocked())
 }
 
 // steps returns the steps recorded.
 func (r *recorder) steps() []StepRecord {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.records
+	return r.allLocked()
+}
+
+// allLocked returns the steps recorded, in one slice: the chunks are
+// joined into one, full, which later records do not touch (they go into
+// a chunk of their own). Called with r.mu held.
+func (r *recorder) allLocked() []StepRecord {
+	switch len(r.records) {
+	case 0:
+		return nil
+	case 1:
+		return r.records[0]
+	}
+	all := slices.Concat(r.records...)
+	r.records = r.records[:1]
+	r.records[0] = all
+	return all
 }
