@@ -295,15 +295,16 @@ func (j *Journal) frame(seq uint64, payload []byte) {
 
 // reserve makes room in the batch being gathered for n more bytes. A
 // buffer that must grow grows at once to the largest batch written so
-// far, or else to twice its size: batches grow from one record to
-// thousands as steps begin by the thousand, and a buffer grown by
-// append's quarter steps was copied many times over on the way, most of
-// what the journal allocated. Called with j.mu held.
+// far (up to the size of a spare kept), or else to twice its size:
+// batches grow from one record to thousands as steps begin by the
+// thousand, and a buffer grown by append's quarter steps would be copied
+// many times over on the way. Called with j.mu held.
 func (j *Journal) reserve(n int) {
 	if cap(j.buf)-len(j.buf) >= n {
 		return
 	}
-	buf := make([]byte, len(j.buf), max(len(j.buf)+n, 2*cap(j.buf), j.largest, minBatch))
+	size := max(len(j.buf)+n, 2*cap(j.buf), min(j.largest, maxSpareBatch), minBatch)
+	buf := make([]byte, len(j.buf), size)
 	copy(buf, j.buf)
 	j.buf = buf
 }
