@@ -19,7 +19,8 @@ var ErrClosed = errors.New("vertex added after Wait")
 type Vertex[T any] struct {
 	// ID names the vertex. It must be unique among the vertices added to
 	// one Walker. Zero names no vertex: one with ID zero may need others,
-	// but none can need it.
+	// but none can need it. IDs numbered from 1 in the order the vertices
+	// are added are the quickest to find; any other IDs work too.
 	ID uint64
 	// Needs are the vertices that must have been visited successfully
 	// before this one is visited: it waits until each has ended, and is
@@ -113,7 +114,7 @@ type Walker[T any] struct {
 	// nodes are the vertices by ID. One that ended is represented by ok
 	// when it succeeded, else by a node that holds only how it failed: the
 	// walker keeps nothing else of it.
-	nodes map[uint64]*node[T]
+	nodes index[T]
 	ok    *node[T]
 	queue []*node[T] // ready vertices waiting for a worker (only at the limit); queue[head:] is live
 	head  int
@@ -210,7 +211,7 @@ func New[T any](opts Options[T]) *Walker[T] {
 		continueOnError: opts.ContinueOnError,
 		declared:        opts.DeclaredBlocking,
 		procs:           runtime.GOMAXPROCS(0),
-		nodes:           make(map[uint64]*node[T], max(opts.SizeHint, 0)),
+		nodes:           newIndex[T](opts.SizeHint),
 		ok:              &node[T]{ended: true},
 	}
 	// Made once, so that Blocking allocates nothing.
@@ -231,19 +232,19 @@ func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
 	if w.closed {
 		return ErrClosed
 	}
-	if _, dup := w.nodes[v.ID]; dup && v.ID != 0 {
+	if v.ID != 0 && w.nodes.get(v.ID) != nil {
 		return fmt.Errorf("vertex %d was added twice", v.ID)
 	}
 	for _, ids := range [2][]uint64{v.Needs, v.After} {
 		for _, id := range ids {
-			if w.nodes[id] == nil {
+			if w.nodes.get(id) == nil {
 				return fmt.Errorf("vertex %s waits for vertex %d, which was never added", w.nameOfVertex(v.ID, v.Value), id)
 			}
 		}
 	}
 	n := &node[T]{id: v.ID, value: v.Value, ctx: w.visitContextLocked(ctx)}
 	for _, id := range v.Needs {
-		d := w.nodes[id]
+		d := w.nodes.get(id)
 		switch {
 		case !d.ended:
 			n.waits++
@@ -253,14 +254,14 @@ func (w *Walker[T]) Add(ctx context.Context, v Vertex[T]) error {
 		}
 	}
 	for _, id := range v.After {
-		if d := w.nodes[id]; !d.ended {
+		if d := w.nodes.get(id); !d.ended {
 			n.waits++
 			m := d.more()
 			m.followers = append(m.followers, n)
 		}
 	}
 	if v.ID != 0 {
-		w.nodes[v.ID] = n
+		w.nodes.put(v.ID, n)
 	}
 	w.pending++
 	if n.waits == 0 {
@@ -495,9 +496,9 @@ func (w *Walker[T]) finish(n *node[T]) *node[T] {
 	}
 	if n.id != 0 {
 		if n.bad {
-			w.nodes[n.id] = &node[T]{id: n.id, ended: true, bad: true, rare: n.rare}
+			w.nodes.put(n.id, &node[T]{id: n.id, ended: true, bad: true, rare: n.rare})
 		} else {
-			w.nodes[n.id] = w.ok
+			w.nodes.put(n.id, w.ok)
 		}
 	}
 	w.pending--

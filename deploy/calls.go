@@ -48,7 +48,8 @@ type callPool struct {
 	refuse func(*stepgen.Call, error)
 
 	mu      sync.Mutex
-	queue   []queuedCall
+	queue   []queuedCall // queue[head:] wait for a worker
+	head    int
 	running int // workers
 	idle    int // workers not making a call: each takes one from the queue or stops
 	blocked int // workers making a call
@@ -101,6 +102,13 @@ func (p *callPool) add(ctx context.Context, c *stepgen.Call) bool {
 	if p.closed {
 		return false
 	}
+	if p.head > 0 && len(p.queue) == cap(p.queue) {
+		// The calls taken left room at the front: use it rather than
+		// grow the array.
+		n := copy(p.queue, p.queue[p.head:])
+		clear(p.queue[n:])
+		p.queue, p.head = p.queue[:n], 0
+	}
 	p.queue = append(p.queue, queuedCall{ctx: ctx, call: c})
 	if p.idle == 0 && p.running-p.blocked < max(p.procs, 1) && p.running < p.limit {
 		p.startLocked()
@@ -132,13 +140,17 @@ func (p *callPool) wait() {
 func (p *callPool) work() {
 	defer p.wg.Done()
 	p.mu.Lock()
-	for len(p.queue) > 0 {
-		q := p.queue[0]
-		p.queue[0] = queuedCall{}
-		p.queue = p.queue[1:]
+	for p.head < len(p.queue) {
+		q := p.queue[p.head]
+		p.queue[p.head] = queuedCall{}
+		// An emptied queue starts again at the front of its array, so
+		// that it grows only to the most calls waiting at once.
+		if p.head++; p.head == len(p.queue) {
+			p.queue, p.head = p.queue[:0], 0
+		}
 		p.idle--
 		p.blocked++
-		if p.idle == 0 && p.running == p.blocked && len(p.queue) > 0 && p.running < p.limit {
+		if p.idle == 0 && p.running == p.blocked && p.head < len(p.queue) && p.running < p.limit {
 			p.startLocked()
 		}
 		p.mu.Unlock()

@@ -118,6 +118,45 @@ func TestCallPoolMakesCallsInTheOrderAdded(t *testing.T) {
 	}
 }
 
+// TestCallPoolKeepsOrderWhileCallsComeAndGo: calls added while others
+// are taken from the queue, one worker making them one at a time, are
+// made in the order added, and the queue grows only to the most calls
+// waiting at once, not to every call ever added.
+func TestCallPoolKeepsOrderWhileCallsComeAndGo(t *testing.T) {
+	const n, waiting = 200, 5
+	p, pr := newPoolProbe(1)
+	release := make(chan struct{})
+	pr.release = release
+	var calls []*stepgen.Call
+	add := func() {
+		c := &stepgen.Call{}
+		calls = append(calls, c)
+		p.add(context.Background(), c)
+	}
+	for range waiting {
+		add()
+	}
+	for range n {
+		// One call is made, and another takes its place in the queue.
+		pr.waitStarted(t, 1)
+		release <- struct{}{}
+		add()
+	}
+	close(release)
+	p.wait()
+	if len(pr.made) != len(calls) {
+		t.Fatalf("made %d calls, want %d", len(pr.made), len(calls))
+	}
+	for i, c := range pr.made {
+		if c != calls[i] {
+			t.Fatalf("call %d was made out of the order the calls were added", i)
+		}
+	}
+	if c := cap(p.queue); c > 4*waiting {
+		t.Errorf("the queue grew to room for %d calls; at most %d waited at once", c, waiting+1)
+	}
+}
+
 func TestCallPoolRefusesCallsOfACancelledContext(t *testing.T) {
 	p, pr := newPoolProbe(1)
 	first, second := &stepgen.Call{}, &stepgen.Call{}

@@ -118,11 +118,10 @@ type Host struct {
 	calls   *callPool
 
 	// The loop (loop.go) owns inbox's consumer side, and alone touches
-	// gen, waiters and settling while it runs.
+	// gen and settling while it runs.
 	inbox    *inbox
 	stop     chan struct{}
 	loopDone chan struct{}
-	waiters  map[*stepgen.Registration]*request
 	settling []chan struct{}
 
 	mu sync.Mutex
@@ -153,7 +152,6 @@ func New(cfg Config) *Host {
 	h := &Host{
 		cfg: cfg, gen: cfg.Generator, journal: cfg.Journal,
 		inbox: newInbox(), stop: make(chan struct{}), loopDone: make(chan struct{}),
-		waiters: map[*stepgen.Registration]*request{},
 	}
 	h.walker = h.newWalker()
 	h.calls = h.newCallPool()

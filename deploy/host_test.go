@@ -115,3 +115,76 @@ func TestHost(t *testing.T) {
 		t.Errorf("a's step ended with %v, want success", outs)
 	}
 }
+
+// TestHostAnswersEachRegistrationOnce: every registration is answered
+// exactly once, whether its step ran, the generator refused it when it
+// arrived (a URN registered twice), or a provider call failed it (a
+// Check that fails).
+func TestHostAnswersEachRegistrationOnce(t *testing.T) {
+	ctx := context.Background()
+	reg := providers.NewRegistry()
+	if err := reg.RegisterFactory("demo", "1.0.0", func(context.Context) (providers.Provider, error) {
+		return &providers.Func{
+			CheckF: func(_ context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+				if req.URN.Name() == "bad" {
+					return providers.CheckResponse{}, errors.New("check failed")
+				}
+				return providers.CheckResponse{Inputs: req.News}, nil
+			},
+			CreateF: func(_ context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+				return providers.CreateResponse{ID: resource.ID("id-" + req.URN.Name()), Outputs: req.Inputs}, nil
+			},
+		}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	gen, err := stepgen.New(stepgen.Config{Stack: "dev", Project: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := deploy.New(deploy.Config{Generator: gen, Source: reg, Registry: reg, Secrets: &resource.SecretFilter{},
+		Observer: &observer{ended: map[string][]error{}}, Start: time.Now()})
+	h.Start(ctx)
+	mon := monitor.New(monitor.Config{Deployer: h, Providers: reg})
+	// The default provider is registered first, so that the registrations
+	// below reach the host in the order they are made.
+	if _, err := mon.RegisterResource(ctx, resource.Goal{Type: "demo:index:Thing", Name: "first", Custom: true}); err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	answers := map[string][]error{}
+	var all sync.WaitGroup
+	register := func(key, name string) {
+		all.Add(1)
+		mon.RegisterResourceAsync(ctx, &resource.Goal{Type: "demo:index:Thing", Name: name, Custom: true},
+			func(_ providers.RegisterResult, err error) {
+				mu.Lock()
+				answers[key] = append(answers[key], err)
+				mu.Unlock()
+				all.Done()
+			})
+	}
+	register("a", "a")
+	register("a again", "a")
+	register("bad", "bad")
+	all.Wait()
+	if err := h.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.Stop()
+	h.Wait()
+
+	mu.Lock()
+	defer mu.Unlock()
+	for key, wantErr := range map[string]bool{"a": false, "a again": true, "bad": true} {
+		errs := answers[key]
+		if len(errs) != 1 {
+			t.Errorf("%s was answered %d times, want once", key, len(errs))
+			continue
+		}
+		if (errs[0] != nil) != wantErr {
+			t.Errorf("%s was answered with error %v, want an error: %v", key, errs[0], wantErr)
+		}
+	}
+}

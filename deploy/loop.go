@@ -196,13 +196,13 @@ func (h *Host) dispatch(ctx context.Context, acts stepgen.Actions) {
 	}
 }
 
-// reply answers a registration, once.
+// reply answers a registration, once: a request already answered (one
+// the generator refused, answered by handleRequest) is not answered again.
 func (h *Host) reply(r stepgen.Reply) {
-	req, ok := h.waiters[r.Reg]
-	if !ok {
+	req, _ := r.Reg.Waiter.(*request)
+	if req == nil || req.answer == nil {
 		return
 	}
-	delete(h.waiters, r.Reg)
 	req.done(regResult{res: r.Result, err: r.Err, step: stepOutcomeOf(r)})
 }
 

@@ -30,9 +30,11 @@ type request struct {
 	urn     resource.URN
 	outputs resource.PropertyMap
 	// reg is the registration the generator is given, kept in the
-	// request so that one allocation carries both.
+	// request so that one allocation carries both; its Waiter is the
+	// request.
 	reg stepgen.Registration
-	// answer receives the outcome, exactly once (done).
+	// answer receives the outcome, exactly once (done), and is nil from
+	// then on.
 	answer func(providers.RegisterResult, error)
 }
 
@@ -71,6 +73,7 @@ type stepOutcome struct {
 // handleRequest gives a request to the generator, on the loop.
 func (h *Host) handleRequest(ctx context.Context, r *request) {
 	reg := &r.reg
+	reg.Waiter = r
 	var acts stepgen.Actions
 	var err error
 	switch r.kind {
@@ -97,7 +100,6 @@ func (h *Host) handleRequest(ctx context.Context, r *request) {
 		h.dispatch(ctx, acts)
 		return
 	}
-	h.waiters[reg] = r
 	h.dispatch(ctx, acts)
 }
 

@@ -66,6 +66,10 @@ type Registration struct {
 	// URN is set by Generator.Register (and given by the host to
 	// RegisterOutputs).
 	URN resource.URN
+	// Waiter is the host's: whoever waits for the registration's reply.
+	// The generator never reads or changes it; a host that keeps its
+	// waiter here finds it from a Reply without an index of its own.
+	Waiter any
 
 	// replied is set once the generator has answered the registration.
 	replied bool
