@@ -63,7 +63,7 @@ func (c *Context) Root() *Resource { return c.root }
 // deployment records them when the operation ends). Nothing it waits for
 // can outlast the operation's context.
 func (c *Context) run(program func(*Context) error) error {
-	c.root = &Resource{ctx: c, typ: resource.RootStackType, name: c.Project() + "-" + c.Stack(), done: make(chan struct{})}
+	c.root = &Resource{ctx: c, typ: resource.RootStackType, name: c.Project() + "-" + c.Stack()}
 	c.launch(c.root, nil, nil)
 	progErr := c.root.await(c.ctx)
 	if progErr == nil {

@@ -39,7 +39,7 @@ func collect(opts []ResourceOption) *resourceOptions {
 }
 
 func (c *Context) newResource(typ, name string, custom bool) *Resource {
-	return &Resource{ctx: c, typ: typ, name: name, custom: custom, done: make(chan struct{})}
+	return &Resource{ctx: c, typ: typ, name: name, custom: custom}
 }
 
 // start launches a registration in the background and returns its handle.
