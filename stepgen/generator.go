@@ -78,7 +78,7 @@ type Registration struct {
 	at *urnState
 }
 
-type phase int
+type phase uint8
 
 const (
 	phaseCheck phase = iota
@@ -386,12 +386,12 @@ func (g *Generator) diffFollowsCheck(w *work) bool {
 }
 
 func (g *Generator) seed(urn resource.URN) []byte {
-	// One allocation: the data hashed is built in the result's own buffer
-	// when it fits, and the sum replaces it.
-	buf := make([]byte, 0, max(len(g.cfg.StackSeed)+len(urn), sha256.Size))
-	buf = append(append(buf, g.cfg.StackSeed...), urn...)
+	// The data hashed is built on the stack when it fits, as it does for
+	// most URNs: the sum is the one allocation.
+	var scratch [256]byte
+	buf := append(append(scratch[:0], g.cfg.StackSeed...), urn...)
 	sum := sha256.Sum256(buf)
-	return append(buf[:0], sum[:]...)
+	return append([]byte(nil), sum[:]...)
 }
 
 // Answer takes the result of a Call and returns what to do next. An error
