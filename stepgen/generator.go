@@ -95,7 +95,9 @@ type work struct {
 	old  *resource.State
 	new  *resource.State
 	diff resource.DiffResult
-	keys []resource.PropertyKey
+	// providerChanged says the provider's change is the diff: the steps
+	// then name "provider" as what changed (see changedKeys).
+	providerChanged bool
 	// early holds a Diff made right after the Check (Call.DiffAfterCheck)
 	// while the analyzers run, until the decision that needs it; without
 	// analyzers the decision follows the Check's answer at once and the
@@ -106,6 +108,16 @@ type work struct {
 	// refusal is the analyzers' verdict on the resource, when they
 	// refused it: the step it comes to fails with it (Step.Refused).
 	refusal error
+}
+
+// changedKeys are the top-level properties the steps of w name as
+// changed: the diff's, or "provider" when the provider's change is the
+// diff.
+func (w *work) changedKeys() []resource.PropertyKey {
+	if w.providerChanged {
+		return []resource.PropertyKey{"provider"}
+	}
+	return w.diff.ChangedKeys
 }
 
 // earlyDiff is the outcome of a Diff made right after a Check.
@@ -464,7 +476,7 @@ func (g *Generator) answer(a Answer) (Actions, error) {
 		}
 		if a.Diff.Replace() {
 			w.diff = resource.DiffResult{Changes: resource.DiffSome, ReplaceKeys: []resource.PropertyKey{"provider"}}
-			w.keys = []resource.PropertyKey{"provider"}
+			w.providerChanged = true
 			return g.startReplace(w)
 		}
 		return g.diffCall(w), nil
