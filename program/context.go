@@ -32,8 +32,11 @@ type Context struct {
 	// pending counts the registrations and computed outputs under way.
 	pending pendingWork
 	// graph guards what registrations and cells wait for, which only a
-	// refused wait reads (to describe a cycle).
-	graph sync.Mutex
+	// refused wait reads (to describe a cycle). waitingOn holds, for each
+	// registration that waits for something before it starts, what it
+	// waits for: few do, so their handles do not each carry a slice.
+	graph     sync.Mutex
+	waitingOn map[*Resource][]waitable
 
 	mu         sync.Mutex
 	exported   map[string]any

@@ -46,10 +46,6 @@ type Resource struct {
 	// that way (launch waits with then), and make no channel.
 	done chan struct{}
 
-	// Guarded by ctx.graph: what the registration waits for before it
-	// starts. Only a refused wait reads it, to describe a cycle.
-	waitingOn []waitable
-
 	urn     resource.URN
 	id      resource.ID
 	outputs resource.PropertyMap

@@ -78,7 +78,10 @@ func (c *Context) launch(r *Resource, args any, opts []ResourceOption) {
 		return
 	}
 	c.graph.Lock()
-	r.waitingOn = waiting
+	if c.waitingOn == nil {
+		c.waitingOn = map[*Resource][]waitable{}
+	}
+	c.waitingOn[r] = waiting
 	c.graph.Unlock()
 	// One count per dependency, and one for launch itself, so that the
 	// registration cannot start before every callback is in place.
@@ -86,6 +89,9 @@ func (c *Context) launch(r *Resource, args any, opts []ResourceOption) {
 	left.Store(int32(len(waiting)) + 1)
 	start := func() {
 		if left.Add(-1) == 0 {
+			c.graph.Lock()
+			delete(c.waitingOn, r)
+			c.graph.Unlock()
 			go c.register(r, props, o)
 		}
 	}
@@ -157,11 +163,6 @@ func (c *Context) prepare(r *Resource, args any, o *resourceOptions) (Props, []w
 // register builds r's goal and hands it to the monitor. A panic on the way
 // (in a transform, say) fails the registration.
 func (c *Context) register(r *Resource, props Props, o *resourceOptions) {
-	if len(r.waitingOn) > 0 {
-		c.graph.Lock()
-		r.waitingOn = nil
-		c.graph.Unlock()
-	}
 	err := func() (err error) {
 		defer func() {
 			if v := recover(); v != nil {
