@@ -177,7 +177,7 @@ func (c *Context) Provider(pkg, name string, props Props, opts ...ResourceOption
 // another ID) replaces it by the one read, deleting the managed one.
 func (c *Context) Read(typ, name string, id resource.ID, props Props, opts ...ResourceOption) *Resource {
 	r := c.newResource(typ, name, true)
-	r.read, r.readID = true, id
+	r.readID = &id
 	c.launch(r, props, opts)
 	return r
 }

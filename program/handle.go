@@ -17,13 +17,13 @@ import (
 // completed. Pass it (or its outputs) to other registrations to make them
 // depend on it.
 type Resource struct {
-	ctx    *Context
-	typ    string
-	name   string
-	readID resource.ID // for a read, the ID of the resource read
+	ctx  *Context
+	typ  string
+	name string
+	// readID is set for a read of an existing resource: the ID of the
+	// resource read. Few registrations are reads, so it is apart.
+	readID *resource.ID
 	custom bool
-	// read is set for a read of an existing resource, by readID.
-	read bool
 	// counted is set when the registration holds a count of the
 	// Context's pending work, which finish gives back.
 	counted bool

@@ -2,6 +2,8 @@ package program_test
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -105,5 +107,55 @@ func TestResourceDoneBeforeAndAfterFinishing(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+}
+
+// readRecorder is a fakeDeployer that notes the IDs its reads ask for.
+type readRecorder struct {
+	fakeDeployer
+	reads map[string]resource.ID
+}
+
+func (r *readRecorder) ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error) {
+	r.mu.Lock()
+	r.reads[goal.Name] = id
+	r.mu.Unlock()
+	return r.RegisterResource(ctx, goal)
+}
+
+// A read needs an ID, typed or not; a registration needs none. A read
+// with an ID reaches the monitor as a read of that ID, a registration as
+// a registration.
+func TestReadsNeedAnID(t *testing.T) {
+	type thing struct{ *program.Resource }
+	dep := &readRecorder{reads: map[string]resource.ID{}}
+	host := &fakeHost{mon: monitor.New(monitor.Config{Deployer: dep})}
+	runner := program.NewRunner(context.Background(), program.Settings{Project: "site", Stack: "dev"}, host)
+	errs := map[string]error{}
+	err := runner.Run(func(c *program.Context) error {
+		errs["read"] = c.Read("test:index:Thing", "read", "", program.Props{}).Wait()
+		errs["typed read"] = program.ReadResource[thing](c, "test:index:Thing", "typed-read", "", program.Props{}).Wait()
+		errs["read with an ID"] = c.Read("test:index:Thing", "found", "id-1", program.Props{}).Wait()
+		errs["registration"] = program.NewResource[thing](c, "test:index:Thing", "made", program.Props{}).Wait()
+		return nil
+	})
+	if err == nil {
+		t.Fatal("Run: no error for the reads without an ID")
+	}
+	for _, name := range []string{"read", "typed read"} {
+		var arg *program.ArgumentError
+		if !errors.As(errs[name], &arg) || arg.Argument != "the ID" || arg.Reason != "is empty" {
+			t.Errorf("%s without an ID: %v; want an *ArgumentError that the ID is empty", name, errs[name])
+		}
+	}
+	for _, name := range []string{"read with an ID", "registration"} {
+		if errs[name] != nil {
+			t.Errorf("%s: %v", name, errs[name])
+		}
+	}
+	dep.mu.Lock()
+	defer dep.mu.Unlock()
+	if want := map[string]resource.ID{"found": "id-1"}; !maps.Equal(dep.reads, want) {
+		t.Errorf("reads %v; want %v", dep.reads, want)
 	}
 }

@@ -70,7 +70,7 @@ func (c *Context) launch(r *Resource, args any, opts []ResourceOption) {
 		return
 	}
 	if len(waiting) == 0 {
-		if r.read {
+		if r.readID != nil {
 			go c.register(r, props, o)
 		} else {
 			c.register(r, props, o)
@@ -120,7 +120,7 @@ func (c *Context) prepare(r *Resource, args any, o *resourceOptions) (Props, []w
 		return nil, nil, bad("the type", "is empty")
 	case strings.Contains(r.typ, "::"):
 		return nil, nil, bad("the type", `must not contain "::"`)
-	case r.read && r.readID == "":
+	case r.readID != nil && *r.readID == "":
 		return nil, nil, bad("the ID", "is empty")
 	}
 	if r.custom {
@@ -173,8 +173,8 @@ func (c *Context) register(r *Resource, props Props, o *resourceOptions) {
 		if err != nil {
 			return err
 		}
-		if r.read {
-			r.finish(c.mon.ReadResource(c.ctx, *goal, r.readID))
+		if r.readID != nil {
+			r.finish(c.mon.ReadResource(c.ctx, *goal, *r.readID))
 			return nil
 		}
 		c.mon.RegisterResourceAsync(c.ctx, goal, r.finish)
