@@ -32,8 +32,11 @@ type Context struct {
 	// pending counts the registrations and computed outputs under way.
 	pending pendingWork
 	// graph guards what registrations and cells wait for, which only a
-	// refused wait reads (to describe a cycle).
-	graph sync.Mutex
+	// refused wait reads (to describe a cycle). waitingOn holds, for each
+	// registration that waits for something before it starts, what it
+	// waits for: few do, so their handles do not each carry a slice.
+	graph     sync.Mutex
+	waitingOn map[*Resource][]waitable
 
 	mu         sync.Mutex
 	exported   map[string]any
@@ -63,7 +66,7 @@ func (c *Context) Root() *Resource { return c.root }
 // deployment records them when the operation ends). Nothing it waits for
 // can outlast the operation's context.
 func (c *Context) run(program func(*Context) error) error {
-	c.root = &Resource{ctx: c, typ: resource.RootStackType, name: c.Project() + "-" + c.Stack(), done: make(chan struct{})}
+	c.root = &Resource{ctx: c, typ: resource.RootStackType, name: c.Project() + "-" + c.Stack()}
 	c.launch(c.root, nil, nil)
 	progErr := c.root.await(c.ctx)
 	if progErr == nil {
@@ -174,7 +177,7 @@ func (c *Context) Provider(pkg, name string, props Props, opts ...ResourceOption
 // another ID) replaces it by the one read, deleting the managed one.
 func (c *Context) Read(typ, name string, id resource.ID, props Props, opts ...ResourceOption) *Resource {
 	r := c.newResource(typ, name, true)
-	r.read, r.readID = true, id
+	r.readID = &id
 	c.launch(r, props, opts)
 	return r
 }

@@ -17,36 +17,38 @@ import (
 // completed. Pass it (or its outputs) to other registrations to make them
 // depend on it.
 type Resource struct {
-	ctx    *Context
-	typ    string
-	name   string
+	ctx  *Context
+	typ  string
+	name string
+	// readID is set for a read of an existing resource: the ID of the
+	// resource read. Few registrations are reads, so it is apart.
+	readID *resource.ID
 	custom bool
-	// read is set for a read of an existing resource, by readID.
-	read   bool
-	readID resource.ID
-	done   chan struct{}
-	// ended is set by the first finish; a second is ignored.
-	ended atomic.Bool
 	// counted is set when the registration holds a count of the
 	// Context's pending work, which finish gives back.
 	counted bool
+	// transforming is guarded by ctx.graph: whether the registration's
+	// transforms are running.
+	transforming bool
+	// ended is set by the first finish; a second is ignored.
+	ended atomic.Bool
+	// fin is set once the registration has finished: urn, id, outputs,
+	// stable and err are set before it, and read only after it.
+	fin    atomic.Bool
+	stable bool
 
-	// mu guards then: callbacks of what waits for this registration,
-	// called (and dropped) when it finishes.
+	// mu guards then, callbacks of what waits for this registration,
+	// called (and dropped) when it finishes, and done.
 	mu   sync.Mutex
 	then []func()
+	// done is made by the first Done or blocking wait, and closed when the
+	// registration finishes: most registrations are never waited for
+	// that way (launch waits with then), and make no channel.
+	done chan struct{}
 
-	// Guarded by ctx.graph: what the registration waits for before it
-	// starts, and whether its transforms are running. Only a refused
-	// wait reads them, to describe a cycle.
-	waitingOn    []waitable
-	transforming bool
-
-	// Set before done is closed; read only after.
 	urn     resource.URN
 	id      resource.ID
 	outputs resource.PropertyMap
-	stable  bool
 	err     error
 }
 
@@ -85,7 +87,10 @@ func (r *Resource) finish(res providers.RegisterResult, err error) {
 	}
 	r.err = err
 	r.mu.Lock()
-	close(r.done)
+	r.fin.Store(true)
+	if r.done != nil {
+		close(r.done)
+	}
 	then := r.then
 	r.then = nil
 	r.mu.Unlock()
@@ -111,17 +116,20 @@ func (r *Resource) onFinish(fn func()) {
 }
 
 // finished reports whether r's registration has finished.
-func (r *Resource) finished() bool {
-	select {
-	case <-r.done:
-		return true
-	default:
-		return false
-	}
-}
+func (r *Resource) finished() bool { return r.fin.Load() }
 
 // Done is closed when the registration has finished (successfully or not).
-func (r *Resource) Done() <-chan struct{} { return r.done }
+func (r *Resource) Done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done == nil {
+		r.done = make(chan struct{})
+		if r.fin.Load() {
+			close(r.done)
+		}
+	}
+	return r.done
+}
 
 // Wait blocks until the registration has finished and returns its error.
 // It watches the operation's context. Like every wait, it is refused
@@ -136,13 +144,11 @@ func (r *Resource) Wait() error {
 
 // await waits for r, watching ctx.
 func (r *Resource) await(ctx context.Context) error {
-	select {
-	case <-r.done:
+	if r.finished() {
 		return r.err
-	default:
 	}
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return r.err
 	case <-ctx.Done():
 		return context.Cause(ctx)

@@ -330,7 +330,11 @@ func (c *Context) resolvePropsFor(props Props, of *Resource) (resource.PropertyM
 	}
 	// What the values resolved to (a secret adds a level) must be as
 	// readable as the state: nothing is recorded that cannot be loaded.
-	if de := (*resource.DepthError)(nil); errors.As(out.CheckDepth(), &de) {
+	if err := out.CheckDepth(); err != nil {
+		de := (*resource.DepthError)(nil)
+		if !errors.As(err, &de) {
+			return nil, nil, err
+		}
 		reason := tooDeep().reason
 		if of == nil {
 			return nil, nil, fmt.Errorf("input %q %s", de.Key, reason)

@@ -39,7 +39,7 @@ func collect(opts []ResourceOption) *resourceOptions {
 }
 
 func (c *Context) newResource(typ, name string, custom bool) *Resource {
-	return &Resource{ctx: c, typ: typ, name: name, custom: custom, done: make(chan struct{})}
+	return &Resource{ctx: c, typ: typ, name: name, custom: custom}
 }
 
 // start launches a registration in the background and returns its handle.
@@ -70,7 +70,7 @@ func (c *Context) launch(r *Resource, args any, opts []ResourceOption) {
 		return
 	}
 	if len(waiting) == 0 {
-		if r.read {
+		if r.readID != nil {
 			go c.register(r, props, o)
 		} else {
 			c.register(r, props, o)
@@ -78,7 +78,10 @@ func (c *Context) launch(r *Resource, args any, opts []ResourceOption) {
 		return
 	}
 	c.graph.Lock()
-	r.waitingOn = waiting
+	if c.waitingOn == nil {
+		c.waitingOn = map[*Resource][]waitable{}
+	}
+	c.waitingOn[r] = waiting
 	c.graph.Unlock()
 	// One count per dependency, and one for launch itself, so that the
 	// registration cannot start before every callback is in place.
@@ -86,6 +89,9 @@ func (c *Context) launch(r *Resource, args any, opts []ResourceOption) {
 	left.Store(int32(len(waiting)) + 1)
 	start := func() {
 		if left.Add(-1) == 0 {
+			c.graph.Lock()
+			delete(c.waitingOn, r)
+			c.graph.Unlock()
 			go c.register(r, props, o)
 		}
 	}
@@ -114,7 +120,7 @@ func (c *Context) prepare(r *Resource, args any, o *resourceOptions) (Props, []w
 		return nil, nil, bad("the type", "is empty")
 	case strings.Contains(r.typ, "::"):
 		return nil, nil, bad("the type", `must not contain "::"`)
-	case r.read && r.readID == "":
+	case r.readID != nil && *r.readID == "":
 		return nil, nil, bad("the ID", "is empty")
 	}
 	if r.custom {
@@ -157,11 +163,6 @@ func (c *Context) prepare(r *Resource, args any, o *resourceOptions) (Props, []w
 // register builds r's goal and hands it to the monitor. A panic on the way
 // (in a transform, say) fails the registration.
 func (c *Context) register(r *Resource, props Props, o *resourceOptions) {
-	if len(r.waitingOn) > 0 {
-		c.graph.Lock()
-		r.waitingOn = nil
-		c.graph.Unlock()
-	}
 	err := func() (err error) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -172,8 +173,8 @@ func (c *Context) register(r *Resource, props Props, o *resourceOptions) {
 		if err != nil {
 			return err
 		}
-		if r.read {
-			r.finish(c.mon.ReadResource(c.ctx, *goal, r.readID))
+		if r.readID != nil {
+			r.finish(c.mon.ReadResource(c.ctx, *goal, *r.readID))
 			return nil
 		}
 		c.mon.RegisterResourceAsync(c.ctx, goal, r.finish)

@@ -52,7 +52,9 @@ func declare[R any](c *Context, typ, name string, read bool, id resource.ID, arg
 	out := new(R)
 	rv := reflect.ValueOf(out).Elem()
 	r := c.newResource(typ, name, true)
-	r.read, r.readID = read, id
+	if read {
+		r.readID = &id
+	}
 	fields, handleAt, err := outputFields(rv.Type())
 	if handleAt != nil {
 		rv.FieldByIndex(handleAt).Set(reflect.ValueOf(r))

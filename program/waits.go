@@ -228,7 +228,7 @@ func (c *Context) cycleThrough(w waitable) []string {
 			if n.transforming {
 				return true
 			}
-			for _, d := range n.waitingOn {
+			for _, d := range c.waitingOn[n] {
 				if search(d) {
 					return true
 				}

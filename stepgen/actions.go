@@ -46,11 +46,14 @@ type Call struct {
 	// there so that a resource's Check and Diff make one trip through
 	// the host rather than two.
 	DiffAfterCheck bool
+	// phase is where the answer takes the registration; a byte, beside
+	// DiffAfterCheck, so that a call and the slice that asks for it fit
+	// 224 bytes.
+	phase phase
 	// New is the checked resource an analyze call is about.
 	New *resource.State
 
-	work  *work
-	phase phase
+	work *work
 	// dependent is the resource a delete-before-replace dependents diff
 	// is about.
 	dependent *resource.State

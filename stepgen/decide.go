@@ -26,7 +26,7 @@ func (g *Generator) afterFirstCheck(w *work, early earlyDiff) (Actions, error) {
 			return ask(call), nil
 		}
 		w.diff = resource.DiffResult{Changes: resource.DiffSome, ReplaceKeys: []resource.PropertyKey{"provider"}}
-		w.keys = []resource.PropertyKey{"provider"}
+		w.providerChanged = true
 		return g.startReplace(w)
 	}
 	if g.cfg.InputsOnlyDiff {
@@ -89,7 +89,7 @@ func (g *Generator) afterDiff(w *work, d resource.DiffResult) (Actions, error) {
 			return Actions{}, &RegistrationError{URN: w.new.URN, Reason: err.Error()}
 		}
 	}
-	w.diff, w.keys = d, d.ChangedKeys
+	w.diff, w.providerChanged = d, false
 	switch {
 	case d.Changes != resource.DiffSome && len(w.old.InitErrors) > 0:
 		// It exists but failed to initialize: update it so that the
@@ -133,7 +133,7 @@ func (g *Generator) decideComponent(w *work) Actions {
 		return g.single(w, OpSame)
 	default:
 		w.diff = InputsDiff(w.old.Inputs, w.new.Inputs)
-		w.keys = w.diff.ChangedKeys
+		w.providerChanged = false
 		w.new.Outputs = w.old.Outputs
 		return g.single(w, OpUpdate)
 	}
@@ -143,7 +143,7 @@ func (g *Generator) decideComponent(w *work) Actions {
 func (g *Generator) single(w *work, op Op) Actions {
 	steps := g.loneStep(op, w.new.URN, w.old, w.new, w.reg)
 	s := steps[0]
-	s.Diff, s.Keys = w.diff, w.keys
+	s.Diff, s.Keys = w.diff, w.changedKeys()
 	s.refuse(w.refusal)
 	if op == OpSame {
 		if w.new.Custom {
@@ -197,7 +197,7 @@ func (g *Generator) replacement(w *work) (Actions, error) {
 	marked.Delete = true
 	g.condemned = append(g.condemned, marked)
 	create := g.step(OpCreateReplacement, w.new.URN, w.old, w.new, w.reg)
-	create.Diff, create.Keys = w.diff, w.keys
+	create.Diff, create.Keys = w.diff, w.changedKeys()
 	var acts Actions
 	g.issue(&acts, w.new, create)
 	return acts, nil

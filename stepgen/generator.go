@@ -82,7 +82,7 @@ type Registration struct {
 	at *urnState
 }
 
-type phase int
+type phase uint8
 
 const (
 	phaseCheck phase = iota
@@ -99,7 +99,9 @@ type work struct {
 	old  *resource.State
 	new  *resource.State
 	diff resource.DiffResult
-	keys []resource.PropertyKey
+	// providerChanged says the provider's change is the diff: the steps
+	// then name "provider" as what changed (see changedKeys).
+	providerChanged bool
 	// early holds a Diff made right after the Check (Call.DiffAfterCheck)
 	// while the analyzers run, until the decision that needs it; without
 	// analyzers the decision follows the Check's answer at once and the
@@ -110,6 +112,16 @@ type work struct {
 	// refusal is the analyzers' verdict on the resource, when they
 	// refused it: the step it comes to fails with it (Step.Refused).
 	refusal error
+}
+
+// changedKeys are the top-level properties the steps of w name as
+// changed: the diff's, or "provider" when the provider's change is the
+// diff.
+func (w *work) changedKeys() []resource.PropertyKey {
+	if w.providerChanged {
+		return []resource.PropertyKey{"provider"}
+	}
+	return w.diff.ChangedKeys
 }
 
 // earlyDiff is the outcome of a Diff made right after a Check.
@@ -390,12 +402,12 @@ func (g *Generator) diffFollowsCheck(w *work) bool {
 }
 
 func (g *Generator) seed(urn resource.URN) []byte {
-	// One allocation: the data hashed is built in the result's own buffer
-	// when it fits, and the sum replaces it.
-	buf := make([]byte, 0, max(len(g.cfg.StackSeed)+len(urn), sha256.Size))
-	buf = append(append(buf, g.cfg.StackSeed...), urn...)
+	// The data hashed is built on the stack when it fits, as it does for
+	// most URNs: the sum is the one allocation.
+	var scratch [256]byte
+	buf := append(append(scratch[:0], g.cfg.StackSeed...), urn...)
 	sum := sha256.Sum256(buf)
-	return append(buf[:0], sum[:]...)
+	return append([]byte(nil), sum[:]...)
 }
 
 // Answer takes the result of a Call and returns what to do next. An error
@@ -468,7 +480,7 @@ func (g *Generator) answer(a Answer) (Actions, error) {
 		}
 		if a.Diff.Replace() {
 			w.diff = resource.DiffResult{Changes: resource.DiffSome, ReplaceKeys: []resource.PropertyKey{"provider"}}
-			w.keys = []resource.PropertyKey{"provider"}
+			w.providerChanged = true
 			return g.startReplace(w)
 		}
 		return g.diffCall(w), nil

@@ -22,14 +22,15 @@ type Outcome struct {
 	// Keys are the outputs that changed, when the step found out by
 	// itself (a read or refresh of a recorded resource).
 	Keys []resource.PropertyKey
+	// Err is why the step failed, or was skipped; nil on success.
+	Err error
+	// Skipped says the host did not run the step (Err says why).
+	Skipped bool
 	// Gone says a refresh found its resource no longer exists. Such a
 	// step records nothing itself: other records may still refer to the
 	// resource, so the host removes it together with those references
 	// once every refresh step has ended (the engine does).
 	Gone bool
-	// Err is why the step failed, or was skipped; nil on success.
-	Err     error
-	Skipped bool
 }
 
 // Partial reports whether the step failed after its resource came to exist,

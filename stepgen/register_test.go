@@ -382,6 +382,12 @@ func TestCheckRequests(t *testing.T) {
 	if cmp.Equal(first.RandomSeed, seedOf("other-stack", "a")) {
 		t.Error("two stacks gave one URN the same seed")
 	}
+	// Long URNs are hashed whole: names that differ only at their end
+	// give different seeds, and each its own one every time.
+	long := strings.Repeat("n", 600)
+	if a, b := seedOf("seed", long+"a"), seedOf("seed", long+"b"); len(a) != len(first.RandomSeed) || cmp.Equal(a, b) || !cmp.Equal(a, seedOf("seed", long+"a")) {
+		t.Errorf("seeds of two long URNs that differ at the end: %x and %x", a, b)
+	}
 }
 
 // TestDiffRequest pins what Diff is given: the recorded ID, inputs and

@@ -287,9 +287,9 @@ func (g *Generator) finishDeleteBeforeReplace(w *work) (Actions, error) {
 	pending := w.old.Clone()
 	pending.PendingReplacement = true
 	del := g.step(OpDeleteReplaced, w.old.URN, w.old, pending, w.reg)
-	del.Diff, del.Keys = w.diff, w.keys
+	del.Diff, del.Keys = w.diff, w.changedKeys()
 	create := g.step(OpCreate, w.new.URN, pending, w.new, w.reg)
-	create.Diff, create.Keys = w.diff, w.keys
+	create.Diff, create.Keys = w.diff, w.changedKeys()
 	steps = append(steps, del, create)
 	var acts Actions
 	g.issueNeeding(&acts, w.new, w.dbr.needs, steps...)

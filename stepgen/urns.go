@@ -13,21 +13,21 @@ type urnState struct {
 	// old is the live (not marked-for-deletion) old state recorded under
 	// the URN, or nil.
 	old *resource.State
-	// taken says a registration of this run (or a Refresh) took old
-	// over, directly or through an alias; claimedBy is the registration
-	// that did (Register's; not a read's, which decides at once).
-	taken     bool
+	// claimedBy is the registration of this run that took old over,
+	// directly or through an alias (Register's; not a read's, which
+	// decides at once).
 	claimedBy *Registration
-	// registered says a registration of this run holds the URN; took is
-	// the old state it took over (recorded under another URN when it
-	// was found through an alias), or nil.
-	registered bool
-	took       *resource.State
+	// took is the old state the URN's registration took over (recorded
+	// under another URN when it was found through an alias), or nil.
+	took *resource.State
 	// new is the state the URN's registration produced (filled in by its
 	// steps when they run), or nil.
 	new *resource.State
 	// last is the ID of the last step issued on the URN, or 0.
 	last uint64
+	// taken says a registration of this run (or a Refresh) took old
+	// over; registered says a registration of this run holds the URN.
+	taken, registered bool
 }
 
 // at returns what the generator knows of urn, or nil if nothing.
