@@ -253,8 +253,8 @@ func runStackRm(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	if n := len(snap.Resources); n > 0 && !o.force {
-		return fmt.Errorf("stack %s still has %d resources: delete them with \"gw destroy --stack %s\" first, "+
-			"or pass --force to remove the stack and forget them (they are not deleted)", o.stack, n, o.stack)
+		return fmt.Errorf("stack %s still has %d resources: delete them with \"gw destroy --stack %s%s\" first, "+
+			"or pass --force to remove the stack and forget them (they are not deleted)", o.stack, n, o.stack, stateArg(o))
 	}
 	if !o.yes {
 		if err := confirmName(inv, o.stack); err != nil {
