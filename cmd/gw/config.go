@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/groundwork-iac/groundwork/resource"
 )
@@ -129,7 +126,7 @@ func runConfigSet(ctx context.Context, inv *invocation, args []string) error {
 	case len(args) == 2:
 		value = args[1]
 	case isTerminal(inv.stdin):
-		v, err := askValue(inv.stdin.(*os.File), inv.stderr, inv.opts.secret)
+		v, err := askValue(ctx, inv.stdin.(*os.File), inv.stderr, inv.opts.secret)
 		if err != nil {
 			return err
 		}
@@ -154,22 +151,21 @@ func runConfigSet(ctx context.Context, inv *invocation, args []string) error {
 }
 
 // askValue asks for a config value on the terminal in, as the Pulumi CLI
-// does: one line, not echoed for a secret.
-func askValue(in *os.File, prompt io.Writer, secret bool) (string, error) {
+// does: one line, not echoed for a secret. An interrupt (ctx) ends it.
+func askValue(ctx context.Context, in *os.File, prompt io.Writer, secret bool) (string, error) {
 	fmt.Fprint(prompt, "value: ")
+	var v string
+	var err error
 	if secret {
-		b, err := term.ReadPassword(int(in.Fd()))
+		v, err = readSecret(ctx, in)
 		fmt.Fprintln(prompt)
-		if err != nil {
-			return "", fmt.Errorf("reading the value: %w", err)
-		}
-		return string(b), nil
+	} else {
+		v, err = askLine(ctx, in)
 	}
-	line, err := bufio.NewReader(in).ReadString('\n')
-	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
-		return "", fmt.Errorf("reading the value: %w", err)
+	if err != nil {
+		return "", fmt.Errorf("cancelled: nothing was set (%w)", err)
 	}
-	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
+	return v, nil
 }
 
 func runConfigGet(ctx context.Context, inv *invocation, args []string) error {
