@@ -24,10 +24,11 @@ find_bin() {
 	[ -n "$found" ] && echo "$found"
 }
 
-# as runs a command as the cluster's owner.
+# as runs a command as the cluster's owner, from /: the owner may not be
+# allowed into the folder the script was started in.
 as() {
 	if [ "$(id -u)" = 0 ]; then
-		runuser -u "$owner" -- "$@"
+		(cd / && runuser -u "$owner" -- "$@")
 	else
 		"$@"
 	fi

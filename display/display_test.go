@@ -308,3 +308,59 @@ func TestDiagnosticNamesResourceOnce(t *testing.T) {
 		}
 	}
 }
+
+// A message longer than the terminal is wide (a warning with its advice,
+// a failure) is wrapped, not cut: the live display is where it is read.
+// Every line still fits the width, so that the redraw stays in place.
+func TestInteractiveWrapsMessages(t *testing.T) {
+	const width = 40
+	warn := "an earlier operation was interrupted while updating this resource; run a refresh to resolve it"
+	fail := "create failed: the provider said no to this request because its quota is exhausted"
+	general := "broke the lock of stack web/dev left by process 42, which no longer runs"
+	x := step(engine.StepCreate, thing, "x", false, nil, nil)
+	out := render(t, Options{Mode: ModeInteractive, Width: width, Color: ColorNever}, []engine.Event{
+		engine.OperationStartEvent{Operation: engine.OpUp, Project: "web", Stack: "dev"},
+		engine.DiagnosticEvent{Severity: engine.SeverityWarning, Message: general},
+		engine.StepStartEvent{StepEvent: x},
+		engine.DiagnosticEvent{URN: x.URN, Severity: engine.SeverityWarning, Message: warn},
+		engine.StepFailedEvent{StepEvent: x, Message: fail, Duration: time.Millisecond},
+		engine.SummaryEvent{Operation: engine.OpUp, Duration: time.Second, Error: "failed"},
+	})
+	frame := finalFrame(out)
+	for _, l := range frame {
+		if n := utf8.RuneCountInString(l); n > width && !strings.HasPrefix(l, "Resources:") {
+			t.Errorf("line of %d runes in a %d-column frame: %q", n, width, l)
+		}
+	}
+	text := strings.Join(strings.Fields(strings.Join(frame, " ")), " ")
+	for _, msg := range []string{warn, fail, general} {
+		if !strings.Contains(text, msg) {
+			t.Errorf("the frame does not show %q in full:\n%s", msg, strings.Join(frame, "\n"))
+		}
+	}
+}
+
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		s      string
+		width  int
+		indent string
+		want   []string
+	}{
+		{"short", 10, "  ", []string{"short"}},
+		{"one two three four", 9, "  ", []string{"one two", "  three", "  four"}},
+		{"abcdefghijkl", 5, " ", []string{"abcde", " fghi", " jkl"}},
+		{"a b\nc d", 3, "   ", []string{"a b", "  …"}},
+		{"whole line", 0, " ", []string{"whole line"}},
+	} {
+		got := wrap(tc.s, tc.width, tc.indent)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("wrap(%q, %d, %q) (-want +got):\n%s", tc.s, tc.width, tc.indent, diff)
+		}
+		for _, l := range got {
+			if n := utf8.RuneCountInString(l); tc.width > 0 && n > tc.width {
+				t.Errorf("wrap(%q, %d, %q): line %q is wider than %d", tc.s, tc.width, tc.indent, l, tc.width)
+			}
+		}
+	}
+}

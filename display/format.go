@@ -67,6 +67,34 @@ func truncate(s string, width int) string {
 	return s[:i] + "…"
 }
 
+// wrap breaks each line of s into lines of at most width runes, at a space
+// where there is one, else within a word; every line but the first starts
+// with indent. A width of zero or less leaves the lines whole; one no wider
+// than indent cuts them (truncate).
+func wrap(s string, width int, indent string) []string {
+	in := utf8.RuneCountInString(indent)
+	var out []string
+	for i, l := range lines(s) {
+		if i > 0 {
+			l = indent + l
+		}
+		for width > in && utf8.RuneCountInString(l) > width {
+			r := []rune(l)
+			cut := width
+			for j := width; j > in; j-- {
+				if r[j] == ' ' {
+					cut = j
+					break
+				}
+			}
+			out = append(out, strings.TrimRight(string(r[:cut]), " "))
+			l = indent + strings.TrimLeft(string(r[cut:]), " ")
+		}
+		out = append(out, truncate(l, width))
+	}
+	return out
+}
+
 // pad right-pads s with spaces to width runes.
 func pad(s string, width int) string {
 	if n := utf8.RuneCountInString(s); n < width {

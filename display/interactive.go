@@ -219,22 +219,23 @@ func (r *Renderer) frameLines(width int) []string {
 			if rw.skipped {
 				prefix = "skipped: "
 			}
-			for i, l := range lines(rw.message) {
-				if i == 0 {
-					l = prefix + l
-				}
-				out = append(out, r.pal.paint(color, truncate("      "+l, width)))
+			for _, l := range wrap("      "+prefix+rw.message, width, "      ") {
+				out = append(out, r.pal.paint(color, l))
 			}
 		}
 		for _, d := range rw.diags {
-			out = append(out, r.pal.paint(diagColor(d), truncate("      "+indentRest(d, " "), width)))
+			for _, l := range wrap("      "+d, width, "       ") {
+				out = append(out, r.pal.paint(diagColor(d), l))
+			}
 		}
 		out = append(out, r.diffLines(cutAll(rw.diff, width-6), "      ")...)
 	}
 	if len(m.general) > 0 {
 		out = append(out, "")
 		for _, d := range m.general {
-			out = append(out, r.pal.paint(diagColor(d), truncate(indentRest(d, " "), width)))
+			for _, l := range wrap(d, width, " ") {
+				out = append(out, r.pal.paint(diagColor(d), l))
+			}
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -25,7 +26,7 @@ encrypted with the passphrase (GW_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE)
 and listed as [secret] unless --show-secrets. Keys without a namespace get
 the project's: "region" is "<project>:region".`,
 	}, configListFlags, runConfigList,
-		inv.leaf(&cobra.Command{Use: "set [flags] KEY [VALUE]", Short: "set a config value (read from stdin if VALUE is not given)"},
+		inv.leaf(&cobra.Command{Use: "set [flags] KEY [VALUE]", Short: "set a config value (asked for if VALUE is not given, or read from stdin)"},
 			configSetFlags, runConfigSet, moreArgs),
 		inv.leaf(&cobra.Command{Use: "get [flags] KEY", Short: "print a config value (secrets decrypted)"}, configGetFlags, runConfigGet, moreArgs),
 		inv.leaf(&cobra.Command{Use: "rm [flags] KEY", Short: "remove a config value"}, configRmFlags, runConfigRm, moreArgs),
@@ -121,9 +122,16 @@ func runConfigSet(ctx context.Context, inv *invocation, args []string) error {
 		return usagef("gw config set takes KEY and VALUE (or the value on stdin)")
 	}
 	value := ""
-	if len(args) == 2 {
+	switch {
+	case len(args) == 2:
 		value = args[1]
-	} else {
+	case isTerminal(inv.stdin):
+		v, err := askValue(ctx, inv.stdin.(*os.File), inv.stderr, inv.opts.secret)
+		if err != nil {
+			return err
+		}
+		value = v
+	default:
 		b, err := io.ReadAll(inv.stdin)
 		if err != nil {
 			return err
@@ -140,6 +148,24 @@ func runConfigSet(ctx context.Context, inv *invocation, args []string) error {
 		}
 		return cfg.setPath(ctx, key, steps, value, inv.opts.secret)
 	})
+}
+
+// askValue asks for a config value on the terminal in, as the Pulumi CLI
+// does: one line, not echoed for a secret. An interrupt (ctx) ends it.
+func askValue(ctx context.Context, in *os.File, prompt io.Writer, secret bool) (string, error) {
+	fmt.Fprint(prompt, "value: ")
+	var v string
+	var err error
+	if secret {
+		v, err = readSecret(ctx, in)
+		fmt.Fprintln(prompt)
+	} else {
+		v, err = askLine(ctx, in)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cancelled: nothing was set (%w)", err)
+	}
+	return v, nil
 }
 
 func runConfigGet(ctx context.Context, inv *invocation, args []string) error {

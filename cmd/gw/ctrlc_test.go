@@ -192,3 +192,42 @@ func exportedPending(t *testing.T, out string) []string {
 	}
 	return urns
 }
+
+// TestCtrlCAtAPrompt: Ctrl-C while gw asks whether to go ahead ends gw at
+// once, changing nothing, as a "n" would: nothing has started, so there
+// is nothing to wait for and no second Ctrl-C to ask for.
+func TestCtrlCAtAPrompt(t *testing.T) {
+	t.Parallel()
+	bin := site(t)
+	env := []string{"GW_PASSPHRASE=gw-test"}
+	interruptible := fmt.Sprintf("trap true INT; GW_PASSPHRASE=gw-test %s", gwBinary(t))
+	dir := siteProject(t)
+	setConfig(t, dir, env, "dir", dir)
+	setConfig(t, dir, env, "--secret", "token", "t")
+	if code, out := gwIn(t, dir, env, "stack", "init", "scratch"); code != 0 {
+		t.Fatal(out)
+	}
+	for _, tc := range []struct{ cmd, prompt string }{
+		{"up -s dev -- " + bin, "[y/N]"},
+		{"stack rm scratch", "Type its name to confirm:"},
+		{"config set --secret -s dev token", "value: "},
+		{"stack change-secrets-provider -s scratch passphrase", "New passphrase: "},
+	} {
+		term := startInTmux(t, dir, interruptible+" "+tc.cmd)
+		term.waitFor(tc.prompt)
+		term.tmux("send-keys", "-t", "gw", "C-c")
+		s := term.waitFor("GW-EXIT=")
+		if !strings.Contains(s, "GW-EXIT=1\n") || !strings.Contains(s, "cancelled: nothing was") {
+			t.Errorf("gw %s, Ctrl-C at the prompt:\n%s", tc.cmd, s)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.html")); !os.IsNotExist(err) {
+		t.Errorf("the up interrupted at its prompt wrote the page: %v", err)
+	}
+	if code, out := gwIn(t, dir, env, "stack", "ls"); code != 0 || !strings.Contains(out, "scratch") {
+		t.Errorf("the stack rm interrupted at its prompt removed the stack: %d\n%s", code, out)
+	}
+	if code, out := gwIn(t, dir, env, "config", "get", "-s", "dev", "token"); code != 0 || out != "t\n" {
+		t.Errorf("the config set interrupted at its prompt changed the value: %d %q", code, out)
+	}
+}

@@ -429,8 +429,8 @@ func (s *session) confirm(ctx context.Context, op operation, prog engine.Program
 		return err
 	}
 	fmt.Fprintf(s.inv.stdout, "\nDo you want to perform this %s on stack %s? [y/N] ", op.name, s.inv.opts.stack)
-	answer, _ := bufio.NewReader(s.inv.stdin).ReadString('\n')
-	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+	answer, err := askLine(ctx, s.inv.stdin)
+	if a := strings.ToLower(answer); err != nil || a != "y" && a != "yes" {
 		return errors.New("cancelled: nothing was changed")
 	}
 	return nil
@@ -553,4 +553,18 @@ func (logsOnly) Invoke(context.Context, monitor.InvokeRequest) (providers.Invoke
 
 func (logsOnly) Call(context.Context, monitor.CallRequest) (providers.CallResponse, error) {
 	return providers.CallResponse{}, errLogsOnly
+}
+
+// askLine reads the line the user types on the terminal stdin (stdin must
+// be one: see isTerminal), giving up with ctx's cause when ctx ends
+// first, as an interrupt ends it.
+func askLine(ctx context.Context, stdin io.Reader) (string, error) {
+	if err := typed(ctx, stdin.(*os.File)); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(stdin).ReadString('\n')
+	if err != nil && line == "" {
+		return "", err
+	}
+	return strings.TrimSpace(line), nil
 }

@@ -177,3 +177,38 @@ func writeReference(buf *bytes.Buffer, root *cobra.Command) {
 	}
 	walk(root)
 }
+
+// TestNotInGW: the commands and flags README.md says gw lacks are not
+// gw's, so that the sentence is not left behind when one is added.
+func TestNotInGW(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(packageDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\nNot in gw: ")
+	if !ok {
+		t.Fatal(`README.md has no "Not in gw:" sentence`)
+	}
+	sentence, _, _ := strings.Cut(rest, "\n\n")
+	root := rootCommand(&invocation{})
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(sentence, -1) {
+		ws := strings.Fields(m[1])
+		if ws[0] == "pulumi" {
+			ws = ws[1:]
+		}
+		cmd, has := root, true
+		for _, w := range ws {
+			if name, ok := strings.CutPrefix(w, "--"); ok {
+				has = has && cmd.Flags().Lookup(name) != nil
+				continue
+			}
+			if cmd = subcommand(cmd, w); cmd == nil {
+				has = false
+				break
+			}
+		}
+		if has {
+			t.Errorf("README.md says gw lacks %q, but gw has it", m[1])
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -253,11 +252,11 @@ func runStackRm(ctx context.Context, inv *invocation, args []string) error {
 		return err
 	}
 	if n := len(snap.Resources); n > 0 && !o.force {
-		return fmt.Errorf("stack %s still has %d resources: delete them with \"gw destroy --stack %s\" first, "+
-			"or pass --force to remove the stack and forget them (they are not deleted)", o.stack, n, o.stack)
+		return fmt.Errorf("stack %s still has %d resources: delete them with \"gw destroy --stack %s%s\" first, "+
+			"or pass --force to remove the stack and forget them (they are not deleted)", o.stack, n, o.stack, stateArg(o))
 	}
 	if !o.yes {
-		if err := confirmName(inv, o.stack); err != nil {
+		if err := confirmName(ctx, inv, o.stack); err != nil {
 			return err
 		}
 	}
@@ -280,13 +279,13 @@ func runStackRm(ctx context.Context, inv *invocation, args []string) error {
 
 // confirmName asks for the stack's name before removing it; without a
 // terminal to ask on, --yes is required.
-func confirmName(inv *invocation, name string) error {
+func confirmName(ctx context.Context, inv *invocation, name string) error {
 	if !isTerminal(inv.stdin) {
 		return usagef("gw stack rm removes stack %s for good, and there is no terminal to confirm on: pass --yes", name)
 	}
 	fmt.Fprintf(inv.stdout, "This removes stack %s and its state for good. Type its name to confirm: ", name)
-	answer, _ := bufio.NewReader(inv.stdin).ReadString('\n')
-	if strings.TrimSpace(answer) != name {
+	answer, err := askLine(ctx, inv.stdin)
+	if err != nil || answer != name {
 		return errors.New("cancelled: nothing was removed")
 	}
 	return nil

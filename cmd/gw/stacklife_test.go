@@ -34,7 +34,10 @@ func TestStackLifecycle(t *testing.T) {
 			"local:index:File          page\n        URN: urn:pulumi:dev::site::local:index:File::page\n", "token    [secret]"}},
 		{[]string{"stack", "output", "-s", "nosuch"}, 1, []string{"error: no stack named nosuch"}},
 		{[]string{"stack", "-s", "nosuch"}, 1, []string{"error: no stack named nosuch"}},
-		{[]string{"stack", "rm", "--yes"}, 1, []string{"stack dev still has 5 resources", "gw destroy --stack dev", "--force"}},
+		{[]string{"stack", "rm", "--yes"}, 1, []string{"stack dev still has 5 resources", `"gw destroy --stack dev"`, "--force"}},
+		// With another store, the hint names it.
+		{[]string{"stack", "rm", "--yes", "--state", "file://" + filepath.Join(dir, ".groundwork")}, 1,
+			[]string{`"gw destroy --stack dev --state file://` + filepath.Join(dir, ".groundwork") + `"`}},
 		{[]string{"stack", "rename", "prod"}, 1, []string{"stack prod already exists"}},
 		{[]string{"stack", "rename", "staging"}, 0, []string{"Renamed stack dev to staging."}},
 		{[]string{"stack", "ls"}, 0, []string{"\nprod +site +(just now|\\d+ seconds? ago) +0\nstaging\\* +site +(just now|\\d+ seconds? ago) +5\n$"}},

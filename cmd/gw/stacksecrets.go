@@ -56,7 +56,7 @@ func runChangeSecrets(ctx context.Context, inv *invocation, args []string) error
 	if err != nil {
 		return err
 	}
-	next, err := newPassphrase(inv, old, snap.Secrets == nil)
+	next, err := newPassphrase(ctx, inv, old, snap.Secrets == nil)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func saveRekeyed(ctx context.Context, o *options, snap *state.Snapshot, next str
 // newPassphrase is the passphrase the secrets move to: that of
 // --new-passphrase-file, else the environment's for a stack that had
 // none, else a line of stdin.
-func newPassphrase(inv *invocation, old string, hadNone bool) (string, error) {
+func newPassphrase(ctx context.Context, inv *invocation, old string, hadNone bool) (string, error) {
 	var next string
 	switch {
 	case inv.opts.newPassphraseFile != "":
@@ -140,12 +140,12 @@ func newPassphrase(inv *invocation, old string, hadNone bool) (string, error) {
 	default:
 		if f, ok := inv.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			fmt.Fprint(inv.stderr, "New passphrase: ")
-			b, err := term.ReadPassword(int(f.Fd()))
+			line, err := readSecret(ctx, f)
 			fmt.Fprintln(inv.stderr)
 			if err != nil {
-				return "", err
+				return "", fmt.Errorf("cancelled: nothing was changed (%w)", err)
 			}
-			next = string(b)
+			next = line
 			break
 		}
 		line, err := bufio.NewReader(inv.stdin).ReadString('\n')

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -374,7 +373,7 @@ func runStateMove(ctx context.Context, inv *invocation, args []string) error {
 	}
 	printMovePlan(inv.stdout, p, stackName(o, from), stackName(o, to))
 	if !o.yes {
-		if err := confirmMove(inv); err != nil {
+		if err := confirmMove(ctx, inv); err != nil {
 			return err
 		}
 	}
@@ -427,13 +426,13 @@ func printMovePlan(w io.Writer, p *movePlan, from, to string) {
 
 // confirmMove asks whether to go ahead; without a terminal to ask on,
 // --yes is required.
-func confirmMove(inv *invocation) error {
+func confirmMove(ctx context.Context, inv *invocation) error {
 	if !isTerminal(inv.stdin) {
 		return usagef("gw state move changes two stacks' state, and there is no terminal to confirm on: pass --yes to go ahead")
 	}
 	fmt.Fprint(inv.stdout, "Do you want to perform this move? (yes/no) ")
-	answer, _ := bufio.NewReader(inv.stdin).ReadString('\n')
-	if strings.TrimSpace(answer) != "yes" {
+	answer, err := askLine(ctx, inv.stdin)
+	if err != nil || answer != "yes" {
 		return errors.New("cancelled: nothing was moved")
 	}
 	return nil

@@ -134,3 +134,36 @@ func TestPromptsInATerminal(t *testing.T) {
 		t.Errorf("config get with the passphrase typed: %d %q", code, out)
 	}
 }
+
+// TestConfigSetAsksInATerminal: "gw config set KEY" without a value, in
+// a terminal, asks for it as the Pulumi CLI does: one line ends it, and a
+// secret's is not echoed. (From a pipe, the value is all of stdin.)
+func TestConfigSetAsksInATerminal(t *testing.T) {
+	t.Parallel()
+	dir := siteProject(t)
+	env := []string{"GW_PASSPHRASE=gw-test"}
+	gwCmd := fmt.Sprintf("GW_PASSPHRASE=gw-test %s", gwBinary(t))
+	for _, tc := range []struct {
+		args  []string
+		typed string
+		echo  bool
+	}{
+		{[]string{"config", "set", "--secret", "token"}, "typed s3cret", false},
+		{[]string{"config", "set", "region"}, "eu-west-1", true},
+	} {
+		term := startInTmux(t, dir, gwCmd+" "+strings.Join(tc.args, " "))
+		term.waitFor("value: ")
+		term.typeLine(tc.typed)
+		s := term.waitFor("GW-EXIT=")
+		if !strings.Contains(s, "GW-EXIT=0") || strings.Contains(s, tc.typed) != tc.echo {
+			t.Errorf("gw %q, typing %q (echoed: %v):\n%s", tc.args, tc.typed, tc.echo, s)
+		}
+		key := tc.args[len(tc.args)-1]
+		if code, out := gwIn(t, dir, env, "config", "get", key); code != 0 || out != tc.typed+"\n" {
+			t.Errorf("config get %s after typing %q: %d %q", key, tc.typed, code, out)
+		}
+	}
+	if code, out := gwIn(t, dir, env, "config"); code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "site:token [secret]") {
+		t.Errorf("the typed token is not kept as a secret: %d\n%s", code, out)
+	}
+}

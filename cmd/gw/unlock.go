@@ -78,12 +78,18 @@ func unlockHint(o *options) string {
 	if o.stack != defaultStack {
 		cmd += " --stack " + o.stack
 	}
-	if o.stateURL != defaultState {
-		state := o.stateURL
-		if u, err := url.Parse(state); err == nil && u.User != nil {
-			state = u.Redacted() // never a password in a message
-		}
-		cmd += " --state " + state
+	return fmt.Sprintf("run %q", cmd+stateArg(o))
+}
+
+// stateArg is " --state URL" for a command gw suggests, when --state names
+// a store other than the default; else "".
+func stateArg(o *options) string {
+	if o.stateURL == defaultState {
+		return ""
 	}
-	return fmt.Sprintf("run %q", cmd)
+	state := o.stateURL
+	if u, err := url.Parse(state); err == nil && u.User != nil {
+		state = u.Redacted() // never a password in a message
+	}
+	return " --state " + state
 }

@@ -6,7 +6,7 @@
 // operation with the display package.
 //
 //	go run ./examples/custom-provider
-//	go run ./examples/custom-provider -dir ./kv-demo   # keep the files
+//	go run ./examples/custom-provider -dir ./kv-demo   # in ./kv-demo, kept after the run
 //
 // It needs no network and no account: everything happens in a temporary
 // folder (or -dir).

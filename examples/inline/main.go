@@ -53,33 +53,43 @@ type options struct {
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.dir, "dir", "groundwork-inline", "folder for the stack's state")
-	flag.IntVar(&o.words, "words", 2, "how many words the mascot's name has")
-	flag.BoolVar(&o.preview, "preview", false, "show what would change without changing anything")
-	flag.BoolVar(&o.destroy, "destroy", false, "delete everything the program created")
-	flag.Parse()
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	res, err := run(ctx, o, os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
-	if len(res.Outputs) > 0 {
-		fmt.Println("\nOutputs:")
-		for _, k := range res.Outputs.StableKeys() {
-			fmt.Printf("  %-8s %v\n", k, res.Outputs[k])
-		}
-	}
+	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-// run performs the chosen operation and renders its events to out.
-func run(ctx context.Context, o options, out io.Writer) (*engine.Result, error) {
+// cli is the whole command: it parses args, runs the operation with its
+// display (which shows the stack outputs and the operation's error), and
+// returns the exit status. An error the display has shown is not printed
+// again.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o options
+	fs := flag.NewFlagSet("inline", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.dir, "dir", "groundwork-inline", "folder for the stack's state")
+	fs.IntVar(&o.words, "words", 2, "how many words the mascot's name has")
+	fs.BoolVar(&o.preview, "preview", false, "show what would change without changing anything")
+	fs.BoolVar(&o.destroy, "destroy", false, "delete everything the program created")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	_, shown, err := run(ctx, o, stdout)
+	if err != nil {
+		if err.Error() != shown {
+			fmt.Fprintln(stderr, "error:", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// run performs the chosen operation and renders its events to out. shown
+// is the error the display showed in its summary, if any.
+func run(ctx context.Context, o options, out io.Writer) (res *engine.Result, shown string, err error) {
 	root, err := filepath.Abs(o.dir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	passphrase := os.Getenv("GW_PASSPHRASE")
 	if passphrase == "" {
@@ -87,7 +97,7 @@ func run(ctx context.Context, o options, out io.Writer) (*engine.Result, error) 
 	}
 	store, err := filestore.New(root, state.WithSecrets(state.PassphraseSecrets(passphrase)))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	r := display.New(out, display.Options{Mode: o.mode})
 	defer r.Close()
@@ -103,22 +113,28 @@ func run(ctx context.Context, o options, out io.Writer) (*engine.Result, error) 
 			}
 			return reg
 		},
-		OnEvent: r.Event,
+		OnEvent: func(e engine.Event) {
+			if sum, ok := e.(engine.SummaryEvent); ok {
+				shown = sum.Error
+			}
+			r.Event(e)
+		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	prog := inline.Program(mascot)
 	switch {
 	case o.destroy && o.preview:
-		return eng.PreviewDestroy(ctx)
+		res, err = eng.PreviewDestroy(ctx)
 	case o.destroy:
-		return eng.Destroy(ctx)
+		res, err = eng.Destroy(ctx)
 	case o.preview:
-		return eng.Preview(ctx, prog)
+		res, err = eng.Preview(ctx, prog)
 	default:
-		return eng.Up(ctx, prog)
+		res, err = eng.Up(ctx, prog)
 	}
+	return res, shown, err
 }
 
 // mascot is the program, an ordinary Pulumi Go SDK program: the pet's

@@ -40,7 +40,7 @@ func TestMascotLifecycle(t *testing.T) {
 	ctx := context.Background()
 	o := options{dir: dir, words: 2, mode: display.ModePlain}
 
-	first, err := run(ctx, o, io.Discard)
+	first, _, err := run(ctx, o, io.Discard)
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}
@@ -63,7 +63,7 @@ func TestMascotLifecycle(t *testing.T) {
 		t.Errorf("the password has %d characters; want 20", len(plain))
 	}
 
-	second, err := run(ctx, o, io.Discard)
+	second, _, err := run(ctx, o, io.Discard)
 	if err != nil {
 		t.Fatalf("rerun: %v", err)
 	}
@@ -72,7 +72,7 @@ func TestMascotLifecycle(t *testing.T) {
 	}
 
 	o.words = 3
-	third, err := run(ctx, o, io.Discard)
+	third, _, err := run(ctx, o, io.Discard)
 	if err != nil {
 		t.Fatalf("update: %v", err)
 	}
@@ -105,11 +105,32 @@ func TestMascotLifecycle(t *testing.T) {
 	}
 
 	o.destroy = true
-	gone, err := run(ctx, o, io.Discard)
+	gone, _, err := run(ctx, o, io.Discard)
 	if err != nil {
 		t.Fatalf("destroy: %v", err)
 	}
 	if diff := cmp.Diff([]string{"delete lucky", "delete mascot", "delete password"}, changes(gone)); diff != "" {
 		t.Errorf("destroy: steps (-want +got):\n%s", diff)
+	}
+}
+
+// The command prints each thing once: the display shows the outputs and
+// an operation's error, and the command adds neither again.
+func TestCLIPrintsOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		once, none string
+	}{
+		{[]string{"-dir", dir}, 0, "\nOutputs:", "\nerror:"},
+		{[]string{"-dir", dir, "-words", "0"}, 1, "\nerror:", "\nOutputs:"},
+	} {
+		var out, errOut strings.Builder
+		code := cli(context.Background(), tc.args, &out, &errOut)
+		all := "\n" + out.String() + errOut.String() // each "once" and "none" starts a line
+		if code != tc.code || strings.Count(all, tc.once) != 1 || strings.Contains(all, tc.none) {
+			t.Errorf("%q: exit %d; want %d, %q once and no %q:\n%s", tc.args, code, tc.code, tc.once, tc.none, all)
+		}
 	}
 }
