@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/groundwork-iac/groundwork/display"
 	"github.com/groundwork-iac/groundwork/engine"
@@ -141,8 +142,11 @@ func site(dir string) engine.Program {
 		pet := random.NewPet(ctx, "mascot", random.PetArgs{Length: engine.Val(2)})
 
 		// page writes a file into the pages directory: its path comes
-		// from the directory's output, so it is written after it.
+		// from the directory's output, so it is written after it. The
+		// index lists the files named here.
+		var names []string
 		page := func(name, file string, content engine.Output[string]) engine.Handle {
+			names = append(names, file)
 			path := engine.Apply(pages.Path, func(p string) string { return filepath.Join(p, file) })
 			return local.NewFile(ctx, name, local.FileArgs{Path: path, Content: content})
 		}
@@ -151,16 +155,27 @@ func site(dir string) engine.Program {
 			page("about", "about.html", engine.Val("<p>Deployed by groundwork, an embeddable deployment engine.</p>\n")),
 			page("style", "style.css", engine.Val("h1 { font-family: sans-serif; }\n")),
 		}
-		index := command.NewCommand(ctx, "index", command.CommandArgs{
-			Create: engine.Val("ls -1 pages > index.txt && wc -l < index.txt"),
-			Delete: engine.Val("rm -f index.txt"),
-			Dir:    engine.Val(dir),
-			Shell:  engine.Val(true),
-		}, engine.DependsOn(files...))
+		index := pageIndex(ctx, dir, names, files)
 
 		ctx.Export("site", dir)
 		ctx.Export("mascot", pet.Result)
 		ctx.Export("pages", index.Stdout)
 		return nil
 	}
+}
+
+// pageIndex declares the command that writes the index of the pages,
+// dir/index.txt, once the pages exist, and reports how many there are.
+// The index is built from the file names the program declares, passed in
+// the command's environment: adding or removing a page changes the
+// environment, so an update rewrites the index. (Listing the folder
+// instead would see a removed page still there, since deletes run last.)
+func pageIndex(ctx *engine.Context, dir string, names []string, pages []engine.Handle) *command.Command {
+	return command.NewCommand(ctx, "index", command.CommandArgs{
+		Create:      engine.Val(`printf '%s\n' $PAGES > index.txt && wc -l < index.txt`),
+		Delete:      engine.Val("rm -f index.txt"),
+		Dir:         engine.Val(dir),
+		Environment: engine.Val(map[string]string{"PAGES": strings.Join(names, " ")}),
+		Shell:       engine.Val(true),
+	}, engine.DependsOn(pages...))
 }

@@ -5,11 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/groundwork-iac/groundwork/display"
 	"github.com/groundwork-iac/groundwork/engine"
+	"github.com/groundwork-iac/groundwork/state/filestore"
 )
 
 func TestQuickstartDeploysThenChangesNothingThenDestroys(t *testing.T) {
@@ -100,5 +102,48 @@ func TestQuickstartShowsAnErrorOnce(t *testing.T) {
 	all := out.String() + errOut.String()
 	if code != 1 || strings.Count(all, "error: ") != 1 {
 		t.Fatalf("exit %d; want 1 and one error printed, got:\n%s", code, all)
+	}
+}
+
+// The index follows the pages the program declares: removing a page
+// rewrites it without that page, although the page's file is deleted only
+// after the index is updated (deletes run last). Listing the folder, as the
+// index once did, kept the removed page and the old count.
+func TestIndexFollowsThePages(t *testing.T) {
+	dir := t.TempDir()
+	store, err := filestore.New(filepath.Join(dir, ".state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(engine.Config{Project: "quickstart", Stack: "dev", Store: store, Providers: builtins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(dir, "site")
+	if err := os.MkdirAll(site, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"index.html", "about.html", "style.css"}, "index.html\nabout.html\nstyle.css\n"},
+		{[]string{"index.html", "about.html"}, "index.html\nabout.html\n"},
+		{[]string{"index.html", "about.html", "news.html"}, "index.html\nabout.html\nnews.html\n"},
+	} {
+		res, err := eng.Up(context.Background(), func(ctx *engine.Context) error {
+			ctx.Export("pages", pageIndex(ctx, site, tc.names, nil).Stdout)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("up with pages %v: %v", tc.names, err)
+		}
+		got, err := os.ReadFile(filepath.Join(site, "index.txt"))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("pages %v: index.txt = %q, %v; want %q", tc.names, got, err, tc.want)
+		}
+		if n := res.Outputs["pages"].StringValue(); n != strconv.Itoa(len(tc.names)) {
+			t.Errorf("pages %v: stack output pages = %q, want %d", tc.names, n, len(tc.names))
+		}
 	}
 }
