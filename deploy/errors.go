@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,7 +9,23 @@ import (
 
 	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/monitor"
+	"github.com/groundwork-iac/groundwork/stepgen"
 )
+
+// refused notes err, the failure of registration reg before it has a
+// step, and tells the Observer, naming the resource once its URN is
+// known. What only echoes the operation's cancellation is noted, not
+// told: the operation's error says it once.
+func (h *Host) refused(ctx context.Context, reg *stepgen.Registration, err error) {
+	h.NoteError(err)
+	if reg == nil || reg.URN == "" {
+		return
+	}
+	if ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
+		return
+	}
+	h.cfg.Observer.Refused(reg.URN, err)
+}
 
 // JoinErrors returns the error of the operation h ran, each failure said
 // once: errs are the operation's errors in the order they are to read,
