@@ -274,8 +274,17 @@ func auditText(t *testing.T, what, msg, name string, named bool) {
 		t.Errorf("%s holds the secret's plaintext: %q", what, msg)
 	}
 	seen := map[string]bool{}
+	lastVerb := ""
 	for _, c := range clauseSep.Split(msg, -1) {
 		c = strings.TrimSpace(c)
+		// A clause that opens with the word the one before it opened
+		// with says again what that one did ("create failed: create
+		// provider ...").
+		verb, _, _ := strings.Cut(c, " ")
+		if len(verb) > 3 && verb == lastVerb {
+			t.Errorf("%s opens two clauses in a row with %q: %q", what, verb, msg)
+		}
+		lastVerb = verb
 		if len(c) < 8 {
 			continue
 		}
