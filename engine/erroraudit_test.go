@@ -65,6 +65,20 @@ func TestErrorAudit(t *testing.T) {
 				_, err := env.Up(sized(1))
 				return env, err
 			}},
+		{name: "a check failure in a preview",
+			as: func(err error) bool { var e *engine.CheckFailedError; return errors.As(err, &e) },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				env.Provider("test", "", failing("checkfail"))
+				_, err := env.Preview(sized(1))
+				return env, err
+			}},
+		{name: "a provider's read error in a refresh", is: errQuota,
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := deployed(t, failing("read"))
+				_, err := env.Engine().Refresh(context.Background())
+				return env, err
+			}},
 		{name: "a diff error", is: errQuota,
 			run: func(t *testing.T) (*enginetest.Env, error) {
 				env := deployed(t, failing("diff"))
@@ -105,6 +119,10 @@ func TestErrorAudit(t *testing.T) {
 				return env, err
 			}},
 		{name: "an unknown provider", names: "default",
+			as: func(err error) bool {
+				var e *providers.NoFactoryError
+				return errors.As(err, &e) && e.Package == "nope"
+			},
 			run: func(t *testing.T) (*enginetest.Env, error) {
 				env := enginetest.New(t)
 				_, err := env.Up(func(ctx *engine.Context) error {
