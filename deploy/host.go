@@ -102,7 +102,8 @@ type Observer interface {
 	Inform(urn resource.URN, message string)
 	// Refused is called as a registration of resource urn fails before it
 	// has a step (its provider's Check rejects its inputs, a Diff fails,
-	// the plan refuses it, its URN is taken): err is the failure, which
+	// the plan refuses it, its URN is taken), and when a step the plan
+	// holds for urn was not taken (PlanKept): err is the failure, which
 	// the operation's error lists too.
 	Refused(urn resource.URN, err error)
 }

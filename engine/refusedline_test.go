@@ -11,7 +11,8 @@ import (
 
 // TestRegistrationFailureNamesItsResource: a resource whose registration
 // fails before it has a step (its provider's Check rejects its inputs or
-// fails, its Diff fails, the plan refuses it, its URN is taken) is
+// fails, its Diff fails, the plan refuses it, its URN is taken), and one
+// whose planned step the update did not take, is
 // reported as it happens, as a failed step is, by an error
 // DiagnosticEvent naming the resource (Pulumi's error diagnostic with the
 // resource's URN); the display shows that line before the summary.
@@ -20,6 +21,8 @@ func TestRegistrationFailureNamesItsResource(t *testing.T) {
 		name string
 		run  func(t *testing.T) (*enginetest.Env, error)
 		say  string
+		// typ and res name the resource reported, when it is not web.
+		typ, res string
 	}{
 		{name: "a check with reasons", say: "size: too big",
 			run: func(t *testing.T) (*enginetest.Env, error) {
@@ -51,6 +54,17 @@ func TestRegistrationFailureNamesItsResource(t *testing.T) {
 				_, err = env.Up(sized(3), engine.UsePlan(res.Plan))
 				return env, err
 			}},
+		{name: "a planned step not taken", say: "does not keep to the plan", typ: "pulumi:providers:test", res: "default",
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				env.Provider("test", "", failing(""))
+				res, err := env.Preview(sized(1), engine.GeneratePlan())
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = env.Up(func(*engine.Context) error { return nil }, engine.UsePlan(res.Plan))
+				return env, err
+			}},
 		{name: "a URN registered twice", say: "registered twice",
 			run: func(t *testing.T) (*enginetest.Env, error) {
 				env := enginetest.New(t)
@@ -70,6 +84,9 @@ func TestRegistrationFailureNamesItsResource(t *testing.T) {
 				t.Fatalf("error = %v; want one saying %q", err, tt.say)
 			}
 			web := env.URN(thing, "web")
+			if tt.typ != "" {
+				web = env.URN(tt.typ, tt.res)
+			}
 			var b strings.Builder
 			r := display.New(&b, display.Options{Mode: display.ModePlain, Color: display.ColorNever})
 			n := 0
