@@ -136,7 +136,8 @@ func withoutRetold(out []error, echo func(error) bool) []error {
 			if !echo(e) {
 				return
 			}
-			if f := e.(*monitor.ReportedError).Err; !hasKey(told, f) {
+			f := e.(*monitor.ReportedError).Err
+			if _, ok := told[f]; !ok {
 				told[f] = i
 			}
 		})
@@ -182,8 +183,6 @@ func withoutRetold(out []error, echo func(error) bool) []error {
 	}
 	return kept
 }
-
-func hasKey(m map[error]int, k error) bool { _, ok := m[k]; return ok }
 
 // carrier is an error that tells step failures listed no more on their
 // own: it reads as itself and wraps them too, for errors.As.
