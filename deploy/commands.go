@@ -2,8 +2,10 @@ package deploy
 
 import (
 	"context"
+	"errors"
 	"slices"
 
+	"github.com/groundwork-iac/groundwork/plan"
 	"github.com/groundwork-iac/groundwork/resource"
 	"github.com/groundwork-iac/groundwork/stepgen"
 )
@@ -59,7 +61,12 @@ func (h *Host) command(ctx context.Context, c *command) error {
 		}
 		h.dispatch(ctx, h.gen.StartDeletes())
 	case cmdPlanKept:
-		return h.gen.PlanKept()
+		err := h.gen.PlanKept()
+		var ve *plan.ViolationError
+		if errors.As(err, &ve) && ve.URN != "" {
+			h.cfg.Observer.Refused(ve.URN, err)
+		}
+		return err
 	case cmdRefused:
 		for _, s := range h.gen.Refused() {
 			*c.refused = append(*c.refused, refusal{step: s, blockers: h.gen.RefusalBlockers(s, h.cfg.ContinueOnError)})

@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,7 +9,23 @@ import (
 
 	"github.com/groundwork-iac/groundwork/dag"
 	"github.com/groundwork-iac/groundwork/monitor"
+	"github.com/groundwork-iac/groundwork/stepgen"
 )
+
+// refused notes err, the failure of registration reg before it has a
+// step, and tells the Observer, naming the resource once its URN is
+// known. What only echoes the operation's cancellation is noted, not
+// told: the operation's error says it once.
+func (h *Host) refused(ctx context.Context, reg *stepgen.Registration, err error) {
+	h.NoteError(err)
+	if reg == nil || reg.URN == "" {
+		return
+	}
+	if ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
+		return
+	}
+	h.cfg.Observer.Refused(reg.URN, err)
+}
 
 // JoinErrors returns the error of the operation h ran, each failure said
 // once: errs are the operation's errors in the order they are to read,
@@ -23,7 +40,11 @@ import (
 //     program returned (what a resource's Wait told it). Only the echo is
 //     left out of the program's error: what the program joined to it
 //     (errors.Join) or wrapped around it is kept, reading as it did
-//     without the echo;
+//     without the echo. A program's error that wraps the echo with other
+//     causes into one text (fmt.Errorf with several %w) cannot read
+//     without it: it is kept whole, and the step's failure it tells is
+//     the one left out of the list, carried by that error for errors.Is
+//     and errors.As;
 //   - a program's failure out of process whose logged causes (a method
 //     LoggedCauses() []string) all repeat failures listed (see echoes);
 //   - an error the host noted for a registration that another error
@@ -94,6 +115,7 @@ func joinDistinct(errs, registrations []error) error {
 		}
 	}
 	out = slices.DeleteFunc(out, func(err error) bool { return said[err] })
+	out = withoutRetold(out, echo)
 	switch len(out) {
 	case 0:
 		return nil
@@ -102,6 +124,75 @@ func joinDistinct(errs, registrations []error) error {
 	}
 	return errorList(out)
 }
+
+// withoutRetold leaves out of out the step failures that an error of
+// out kept whole tells (an echo among several causes wrapped into one
+// text, see withoutEchoes): that error says the failure, naming its
+// resource, and goes on carrying it for errors.Is and errors.As.
+func withoutRetold(out []error, echo func(error) bool) []error {
+	told := map[error]int{} // a failure told, by the index of the error telling it
+	for i, err := range out {
+		eachCause(err, func(e error) {
+			if !echo(e) {
+				return
+			}
+			f := e.(*monitor.ReportedError).Err
+			if _, ok := told[f]; !ok {
+				told[f] = i
+			}
+		})
+	}
+	if len(told) == 0 {
+		return out
+	}
+	carried := make([][]error, len(out))
+	// retold reports whether e lists a failure another error tells, and
+	// hands it to that error.
+	retold := func(e error, at int) bool {
+		f := e
+		if se, ok := e.(*StepError); ok {
+			f = se.Err
+		}
+		i, ok := told[f]
+		if !ok || i == at {
+			return false
+		}
+		carried[i] = append(carried[i], e)
+		return true
+	}
+	kept := make([]error, 0, len(out))
+	at := make([]int, 0, len(out)) // the index in out of each kept error
+	for i, err := range out {
+		if fs, ok := err.(*dag.Failures); ok {
+			left := slices.DeleteFunc(slices.Clone(fs.Errors), func(e error) bool { return retold(e, i) })
+			switch {
+			case len(left) == 0:
+				continue
+			case len(left) < len(fs.Errors):
+				err = &dag.Failures{Errors: left}
+			}
+		} else if retold(err, i) {
+			continue
+		}
+		kept, at = append(kept, err), append(at, i)
+	}
+	for k, i := range at {
+		if len(carried[i]) > 0 {
+			kept[k] = &carrier{error: kept[k], also: carried[i]}
+		}
+	}
+	return kept
+}
+
+// carrier is an error that tells step failures listed no more on their
+// own: it reads as itself and wraps them too, for errors.As.
+type carrier struct {
+	error
+	also []error
+}
+
+// Unwrap returns the error and the failures it tells.
+func (c *carrier) Unwrap() []error { return append([]error{c.error}, c.also...) }
 
 // eachCause calls f with err and every error it wraps, depth first.
 func eachCause(err error, f func(error)) {
@@ -124,8 +215,8 @@ func eachCause(err error, f func(error)) {
 // joins (errors.Join: what is left is joined again) and wrappers whose
 // text holds their cause's (the cause's text is replaced by what is left
 // of it). An error that holds an echo among other causes in another way
-// (several causes wrapped into one text) is kept whole: its other causes
-// matter more than saying a failure once.
+// (several causes wrapped into one text) is kept whole (withoutRetold
+// then leaves out the failure's own listing).
 func withoutEchoes(err error, echo func(error) bool) error {
 	if echo(err) {
 		return nil

@@ -100,6 +100,12 @@ type Observer interface {
 	// Inform reports what the operation did to a resource outside its
 	// steps (a refresh removing one that no longer exists).
 	Inform(urn resource.URN, message string)
+	// Refused is called as a registration of resource urn fails before it
+	// has a step (its provider's Check rejects its inputs, a Diff fails,
+	// the plan refuses it, its URN is taken), and when a step the plan
+	// holds for urn was not taken (PlanKept): err is the failure, which
+	// the operation's error lists too.
+	Refused(urn resource.URN, err error)
 }
 
 // Host is one operation's deployment loop: it owns the step generator,

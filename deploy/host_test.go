@@ -39,6 +39,7 @@ func (o *observer) StepEnded(out stepgen.Outcome, _ time.Duration) {
 
 func (o *observer) Warn(resource.URN, string)   {}
 func (o *observer) Inform(resource.URN, string) {}
+func (o *observer) Refused(resource.URN, error) {}
 
 // TestHost runs two registrations through a Host, the monitor in front of
 // it and a provider registry behind it, as an operation does without a

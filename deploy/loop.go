@@ -170,7 +170,7 @@ func (h *Host) handle(ctx context.Context, ev event) {
 	case *callAnswered:
 		acts, err := h.gen.Answer(stepgen.Answer(*ev))
 		if err != nil {
-			h.NoteError(err) // acts hold the failed registration's reply
+			h.refused(ctx, ev.Call.Reg, err) // acts hold the failed registration's reply
 		}
 		h.dispatch(ctx, acts)
 	case *stepEnded:

@@ -92,7 +92,7 @@ func (h *Host) handleRequest(ctx context.Context, r *request) {
 		acts, err = h.gen.RegisterOutputs(reg, r.outputs)
 	}
 	if err != nil {
-		h.NoteError(err)
+		h.refused(ctx, reg, err)
 		r.done(regResult{err: err})
 		// acts hold the reply to reg, which has no waiter, and what
 		// the failure let go on elsewhere (a delete-before-replace that

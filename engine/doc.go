@@ -78,6 +78,10 @@
 // Config.OnEvent receives OperationStartEvent, StepStartEvent,
 // StepDoneEvent, StepFailedEvent, DiagnosticEvent and SummaryEvent values,
 // never concurrently. Secret values are masked before an event is built.
+// A registration that fails before it has a step (its provider's Check
+// rejects its inputs, a Diff fails, the plan refuses it, its URN is taken)
+// is reported as it fails by an error DiagnosticEvent whose URN is the
+// resource's and whose Message is the error the operation lists for it.
 // Package display renders the stream for terminals, logs and JSON lines.
 // BENCHMARKS.md has the engine's performance figures.
 //
@@ -94,7 +98,10 @@
 // that only passes on a step failure the operation reports already (a
 // resource's Wait) is not listed a second time: where the program joined
 // that failure with causes of its own (errors.Join), or wrapped it, only
-// the causes of its own are listed. Nor is a registration's
+// the causes of its own are listed; where it wrapped the failure with
+// causes of its own into one text (fmt.Errorf with several %w), that
+// text is kept whole and the step's own listing left out. Nor is a
+// registration's
 // failure the operation records (a default provider that failed to
 // start) when the program's error passes it on. The causes stay wrapped:
 // errors.Is finds a provider's error, and errors.As the typed ones.

@@ -88,7 +88,10 @@ const (
 	SeverityError   = program.SeverityError
 )
 
-// DiagnosticEvent is a message about the operation or one resource.
+// DiagnosticEvent is a message about the operation or one resource: one
+// a program logged, or the engine's. The engine reports an error about a
+// resource (SeverityError with its URN) for a registration that failed
+// before it had a step; a step's failure is a StepFailedEvent.
 type DiagnosticEvent struct {
 	URN      resource.URN
 	Severity Severity

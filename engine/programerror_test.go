@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/groundwork-iac/groundwork/deploy"
 	"github.com/groundwork-iac/groundwork/engine"
 	"github.com/groundwork-iac/groundwork/enginetest"
 )
@@ -15,7 +16,10 @@ import (
 // failed resource's error together with causes of its own fails the
 // operation with each once: the step's failure as the step reports it,
 // and the program's other causes, which are not dropped as an echo of
-// the step's.
+// the step's. A program error that wraps the failure with other causes
+// into one text (fmt.Errorf with several %w) cannot read without it: it
+// tells the failure, and the step's own listing is left out, its
+// *deploy.StepError still found by errors.As.
 func TestProgramErrorJoiningAStepFailure(t *testing.T) {
 	errOwn := errors.New("the program's own check failed")
 	errMore := errors.New("and a second cause")
@@ -26,10 +30,9 @@ func TestProgramErrorJoiningAStepFailure(t *testing.T) {
 		ret func(waitErr error) error
 		// own are the program's causes besides the step's failure.
 		own []error
-		// said is how many times the error says the step's failure: once,
-		// unless the program wrapped it with other causes into one text,
-		// which is kept whole (its other causes matter more).
-		said int
+		// db registers a second resource, whose create fails too and
+		// which the program does not return.
+		db bool
 	}{
 		{name: "the failure alone", ret: func(w error) error { return w }},
 		{name: "the failure joined alone", ret: func(w error) error { return errors.Join(w) }},
@@ -41,23 +44,43 @@ func TestProgramErrorJoiningAStepFailure(t *testing.T) {
 			ret: func(w error) error { return fmt.Errorf("deploying web: %w", errors.Join(w, errOwn)) }},
 		{name: "nested joins", own: []error{errOwn, errMore},
 			ret: func(w error) error { return errors.Join(errors.Join(w, errOwn), errMore) }},
-		{name: "wrapped with another cause into one text", own: []error{errOwn}, said: 2,
+		{name: "wrapped with another cause into one text", own: []error{errOwn},
 			ret: func(w error) error { return fmt.Errorf("web: %w; also %w", w, errOwn) }},
+		{name: "wrapped into one text beside another failure", own: []error{errOwn}, db: true,
+			ret: func(w error) error { return fmt.Errorf("web: %w; also %w", w, errOwn) }},
+		{name: "joined beside another failure", own: []error{errOwn}, db: true,
+			ret: func(w error) error { return errors.Join(w, errOwn) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := enginetest.New(t)
 			env.Provider("test", "", failing("create"))
 			res, err := env.Up(func(ctx *engine.Context) error {
-				return tt.ret(ctx.Register(thing, "web", engine.Props{}).Wait())
+				web := ctx.Register(thing, "web", engine.Props{})
+				if tt.db {
+					ctx.Register(thing, "db", engine.Props{})
+				}
+				return tt.ret(web.Wait())
 			})
 			if err == nil {
 				t.Fatal("the update succeeded; want the create's failure")
 			}
 			msg := err.Error()
-			said := max(tt.said, 1)
+			said := 1
+			if tt.db {
+				said = 2
+			}
 			if n := strings.Count(msg, errQuota.Error()); n != said {
-				t.Errorf("the error says the step's failure %d times, want %d:\n%s", n, said, msg)
+				t.Errorf("the error says the steps' failures %d times, want %d:\n%s", n, said, msg)
+			}
+			for _, name := range []string{"web", "db"}[:said] {
+				urn := env.URN(thing, name)
+				if n := strings.Count(msg, string(urn)); n != 1 {
+					t.Errorf("the error names %s %d times, want once:\n%s", name, n, msg)
+				}
+				if !slices.ContainsFunc(stepErrors(err), func(se *deploy.StepError) bool { return se.URN == urn }) {
+					t.Errorf("errors.As finds no *deploy.StepError for %s in %#v", name, err)
+				}
 			}
 			if !errors.Is(err, errQuota) {
 				t.Errorf("errors.Is(err, errQuota) = false: %v", err)
@@ -81,4 +104,27 @@ func TestProgramErrorJoiningAStepFailure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stepErrors returns every *deploy.StepError err wraps.
+func stepErrors(err error) []*deploy.StepError {
+	var out []*deploy.StepError
+	var walk func(error)
+	walk = func(err error) {
+		if se, ok := err.(*deploy.StepError); ok {
+			out = append(out, se)
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			if c := u.Unwrap(); c != nil {
+				walk(c)
+			}
+		case interface{ Unwrap() []error }:
+			for _, c := range u.Unwrap() {
+				walk(c)
+			}
+		}
+	}
+	walk(err)
+	return out
 }

@@ -93,6 +93,12 @@ func (r *recorder) Inform(urn resource.URN, message string) {
 	r.events.emit(DiagnosticEvent{URN: urn, Severity: SeverityInfo, Message: message})
 }
 
+// Refused reports a registration of urn that failed before it had a
+// step, as an error diagnostic about the resource.
+func (r *recorder) Refused(urn resource.URN, err error) {
+	r.events.emit(DiagnosticEvent{URN: urn, Severity: SeverityError, Message: err.Error()})
+}
+
 // tally counts the steps recorded so far (see tally).
 func (r *recorder) tally() (counts map[StepOp]int, failed int) {
 	r.mu.Lock()

@@ -102,3 +102,14 @@ func TestResolverSearchesPulumiPluginCache(t *testing.T) {
 		})
 	}
 }
+
+// link makes path a symbolic link to target, creating its folder.
+func link(t *testing.T, target, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -188,16 +188,6 @@ func TestFind(t *testing.T) {
 	}
 }
 
-func link(t *testing.T, target, path string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, path); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // counted writes a plugin that is a shell script appending a line to
 // the returned log each time it starts, then running the test plugin.
 func counted(t *testing.T, path string) (log string) {

@@ -131,6 +131,9 @@ func (c *Context) prepare(r *Resource, args any, o *resourceOptions) (Props, []w
 	if err := o.check(r); err != nil {
 		return nil, nil, err
 	}
+	if err := o.checkOwner(c, r); err != nil {
+		return nil, nil, err
+	}
 	if o.provider != nil && !resource.IsProviderType(o.provider.typ) {
 		return nil, nil, bad("option Provider", "names %s, which is not a provider; register providers with Context.Provider", o.provider.describe())
 	}

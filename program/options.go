@@ -45,6 +45,35 @@ func (o *resourceOptions) check(r *Resource) error {
 	return &e
 }
 
+// checkOwner returns an *ArgumentError naming r for the first option
+// given a resource that c did not register: one of another operation,
+// which this one cannot wait for, or a zero Resource, which no operation
+// registered and which would be waited for forever.
+func (o *resourceOptions) checkOwner(c *Context, r *Resource) error {
+	check := func(option string, d *Resource) error {
+		switch {
+		case d == nil || d.ctx == c:
+			return nil
+		case d.ctx == nil:
+			return &ArgumentError{Type: r.typ, Name: r.name, Argument: "option " + option,
+				Reason: "names a zero Resource, which was never registered; pass the handle that Register (or Component, Provider, Read) returned"}
+		}
+		return &ArgumentError{Type: r.typ, Name: r.name, Argument: "option " + option,
+			Reason: fmt.Sprintf("names %s, which comes from another operation; register it in this program", d.describe())}
+	}
+	for _, e := range []error{check("Parent", o.parent), check("Provider", o.provider), check("DeletedWith", o.deletedWith)} {
+		if e != nil {
+			return e
+		}
+	}
+	for _, d := range o.dependsOn {
+		if err := check("DependsOn", d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // handleOption returns the resource h stands for, noting a nil one as a
 // bad use of the option.
 func (o *resourceOptions) handleOption(option string, h Handle) *Resource {

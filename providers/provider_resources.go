@@ -256,7 +256,7 @@ func (r *Registry) Create(ctx context.Context, req CreateRequest) (CreateRespons
 		id = r.newID()
 	}
 	if err := r.launch(ctx, NewReference(req.URN, id), req.Inputs, req.Preview); err != nil {
-		return CreateResponse{}, wrapf(err, "create provider %s", req.URN)
+		return CreateResponse{}, err // the step names the resource and what failed
 	}
 	return CreateResponse{ID: id, Outputs: outputsOf(req.Inputs)}, nil
 }
@@ -273,7 +273,7 @@ func (r *Registry) Update(ctx context.Context, req UpdateRequest) (UpdateRespons
 		return UpdateResponse{}, fmt.Errorf("update provider %s: the request has no ID; pass the ID recorded for the provider resource", req.URN)
 	}
 	if err := r.launch(ctx, NewReference(req.URN, req.ID), req.NewInputs, req.Preview); err != nil {
-		return UpdateResponse{}, wrapf(err, "update provider %s", req.URN)
+		return UpdateResponse{}, err // the step names the resource and what failed
 	}
 	return UpdateResponse{Outputs: outputsOf(req.NewInputs)}, nil
 }
@@ -342,7 +342,7 @@ func (r *Registry) Delete(ctx context.Context, req DeleteRequest) (DeleteRespons
 	}
 	if inst := r.forget(NewReference(req.URN, req.ID)); inst != nil {
 		if err := inst.shutdown(ctx); err != nil {
-			return DeleteResponse{}, wrapf(err, "delete provider %s", req.URN)
+			return DeleteResponse{}, wrapf(err, "shut down")
 		}
 	}
 	return DeleteResponse{}, nil

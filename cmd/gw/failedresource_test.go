@@ -46,9 +46,9 @@ func TestFailedResourceNamedOnce(t *testing.T) {
 	}
 }
 
-// A provider plugin that fails to start is reported by the closing error,
-// which names it and quotes the end of its stderr: what it wrote is not
-// also printed as it wrote it.
+// A provider plugin that fails to start is reported by the error of the
+// registration it failed, which names it and quotes the end of its
+// stderr: what it wrote is not also printed as it wrote it.
 func TestFailedPluginStartSaidByItsError(t *testing.T) {
 	bin, work := inSiteWorkspace(t)
 	plugins := filepath.Join(work, "plugins")
@@ -73,8 +73,10 @@ func TestFailedPluginStartSaidByItsError(t *testing.T) {
 		t.Errorf("the plugin's stderr was printed as it wrote it, besides the error that quotes it")
 	}
 	// The program logs the error its registration got and exits: its
-	// failure says nothing the refused registration does not.
-	if n := strings.Count(out+errOut, "error: no credentials for broken"); n != 1 {
-		t.Errorf("the plugin's error is said %d times, want once", n)
+	// failure says nothing the refused registration does not. The
+	// failure is said as a failed step's is: on the line of the resource
+	// whose registration it failed, and in the closing error.
+	if n := strings.Count(out+errOut, "error: no credentials for broken"); n != 2 {
+		t.Errorf("the plugin's error is said %d times, want twice (the resource's line and the error)", n)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -57,13 +56,20 @@ func slowProgram(t *testing.T, pidFile string) []string {
 	return []string{"sh", "-c", `trap "" TERM; echo $$ > "$0"; exec sleep 60`, pidFile}
 }
 
+// killPID kills process pid, if it runs.
+func killPID(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
+}
+
 // killRecordedPID kills, when the test ends, the process whose pid is in
 // pidFile by then.
 func killRecordedPID(t *testing.T, pidFile string) {
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				killPID(pid)
 			}
 		}
 	})
@@ -84,7 +90,7 @@ func startGW(t *testing.T, ready string, args ...string) (*exec.Cmd, *syncBuffer
 		_ = cmd.Process.Kill()
 		_, _ = cmd.Process.Wait()
 		for _, pid := range startedBy(t) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			killPID(pid)
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -183,7 +189,7 @@ func TestKilledGWLeavesALockTheNextRunBreaks(t *testing.T) {
 		t.Fatalf("up while another gw runs: status %d, output %q; want 1 and %q once", code, all, want)
 	}
 
-	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := holder.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_, _ = wait(t, holder)
@@ -464,7 +470,7 @@ func nodeProject(t *testing.T) (proj, plugins, files string) {
 	}
 	t.Cleanup(func() {
 		for _, pid := range startedBy(t) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			killPID(pid)
 		}
 	})
 	return proj, plugins, files

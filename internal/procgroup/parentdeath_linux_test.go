@@ -77,23 +77,6 @@ func pids(t *testing.T, r *bufio.Reader, n int) []int {
 	return out
 }
 
-// gone waits up to limit for every pid to stop running.
-func gone(pids []int, limit time.Duration) []int {
-	deadline := time.Now().Add(limit)
-	for {
-		var left []int
-		for _, pid := range pids {
-			if running(pid) {
-				left = append(left, pid)
-			}
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // When the process that started a group is killed with SIGKILL, and so
 // can end nothing, the group still ends: the leader, a child of the
 // leader that ignores SIGTERM and SIGHUP, and a grandchild.

@@ -51,6 +51,23 @@ func running(pid int) bool {
 	return err == nil && !strings.HasPrefix(strings.TrimSpace(string(b)), "Z")
 }
 
+// gone waits up to limit for every pid to stop running.
+func gone(pids []int, limit time.Duration) []int {
+	deadline := time.Now().Add(limit)
+	for {
+		var left []int
+		for _, pid := range pids {
+			if running(pid) {
+				left = append(left, pid)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func TestGroupEnds(t *testing.T) {
 	// The bounds tell apart a group that ended without waiting for the
 	// grace period from one that was killed after it, and no more: a case
