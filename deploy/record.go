@@ -16,12 +16,9 @@ import (
 // bookkeeping; the operation's observer records the rest.
 
 // endEntry returns the entry that records how a step ended (seq is its
-// begin's, 0 for none), and whether there is one to record.
+// begin's, 0 for none), and whether there is one to record; o's outputs
+// hold only what the state can record (dropUnrecordable).
 func (h *Host) endEntry(o stepgen.Outcome, seq uint64) (state.Entry, bool) {
-	if h.journal == nil {
-		return state.Entry{}, false
-	}
-	h.dropUnrecordable(o)
 	s := o.Step
 	if o.Err != nil && !o.Partial() {
 		if seq == 0 {

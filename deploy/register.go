@@ -24,18 +24,33 @@ const (
 )
 
 type request struct {
-	kind    requestKind
-	goal    *resource.Goal
-	id      resource.ID
-	urn     resource.URN
-	outputs resource.PropertyMap
 	// reg is the registration the generator is given, kept in the
-	// request so that one allocation carries both; its Waiter is the
+	// request so that one allocation carries both: its Goal for a
+	// registration or a read, its URN for outputs. Its Waiter is the
 	// request.
 	reg stepgen.Registration
+	// other is what a read or outputs request carries besides; nil for
+	// a registration, the request a program makes most.
+	other *otherRequest
 	// answer receives the outcome, exactly once (done), and is nil from
 	// then on.
 	answer func(providers.RegisterResult, error)
+}
+
+// otherRequest is what a read or outputs request carries that a
+// registration does not.
+type otherRequest struct {
+	kind    requestKind
+	id      resource.ID          // a read's
+	outputs resource.PropertyMap // an outputs request's
+}
+
+// kind returns what r asks for.
+func (r *request) kind() requestKind {
+	if r.other == nil {
+		return reqRegister
+	}
+	return r.other.kind
 }
 
 // done answers r with res. Errors the host has already counted reach
@@ -44,7 +59,7 @@ func (r *request) done(res regResult) {
 	// The generator keeps r.reg, and so r, for the rest of the run: let
 	// go of what the answer holds.
 	answer := r.answer
-	r.answer, r.outputs = nil, nil
+	r.answer, r.other = nil, nil
 	if res.err == nil {
 		answer(res.res, nil)
 		return
@@ -76,20 +91,17 @@ func (h *Host) handleRequest(ctx context.Context, r *request) {
 	reg.Waiter = r
 	var acts stepgen.Actions
 	var err error
-	switch r.kind {
+	switch r.kind() {
 	case reqRegister:
-		reg.Goal = r.goal
 		acts, err = h.gen.Register(reg)
 	case reqRead:
-		reg.Goal = r.goal
-		acts, err = h.gen.Read(reg, r.id)
+		acts, err = h.gen.Read(reg, r.other.id)
 	case reqOutputs:
-		if isStack(r.urn) {
+		if isStack(reg.URN) {
 			h.holdStackOutputs(r)
 			return
 		}
-		reg.URN = r.urn
-		acts, err = h.gen.RegisterOutputs(reg, r.outputs)
+		acts, err = h.gen.RegisterOutputs(reg, r.other.outputs)
 	}
 	if err != nil {
 		h.refused(ctx, reg, err)
@@ -132,17 +144,17 @@ func (h *Host) send(ctx context.Context, r *request) (providers.RegisterResult, 
 // takes goal over, and done is called once the resource's step has
 // completed (or the registration failed).
 func (h *Host) RegisterResourceAsync(_ context.Context, goal *resource.Goal, done func(providers.RegisterResult, error)) {
-	h.post(&request{kind: reqRegister, goal: goal}, done)
+	h.post(&request{reg: stepgen.Registration{Goal: goal}}, done)
 }
 
 // ReadResource implements monitor.Deployer.
 func (h *Host) ReadResource(ctx context.Context, goal resource.Goal, id resource.ID) (providers.RegisterResult, error) {
-	return h.send(ctx, &request{kind: reqRead, goal: &goal, id: id})
+	return h.send(ctx, &request{reg: stepgen.Registration{Goal: &goal}, other: &otherRequest{kind: reqRead, id: id}})
 }
 
 // RegisterResourceOutputs implements monitor.Deployer.
 func (h *Host) RegisterResourceOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error {
-	_, err := h.send(ctx, &request{kind: reqOutputs, urn: urn, outputs: outputs})
+	_, err := h.send(ctx, &request{reg: stepgen.Registration{URN: urn}, other: &otherRequest{kind: reqOutputs, outputs: outputs}})
 	return err
 }
 

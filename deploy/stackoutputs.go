@@ -32,13 +32,13 @@ func isStack(urn resource.URN) bool {
 // loop's goroutine) and answers at once: they are recorded when the
 // operation ends (FinishStackOutputs). The last registration wins.
 func (h *Host) holdStackOutputs(r *request) {
-	if h.gen.State(r.urn) == nil {
-		err := &stepgen.RegistrationError{URN: r.urn, Reason: "outputs registered for a stack not registered in this run"}
+	if h.gen.State(r.reg.URN) == nil {
+		err := &stepgen.RegistrationError{URN: r.reg.URN, Reason: "outputs registered for a stack not registered in this run"}
 		h.NoteError(err)
 		r.done(regResult{err: err})
 		return
 	}
-	h.stackOutputs = &heldOutputs{urn: r.urn, outputs: r.outputs}
+	h.stackOutputs = &heldOutputs{urn: r.reg.URN, outputs: r.other.outputs}
 	r.done(regResult{})
 }
 

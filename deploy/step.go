@@ -51,7 +51,7 @@ func (h *Host) visit(ctx context.Context, ws *walkStep) error {
 			return h.run(ctx, ws)
 		}
 		ws.stage = stageBegun
-		if p := h.append(ctx, ws, state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: s.New}); p != nil {
+		if p := h.append(ctx, ws); p != nil {
 			return p
 		}
 		fallthrough
@@ -77,14 +77,15 @@ func (h *Host) run(ctx context.Context, ws *walkStep) error {
 		h.leftPending(s)
 		return &StepError{URN: s.URN(), Err: ws.out.Err}
 	}
-	// The outcome is recorded even once the operation is cancelled: the
-	// step did run.
-	e, ok := h.endEntry(ws.out, ws.seq)
-	if !ok {
+	if h.journal == nil {
+		return h.stepEnded(ws)
+	}
+	h.dropUnrecordable(ws.out)
+	if _, ok := h.endEntry(ws.out, ws.seq); !ok {
 		return h.stepEnded(ws)
 	}
 	ws.stage = stageEnded
-	if p := h.append(lasting(ctx), ws, e); p != nil {
+	if p := h.append(ctx, ws); p != nil {
 		return p
 	}
 	return h.stepEnded(ws)
@@ -134,28 +135,58 @@ type asyncJournal interface {
 	AppendAsync(ctx context.Context, e state.Entry, done func(seq uint64, err error))
 }
 
-// append hands e, the entry ws's visit waits for, to the journal. With a
-// journal that calls back it returns dag.Park: the visit resumes once
-// e is durable. Otherwise it appends e at once and returns nil. Either
-// way ws.jerr then holds the journal's error, and for a begin ws.seq its
-// Seq.
-func (h *Host) append(ctx context.Context, ws *walkStep, e state.Entry) error {
+// append hands the journal the entry ws's visit waits for at its stage
+// (entry): a step's begin, under ctx, or its end, under ctx without its
+// cancellation, since the outcome is recorded even once the operation is
+// cancelled: the step did run. With a journal that calls back it returns
+// dag.Park: the visit resumes once the entry is durable. Otherwise it
+// appends the entry at once and returns nil. Either way ws.jerr then
+// holds the journal's error, and for a begin ws.seq its Seq.
+//
+// ctx is the step's, the same at each stage: the functions a park needs
+// are made once per step, for its begin and its end, and build the entry
+// when the walker parks the visit, so that a hand-off copies nothing.
+func (h *Host) append(ctx context.Context, ws *walkStep) error {
 	aj, ok := h.journal.(asyncJournal)
 	if !ok {
-		ws.journaled(h.journal.Append(ctx, e))
+		ws.journaled(h.journal.Append(ws.stageContext(ctx), h.entry(ws)))
 		return nil
 	}
-	return dag.Park(func(resume func()) {
-		ws.resume = resume
-		if ws.answered == nil {
-			// Made once per step, for its begin and its end.
-			ws.answered = func(seq uint64, err error) {
-				ws.journaled(seq, err)
-				ws.resume()
+	if ws.park == nil {
+		ws.answered = func(seq uint64, err error) {
+			ws.journaled(seq, err)
+			resume := ws.resume
+			if ws.stage == stageEnded {
+				// Its last hand-off: nothing of it is needed again.
+				ws.park, ws.answered, ws.resume = nil, nil, nil
 			}
+			resume()
 		}
-		aj.AppendAsync(ctx, e, ws.answered)
-	})
+		ws.park = func(resume func()) {
+			ws.resume = resume
+			aj.AppendAsync(ws.stageContext(ctx), h.entry(ws), ws.answered)
+		}
+	}
+	return dag.Park(ws.park)
+}
+
+// stageContext returns the context the entry of ws's stage is appended
+// under: ctx for a begin, ctx without its cancellation for an end.
+func (ws *walkStep) stageContext(ctx context.Context) context.Context {
+	if ws.stage == stageEnded {
+		return lasting(ctx)
+	}
+	return ctx
+}
+
+// entry returns the entry ws's visit hands the journal at its stage.
+func (h *Host) entry(ws *walkStep) state.Entry {
+	s := ws.out.Step
+	if ws.stage == stageBegun {
+		return state.Entry{Kind: state.EntryBegin, Op: s.JournalOp(), Old: s.Old, New: s.New}
+	}
+	e, _ := h.endEntry(ws.out, ws.seq)
+	return e
 }
 
 // journaled takes the journal's answer to the entry ws's visit handed it.

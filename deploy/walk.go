@@ -34,8 +34,11 @@ type walkStep struct {
 	stage stepStage
 	seq   uint64
 	jerr  error
-	// answered takes the journal's answer to an entry the visit handed
-	// it and calls resume, the walker's for the park under way (append).
+	// park hands the journal the entry of the visit's stage and answered
+	// takes its answer and calls resume, the walker's for the park under
+	// way (append); made at the step's first hand-off, dropped after its
+	// last.
+	park     func(resume func())
 	answered func(seq uint64, err error)
 	resume   func()
 }

@@ -43,56 +43,105 @@ func countedKind(op StepOp) StepOp {
 	return op
 }
 
-// tally counts records as Result.Counts and SummaryEvent do: resources by
-// kind, and the resources that failed.
-func tally(records []StepRecord) (counts map[StepOp]int, failed int) {
-	type seen struct {
-		urn             resource.URN
-		kind            StepOp
-		failed, skipped bool
-		// replaced is set by a delete-replaced: the create after it is
-		// the replacement's.
-		replaced bool
+// tally counts step records as they arrive, as Result.Counts and
+// SummaryEvent count them: resources by kind, and the resources that
+// failed. It keeps what it needs of each resource (a byte), not the
+// records, so counting at the end builds nothing over all of them.
+// The zero tally is ready to use.
+type tally struct {
+	// seen is each resource's counting so far.
+	seen map[resource.URN]tallied
+	// counts and failed are the resources' counts as they stand.
+	counts map[StepOp]int
+	failed int
+}
+
+// tallied is what a tally holds of one resource: the rank of the kind it
+// counts under (rank), and the flags below.
+type tallied uint8
+
+const (
+	talliedFailed  tallied = 1 << 4
+	talliedSkipped tallied = 1 << 5
+	// talliedReplaced is set by a delete-replaced: the create after it is
+	// the replacement's.
+	talliedReplaced tallied = 1 << 6
+	talliedRank     tallied = 1<<4 - 1
+)
+
+// byRank is the kind of each rank (rank's inverse).
+var byRank = func() [talliedRank + 1]StepOp {
+	var kinds [talliedRank + 1]StepOp
+	for k, r := range rank {
+		kinds[r] = k
 	}
-	// Each resource's entry in all, in the order of its first record.
-	byURN := make(map[resource.URN]int, len(records))
-	all := make([]seen, 0, len(records))
-	for _, r := range records {
-		i, ok := byURN[r.URN]
-		if !ok {
-			i = len(all)
-			byURN[r.URN] = i
-			all = append(all, seen{urn: r.URN})
-		}
-		s := &all[i]
-		switch {
-		case r.Skipped:
-			s.skipped = true
-			continue
-		case r.Err != nil:
-			s.failed = true
-			continue
-		}
+	return kinds
+}()
+
+// size sizes the tally for n resources, before the first record.
+func (t *tally) size(n int) {
+	if t.seen == nil {
+		t.seen = make(map[resource.URN]tallied, n)
+	}
+}
+
+// add counts a record.
+func (t *tally) add(r *StepRecord) {
+	if t.seen == nil {
+		t.seen = map[resource.URN]tallied{}
+	}
+	was, ok := t.seen[r.URN]
+	s := was
+	switch {
+	case r.Skipped:
+		s |= talliedSkipped
+	case r.Err != nil:
+		s |= talliedFailed
+	default:
 		kind := countedKind(r.Op)
 		if r.Op == StepDeleteReplaced {
-			s.replaced = true
+			s |= talliedReplaced
 		}
-		if kind == StepCreate && s.replaced {
+		if kind == StepCreate && s&talliedReplaced != 0 {
 			kind = StepReplace
 		}
-		if rank[kind] > rank[s.kind] {
-			s.kind = kind
+		if k := tallied(rank[kind]); k > s&talliedRank {
+			s = s&^talliedRank | k
 		}
 	}
-	counts = map[StepOp]int{}
-	for _, s := range all {
-		switch {
-		case s.failed:
-			failed++
-		case s.skipped, s.kind == "", providers.IsDefaultProvider(s.urn):
-		default:
-			counts[s.kind]++
+	if ok && s == was {
+		return
+	}
+	t.seen[r.URN] = s
+	if ok {
+		t.count(r.URN, was, -1)
+	}
+	t.count(r.URN, s, 1)
+}
+
+// count adds by to the count a resource counts under.
+func (t *tally) count(urn resource.URN, s tallied, by int) {
+	switch {
+	case s&talliedFailed != 0:
+		t.failed += by
+	case s&talliedSkipped != 0, s&talliedRank == 0, providers.IsDefaultProvider(urn):
+	default:
+		if t.counts == nil {
+			t.counts = map[StepOp]int{}
+		}
+		kind := byRank[s&talliedRank]
+		if t.counts[kind] += by; t.counts[kind] == 0 {
+			delete(t.counts, kind)
 		}
 	}
-	return counts, failed
+}
+
+// result returns the counts, in a map of the caller's, and the number of
+// resources that failed.
+func (t *tally) result() (counts map[StepOp]int, failed int) {
+	counts = make(map[StepOp]int, len(t.counts))
+	for k, n := range t.counts {
+		counts[k] = n
+	}
+	return counts, t.failed
 }

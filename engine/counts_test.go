@@ -210,3 +210,117 @@ func TestStepsCarryTheirDiff(t *testing.T) {
 		t.Errorf("the steps' diffs (-want +got):\n%s", d)
 	}
 }
+
+// TestCountsOfAFailedUpdateAgreeWithItsSteps runs an update that replaces,
+// replaces delete-before-replace, updates, deletes and creates, with
+// failures among the creates and dependents skipped behind them, and checks
+// the counts it gives against its own step records, counted by the rules
+// (see recount).
+func TestCountsOfAFailedUpdateAgreeWithItsSteps(t *testing.T) {
+	c := newCloud("zone")
+	env := newEnv(t, c)
+	if _, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Register(thing, "grown", engine.Props{"size": 1})
+		ctx.Register(thing, "moved", engine.Props{"zone": "a"})
+		ctx.Register(thing, "stuck", engine.Props{"zone": "a"})
+		ctx.Register(thing, "dbr", engine.Props{"zone": "a"}, engine.DeleteBeforeReplace())
+		ctx.Register(thing, "dropped", engine.Props{})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c.failCreate["stuck"] = errors.New("no room")
+	c.failCreate["dbr"] = errors.New("no room")
+	c.failCreate["broken"] = errors.New("no room")
+	res, err := env.Up(func(ctx *engine.Context) error {
+		ctx.Register(thing, "grown", engine.Props{"size": 2})
+		ctx.Register(thing, "moved", engine.Props{"zone": "b"})
+		stuck := ctx.Register(thing, "stuck", engine.Props{"zone": "b"})
+		ctx.Register(thing, "behind-stuck", engine.Props{"s": stuck.Output("id")})
+		ctx.Register(thing, "dbr", engine.Props{"zone": "b"}, engine.DeleteBeforeReplace())
+		ctx.Register(thing, "added", engine.Props{})
+		broken := ctx.Register(thing, "broken", engine.Props{})
+		ctx.Register(thing, "behind-broken", engine.Props{"b": broken.Output("id")})
+		return nil
+	})
+	if err == nil {
+		t.Fatal("the update succeeded; want the failed creates' errors")
+	}
+	if res == nil {
+		t.Fatal("the failed update gave no Result")
+	}
+	wantCounts, wantFailed := recount(res.Steps)
+	// Which steps a failure stops before they start depends on timing,
+	// but the first of the creates set to fail does fail.
+	if wantFailed == 0 {
+		t.Fatalf("the steps count no failure: %v", res.Steps)
+	}
+	if diff := cmp.Diff(wantCounts, res.Counts); diff != "" {
+		t.Errorf("Result.Counts (-steps' +got):\n%s", diff)
+	}
+	s := summaryOf(t, env)
+	if diff := cmp.Diff(wantCounts, s.Counts); diff != "" {
+		t.Errorf("SummaryEvent.Counts (-steps' +got):\n%s", diff)
+	}
+	if s.Failed != wantFailed {
+		t.Errorf("SummaryEvent.Failed = %d, the steps count %d", s.Failed, wantFailed)
+	}
+}
+
+// recount counts step records by the rules Result.Counts follows (see
+// the engine's counts.go), all at once.
+func recount(records []engine.StepRecord) (counts map[engine.StepOp]int, failed int) {
+	rank := map[engine.StepOp]int{
+		engine.StepSame: 1, engine.StepRead: 2, engine.StepRefresh: 3, engine.StepImport: 4, engine.StepDiscard: 5,
+		engine.StepCreate: 6, engine.StepDelete: 7, engine.StepUpdate: 8, engine.StepReplace: 9,
+	}
+	type seen struct {
+		kind                      engine.StepOp
+		failed, skipped, replaced bool
+	}
+	var urns []resource.URN
+	all := map[resource.URN]*seen{}
+	for _, r := range records {
+		s := all[r.URN]
+		if s == nil {
+			s = &seen{}
+			all[r.URN] = s
+			urns = append(urns, r.URN)
+		}
+		switch {
+		case r.Skipped:
+			s.skipped = true
+			continue
+		case r.Err != nil:
+			s.failed = true
+			continue
+		}
+		kind := r.Op
+		switch r.Op {
+		case engine.StepCreateReplacement, engine.StepDeleteReplaced, engine.StepReadReplacement:
+			kind = engine.StepReplace
+		case engine.StepOutputs:
+			kind = ""
+		}
+		if r.Op == engine.StepDeleteReplaced {
+			s.replaced = true
+		}
+		if kind == engine.StepCreate && s.replaced {
+			kind = engine.StepReplace
+		}
+		if rank[kind] > rank[s.kind] {
+			s.kind = kind
+		}
+	}
+	counts = map[engine.StepOp]int{}
+	for _, urn := range urns {
+		switch s := all[urn]; {
+		case s.failed:
+			failed++
+		case s.skipped, s.kind == "", providers.IsDefaultProvider(urn):
+		default:
+			counts[s.kind]++
+		}
+	}
+	return counts, failed
+}

@@ -28,6 +28,8 @@ type recorder struct {
 	// steps than expected (a create, with none recorded) adds a chunk at a
 	// time rather than copy every record as a slice grown by append would.
 	records [][]StepRecord
+	// counted counts the records as they arrive.
+	counted tally
 }
 
 // recordChunk is how many step records a chunk beyond the expected holds.
@@ -58,11 +60,13 @@ func (r *recorder) StepEnded(o stepgen.Outcome, took time.Duration) {
 		size := recordChunk
 		if last < 0 {
 			size = r.expected + r.expected/16 + 16
+			r.counted.size(r.expected)
 		}
 		r.records = append(r.records, make([]StepRecord, 0, size))
 		last++
 	}
 	r.records[last] = append(r.records[last], StepRecord{Op: StepOp(s.Op), URN: s.URN(), Keys: keys, Diff: s.Diff.DetailedDiff, Err: o.Err, Skipped: o.Skipped})
+	r.counted.add(&r.records[last][len(r.records[last])-1])
 	r.mu.Unlock()
 	if !r.events.enabled() {
 		return
@@ -99,11 +103,11 @@ func (r *recorder) Refused(urn resource.URN, err error) {
 	r.events.emit(DiagnosticEvent{URN: urn, Severity: SeverityError, Message: err.Error()})
 }
 
-// tally counts the steps recorded so far (see tally).
+// tally returns the counts of the steps recorded so far (see tally).
 func (r *recorder) tally() (counts map[StepOp]int, failed int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return tally(r.allLocked())
+	return r.counted.result()
 }
 
 // steps returns the steps recorded.
