@@ -173,10 +173,12 @@ func (d *deployment) deleteUnregistered(ctx context.Context) error {
 	return d.host.RefuseProtected(ctx)
 }
 
-// refresh reads every recorded resource, and resolves pending operations.
+// refresh reads every recorded resource, and resolves pending operations:
+// it reads back the resources they name, except those whose provider is no
+// longer recorded (unreachable), which it only reports.
 func refresh(ctx context.Context, d *deployment) error {
 	d.host.CloseRegistrations()
-	if err := d.host.Refresh(ctx, d.base.PendingOperations); err != nil {
+	if err := d.host.Refresh(ctx, readablePending(d.base.PendingOperations, d.base.Resources)); err != nil {
 		return err
 	}
 	if err := d.host.Settle(ctx); err != nil {
@@ -193,7 +195,9 @@ func refresh(ctx context.Context, d *deployment) error {
 // started with, now that a refresh has resolved them, and reports each.
 // A pending create the refresh could not resolve (it has no ID to look the
 // resource up by) stays recorded, with a warning, unless the operation
-// discards it on purpose (DiscardPendingCreates).
+// discards it on purpose (DiscardPendingCreates). One whose resource's
+// provider is no longer recorded (unreachable) is cleared with a warning
+// to check the resource by hand.
 func (d *deployment) clearPendingOperations(ctx context.Context) error {
 	for _, op := range d.base.PendingOperations {
 		if op.Resource == nil {
@@ -206,6 +210,8 @@ func (d *deployment) clearPendingOperations(ctx context.Context) error {
 			d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityWarning, Message: fmt.Sprintf(
 				"discarded, as asked, the pending create of this resource (type %s) left by an interrupted run; "+
 					"if the resource exists, it is no longer recorded anywhere", op.Resource.Type)})
+		} else if unreachable(op, d.base.Resources) {
+			d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityWarning, Message: unreachableMessage(op)})
 		} else {
 			d.events.emit(DiagnosticEvent{URN: op.Resource.URN, Severity: SeverityInfo, Message: fmt.Sprintf(
 				"resolved the pending %s operation left by an interrupted run", op.Kind)})

@@ -107,3 +107,69 @@ func TestRefreshKeepsAnUnresolvablePendingCreate(t *testing.T) {
 		t.Error("refresh --discard-pending-creates kept the pending create")
 	}
 }
+
+// TestRefreshClearsAPendingUpdateWhoseProviderIsGone: an update left
+// pending, of a resource whose provider the stack no longer records (an
+// update deleted both after the interrupted one), does not fail every
+// refresh: refresh clears it and warns with the resource's type and ID to
+// check by hand.
+func TestRefreshClearsAPendingUpdateWhoseProviderIsGone(t *testing.T) {
+	bin, work := inSiteWorkspace(t)
+	stateDir := filepath.Join(work, "state")
+	if code, out, errOut := gw(t, "up", "--yes", "--state", stateDir, "-c", "dir="+work, "--secret-config", "token=t", "--", bin); code != exitOK {
+		t.Fatalf("up: %d\n%s%s", code, out, errOut)
+	}
+	exported := filepath.Join(work, "dev.json")
+	export := func() string {
+		t.Helper()
+		if code, out, errOut := gw(t, "stack", "export", "--state", stateDir, "--file", exported); code != exitOK {
+			t.Fatalf("stack export: %d\n%s%s", code, out, errOut)
+		}
+		data, err := os.ReadFile(exported)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	// The export, with an update of a resource, and of a provider, that
+	// are no longer recorded.
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(export()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	dep := doc["deployment"].(map[string]any)
+	var gone map[string]any
+	for _, r := range dep["resources"].([]any) {
+		if r := r.(map[string]any); r["type"] == "local:index:File" {
+			prov := r["provider"].(string)
+			gone = map[string]any{"urn": strings.Replace(r["urn"].(string), "::page", "::gone", 1), "type": r["type"],
+				"custom": true, "id": "/somewhere/gone.html", "provider": prov[:strings.LastIndex(prov, "::")] + "::deleted-provider",
+				"inputs": map[string]any{"path": "/somewhere/gone.html"}}
+		}
+	}
+	if gone == nil {
+		t.Fatal("the export holds no local:index:File")
+	}
+	dep["pending_operations"] = []any{map[string]any{"resource": gone, "type": "updating"}}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exported, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := gw(t, "stack", "import", "--state", stateDir, "--file", exported, "--force"); code != exitOK {
+		t.Fatalf("stack import: %d\n%s%s", code, out, errOut)
+	}
+
+	code, out, errOut := gw(t, "refresh", "--yes", "--state", stateDir)
+	if code != exitOK || !strings.Contains(out+errOut, "/somewhere/gone.html") || !strings.Contains(out+errOut, "by hand") {
+		t.Errorf("refresh: status %d; want a warning naming the resource's ID to check by hand\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(export(), "gone.html") {
+		t.Error("the refresh kept the pending update it cannot resolve")
+	}
+	if code, out, errOut := gw(t, "refresh", "--yes", "--state", stateDir); code != exitOK || strings.Contains(out+errOut, "gone") {
+		t.Errorf("second refresh: status %d; want no word of the cleared update\n%s%s", code, out, errOut)
+	}
+}

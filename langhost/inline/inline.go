@@ -75,14 +75,72 @@ func run(ctx context.Context, c *engine.Context, addr string, fn pulumi.RunFunc)
 	if err != nil {
 		return fmt.Errorf("connecting the program to the engine: %w", err)
 	}
-	err = pulumi.RunWithContext(pctx, recovered(c, fn))
+	// The SDK's error for a failed call leaves out fn's own: fnErr keeps it.
+	var fnErr error
+	err = pulumi.RunWithContext(pctx, func(ctx *pulumi.Context) error {
+		fnErr = recovered(c, fn)(ctx)
+		return fnErr
+	})
 	if err == nil {
 		// As pulumi.Run does: the SDK serves the hooks of the deletes that
 		// follow the program until the engine lets it go.
 		err = waitForShutdown(ctx, addr)
 	}
-	return errors.Join(flatten(err), pctx.Close())
+	err = flatten(err)
+	if fnErr != nil && !errors.Is(err, fnErr) {
+		err = errors.Join(fnErr, err)
+	}
+	return errors.Join(echoed(err), pctx.Close())
 }
+
+// rpcWait is how the SDK's error for a failed call starts: the first call
+// the engine answered with an error, reported once the program's calls
+// are done.
+const rpcWait = "waiting for RPCs: "
+
+// echoed marks err as an echo of the engine's answers (answerEcho) when
+// every error in it (a join, or one error) is the SDK's error for a call
+// the engine answered with an error, saying nothing but that answer
+// (rpcWait followed by the gRPC status). The operation's error, which
+// lists the engine's failures themselves, then says each once. An error
+// of the program's own among them keeps err as it is, whole.
+func echoed(err error) error {
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	answers := make([]string, 0, len(errs))
+	for _, e := range errs {
+		var st interface {
+			error
+			GRPCStatus() *status.Status
+		}
+		if !errors.As(e, &st) || e.Error() != rpcWait+st.Error() {
+			return err
+		}
+		answers = append(answers, st.GRPCStatus().Message())
+	}
+	return &answerEcho{err: err, answers: answers}
+}
+
+// answerEcho is the SDK's error for calls the engine answered with
+// errors: it says nothing but those answers.
+type answerEcho struct {
+	err     error
+	answers []string
+}
+
+func (e *answerEcho) Error() string { return e.err.Error() }
+
+// Unwrap returns the SDK's error.
+func (e *answerEcho) Unwrap() error { return e.err }
+
+// LoggedCauses returns the engine's answers, the error's only causes: the
+// operation leaves the error out when it lists those failures already.
+func (e *answerEcho) LoggedCauses() []string { return e.answers }
 
 // runInfo is what the SDK is told of the operation.
 func runInfo(c *engine.Context, addr string) (pulumi.RunInfo, error) {

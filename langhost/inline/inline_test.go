@@ -278,3 +278,55 @@ func TestProgramError(t *testing.T) {
 		})
 	}
 }
+
+// A resource whose inputs fail its provider's check fails the operation
+// with that failure said once: the SDK's error for the registration,
+// which only carries the engine's answer back, is not listed beside it.
+// An error of the program's own, which the SDK leaves out of its error
+// once a call failed, is kept, with the SDK's error whole beside it.
+func TestFailedCheckIsSaidOnce(t *testing.T) {
+	const why = "value: must not be empty"
+	tests := []struct {
+		name string
+		// own is the program's own error ("" for none).
+		own string
+		// says is how many times the operation's error says the failure.
+		says int
+	}{
+		{"the program returns nothing", "", 1},
+		{"the program fails too", "the program's own trouble", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &cloud{}
+			env := enginetest.New(t)
+			p := c.provider().(*providers.Func)
+			p.CheckF = func(_ context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+				if v := req.News["value"]; v.IsString() && v.StringValue() == "" {
+					return providers.CheckResponse{Failures: []providers.CheckFailure{{Property: "value", Reason: "must not be empty"}}}, nil
+				}
+				return providers.CheckResponse{Inputs: req.News}, nil
+			}
+			env.Provider("fake", "", p)
+			_, err := env.Up(inline.Program(func(ctx *pulumi.Context) error {
+				var a Thing
+				if err := ctx.RegisterResource("fake:index:Thing", "a", pulumi.Map{"value": pulumi.String("")}, &a); err != nil {
+					return err
+				}
+				if tt.own != "" {
+					return errors.New(tt.own)
+				}
+				return nil
+			}))
+			if err == nil {
+				t.Fatal("Up succeeded with a resource whose inputs fail their check")
+			}
+			if n := strings.Count(err.Error(), why); n != tt.says {
+				t.Errorf("Up's error says %q %d times; want %d:\n%v", why, n, tt.says, err)
+			}
+			if tt.own != "" && !strings.Contains(err.Error(), tt.own) {
+				t.Errorf("Up's error %q does not keep the program's own, %q", err, tt.own)
+			}
+		})
+	}
+}

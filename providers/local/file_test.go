@@ -142,6 +142,9 @@ func TestFileCreateRefusesExistingFile(t *testing.T) {
 	if !errors.Is(err, fs.ErrExist) || !strings.Contains(err.Error(), path) {
 		t.Errorf("Create over an existing file = %v, want an error wrapping fs.ErrExist naming %s", err, path)
 	}
+	if err != nil && strings.Count(err.Error(), "exists") != 1 {
+		t.Errorf("Create over an existing file = %q; want it to say once that the file exists", err)
+	}
 	assertFile(t, path, "precious", 0o644)
 }
 

@@ -60,9 +60,22 @@ func writeFile(path string, data []byte, mode fs.FileMode, replace bool) (err er
 	return os.Rename(name, path)
 }
 
-func existsError(path string) error {
-	return fmt.Errorf("%s already exists and groundwork will not overwrite a file it did not create; remove it, or import it (its ID is the path) to manage it: %w", path, fs.ErrExist)
+func existsError(path string) error { return &ExistsError{Path: path} }
+
+// ExistsError reports a file that a create would overwrite: it exists and
+// was not created by this resource. It matches fs.ErrExist (errors.Is),
+// without repeating that error's text.
+type ExistsError struct {
+	Path string
 }
+
+// Error names the file and says what to do.
+func (e *ExistsError) Error() string {
+	return e.Path + " already exists and groundwork will not overwrite a file it did not create; remove it, or import it (its ID is the path) to manage it"
+}
+
+// Unwrap returns fs.ErrExist.
+func (e *ExistsError) Unwrap() error { return fs.ErrExist }
 
 // workDir is the folder relative paths are taken from: wd, or this
 // process's working folder when wd is "".
