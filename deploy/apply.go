@@ -326,11 +326,31 @@ func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) ste
 		a.Err = err
 		return a
 	}
+	if bp, ok := p.(*boundedProvider); ok && c.Kind == stepgen.CallCheck && c.DiffAfterCheck {
+		// A Check and the Diff after it are one bounded call, made
+		// with the provider itself: within an operation that can be
+		// cancelled, they share one goroutine rather than start one
+		// each (see bounded).
+		b, err := bounded(ctx, bp.b, callBounds{method: "check"}, bp.p, c, askProvider)
+		if err != nil {
+			a.Err = err
+			return a
+		}
+		return b
+	}
+	a, _ = askProvider(p, ctx, c)
+	return a
+}
+
+// askProvider makes the Check or Diff (or both) that c asks for of p (see
+// Ask). Its error is always nil: the answer holds the calls' errors.
+func askProvider(p providers.Provider, ctx context.Context, c *stepgen.Call) (stepgen.Answer, error) {
+	a := stepgen.Answer{Call: c}
 	switch c.Kind {
 	case stepgen.CallCheck:
 		a.Check, a.Err = p.Check(ctx, c.Check)
 		if !c.DiffAfterCheck || a.Err != nil || len(a.Check.Failures) > 0 {
-			return a
+			return a, nil
 		}
 		req := c.Diff
 		if req.NewInputs = a.Check.Inputs; req.NewInputs == nil {
@@ -349,7 +369,7 @@ func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) ste
 	default:
 		a.Err = fmt.Errorf("unknown provider call %d", c.Kind)
 	}
-	return a
+	return a, nil
 }
 
 // nameChangedKeys fills in the changed keys of a Diff that reports changes
