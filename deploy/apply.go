@@ -313,8 +313,9 @@ func (a applier) partial(err error, verb string) stepgen.Outcome {
 // Diff that c asks for, with the provider its resource names (resolved
 // through src), and returns the Answer for Generator.Answer. A Check whose
 // Diff is sure to follow (Call.DiffAfterCheck) is followed by that Diff at
-// once, answered together. An analyzer call (stepgen.CallAnalyze) is the
-// host's to answer: Ask refuses it.
+// once, answered together; when src is a *Bounds, the two are one bounded
+// call, which the grace period bounds as a whole. An analyzer call
+// (stepgen.CallAnalyze) is the host's to answer: Ask refuses it.
 func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) stepgen.Answer {
 	a := stepgen.Answer{Call: c}
 	if c.Kind == stepgen.CallAnalyze {
