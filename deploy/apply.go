@@ -331,22 +331,33 @@ func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) ste
 		// A Check and the Diff after it are one bounded call, made
 		// with the provider itself: within an operation that can be
 		// cancelled, they share one goroutine rather than start one
-		// each (see bounded).
+		// each (see bounded). The goroutine makes the provider calls
+		// alone, and hands back a pointer, so that its stack stays
+		// as small as a single call's.
 		b, err := bounded(ctx, bp.b, callBounds{method: "check"}, bp.p, c, askProvider)
 		if err != nil {
 			a.Err = err
 			return a
 		}
-		return b
+		a = *b
+	} else {
+		b, _ := askProvider(p, ctx, c)
+		a = *b
 	}
-	a, _ = askProvider(p, ctx, c)
+	switch {
+	case c.Kind == stepgen.CallCheck && a.Diffed && a.DiffErr == nil:
+		nameChangedKeys(&a.Diff, c.Diff.OldInputs, a.Check.Inputs)
+	case c.Kind == stepgen.CallDiff && a.Err == nil:
+		nameChangedKeys(&a.Diff, c.Diff.OldInputs, c.Diff.NewInputs)
+	}
 	return a
 }
 
 // askProvider makes the Check or Diff (or both) that c asks for of p (see
-// Ask). Its error is always nil: the answer holds the calls' errors.
-func askProvider(p providers.Provider, ctx context.Context, c *stepgen.Call) (stepgen.Answer, error) {
-	a := stepgen.Answer{Call: c}
+// Ask), and returns their answers, their changed keys not yet named. Its
+// error is always nil: the answer holds the calls' errors.
+func askProvider(p providers.Provider, ctx context.Context, c *stepgen.Call) (*stepgen.Answer, error) {
+	a := &stepgen.Answer{Call: c}
 	switch c.Kind {
 	case stepgen.CallCheck:
 		a.Check, a.Err = p.Check(ctx, c.Check)
@@ -359,14 +370,8 @@ func askProvider(p providers.Provider, ctx context.Context, c *stepgen.Call) (st
 		}
 		a.Diff, a.DiffErr = p.Diff(ctx, req)
 		a.Diffed = true
-		if a.DiffErr == nil {
-			nameChangedKeys(&a.Diff, req.OldInputs, req.NewInputs)
-		}
 	case stepgen.CallDiff:
 		a.Diff, a.Err = p.Diff(ctx, c.Diff)
-		if a.Err == nil {
-			nameChangedKeys(&a.Diff, c.Diff.OldInputs, c.Diff.NewInputs)
-		}
 	default:
 		a.Err = fmt.Errorf("unknown provider call %d", c.Kind)
 	}
