@@ -327,13 +327,15 @@ func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) ste
 		a.Err = err
 		return a
 	}
-	if bp, ok := p.(*boundedProvider); ok && c.Kind == stepgen.CallCheck && c.DiffAfterCheck {
+	if bp, ok := p.(*boundedProvider); ok && c.Kind == stepgen.CallCheck && c.DiffAfterCheck && ctx.Done() != nil {
 		// A Check and the Diff after it are one bounded call, made
 		// with the provider itself: within an operation that can be
 		// cancelled, they share one goroutine rather than start one
 		// each (see bounded). The goroutine makes the provider calls
 		// alone, and hands back a pointer, so that its stack stays
-		// as small as a single call's.
+		// as small as a single call's. (Under a context that cannot
+		// be cancelled, each call is made on the caller's goroutine
+		// anyway.)
 		b, err := bounded(ctx, bp.b, callBounds{method: "check"}, bp.p, c, askProvider)
 		if err != nil {
 			a.Err = err
@@ -341,8 +343,7 @@ func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) ste
 		}
 		a = *b
 	} else {
-		b, _ := askProvider(p, ctx, c)
-		a = *b
+		askInto(p, ctx, c, &a)
 	}
 	switch {
 	case c.Kind == stepgen.CallCheck && a.Diffed && a.DiffErr == nil:
@@ -353,16 +354,24 @@ func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) ste
 	return a
 }
 
-// askProvider makes the Check or Diff (or both) that c asks for of p (see
-// Ask), and returns their answers, their changed keys not yet named. Its
-// error is always nil: the answer holds the calls' errors.
+// askProvider makes the Check or Diff (or both) that c asks for of p,
+// on a goroutine of its own (see Ask). Its error is always nil: the
+// answer holds the calls' errors.
 func askProvider(p providers.Provider, ctx context.Context, c *stepgen.Call) (*stepgen.Answer, error) {
 	a := &stepgen.Answer{Call: c}
+	askInto(p, ctx, c, a)
+	return a, nil
+}
+
+// askInto makes the Check or Diff (or both) that c asks for of p (see
+// Ask), and fills a in with their answers, their changed keys not yet
+// named.
+func askInto(p providers.Provider, ctx context.Context, c *stepgen.Call, a *stepgen.Answer) {
 	switch c.Kind {
 	case stepgen.CallCheck:
 		a.Check, a.Err = p.Check(ctx, c.Check)
 		if !c.DiffAfterCheck || a.Err != nil || len(a.Check.Failures) > 0 {
-			return a, nil
+			return
 		}
 		req := c.Diff
 		if req.NewInputs = a.Check.Inputs; req.NewInputs == nil {
@@ -375,7 +384,6 @@ func askProvider(p providers.Provider, ctx context.Context, c *stepgen.Call) (*s
 	default:
 		a.Err = fmt.Errorf("unknown provider call %d", c.Kind)
 	}
-	return a, nil
 }
 
 // nameChangedKeys fills in the changed keys of a Diff that reports changes
