@@ -313,8 +313,9 @@ func (a applier) partial(err error, verb string) stepgen.Outcome {
 // Diff that c asks for, with the provider its resource names (resolved
 // through src), and returns the Answer for Generator.Answer. A Check whose
 // Diff is sure to follow (Call.DiffAfterCheck) is followed by that Diff at
-// once, answered together. An analyzer call (stepgen.CallAnalyze) is the
-// host's to answer: Ask refuses it.
+// once, answered together; when src is a *Bounds, the two are one bounded
+// call, which the grace period bounds as a whole. An analyzer call
+// (stepgen.CallAnalyze) is the host's to answer: Ask refuses it.
 func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) stepgen.Answer {
 	a := stepgen.Answer{Call: c}
 	if c.Kind == stepgen.CallAnalyze {
@@ -326,11 +327,51 @@ func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) ste
 		a.Err = err
 		return a
 	}
+	if bp, ok := p.(*boundedProvider); ok && c.Kind == stepgen.CallCheck && c.DiffAfterCheck && ctx.Done() != nil {
+		// A Check and the Diff after it are one bounded call, made
+		// with the provider itself: within an operation that can be
+		// cancelled, they share one goroutine rather than start one
+		// each (see bounded). The goroutine makes the provider calls
+		// alone, and hands back a pointer, so that its stack stays
+		// as small as a single call's. (Under a context that cannot
+		// be cancelled, each call is made on the caller's goroutine
+		// anyway.)
+		b, err := bounded(ctx, bp.b, callBounds{method: "check"}, bp.p, c, askProvider)
+		if err != nil {
+			a.Err = err
+			return a
+		}
+		a = *b
+	} else {
+		askInto(p, ctx, c, &a)
+	}
+	switch {
+	case c.Kind == stepgen.CallCheck && a.Diffed && a.DiffErr == nil:
+		nameChangedKeys(&a.Diff, c.Diff.OldInputs, a.Check.Inputs)
+	case c.Kind == stepgen.CallDiff && a.Err == nil:
+		nameChangedKeys(&a.Diff, c.Diff.OldInputs, c.Diff.NewInputs)
+	}
+	return a
+}
+
+// askProvider makes the Check or Diff (or both) that c asks for of p,
+// on a goroutine of its own (see Ask). Its error is always nil: the
+// answer holds the calls' errors.
+func askProvider(p providers.Provider, ctx context.Context, c *stepgen.Call) (*stepgen.Answer, error) {
+	a := &stepgen.Answer{Call: c}
+	askInto(p, ctx, c, a)
+	return a, nil
+}
+
+// askInto makes the Check or Diff (or both) that c asks for of p (see
+// Ask), and fills a in with their answers, their changed keys not yet
+// named.
+func askInto(p providers.Provider, ctx context.Context, c *stepgen.Call, a *stepgen.Answer) {
 	switch c.Kind {
 	case stepgen.CallCheck:
 		a.Check, a.Err = p.Check(ctx, c.Check)
 		if !c.DiffAfterCheck || a.Err != nil || len(a.Check.Failures) > 0 {
-			return a
+			return
 		}
 		req := c.Diff
 		if req.NewInputs = a.Check.Inputs; req.NewInputs == nil {
@@ -338,18 +379,11 @@ func Ask(ctx context.Context, c *stepgen.Call, src providers.ProviderSource) ste
 		}
 		a.Diff, a.DiffErr = p.Diff(ctx, req)
 		a.Diffed = true
-		if a.DiffErr == nil {
-			nameChangedKeys(&a.Diff, req.OldInputs, req.NewInputs)
-		}
 	case stepgen.CallDiff:
 		a.Diff, a.Err = p.Diff(ctx, c.Diff)
-		if a.Err == nil {
-			nameChangedKeys(&a.Diff, c.Diff.OldInputs, c.Diff.NewInputs)
-		}
 	default:
 		a.Err = fmt.Errorf("unknown provider call %d", c.Kind)
 	}
-	return a
 }
 
 // nameChangedKeys fills in the changed keys of a Diff that reports changes

@@ -66,7 +66,19 @@ func callsProvider(op stepgen.Op) bool {
 // Check returned (maskAnswer).
 func (h *Host) learnCall(c *stepgen.Call) {
 	if c.Kind == stepgen.CallCheck {
-		h.cfg.Secrets.AddMap(c.Check.News)
+		learnMap(h.cfg.Secrets, c.Check.News)
+	}
+}
+
+// learnMap adds the secrets of m to f, as f.AddMap does, passing over its
+// plain scalars (most inputs) without a call per value: every Check's
+// inputs are learned twice, given and answered (learnCall, maskAnswer).
+func learnMap(f *resource.SecretFilter, m resource.PropertyMap) {
+	for _, v := range m {
+		if v.IsString() || v.IsNumber() || v.IsBool() {
+			continue
+		}
+		f.Add(v)
 	}
 }
 
@@ -93,7 +105,7 @@ func (h *Host) maskOutcome(o stepgen.Outcome) stepgen.Outcome {
 // maskAnswer adds the secrets a Check returned and masks the answer's
 // errors and check failures.
 func (h *Host) maskAnswer(a *stepgen.Answer) {
-	h.cfg.Secrets.AddMap(a.Check.Inputs)
+	learnMap(h.cfg.Secrets, a.Check.Inputs)
 	a.Err = h.cfg.Secrets.MaskError(a.Err)
 	a.DiffErr = h.cfg.Secrets.MaskError(a.DiffErr)
 	if len(a.Check.Failures) > 0 {

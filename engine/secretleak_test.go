@@ -58,6 +58,17 @@ type leakCase struct {
 	wraps func(error) bool
 }
 
+// manyPlainThen returns a program that registers many resources holding
+// no secret, one after the other, before it runs then.
+func manyPlainThen(then engine.Program) engine.Program {
+	return func(ctx *engine.Context) error {
+		for i := range 300 {
+			ctx.Register(leakType, fmt.Sprintf("plain-%d", i), engine.Props{"name": resource.NewString(fmt.Sprintf("plain-%d", i))})
+		}
+		return then(ctx)
+	}
+}
+
 // wraps returns a function reporting whether an error wraps an E.
 func wraps[E error]() func(error) bool {
 	return func(err error) bool {
@@ -115,6 +126,53 @@ func leakCases() []leakCase {
 			}},
 			program: register(nil),
 			wraps:   wraps[*stepgen.CheckFailedError](),
+		},
+		{
+			// The host learns the secrets of every Check, however many
+			// plain ones came first.
+			name: "Check after many without secrets",
+			provider: &providers.Func{CheckF: func(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+				if v, ok := req.News["password"]; ok {
+					return providers.CheckResponse{Failures: []providers.CheckFailure{
+						{Property: "password", Reason: "too weak: " + plainText(v)},
+					}}, nil
+				}
+				return providers.CheckResponse{Inputs: req.News}, nil
+			}},
+			program: manyPlainThen(register(nil)),
+			wraps:   wraps[*stepgen.CheckFailedError](),
+		},
+		{
+			// A secret a Check adds to the inputs it was given is
+			// learned, however many Checks added none.
+			name: "Diff of a secret a Check added after many without",
+			provider: &providers.Func{
+				CheckF: func(ctx context.Context, req providers.CheckRequest) (providers.CheckResponse, error) {
+					if req.URN.Name() != "a" || req.News["size"].NumberValue() != 2 {
+						return providers.CheckResponse{Inputs: req.News}, nil
+					}
+					ins := resource.PropertyMap{"token": resource.NewSecret(resource.NewString(leak))}
+					for k, v := range req.News {
+						ins[k] = v
+					}
+					return providers.CheckResponse{Inputs: ins}, nil
+				},
+				DiffF: func(ctx context.Context, req providers.DiffRequest) (providers.DiffResponse, error) {
+					if t, ok := req.NewInputs["token"]; ok {
+						return providers.DiffResponse{}, errors.New("cannot compare with " + plainText(t))
+					}
+					return providers.DiffResponse{}, nil
+				},
+				CreateF: creates,
+			},
+			setup: manyPlainThen(func(ctx *engine.Context) error {
+				ctx.Register(leakType, "a", engine.Props{"size": resource.NewNumber(1)})
+				return nil
+			}),
+			program: manyPlainThen(func(ctx *engine.Context) error {
+				ctx.Register(leakType, "a", engine.Props{"size": resource.NewNumber(2)})
+				return nil
+			}),
 		},
 		{
 			name: "Diff",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-multierror"
 
@@ -50,6 +51,10 @@ type Registry struct {
 	// provider call and step makes: reads take no lock. It is written
 	// under mu, with instances.
 	live sync.Map
+	// gen counts the changes to instances and aliases, so that a Source
+	// can tell whether what it resolved a reference to still holds. It is
+	// written under mu, with them.
+	gen atomic.Uint64
 	// aliases maps a reference to the one whose instance answers for it
 	// (see Alias).
 	aliases  map[Reference]Reference
@@ -205,6 +210,7 @@ func (r *Registry) Alias(ref, target Reference) {
 	defer r.mu.Unlock()
 	if ref != target {
 		r.aliases[ref] = target
+		r.gen.Add(1)
 	}
 }
 
@@ -271,6 +277,7 @@ func (r *Registry) load(ctx context.Context, s *resource.State) error {
 	for _, a := range s.Aliases {
 		if old := NewReference(a, s.ID); old != ref {
 			r.aliases[old] = ref
+			r.gen.Add(1)
 		}
 	}
 	old := r.instances[ref]
@@ -280,6 +287,7 @@ func (r *Registry) load(ctx context.Context, s *resource.State) error {
 	}
 	r.instances[ref] = inst
 	r.live.Store(ref, inst)
+	r.gen.Add(1)
 	r.mu.Unlock()
 	if old != nil {
 		return wrapf(old.shutdown(ctx), "load provider %s: shut down the instance it replaces", ref)
@@ -298,6 +306,7 @@ func (r *Registry) swap(inst *instance) (*instance, error) {
 	old := r.instances[inst.ref]
 	r.instances[inst.ref] = inst
 	r.live.Store(inst.ref, inst)
+	r.gen.Add(1)
 	return old, nil
 }
 
@@ -313,6 +322,7 @@ func (r *Registry) forget(ref Reference) *instance {
 	}
 	delete(r.instances, ref)
 	r.live.Delete(ref)
+	r.gen.Add(1)
 	return inst
 }
 

@@ -40,10 +40,21 @@ type Source struct {
 	reg *Registry
 	pkg string
 	p   Provider
-	// refs holds the references parsed so far (string → Reference): every
-	// step and provider call resolves one, and nearly all name the same
-	// few.
-	refs sync.Map
+	// fixedType is the type of pkg's provider resources.
+	fixedType string
+	// resolved holds what the references met so far resolve to (string
+	// → *resolved): every step and provider call resolves one, and
+	// nearly all name the same few.
+	resolved sync.Map
+}
+
+// resolved is what a provider reference resolves to: the fixed provider,
+// or the registry's instance as of the registry's generation gen.
+type resolved struct {
+	ref   Reference
+	fixed bool
+	p     Provider
+	gen   uint64
 }
 
 // Serving returns a Source that answers as r does, except for package pkg,
@@ -51,7 +62,7 @@ type Source struct {
 // "pulumi:providers:<pkg>") and for every reference to one of them, and
 // pkg's default provider has whatever version is asked for.
 func (r *Registry) Serving(pkg string, p Provider) *Source {
-	return &Source{reg: r, pkg: pkg, p: p}
+	return &Source{reg: r, pkg: pkg, p: p, fixedType: ProviderType(pkg)}
 }
 
 // Registry returns the registry s serves the other packages from.
@@ -64,7 +75,7 @@ func (s *Source) Registry() *Registry { return s.reg }
 // and otherwise the instance ref names (see Registry.Get).
 func (s *Source) Provider(ref, typ string) (Provider, error) {
 	if resource.IsProviderType(typ) {
-		if typ == ProviderType(s.pkg) {
+		if typ == s.fixedType {
 			return s.p, nil
 		}
 		return s.reg, nil
@@ -72,17 +83,31 @@ func (s *Source) Provider(ref, typ string) (Provider, error) {
 	if ref == "" {
 		return nil, fmt.Errorf("no provider for a resource of type %s", typ)
 	}
-	r, err := s.parse(ref)
-	if err != nil {
-		return nil, err
+	// A reference resolved before answers as it did, unless the
+	// registry's instances or aliases changed since.
+	gen := s.reg.gen.Load()
+	var r Reference
+	if v, ok := s.resolved.Load(ref); ok {
+		res := v.(*resolved)
+		if res.fixed || res.gen == gen {
+			return res.p, nil
+		}
+		r = res.ref
+	} else {
+		var err error
+		if r, err = ParseReference(ref); err != nil {
+			return nil, err
+		}
 	}
-	if r.URN.Type() == ProviderType(s.pkg) {
+	if r.URN.Type() == s.fixedType {
+		s.resolved.Store(ref, &resolved{ref: r, fixed: true, p: s.p})
 		return s.p, nil
 	}
 	p, ok := s.reg.Get(r)
 	if !ok {
 		return nil, fmt.Errorf("provider %s is unknown: it was neither registered in this run nor recorded in the stack's state", ref)
 	}
+	s.resolved.Store(ref, &resolved{ref: r, p: p, gen: gen})
 	return p, nil
 }
 
@@ -98,19 +123,6 @@ func (s *Source) Load(ctx context.Context, states []*resource.State) error {
 		}
 	}
 	return s.reg.Load(ctx, provs)
-}
-
-// parse parses a provider reference, remembering the result.
-func (s *Source) parse(ref string) (Reference, error) {
-	if r, ok := s.refs.Load(ref); ok {
-		return r.(Reference), nil
-	}
-	r, err := ParseReference(ref)
-	if err != nil {
-		return Reference{}, err
-	}
-	s.refs.Store(ref, r)
-	return r, nil
 }
 
 // ChooseVersion returns the version a default provider of pkg must be

@@ -129,3 +129,54 @@ func TestSourceLoadLeavesTheFixedPackageOut(t *testing.T) {
 		})
 	}
 }
+
+// A Source remembers what each reference resolves to, and resolves it
+// again once the registry's instances change: a provider reloaded with
+// another configuration is answered by its new instance, and a deleted
+// one is unknown.
+func TestSourceFollowsTheRegistry(t *testing.T) {
+	ctx := context.Background()
+	reg := providers.NewRegistry()
+	if err := reg.RegisterFactory("cloud", "1.0.0", func(context.Context) (providers.Provider, error) {
+		return &providers.Func{}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	urn := resource.NewURN("dev", "proj", "", providers.ProviderType("cloud"), "default")
+	load := func(region string) providers.Provider {
+		t.Helper()
+		st := &resource.State{URN: urn, Type: providers.ProviderType("cloud"), ID: "c1", Custom: true,
+			Inputs: resource.PropertyMap{"region": resource.NewString(region)}}
+		if err := reg.Load(ctx, []*resource.State{st}); err != nil {
+			t.Fatal(err)
+		}
+		p, ok := reg.Get(providers.NewReference(urn, "c1"))
+		if !ok {
+			t.Fatal("the registry did not load the provider")
+		}
+		return p
+	}
+	src := reg.Serving("pulumi", &providers.Func{})
+	ref := providers.NewReference(urn, "c1").String()
+	resolve := func() (providers.Provider, error) { return src.Provider(ref, "cloud:index:Bucket") }
+
+	first := load("east")
+	for range 2 {
+		if got, err := resolve(); err != nil || got != first {
+			t.Fatalf("Provider = %v, %v; want the loaded instance", got, err)
+		}
+	}
+	second := load("west")
+	if second == first {
+		t.Fatal("reloading with another configuration kept the instance")
+	}
+	if got, err := resolve(); err != nil || got != second {
+		t.Fatalf("after a reload, Provider = %v, %v; want the new instance", got, err)
+	}
+	if _, err := reg.Delete(ctx, providers.DeleteRequest{URN: urn, ID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := resolve(); err == nil || !strings.Contains(err.Error(), "is unknown") {
+		t.Fatalf("after a delete, Provider = %v, %v; want an unknown provider", got, err)
+	}
+}
