@@ -172,11 +172,23 @@ func (s *Snapshot) verifyIntegrity(knownValues bool) error {
 	// reference to a renamed resource's old URN resolves to it.
 	var aliases map[resource.URN]bool
 	providers := make(map[providerKey]struct{})
+	// last is the provider last found in providers. Resources mostly name
+	// the provider the one before them named, and a provider found stays
+	// found (none is ever removed here): comparing with it spares hashing
+	// the reference again.
+	var last providerKey
 	scope := refScope{
 		live: func(u resource.URN) bool { return live[u] },
 		seen: func(u resource.URN) bool { _, ok := live[u]; return ok || aliases[u] },
 		provider: func(u resource.URN, id resource.ID) bool {
-			_, ok := providers[providerKey{u, id}]
+			k := providerKey{u, id}
+			if k == last && u != "" {
+				return true
+			}
+			_, ok := providers[k]
+			if ok {
+				last = k
+			}
 			return ok
 		},
 		knownValues: knownValues,
@@ -185,7 +197,9 @@ func (s *Snapshot) verifyIntegrity(knownValues bool) error {
 		if err := checkResource(r, scope); err != nil {
 			return err
 		}
-		live[r.URN] = live[r.URN] || !r.Delete
+		// checkResource refused a second live copy: no live copy of
+		// r.URN precedes r, so whether one is recorded is whether r is.
+		live[r.URN] = !r.Delete
 		for _, a := range r.Aliases {
 			if aliases == nil {
 				aliases = make(map[resource.URN]bool)

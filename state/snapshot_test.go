@@ -79,6 +79,13 @@ func TestVerifyIntegrity(t *testing.T) {
 		})}},
 		{name: "reference by an old URN before the renamed record", res: []*resource.State{renamedProv, newBucket("b", renamedProv, a.URN), renamedA},
 			rule: RuleDependencyOrder, urn: testURN("aws:s3/bucket:Bucket", "b")},
+		{name: "delete copy then two live", res: []*resource.State{prov, deleted, a, a}, rule: RuleDuplicateURN, urn: a.URN},
+		{name: "provider wrong id after its right one", res: []*resource.State{prov, a, with(newBucket("b", prov), func(s *resource.State) {
+			s.Provider = string(prov.URN) + "::other"
+		})}, rule: RuleProviderUnresolved, urn: testURN("aws:s3/bucket:Bucket", "b")},
+		{name: "references to both copies of a replaced provider, in turn", res: []*resource.State{
+			with(newProvider("default", "p0"), func(s *resource.State) { s.Delete = true }), prov,
+			newBucket("b0", newProvider("default", "p0")), a, newBucket("b1", newProvider("default", "p0")), newBucket("b2", prov)}},
 		{name: "provider reference by an old URN with another ID", res: []*resource.State{renamedProv, with(a, func(s *resource.State) {
 			s.Provider = string(prov.URN) + "::other"
 		})}, rule: RuleProviderUnresolved, urn: a.URN},

@@ -317,9 +317,12 @@ func (d *decoder) unseal(ctx context.Context, ct string, depth int) (resource.Pr
 	if err != nil {
 		return resource.PropertyValue{}, fmt.Errorf("decrypting a secret value: %w", err)
 	}
+	// The value is read from a string copy of the plaintext and its
+	// strings share that copy, which nothing else holds: one copy, kept as
+	// the value, and no other left behind once pt is cleared.
 	defer clear(pt)
 	sub := d.sub(string(pt))
-	sub.share = false // the plaintext is not kept: its strings are copied
+	sub.share = true
 	v, err := sub.value(ctx, depth+1)
 	if err == nil {
 		err = sub.end()

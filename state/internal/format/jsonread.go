@@ -47,6 +47,7 @@ type decodeScope struct {
 	// carry the same times.
 	timeText string
 	time     time.Time
+	minute   lastMinute // the minute of the last time parsed in full
 }
 
 // newDecoder returns a decoder that copies what it keeps.
@@ -304,9 +305,13 @@ func (d *decoder) time() (time.Time, error) {
 	if b == sc.timeText {
 		return sc.time, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, b)
-	if y := t.UTC().Year(); err != nil || y < 0 || y > 9999 {
-		return time.Time{}, d.fail("want an RFC 3339 time in the years 0-9999")
+	t, ok := sc.minute.read(b)
+	if !ok {
+		t, err = time.Parse(time.RFC3339Nano, b)
+		if y := t.UTC().Year(); err != nil || y < 0 || y > 9999 {
+			return time.Time{}, d.fail("want an RFC 3339 time in the years 0-9999")
+		}
+		sc.minute.remember(b, t, d.text)
 	}
 	sc.timeText, sc.time = d.text(b), t
 	return t, nil

@@ -108,6 +108,11 @@ type Record struct {
 	body    []byte // type, seq and payload: what a tag covers, and the tag
 }
 
+// PayloadOffset is where r's payload begins in the journal.
+func (r Record) PayloadOffset() int64 {
+	return r.Offset + frameHeaderSize + bodyHeaderSize
+}
+
 // ScanRecords calls fn for each intact record of data in order. It stops
 // without error at a torn tail: a last record cut short, or one whose
 // bytes are missing or zeroed because the crash came before they reached

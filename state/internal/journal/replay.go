@@ -27,7 +27,11 @@ func Replay(ctx context.Context, base *state.Snapshot, baseText string, journal 
 	chain := format.NewRecordChain(stack, mac)
 	// Begin entries are read lazily; begins is where to find the full
 	// record of each step that has not ended yet.
-	begins := map[uint64][]byte{}
+	begins := map[uint64]string{}
+	// The entries are decoded from one copy of the journal as text rather
+	// than from a copy of each record's payload. The decoder copies what
+	// it keeps: the snapshot replayed does not hold on to the copy.
+	text := string(journal)
 	_, err := format.ScanRecords(journal, func(r format.Record) error {
 		if n++; n%256 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -72,7 +76,9 @@ func Replay(ctx context.Context, base *state.Snapshot, baseText string, journal 
 		if err != nil {
 			return err
 		}
-		e, err := ed.Decode(ctx, string(payload), r.Seq, true)
+		at := r.PayloadOffset()
+		entry := text[at : at+int64(len(payload))]
+		e, err := ed.Decode(ctx, entry, r.Seq, true)
 		if err != nil {
 			return fmt.Errorf("journal entry %d at byte %d: %w", r.Seq, r.Offset, err)
 		}
@@ -83,7 +89,7 @@ func Replay(ctx context.Context, base *state.Snapshot, baseText string, journal 
 		}
 		switch e.Kind {
 		case state.EntryBegin:
-			begins[e.Seq] = payload
+			begins[e.Seq] = entry
 		case state.EntrySuccess, state.EntryFailure:
 			delete(begins, e.Begin)
 		}
@@ -97,8 +103,8 @@ func Replay(ctx context.Context, base *state.Snapshot, baseText string, journal 
 	}
 	// Read the steps that never ended in full: they become pending
 	// operations.
-	for seq, payload := range begins {
-		e, err := ed.Decode(ctx, string(payload), seq, false)
+	for seq, entry := range begins {
+		e, err := ed.Decode(ctx, entry, seq, false)
 		if err != nil {
 			return nil, fmt.Errorf("journal entry %d: %w", seq, err)
 		}

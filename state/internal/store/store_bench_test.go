@@ -86,6 +86,30 @@ func BenchmarkLoadW1(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadW1Timed reads a 10,000-resource W1 stack whose resources
+// were each created at a time of their own, as the engine records them:
+// every time is read, none repeats the one before.
+func BenchmarkLoadW1Timed(b *testing.B) {
+	ctx := context.Background()
+	s := benchFileStore(b)
+	snap := w1Stack(10_000)
+	at := time.Date(2025, 1, 1, 10, 59, 58, 0, time.UTC)
+	for i, r := range snap.Resources {
+		r.Created = at.Add(time.Duration(i) * 3217 * time.Microsecond)
+		r.Modified = r.Created.Add(1500 * time.Nanosecond)
+	}
+	if err := s.Save(ctx, dev, snap); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		if _, err := s.Load(ctx, dev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkJournalStepW1 journals one W1 create (a begin and a success
 // entry) on a 10,000-resource stack, the way the engine does.
 func BenchmarkJournalStepW1(b *testing.B) {
