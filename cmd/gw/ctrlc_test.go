@@ -195,7 +195,8 @@ func exportedPending(t *testing.T, out string) []string {
 
 // TestCtrlCAtAPrompt: Ctrl-C while gw asks whether to go ahead ends gw at
 // once, changing nothing, as a "n" would: nothing has started, so there
-// is nothing to wait for and no second Ctrl-C to ask for.
+// is nothing to wait for and no second Ctrl-C to ask for, and gw says
+// nothing of steps in flight.
 func TestCtrlCAtAPrompt(t *testing.T) {
 	t.Parallel()
 	bin := site(t)
@@ -217,7 +218,7 @@ func TestCtrlCAtAPrompt(t *testing.T) {
 		term.waitFor(tc.prompt)
 		term.tmux("send-keys", "-t", "gw", "C-c")
 		s := term.waitFor("GW-EXIT=")
-		if !strings.Contains(s, "GW-EXIT=1\n") || !strings.Contains(s, "cancelled: nothing was") {
+		if !strings.Contains(s, "GW-EXIT=1\n") || !strings.Contains(s, "cancelled: nothing was") || strings.Contains(s, "steps in flight") {
 			t.Errorf("gw %s, Ctrl-C at the prompt:\n%s", tc.cmd, s)
 		}
 	}

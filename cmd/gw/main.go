@@ -99,22 +99,33 @@ func forceExit(code int) {
 // forced exit is recoverable as after a kill -9: its lock names a process
 // that no longer runs, which the next operation breaks, and the steps
 // that were running are pending operations that the next operation warns
-// of and a refresh resolves.
+// of and a refresh resolves. What it says about steps in flight it says
+// only while an operation changes the stack (changesStack): at a prompt or
+// in a preview nothing is in flight.
 func interrupts(sigs <-chan os.Signal, done <-chan struct{}, cancel context.CancelCauseFunc, stderr io.Writer, exit func(int)) {
 	select {
 	case <-sigs:
 	case <-done:
 		return
 	}
-	fmt.Fprintf(stderr, "\ninterrupted: no new step starts; the steps in flight have %v to finish and are recorded, "+
-		"and one that does not finish stays pending until \"gw refresh\" resolves it; interrupt again to stop at once\n", engine.DefaultGracePeriod)
+	changing := changesStack(stderr)
+	if changing {
+		fmt.Fprintf(stderr, "\ninterrupted: no new step starts; the steps in flight have %v to finish and are recorded, "+
+			"and one that does not finish stays pending until \"gw refresh\" resolves it; interrupt again to stop at once\n", engine.DefaultGracePeriod)
+	} else {
+		fmt.Fprintln(stderr, "\ninterrupted")
+	}
 	cancel(errInterrupted)
 	select {
 	case <-sigs:
 	case <-done:
 		return
 	}
-	fmt.Fprintln(stderr, "interrupted again: stopping now. The steps that were running stay recorded as pending operations: run \"gw refresh\" to resolve them")
+	if changing || changesStack(stderr) {
+		fmt.Fprintln(stderr, "interrupted again: stopping now. The steps that were running stay recorded as pending operations: run \"gw refresh\" to resolve them")
+	} else {
+		fmt.Fprintln(stderr, "interrupted again: stopping now")
+	}
 	exit(exitInterrupted)
 }
 

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/term"
 
@@ -17,6 +18,11 @@ import (
 // cursor up over its own lines only, would write over it.
 type noticeBoard struct {
 	w io.Writer // stderr
+
+	// changing is set while an operation that changes the stack runs its
+	// steps (not while it previews or asks): what an interrupt says about
+	// steps in flight is true only then.
+	changing atomic.Bool
 
 	mu    sync.Mutex
 	table *display.Renderer // the live table, if stderr shares its terminal
@@ -48,4 +54,23 @@ func (b *noticeBoard) above(r *display.Renderer) func() {
 		b.table = nil
 		b.mu.Unlock()
 	}
+}
+
+// changingStack marks w, if it is gw's notice board, as showing an
+// operation that changes the stack until the function it returns is
+// called.
+func changingStack(w io.Writer) func() {
+	b, ok := w.(*noticeBoard)
+	if !ok {
+		return func() {}
+	}
+	b.changing.Store(true)
+	return func() { b.changing.Store(false) }
+}
+
+// changesStack reports whether w shows an operation changing the stack;
+// a writer that is not gw's notice board may.
+func changesStack(w io.Writer) bool {
+	b, ok := w.(*noticeBoard)
+	return !ok || b.changing.Load()
 }

@@ -320,6 +320,9 @@ func runOperation(ctx context.Context, inv *invocation, op operation) error {
 			return err
 		}
 	}
+	if op.preview != nil || op.name == "import" {
+		defer changingStack(inv.stderr)()
+	}
 	_, err = op.do(ctx, s.eng, prog, opts)
 	return err
 }
