@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,10 @@ import (
 )
 
 var errQuota = errors.New("quota exceeded for thing")
+
+// secretText is the plaintext of a secret input; a provider that fails
+// quotes it back, and no message may show it.
+const secretText = "s3cr3t-pl4intext"
 
 // failing is a provider whose method fail ("check", "checkfail" for a
 // Check with reasons, "diff", "create", "update", "delete", "read") fails
@@ -89,15 +95,18 @@ func deployed(t *testing.T, p providers.Provider, opts ...engine.ResourceOption)
 
 // internalNames are the names of the engine's packages, which no message
 // for a user carries.
-var internalNames = []string{"stepgen", "engine.", "dag.", "providers.", "monitor.", "stepError", "*engine", "*stepgen"}
+var internalNames = []string{"stepgen", "engine.", "deploy.", "dag", "providers.", "monitor.", "stepError", "*engine"}
 
 // TestErrorInventory: every kind of failure a user meets through the
 // public API names its resource once — by its URN or by its type and
 // name, never both or twice — in the error the operation returns, in the
-// events (StepFailedEvent, SummaryEvent) and in the plain display; it
-// keeps its cause for errors.Is and errors.As; and it names no internal
-// package.
+// events (StepFailedEvent, DiagnosticEvent, SummaryEvent) and in the plain
+// display; it keeps its cause for errors.Is and errors.As; and no message
+// names an internal package, says a clause twice or shows a secret's
+// plaintext.
 func TestErrorInventory(t *testing.T) {
+	errOwn := errors.New("web needs a size")
+	errConfig := errors.New(`missing required configuration key "test:region"; set it with gw config set test:region <value>`)
 	tests := []struct {
 		name string
 		// run runs the failing operation on a fresh Env.
@@ -113,6 +122,10 @@ func TestErrorInventory(t *testing.T) {
 		// skipped names a resource whose step is skipped because web's
 		// failed.
 		skipped string
+		// own is set when the error names the resource only in the
+		// program's own words (its panic, its error), which need not
+		// hold its URN: the error then need only hold its name.
+		own bool
 	}{
 		{name: "a failed create", is: errQuota, say: []string{"create failed", "quota exceeded"},
 			run: func(t *testing.T) (*enginetest.Env, error) {
@@ -212,6 +225,10 @@ func TestErrorInventory(t *testing.T) {
 				return env, err
 			}},
 		{name: "a package with no provider", say: []string{"check provider", `no provider for package "nope"`},
+			as: func(err error) bool {
+				var e *providers.NoFactoryError
+				return errors.As(err, &e) && e.Package == "nope"
+			},
 			urn: func(env *enginetest.Env) resource.URN { return env.URN("pulumi:providers:nope", "default") },
 			run: func(t *testing.T) (*enginetest.Env, error) {
 				env := enginetest.New(t)
@@ -323,6 +340,103 @@ func TestErrorInventory(t *testing.T) {
 				_, err := env.Engine().Up(ctx, sized(1), engine.GracePeriod(50*time.Millisecond))
 				return env, err
 			}},
+		{name: "a check with reasons in an update", say: []string{"invalid inputs", "size: too big"},
+			as: func(err error) bool { var e *engine.CheckFailedError; return errors.As(err, &e) },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				env.Provider("test", "", failing("checkfail"))
+				_, err := env.Up(sized(1))
+				return env, err
+			}},
+		{name: "a program panic naming a resource", own: true, say: []string{"web has no size"},
+			as: func(err error) bool { var e *engine.PanicError; return errors.As(err, &e) },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				env.Provider("test", "", failing(""))
+				_, err := env.Up(func(ctx *engine.Context) error {
+					ctx.Register(thing, "web", engine.Props{})
+					panic("web has no size")
+				})
+				return env, err
+			}},
+		{name: "a program returning an error", own: true, is: errOwn,
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				env.Provider("test", "", failing(""))
+				_, err := env.Up(func(ctx *engine.Context) error {
+					ctx.Register(thing, "web", engine.Props{})
+					return errOwn
+				})
+				return env, err
+			}},
+		{name: "a duplicate URN", say: []string{"registered twice"},
+			as: func(err error) bool { var e *engine.DuplicateURNError; return errors.As(err, &e) },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				env.Provider("test", "", failing(""))
+				_, err := env.Up(func(ctx *engine.Context) error {
+					ctx.Register(thing, "web", engine.Props{})
+					ctx.Register(thing, "web", engine.Props{})
+					return nil
+				})
+				return env, err
+			}},
+		{name: "missing provider configuration", is: errConfig,
+			urn: func(env *enginetest.Env) resource.URN { return env.URN("pulumi:providers:test", "default") },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				p := failing("")
+				p.ConfigureF = func(context.Context, providers.ConfigureRequest) (providers.ConfigureResponse, error) {
+					return providers.ConfigureResponse{}, errConfig
+				}
+				env.Provider("test", "", p)
+				_, err := env.Up(sized(1))
+				return env, err
+			}},
+		{name: "a dependency on a resource of another operation",
+			as: func(err error) bool { var e *engine.ArgumentError; return errors.As(err, &e) },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				var stale *engine.Resource
+				first := enginetest.New(t)
+				first.Provider("test", "", failing(""))
+				if _, err := first.Up(func(ctx *engine.Context) error {
+					stale = ctx.Register(thing, "old", engine.Props{})
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				env := enginetest.New(t)
+				env.Provider("test", "", failing(""))
+				_, err := env.Up(sized(1, engine.DependsOn(stale)))
+				return env, err
+			}},
+		{name: "a dependency on a zero Resource",
+			as: func(err error) bool { var e *engine.ArgumentError; return errors.As(err, &e) },
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				env.Provider("test", "", failing(""))
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_, err := env.Engine().Up(ctx, sized(1, engine.DependsOn(&engine.Resource{})))
+				if ctx.Err() != nil {
+					t.Fatalf("the update did not end before its deadline: %v", err)
+				}
+				return env, err
+			}},
+		{name: "a provider error quoting a secret input", say: []string{"create failed", "rejected"},
+			run: func(t *testing.T) (*enginetest.Env, error) {
+				env := enginetest.New(t)
+				p := failing("")
+				p.CreateF = func(_ context.Context, req providers.CreateRequest) (providers.CreateResponse, error) {
+					return providers.CreateResponse{}, fmt.Errorf("password %q rejected", plainText(req.Inputs["password"]))
+				}
+				env.Provider("test", "", p)
+				_, err := env.Up(func(ctx *engine.Context) error {
+					ctx.Register(thing, "web", engine.Props{"password": resource.NewSecret(resource.NewString(secretText))})
+					return nil
+				})
+				return env, err
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -345,7 +459,14 @@ func TestErrorInventory(t *testing.T) {
 					t.Errorf("error = %q; want it to say %q", err, w)
 				}
 			}
-			checkText(t, "the error", err.Error(), urn, 1)
+			if tt.own {
+				if !strings.Contains(err.Error(), urn.Name()) {
+					t.Errorf("the error does not name %s: %q", urn.Name(), err)
+				}
+				checkText(t, "the error", err.Error(), urn, 0)
+			} else {
+				checkText(t, "the error", err.Error(), urn, 1)
+			}
 			var b strings.Builder
 			r := display.New(&b, display.Options{Mode: display.ModePlain, Color: display.ColorNever})
 			summarized, sawSkip := false, false
@@ -366,11 +487,16 @@ func TestErrorInventory(t *testing.T) {
 						t.Errorf("a step of %s failed: %s", ev.URN, ev.Message)
 					}
 					checkText(t, "the StepFailedEvent's message", ev.Message, urn, 0)
+				case engine.DiagnosticEvent:
+					checkText(t, "a DiagnosticEvent's message", ev.Message, urn, 0)
 				case engine.SummaryEvent:
 					summarized = true
 					if ev.Error != err.Error() {
 						t.Errorf("SummaryEvent.Error = %q; want the operation's error %q", ev.Error, err)
 					}
+				}
+				if s := fmt.Sprintf("%+v", ev); strings.Contains(s, secretText) {
+					t.Errorf("an event holds the secret's plaintext: %s", s)
 				}
 			}
 			if err := r.Close(); err != nil {
@@ -384,8 +510,13 @@ func TestErrorInventory(t *testing.T) {
 			}
 			skipLine := false
 			for _, line := range strings.Split(b.String(), "\n") {
-				if strings.Contains(line, "failed") && !strings.HasPrefix(line, "Resources: ") || strings.HasPrefix(line, "error: ") {
+				switch {
+				case tt.own && strings.HasPrefix(line, "error: ") && !strings.Contains(line, urn.Name()):
+					t.Errorf("the display's line does not name %s: %q", urn.Name(), line)
+				case !tt.own && (strings.Contains(line, "failed") && !strings.HasPrefix(line, "Resources: ") || strings.HasPrefix(line, "error: ")):
 					checkText(t, "the display's line", line, urn, 1)
+				default:
+					checkText(t, "the display's line", line, urn, 0)
 				}
 				if tt.skipped != "" && strings.Contains(line, "  "+tt.skipped+"  skipped: ") {
 					skipLine = true
@@ -399,10 +530,14 @@ func TestErrorInventory(t *testing.T) {
 	}
 }
 
+// clauseSep splits a message into its clauses.
+var clauseSep = regexp.MustCompile(`: |; |\n\s*(- )?|, `)
+
 // checkText checks that msg names the resource urn — by its URN or by its
 // type and name — at most once (exactly once when once is 1; a
 // StepFailedEvent names it with its URN field, and its message may leave
-// it out), and names no internal package.
+// it out), names no internal package, holds no secret's plaintext, says
+// no clause twice and opens no two clauses in a row with the same word.
 func checkText(t *testing.T, what, msg string, urn resource.URN, once int) {
 	t.Helper()
 	n := strings.Count(msg, string(urn))
@@ -416,5 +551,25 @@ func checkText(t *testing.T, what, msg string, urn resource.URN, once int) {
 		if strings.Contains(msg, name) {
 			t.Errorf("%s names %q: %q", what, name, msg)
 		}
+	}
+	if strings.Contains(msg, secretText) {
+		t.Errorf("%s holds the secret's plaintext: %q", what, msg)
+	}
+	seen := map[string]bool{}
+	lastWord := ""
+	for _, c := range clauseSep.Split(msg, -1) {
+		c = strings.TrimSpace(c)
+		// A clause that opens with the word the one before it opened
+		// with says again what that one did ("create failed: create
+		// provider ...").
+		word, _, _ := strings.Cut(c, " ")
+		if len(word) > 3 && word == lastWord {
+			t.Errorf("%s opens two clauses in a row with %q: %q", what, word, msg)
+		}
+		lastWord = word
+		if len(c) >= 8 && seen[c] {
+			t.Errorf("%s says %q twice: %q", what, c, msg)
+		}
+		seen[c] = true
 	}
 }
