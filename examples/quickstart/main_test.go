@@ -107,8 +107,8 @@ func TestQuickstartShowsAnErrorOnce(t *testing.T) {
 
 // The index follows the pages the program declares: removing a page
 // rewrites it without that page, although the page's file is deleted only
-// after the index is updated (deletes run last). Listing the folder, as the
-// index once did, kept the removed page and the old count.
+// after the index is updated (deletes run last). Listing the folder instead
+// would keep the removed page and the old count.
 func TestIndexFollowsThePages(t *testing.T) {
 	dir := t.TempDir()
 	store, err := filestore.New(filepath.Join(dir, ".state"))
